@@ -1,0 +1,1 @@
+"""Cardavia's command-line client: self-play, interactive play and headless bots."""

@@ -1,0 +1,47 @@
+"""Capture enumeration shared by the scopa family (rules/scopa.md, rules/cicera.md).
+
+Both Scopa and Cicera let a played card take a *group* of two or more table
+cards whose values add up to the card's value.  The games differ in which
+cards have values and whether a single match takes priority; that stays in
+each game.  This module only answers "which groups sum to N".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.cards import Card
+
+
+def groups_summing_to(
+    cards: Sequence[tuple[Card, int]], target: int, min_size: int = 2
+) -> tuple[frozenset[Card], ...]:
+    """Every set of at least ``min_size`` of ``cards`` whose values sum to ``target``.
+
+    ``cards`` pairs each table card with its (positive) value.  Groups are
+    returned in a deterministic order (by position of their cards in ``cards``).
+    """
+    out: list[frozenset[Card]] = []
+    n = len(cards)
+    # suffix sums allow pruning branches that cannot reach the target any more
+    suffix = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + cards[i][1]
+
+    def walk(start: int, remaining: int, chosen: list[Card]) -> None:
+        if remaining == 0:
+            if len(chosen) >= min_size:
+                out.append(frozenset(chosen))
+            return
+        if suffix[start] < remaining:
+            return
+        for i in range(start, n):
+            card, value = cards[i]
+            if value <= remaining:
+                chosen.append(card)
+                walk(i + 1, remaining - value, chosen)
+                chosen.pop()
+
+    if target > 0:
+        walk(0, target, [])
+    return tuple(out)

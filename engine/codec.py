@@ -1,0 +1,190 @@
+"""Plain-data conversion of engine values (stdlib only).
+
+Views, actions, events, options and results are frozen dataclasses holding
+cards, tuples and scalars.  :func:`to_plain` turns them into msgpack/JSON-ready
+data (dicts, lists, str, int, bool, None; cards as their two-character text)
+and :func:`from_plain` rebuilds the typed value from a type annotation, so the
+round trip is lossless.  A dataclass that declares a ``kind`` class variable is
+tagged with ``"type": kind`` so a union of such classes (the actions of a
+game) can be decoded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+import typing
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, Literal, Union, get_args, get_origin
+
+from engine.cards import Card, CardError, parse_card
+
+
+class DecodeError(ValueError):
+    """Plain data that does not fit the expected type; the message says where."""
+
+
+def to_plain(value: object) -> Any:
+    """Convert an engine value into plain data (see module docstring)."""
+    if value is None or isinstance(value, (bool, int, str, float)):
+        return value
+    if isinstance(value, Card):
+        return value.rank + value.suit
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (tuple, list)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, frozenset | set):
+        return sorted((to_plain(v) for v in value), key=repr)
+    if isinstance(value, Mapping):
+        return {_key(k): to_plain(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        kind = getattr(type(value), "kind", None)
+        if isinstance(kind, str):
+            out["type"] = kind
+        for f in _fields(type(value)):
+            out[f.name] = to_plain(getattr(value, f.name))
+        return out
+    raise TypeError(f"cannot convert {type(value).__name__} to plain data")
+
+
+def _key(k: object) -> str | int:
+    if isinstance(k, (str, int)) and not isinstance(k, bool):
+        return k
+    if isinstance(k, Card):
+        return k.rank + k.suit
+    if isinstance(k, enum.Enum):
+        return typing.cast(str, k.value)
+    raise TypeError(f"mapping key {k!r} cannot be plain data")
+
+
+@cache
+def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
+    return tuple(f for f in dataclasses.fields(cls) if f.init and not f.name.startswith("_"))
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def from_plain(tp: Any, data: Any, where: str = "$") -> Any:
+    """Rebuild a value of type ``tp`` from plain data; raise :class:`DecodeError`."""
+    if tp is Any or tp is object:
+        return data
+    if tp is type(None):
+        if data is not None:
+            raise DecodeError(f"{where}: expected null")
+        return None
+    if tp is Card:
+        if not isinstance(data, str):
+            raise DecodeError(f"{where}: expected a card like '7D'")
+        try:
+            return parse_card(data)
+        except CardError as exc:
+            raise DecodeError(f"{where}: {exc}") from None
+    if tp is bool:
+        if not isinstance(data, bool):
+            raise DecodeError(f"{where}: expected true or false")
+        return data
+    if tp is int:
+        if not isinstance(data, int) or isinstance(data, bool):
+            raise DecodeError(f"{where}: expected an integer")
+        return data
+    if tp is float:
+        if not isinstance(data, (int, float)) or isinstance(data, bool):
+            raise DecodeError(f"{where}: expected a number")
+        return float(data)
+    if tp is str:
+        if not isinstance(data, str):
+            raise DecodeError(f"{where}: expected a string")
+        return data
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        try:
+            return tp(data)
+        except ValueError:
+            allowed = ", ".join(repr(m.value) for m in tp)
+            raise DecodeError(f"{where}: expected one of {allowed}") from None
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return _dataclass_from_plain(tp, data, where)
+    origin = get_origin(tp)
+    args = get_args(tp)
+    if origin is Literal:
+        if data not in args or isinstance(data, bool) != any(isinstance(a, bool) for a in args):
+            raise DecodeError(f"{where}: expected one of {', '.join(map(repr, args))}")
+        return data
+    if origin in (Union, types.UnionType):
+        return _union_from_plain(args, data, where)
+    if origin is tuple:
+        if not isinstance(data, (list, tuple)):
+            raise DecodeError(f"{where}: expected a list")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(from_plain(args[0], v, f"{where}[{i}]") for i, v in enumerate(data))
+        if len(args) != len(data):
+            raise DecodeError(f"{where}: expected a list of {len(args)} items")
+        pairs = enumerate(zip(args, data, strict=True))
+        return tuple(from_plain(a, v, f"{where}[{i}]") for i, (a, v) in pairs)
+    if origin in (frozenset, set):
+        if not isinstance(data, (list, tuple)):
+            raise DecodeError(f"{where}: expected a list")
+        items = [from_plain(args[0], v, f"{where}[{i}]") for i, v in enumerate(data)]
+        result = frozenset(items)
+        if len(result) != len(items):
+            raise DecodeError(f"{where}: items must be distinct")
+        return result
+    if origin in (dict, Mapping):
+        if not isinstance(data, dict):
+            raise DecodeError(f"{where}: expected a map")
+        kt, vt = args if args else (Any, Any)
+        return {
+            from_plain(kt, k, f"{where}.key"): from_plain(vt, v, f"{where}.{k}")
+            for k, v in data.items()
+        }
+    raise TypeError(f"{where}: cannot decode type {tp!r}")
+
+
+def _union_from_plain(args: tuple[Any, ...], data: Any, where: str) -> Any:
+    if data is None and type(None) in args:
+        return None
+    tagged = {tag: a for a in args if isinstance(tag := getattr(a, "kind", None), str)}
+    if tagged and isinstance(data, dict):
+        tag = data.get("type")
+        if tag not in tagged:
+            raise DecodeError(f"{where}.type: expected one of {', '.join(map(repr, tagged))}")
+        return _dataclass_from_plain(tagged[tag], data, where)
+    errors = []
+    for a in args:
+        if a is type(None):
+            continue
+        try:
+            return from_plain(a, data, where)
+        except DecodeError as exc:
+            errors.append(str(exc))
+    raise DecodeError(errors[0] if len(errors) == 1 else f"{where}: no alternative fits")
+
+
+def _dataclass_from_plain(cls: type, data: Any, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise DecodeError(f"{where}: expected a map")
+    fields = _fields(cls)
+    names = {f.name for f in fields}
+    kind = getattr(cls, "kind", None)
+    extra = set(data) - names - ({"type"} if isinstance(kind, str) else set())
+    if extra:
+        raise DecodeError(f"{where}: unknown field(s) {', '.join(sorted(map(str, extra)))}")
+    if isinstance(kind, str) and "type" in data and data["type"] != kind:
+        raise DecodeError(f"{where}.type: expected {kind!r}")
+    hints = _hints(cls)
+    kwargs = {}
+    for f in fields:
+        if f.name in data:
+            kwargs[f.name] = from_plain(hints[f.name], data[f.name], f"{where}.{f.name}")
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise DecodeError(f"{where}: missing field {f.name!r}")
+    try:
+        return cls(**kwargs)
+    except (ValueError, TypeError) as exc:
+        raise DecodeError(f"{where}: {exc}") from None

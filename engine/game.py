@@ -1,0 +1,238 @@
+"""The one interface every game implements (ARCHITECTURE.md, engine/).
+
+A game is a stateless object; its states are immutable values.  The shape
+follows OpenSpiel (one Game/State API, per-seat observations), h11 (every
+transition checked in one place; illegal input raises and changes nothing)
+and boardgame.io (``view`` strips the secret parts before anything leaves).
+
+* ``new_state(options, seed)`` deals from a seed; ``from_deal`` builds any
+  position for tests.  Later deals of a match derive their shuffle from the
+  seed (:func:`engine.rng.deal_rng`), so *options + seed + action log* always
+  rebuilds the same state.
+* ``apply(state, seat, action)`` returns a :class:`Transition` (new state and
+  events tagged with their audience) or raises :class:`IllegalAction`.
+* ``view(state, seat)`` — ``seat=None`` is the spectator — is the only exit for
+  information from a state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from engine.cards import Card, Deck, patterns_for
+from engine.codec import DecodeError, from_plain
+
+Seat = int
+
+
+class IllegalAction(Exception):
+    """An action that the rules refuse; the state it was applied to is unchanged.
+
+    ``code`` is a stable, machine-readable reason (``not_your_turn``,
+    ``game_over``, ``unknown_action``, ``not_in_hand`` or a game-specific
+    one such as ``must_capture``); ``message`` explains it to a person.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class OptionsError(ValueError):
+    """Table options that the game does not accept; the message says which."""
+
+
+Audience = frozenset[int] | None
+"""Who may see an event: ``None`` is everybody (spectators too), else those seats."""
+
+EVERYONE: Audience = None
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened, for the eyes of ``audience`` only.
+
+    ``data`` holds plain values and cards; treat it as read-only.
+    """
+
+    kind: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    audience: Audience = EVERYONE
+
+    def visible_to(self, seat: Seat | None) -> bool:
+        """Whether ``seat`` (``None``: a spectator) may see this event."""
+        return self.audience is None or (seat is not None and seat in self.audience)
+
+
+S = TypeVar("S")
+A = TypeVar("A")
+V = TypeVar("V")
+OptT = TypeVar("OptT", bound="GameOptions")
+
+
+@dataclass(frozen=True, slots=True)
+class Transition(Generic[S]):
+    """The result of applying one action: the new state and what happened."""
+
+    state: S
+    events: tuple[Event, ...]
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of a finished game.
+
+    ``scores`` holds one number per seat (match points, units or team points
+    as the game defines); ``winners`` the winning seats (empty: a draw);
+    ``summary`` game-specific figures for reports.
+    """
+
+    scores: tuple[int, ...]
+    winners: frozenset[int]
+    summary: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GameOptions:
+    """Options every game has; games subclass with their own fields.
+
+    ``pattern`` names the regional card pattern (rules/cards.md): naming only.
+    """
+
+    pattern: str = ""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much a policy may think: iterations and/or wall-clock seconds."""
+
+    iterations: int | None = None
+    seconds: float | None = None
+
+
+class Game(ABC, Generic[OptT, S, A, V]):
+    """One card game behind the common interface.
+
+    Subclasses set the class variables and implement the abstract methods.
+    :meth:`apply` does the common checks (game over, turn, action type) and
+    then calls :meth:`_apply`, which validates the action against the rules.
+    """
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    deck: ClassVar[Deck]
+    options_type: ClassVar[type[GameOptions]]
+    action_types: ClassVar[tuple[type, ...]]
+    view_type: ClassVar[type]
+    zero_sum: ClassVar[bool]
+    default_pattern: ClassVar[str]
+
+    # -- options -------------------------------------------------------------
+    def options(self, raw: Mapping[str, Any] | None = None) -> OptT:
+        """Typed options from plain data; unknown keys or bad values raise OptionsError."""
+        data = dict(raw or {})
+        data.setdefault("pattern", self.default_pattern)
+        try:
+            opts = from_plain(self.options_type, data, "options")
+        except DecodeError as exc:
+            raise OptionsError(str(exc)) from None
+        if opts.pattern not in patterns_for(self.deck.family):
+            allowed = ", ".join(patterns_for(self.deck.family))
+            raise OptionsError(f"options.pattern: {opts.pattern!r} is not one of {allowed}")
+        return opts  # type: ignore[no-any-return]
+
+    @abstractmethod
+    def num_seats(self, options: OptT) -> int:
+        """How many seats the table has."""
+
+    # -- creating states -----------------------------------------------------
+    @abstractmethod
+    def new_state(self, options: OptT, seed: int) -> S:
+        """A fresh game dealt from ``seed`` (the seed never leaves the server)."""
+
+    @abstractmethod
+    def from_deal(self, options: OptT, deal: Any) -> S:
+        """A game started from an explicit deal (the game's own Deal value)."""
+
+    def start_events(self, state: S) -> tuple[Event, ...]:
+        """Events announcing the opening deal of ``state`` (each hand to its seat)."""
+        return ()
+
+    # -- playing -------------------------------------------------------------
+    @abstractmethod
+    def to_act(self, state: S) -> tuple[Seat, ...]:
+        """The seats that may act now (empty when the game is over)."""
+
+    @abstractmethod
+    def legal_actions(self, state: S, seat: Seat) -> tuple[A, ...]:
+        """Every legal action of ``seat`` (empty when it is not that seat's turn)."""
+
+    def apply(self, state: S, seat: Seat, action: A) -> Transition[S]:
+        """Apply ``action`` by ``seat``; if illegal raise :class:`IllegalAction`, change nothing."""
+        if self.is_over(state):
+            raise IllegalAction("game_over", "the game is over")
+        if seat not in self.to_act(state):
+            raise IllegalAction("not_your_turn", f"it is not seat {seat}'s turn")
+        if not isinstance(action, self.action_types):
+            names = ", ".join(t.__name__ for t in self.action_types)
+            raise IllegalAction(
+                "unknown_action", f"{type(action).__name__} is not an action here ({names})"
+            )
+        return self._apply(state, seat, action)
+
+    @abstractmethod
+    def _apply(self, state: S, seat: Seat, action: A) -> Transition[S]:
+        """Validate ``action`` against the rules and apply it (turn already checked)."""
+
+    def decode_action(self, data: Any) -> A:
+        """An action from plain data; raise :class:`IllegalAction` (``bad_action``)."""
+        union: Any = self.action_types[0]
+        for t in self.action_types[1:]:
+            union = union | t
+        try:
+            return from_plain(union, data, "action")  # type: ignore[no-any-return]
+        except DecodeError as exc:
+            raise IllegalAction("bad_action", str(exc)) from None
+
+    # -- information ---------------------------------------------------------
+    @abstractmethod
+    def view(self, state: S, seat: Seat | None) -> V:
+        """What ``seat`` may see (``None``: a spectator); the only exit for information."""
+
+    @abstractmethod
+    def is_over(self, state: S) -> bool:
+        """Whether the game has ended."""
+
+    @abstractmethod
+    def result(self, state: S) -> Result | None:
+        """The result of a finished game, else ``None``."""
+
+    @abstractmethod
+    def sample_world(self, view: V, rng: random.Random) -> S:
+        """A full state consistent with ``view``: hidden cards placed at random.
+
+        The AI's determinization hook: ``view(sample_world(v, rng), v.seat) == v``.
+        """
+
+    @abstractmethod
+    def redeal_hidden(self, state: S, seat: Seat | None, rng: random.Random) -> S:
+        """``state`` with every card hidden from ``seat`` redistributed at random.
+
+        Public information (counts, played cards, public history) is kept, so
+        the view of ``seat`` must not change: the conformance suite's leak check.
+        """
+
+    @abstractmethod
+    def card_zones(self, state: S) -> Mapping[str, Sequence[Card]]:
+        """Every card of the current deal by where it lies (hands, table, piles …)."""
+
+
+def replace(obj: S, **changes: Any) -> S:
+    """``dataclasses.replace`` with a precise type for mypy."""
+    return dataclasses.replace(obj, **changes)  # type: ignore[type-var]

@@ -1,0 +1,115 @@
+"""Scopa's capture rule and deal scoring (rules/scopa.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.capture import groups_summing_to
+from engine.cards import Card
+from engine.scopa.state import DealScore
+
+VALUE: dict[str, int] = {
+    "A": 1,
+    "2": 2,
+    "3": 3,
+    "4": 4,
+    "5": 5,
+    "6": 6,
+    "7": 7,
+    "J": 8,
+    "Q": 9,
+    "K": 10,
+}
+"""Capture values (Cards): A = 1, 2–7 as printed, J = 8, Q = 9, K = 10."""
+
+PRIMIERA: dict[str, int] = {
+    "7": 21,
+    "6": 18,
+    "A": 16,
+    "5": 15,
+    "4": 14,
+    "3": 13,
+    "2": 12,
+    "J": 10,
+    "Q": 10,
+    "K": 10,
+}
+"""Primiera values (End of a deal, award 4); they differ from capture values."""
+
+SUITS = "SHDC"
+SETTEBELLO = Card("7", "D")
+PRIME_SUIT = "D"
+
+
+def capture_options(card: Card, table: Sequence[Card]) -> tuple[frozenset[Card], ...]:
+    """The captures ``card`` may make on ``table`` (A turn).
+
+    Table cards of the same value come first and exclude sums: the player
+    takes exactly one of them.  Only without such a card may a group of two or
+    more cards summing to the value be taken.  Empty: the card cannot capture.
+    """
+    value = VALUE[card.rank]
+    singles = tuple(frozenset((t,)) for t in table if VALUE[t.rank] == value)
+    if singles:
+        return singles
+    return groups_summing_to([(t, VALUE[t.rank]) for t in table], value)
+
+
+def primiera_sum(pile: Sequence[Card]) -> int | None:
+    """The best card of each suit by primiera value, added; ``None`` if a suit is missing."""
+    best = dict.fromkeys(SUITS, 0)
+    for c in pile:
+        v = PRIMIERA[c.rank]
+        if v > best[c.suit]:
+            best[c.suit] = v
+    if not all(best.values()):
+        return None
+    return sum(best.values())
+
+
+def _majority(a: int, b: int) -> int | None:
+    if a == b:
+        return None
+    return 0 if a > b else 1
+
+
+def score_deal(piles: tuple[Sequence[Card], Sequence[Card]], scope: tuple[int, int]) -> DealScore:
+    """Score a completed deal: scope plus the four awards, a tie giving nobody the point."""
+    cards = (len(piles[0]), len(piles[1]))
+    diamonds = (
+        sum(1 for c in piles[0] if c.suit == PRIME_SUIT),
+        sum(1 for c in piles[1] if c.suit == PRIME_SUIT),
+    )
+    prim = (primiera_sum(piles[0]), primiera_sum(piles[1]))
+    if prim[0] is None and prim[1] is None:
+        prim_award = None
+    elif prim[1] is None:
+        prim_award = 0
+    elif prim[0] is None:
+        prim_award = 1
+    else:
+        prim_award = _majority(prim[0], prim[1])
+    sette = 0 if SETTEBELLO in piles[0] else 1 if SETTEBELLO in piles[1] else None
+    awards = (_majority(*cards), _majority(*diamonds), sette, prim_award)
+    points = (
+        scope[0] + sum(1 for a in awards if a == 0),
+        scope[1] + sum(1 for a in awards if a == 1),
+    )
+    return DealScore(
+        cards=cards,
+        diamonds=diamonds,
+        primiera=prim,
+        scope=scope,
+        cards_award=awards[0],
+        diamonds_award=awards[1],
+        settebello_award=awards[2],
+        primiera_award=awards[3],
+        points=points,
+    )
+
+
+def match_winner(totals: tuple[int, int], target: int) -> int | None:
+    """The match winner after a deal: at least ``target`` and strictly ahead (The match)."""
+    if max(totals) >= target and totals[0] != totals[1]:
+        return 0 if totals[0] > totals[1] else 1
+    return None
