@@ -1,0 +1,24 @@
+"""The base of every protocol model and the protocol version."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PROTOCOL_VERSION = 1
+"""Sent in ``hello``; the server refuses any other with ``unsupported_version``."""
+
+RequestId = Annotated[int, Field(ge=0, le=2**53 - 1)]
+"""A number the client picks for a request; replies and errors echo it as ``ref``."""
+
+TableId = Annotated[str, Field(min_length=1, max_length=64)]
+Seat = Annotated[int, Field(ge=0, le=63)]
+Plain = dict[str, Any]
+"""Game data as produced by :func:`engine.codec.to_plain` (the engine owns its shape)."""
+
+
+class Model(BaseModel):
+    """Frozen, strict, and no field beyond those declared."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)

@@ -1,0 +1,186 @@
+"""Messages a client sends; ``id`` (optional) is echoed as ``ref`` in the reply.
+
+Every request gets exactly one reply carrying ``ref``: its result message,
+``ok``, or ``error``.  Requests without ``id`` get the same reply with
+``ref: null``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from protocol.base import Model, RequestId, Seat, TableId
+from protocol.models import PolicyName, TableOptions
+
+GameId = Annotated[str, Field(min_length=1, max_length=32)]
+InviteCode = Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class Hello(Model):
+    """Open a session (the first message), or resume one with ``token``."""
+
+    type: Literal["hello"] = "hello"
+    id: RequestId | None = None
+    version: int
+    name: Annotated[str, Field(max_length=256)]
+    token: Annotated[str, Field(max_length=256)] | None = None
+
+
+class ListTables(Model):
+    """The tables in the lobby (public ones and those the player is at)."""
+
+    type: Literal["list_tables"] = "list_tables"
+    id: RequestId | None = None
+    game: GameId | None = None
+
+
+class ListGames(Model):
+    """The games this server serves, with seat counts and AI levels."""
+
+    type: Literal["list_games"] = "list_games"
+    id: RequestId | None = None
+
+
+class CreateTable(Model):
+    """Create a table of ``game``; the creator sits at ``options.seat``."""
+
+    type: Literal["create_table"] = "create_table"
+    id: RequestId | None = None
+    game: GameId
+    options: TableOptions = TableOptions()
+
+
+class JoinTable(Model):
+    """Take ``seat`` (``None``: the first free seat) at a waiting table."""
+
+    type: Literal["join_table"] = "join_table"
+    id: RequestId | None = None
+    table: TableId
+    seat: Seat | None = None
+    invite: InviteCode | None = None
+
+
+class Spectate(Model):
+    """Watch a table: the spectator view only."""
+
+    type: Literal["spectate"] = "spectate"
+    id: RequestId | None = None
+    table: TableId
+    invite: InviteCode | None = None
+
+
+class Leave(Model):
+    """Leave a table; a seat left during play is taken over by the AI."""
+
+    type: Literal["leave"] = "leave"
+    id: RequestId | None = None
+    table: TableId
+
+
+class QuickPlay(Model):
+    """Join a waiting quick-play table of ``game`` or open one.
+
+    If no other human arrives within the server's wait, the AI (``level``,
+    ``None``: the strongest) takes the empty seats and play starts.
+    """
+
+    type: Literal["quick_play"] = "quick_play"
+    id: RequestId | None = None
+    game: GameId
+    level: PolicyName | None = None
+
+
+class Start(Model):
+    """The table's owner starts a waiting table now: the AI takes the empty seats."""
+
+    type: Literal["start"] = "start"
+    id: RequestId | None = None
+    table: TableId
+
+
+class Act(Model):
+    """Play ``action`` for ``seat`` at table ``version`` (as last received).
+
+    ``action`` is plain data as the engine encodes it, normally one of the
+    ``legal`` entries of the seat's view (e.g. ``{"type": "play", "card": "7D",
+    "capture": ["3S", "4C"]}``).
+    """
+
+    type: Literal["act"] = "act"
+    id: RequestId | None = None
+    table: TableId
+    seat: Seat
+    version: Annotated[int, Field(ge=0)]
+    action: dict[str, Any]
+
+
+class Chat(Model):
+    """Say something at a table (seated players and spectators)."""
+
+    type: Literal["chat"] = "chat"
+    id: RequestId | None = None
+    table: TableId
+    text: Annotated[str, Field(min_length=1, max_length=2000)]
+
+
+class Rematch(Model):
+    """Vote for another game at a finished table; it starts once every human agrees."""
+
+    type: Literal["rematch"] = "rematch"
+    id: RequestId | None = None
+    table: TableId
+
+
+class GetReplay(Model):
+    """The replay of a finished game, every card shown (``game_no`` ``None``: the last)."""
+
+    type: Literal["get_replay"] = "get_replay"
+    id: RequestId | None = None
+    table: TableId
+    game_no: Annotated[int, Field(ge=0)] | None = None
+
+
+class Ping(Model):
+    """Answered by ``pong``."""
+
+    type: Literal["ping"] = "ping"
+    id: RequestId | None = None
+
+
+ClientMessage = Annotated[
+    Hello
+    | ListGames
+    | ListTables
+    | CreateTable
+    | JoinTable
+    | Spectate
+    | Leave
+    | QuickPlay
+    | Start
+    | Act
+    | Chat
+    | Rematch
+    | GetReplay
+    | Ping,
+    Field(discriminator="type"),
+]
+"""Every message a client may send, told apart by ``type``."""
+
+CLIENT_MESSAGES: tuple[type[Model], ...] = (
+    Hello,
+    ListGames,
+    ListTables,
+    CreateTable,
+    JoinTable,
+    Spectate,
+    Leave,
+    QuickPlay,
+    Start,
+    Act,
+    Chat,
+    Rematch,
+    GetReplay,
+    Ping,
+)

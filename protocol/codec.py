@@ -1,0 +1,115 @@
+"""msgpack binary frames to and from the protocol models.
+
+A frame is one msgpack map in a binary WebSocket frame.  :func:`decode_client`
+is the server's edge: it turns any bytes into a validated
+:data:`~protocol.client_messages.ClientMessage` or raises :class:`FrameError`
+with the error code to answer (and the request id, if one could be read).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from protocol.client_messages import ClientMessage
+from protocol.errors import ErrorCode
+from protocol.server_messages import ServerMessage
+
+_CLIENT: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+_SERVER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
+_MAX_ERRORS = 3
+
+
+class FrameError(ValueError):
+    """A frame that is not a valid message: answer ``error`` with ``code``.
+
+    ``ref`` is the ``id`` of the offending request when it could be read.
+    """
+
+    def __init__(self, code: ErrorCode, message: str, ref: int | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.ref = ref
+
+
+def encode(message: BaseModel) -> bytes:
+    """The msgpack frame of ``message``."""
+    packed = msgpack.packb(message.model_dump(mode="python"), use_bin_type=True)
+    assert isinstance(packed, bytes)
+    return packed
+
+
+def _unpack(frame: bytes | str, *, use_list: bool) -> dict[str, Any]:
+    if isinstance(frame, str):
+        raise FrameError(ErrorCode.BAD_MESSAGE, "send binary frames holding msgpack, not text")
+    try:
+        data = msgpack.unpackb(frame, raw=False, use_list=use_list, strict_map_key=True)
+    except Exception as exc:  # msgpack raises several unrelated types on bad input
+        reason = f"not a msgpack frame ({type(exc).__name__})"
+        raise FrameError(ErrorCode.BAD_MESSAGE, reason) from None
+    if not isinstance(data, dict):
+        raise FrameError(ErrorCode.BAD_MESSAGE, "a message is a msgpack map")
+    return data
+
+
+def _request_id(data: dict[str, Any]) -> int | None:
+    rid = data.get("id")
+    if isinstance(rid, int) and not isinstance(rid, bool) and 0 <= rid < 2**53:
+        return rid
+    return None
+
+
+def _describe(exc: ValidationError) -> tuple[ErrorCode, str]:
+    errors = exc.errors(include_url=False)
+    for err in errors:
+        if err["type"] == "union_tag_invalid":
+            return ErrorCode.UNKNOWN_TYPE, f"unknown message type {err['input'].get('type')!r}"
+        if err["type"] == "union_tag_not_found":
+            return ErrorCode.BAD_MESSAGE, "a message needs a 'type' field"
+    parts = []
+    for err in errors[:_MAX_ERRORS]:
+        loc = ".".join(str(p) for p in err["loc"][1:]) or "message"
+        parts.append(f"{loc}: {err['msg']}")
+    more = len(errors) - _MAX_ERRORS
+    if more > 0:
+        parts.append(f"and {more} more")
+    return ErrorCode.BAD_MESSAGE, "; ".join(parts)
+
+
+def decode_client(frame: bytes | str) -> ClientMessage:
+    """The validated client message in ``frame``; raise :class:`FrameError`.
+
+    Arrays decode as tuples and fields are strict: ``"5"`` is not a number.
+    """
+    data = _unpack(frame, use_list=False)
+    try:
+        return _CLIENT.validate_python(data)
+    except ValidationError as exc:
+        code, message = _describe(exc)
+        raise FrameError(code, message, _request_id(data)) from None
+
+
+def decode_server(frame: bytes | str) -> ServerMessage:
+    """The validated server message in ``frame`` (for clients); raise :class:`FrameError`.
+
+    Arrays inside game data decode as lists, as :func:`engine.codec.to_plain` makes them.
+    """
+    data = _unpack(frame, use_list=True)
+    try:
+        return _SERVER.validate_python(data, strict=False)
+    except ValidationError as exc:
+        code, message = _describe(exc)
+        raise FrameError(code, message, _request_id(data)) from None
+
+
+def client_adapter() -> TypeAdapter[ClientMessage]:
+    """The pydantic adapter of the client union (for schema generation)."""
+    return _CLIENT
+
+
+def server_adapter() -> TypeAdapter[ServerMessage]:
+    """The pydantic adapter of the server union (for schema generation)."""
+    return _SERVER

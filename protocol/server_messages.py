@@ -1,0 +1,263 @@
+"""Messages the server sends.
+
+Replies to a request carry ``ref`` (the request's ``id``); pushed messages
+(``update``, ``snapshot``, ``table``, ``game_over``, ``chat``, ``shutdown``,
+``table_closed``) have no ``ref``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from protocol.base import Model, RequestId, Seat, TableId
+from protocol.errors import ErrorCode
+from protocol.models import SeatInfo, TableInfo
+
+Ref = RequestId | None
+ActedBy = Literal["human", "ai", "timer"]
+
+
+class Welcome(Model):
+    """The session is open: keep ``token`` secret and send it to resume.
+
+    ``resumed`` is true when a ``hello`` with a token re-attached an old
+    session; ``tables`` lists the tables the player is at (a ``snapshot`` of
+    each follows).
+    """
+
+    type: Literal["welcome"] = "welcome"
+    ref: Ref = None
+    version: int
+    player_id: str
+    name: str
+    token: str
+    resumed: bool = False
+    tables: tuple[TableId, ...] = ()
+
+
+class Error(Model):
+    """A refused request: nothing changed.  ``ref`` names it; ``detail`` may
+    hold the engine's reason code (e.g. ``must_capture``) for ``illegal_action``."""
+
+    type: Literal["error"] = "error"
+    ref: Ref = None
+    code: ErrorCode
+    message: str
+    detail: str | None = None
+    table: TableId | None = None
+
+
+class Ok(Model):
+    """A request without a result of its own succeeded."""
+
+    type: Literal["ok"] = "ok"
+    ref: Ref = None
+
+
+class Pong(Model):
+    """The answer to ``ping``."""
+
+    type: Literal["pong"] = "pong"
+    ref: Ref = None
+
+
+class GameInfo(Model):
+    """A game this server serves: seats with the default options, AI levels
+    weakest first, and the default game options."""
+
+    id: str
+    title: str
+    seats: int
+    levels: tuple[str, ...]
+    options: dict[str, Any]
+
+
+class Games(Model):
+    """The answer to ``list_games``."""
+
+    type: Literal["games"] = "games"
+    ref: Ref = None
+    games: tuple[GameInfo, ...]
+
+
+class Tables(Model):
+    """The answer to ``list_tables``."""
+
+    type: Literal["tables"] = "tables"
+    ref: Ref = None
+    tables: tuple[TableInfo, ...]
+
+
+class Joined(Model):
+    """The player is at ``table``: at ``seat``, or watching when ``seat`` is ``None``.
+
+    ``invite`` is the code others need to join a private table.
+    """
+
+    type: Literal["joined"] = "joined"
+    ref: Ref = None
+    table: TableInfo
+    seat: Seat | None
+    invite: str | None = None
+
+
+class Left(Model):
+    """The player left ``table``."""
+
+    type: Literal["left"] = "left"
+    ref: Ref = None
+    table: TableId
+
+
+class TableChanged(Model):
+    """Pushed to everybody at a table when its seats or status change."""
+
+    type: Literal["table"] = "table"
+    table: TableInfo
+
+
+class Update(Model):
+    """After each applied action (and at the start of a game), to each seat and spectator.
+
+    ``seat`` is the recipient's seat (``None``: spectator); ``actor`` the seat
+    that acted (``None`` at the start of a game) and ``by`` who chose the move;
+    ``events`` are only those the recipient may see, each
+    ``{"kind": ..., "data": {...}}``; ``view`` is the recipient's full view
+    after the action.  ``timer_s`` is the time left on the turn timer, if any.
+    """
+
+    type: Literal["update"] = "update"
+    table: TableId
+    game_no: int
+    version: int
+    seat: Seat | None
+    actor: Seat | None = None
+    by: ActedBy | None = None
+    events: tuple[dict[str, Any], ...] = ()
+    view: dict[str, Any]
+    timer_s: float | None = None
+
+
+class Snapshot(Model):
+    """The full view of a running or finished game: on joining, watching or reconnecting."""
+
+    type: Literal["snapshot"] = "snapshot"
+    table: TableId
+    game_no: int
+    version: int
+    seat: Seat | None
+    view: dict[str, Any]
+    timer_s: float | None = None
+
+
+class GameOver(Model):
+    """The game ended: ``result`` holds ``scores`` per seat, ``winners`` and a ``summary``.
+
+    A ``get_replay`` now shows every card; ``rematch`` votes for another game.
+    """
+
+    type: Literal["game_over"] = "game_over"
+    table: TableId
+    game_no: int
+    version: int
+    result: dict[str, Any]
+
+
+class ChatLine(Model):
+    """A chat line at ``table`` (``seat`` ``None``: from a spectator)."""
+
+    type: Literal["chat"] = "chat"
+    table: TableId
+    player_id: str
+    name: str
+    seat: Seat | None
+    text: str
+
+
+class ReplayStep(Model):
+    """One applied action with every event it produced, whatever its audience."""
+
+    seat: Seat
+    by: ActedBy
+    action: dict[str, Any]
+    events: tuple[dict[str, Any], ...]
+
+
+class Replay(Model):
+    """A finished game in full: the seed, every action, every event, every card.
+
+    ``final`` lists where each card lay at the end (the game's card zones).
+    Rebuild any state with the engine: ``new_state(options, seed)`` then apply
+    the steps in order.
+    """
+
+    type: Literal["replay"] = "replay"
+    ref: Ref = None
+    table: TableId
+    game: str
+    game_no: int
+    options: dict[str, Any]
+    seed: int
+    seats: tuple[SeatInfo, ...]
+    start_events: tuple[dict[str, Any], ...]
+    steps: tuple[ReplayStep, ...]
+    final: dict[str, Any]
+    result: dict[str, Any]
+
+
+class TableClosed(Model):
+    """The table is gone (everybody left, or the server shuts down)."""
+
+    type: Literal["table_closed"] = "table_closed"
+    table: TableId
+    reason: str
+
+
+class Shutdown(Model):
+    """The server is stopping; the connection closes with code 1001 right after."""
+
+    type: Literal["shutdown"] = "shutdown"
+    reason: str
+
+
+ServerMessage = Annotated[
+    Welcome
+    | Error
+    | Ok
+    | Pong
+    | Games
+    | Tables
+    | Joined
+    | Left
+    | TableChanged
+    | Update
+    | Snapshot
+    | GameOver
+    | ChatLine
+    | Replay
+    | TableClosed
+    | Shutdown,
+    Field(discriminator="type"),
+]
+"""Every message the server may send, told apart by ``type``."""
+
+SERVER_MESSAGES: tuple[type[Model], ...] = (
+    Welcome,
+    Error,
+    Ok,
+    Pong,
+    Games,
+    Tables,
+    Joined,
+    Left,
+    TableChanged,
+    Update,
+    Snapshot,
+    GameOver,
+    ChatLine,
+    Replay,
+    TableClosed,
+    Shutdown,
+)
