@@ -6,7 +6,13 @@ import random
 from collections.abc import Mapping, Sequence
 
 from engine.cards import BRESCIANE_52, Card
-from engine.cicera.rules import capture_bonuses, capture_options, check_capture, score_deal, team_of
+from engine.cicera.rules import (
+    capture_bonuses,
+    capture_options_by_rank,
+    check_capture,
+    score_deal,
+    team_of,
+)
 from engine.cicera.state import (
     CiceraDeal,
     CiceraOptions,
@@ -44,6 +50,13 @@ def _turn_from_hands(dealer: int, hands: Hands) -> int:
             f" dealer they must read m-1, …, m-1, m, …, m with m > 0 (got {sizes})"
         )
     return order[k]
+
+
+def _with_hand(hands: Hands, seat: int, hand: tuple[Card, ...]) -> Hands:
+    """``hands`` with ``seat``'s hand replaced."""
+    h = list(hands)
+    h[seat] = hand
+    return (h[0], h[1], h[2], h[3])
 
 
 class CiceraGame(Game[CiceraOptions, CiceraState, Play, CiceraView]):
@@ -153,15 +166,12 @@ class CiceraGame(Game[CiceraOptions, CiceraState, Play, CiceraView]):
         """Each card of the hand with each capture it can make, and placed (always allowed)."""
         if state.turn != seat:
             return ()
-        table = state.table
-        by_rank: dict[str, tuple[frozenset[Card], ...]] = {}
+        hand = state.hands[seat]
+        by_rank = capture_options_by_rank([c.rank for c in hand], state.table)
         out: list[Play] = []
         empty: frozenset[Card] = frozenset()
-        for card in state.hands[seat]:
-            groups = by_rank.get(card.rank)
-            if groups is None:
-                groups = by_rank[card.rank] = capture_options(card, table)
-            for group in groups:
+        for card in hand:
+            for group in by_rank[card.rank]:
                 out.append(Play(card, group))
             out.append(Play(card, empty))
         return tuple(out)
@@ -175,36 +185,46 @@ class CiceraGame(Game[CiceraOptions, CiceraState, Play, CiceraView]):
         check_capture(card, captured, state.table)
 
         new_hand = tuple(c for c in hand if c != card)
-        hands = (*state.hands[:seat], new_hand, *state.hands[seat + 1 :])
-        team = team_of(seat)
+        hands = _with_hand(state.hands, seat, new_hand)
+        piles = state.piles
+        team_bonuses = state.bonuses
+        last_capturer = state.last_capturer
         if captured:
             table = tuple(c for c in state.table if c not in captured)
             taken = tuple(c for c in state.table if c in captured)
             bonuses = capture_bonuses(seat, card, captured, table, state.last_play)
-            piles = list(state.piles)
-            piles[team] = piles[team] + taken + (card,)
-            team_bonuses = list(state.bonuses)
-            team_bonuses[team] = team_bonuses[team].add(bonuses)
-            state = replace(
-                state,
-                table=table,
-                piles=(piles[0], piles[1]),
-                bonuses=(team_bonuses[0], team_bonuses[1]),
-                last_capturer=seat,
-            )
+            if team_of(seat) == 0:
+                piles = (piles[0] + taken + (card,), piles[1])
+                team_bonuses = (team_bonuses[0].add(bonuses), team_bonuses[1])
+            else:
+                piles = (piles[0], piles[1] + taken + (card,))
+                team_bonuses = (team_bonuses[0], team_bonuses[1].add(bonuses))
+            last_capturer = seat
         else:
+            table = state.table + (card,)
             taken = ()
             bonuses = ()
-            state = replace(state, table=state.table + (card,))
         last = LastPlay(seat=seat, card=card, captured=taken, bonuses=bonuses)
-        state = replace(state, hands=hands, last_play=last, turn=(seat + 1) % SEATS)
+        state = CiceraState(
+            options=state.options,
+            seed=state.seed,
+            dealer=state.dealer,
+            turn=(seat + 1) % SEATS,
+            hands=hands,
+            table=table,
+            piles=piles,
+            bonuses=team_bonuses,
+            last_capturer=last_capturer,
+            last_play=last,
+            score=None,
+        )
         events = [
             Event(
                 "play",
                 {"seat": seat, "card": card, "captured": taken, "bonuses": bonuses},
             )
         ]
-        if not any(state.hands):
+        if not any(hands):
             state, ending = self._end_deal(state)
             events.extend(ending)
         return Transition(state, tuple(events))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from engine.capture import groups_summing_to
 from engine.cards import Card
@@ -28,6 +28,7 @@ SWORDS = "S"
 MATA = Card("2", "S")
 TEN_OF_COINS = Card("T", "D")
 FANTE_OF_CUPS = Card("F", "C")
+_SUM_MASK = (1 << (max(VALUE.values()) + 1)) - 1
 NAPULA_RUN: tuple[Card, ...] = tuple(Card(r, SWORDS) for r in "A23456789T")
 """The sword number cards from the ace upward (Napula)."""
 
@@ -44,15 +45,34 @@ def capture_options(card: Card, table: Sequence[Card]) -> tuple[frozenset[Card],
     two or more table number cards adding up to a number card's value.  A
     court has no value, so it only ever matches a court of its rank.
     """
-    rank = card.rank
-    matches = tuple(frozenset((t,)) for t in table if t.rank == rank)
-    value = VALUE.get(rank)
-    if value is None or value < 2 or len(table) < 2:
-        return matches
-    numbers = [(t, VALUE[t.rank]) for t in table if t.rank in VALUE]
-    if len(numbers) < 2:
-        return matches
-    return matches + groups_summing_to(numbers, value, min_size=2)
+    return capture_options_by_rank((card.rank,), table)[card.rank]
+
+
+def capture_options_by_rank(
+    ranks: Iterable[str], table: Sequence[Card]
+) -> dict[str, tuple[frozenset[Card], ...]]:
+    """:func:`capture_options` for a card of each of ``ranks``, sharing one pass over the table."""
+    by_rank: dict[str, list[Card]] = {}
+    numbers: list[tuple[Card, int]] = []
+    # bit v of ``one`` / ``many``: some single card / group of 2+ number cards sums to v
+    one = many = 0
+    for t in table:
+        by_rank.setdefault(t.rank, []).append(t)
+        v = VALUE.get(t.rank)
+        if v is not None:
+            numbers.append((t, v))
+            many = (many | ((one | many) << v)) & _SUM_MASK
+            one |= 1 << v
+    out: dict[str, tuple[frozenset[Card], ...]] = {}
+    for rank in ranks:
+        if rank in out:
+            continue
+        options = [frozenset((t,)) for t in by_rank.get(rank, ())]
+        value = VALUE.get(rank)
+        if value is not None and many >> value & 1:
+            options.extend(groups_summing_to(numbers, value, min_size=2))
+        out[rank] = tuple(options)
+    return out
 
 
 def check_capture(card: Card, capture: Collection[Card], table: Collection[Card]) -> None:
