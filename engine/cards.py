@@ -57,6 +57,10 @@ class Family:
             raise CardError(f"a card is a 2-character string, not {type(text).__name__}")
         if len(text) != 2:
             raise CardError(f"bad card {text!r}: a card is exactly 2 characters, RANK then SUIT")
+        if text != text.upper():
+            raise CardError(
+                f"bad card {text!r}: cards are written in upper case ({text.upper()!r})"
+            )
         card = Card(text[0], text[1])
         if card in self.extras:
             return card

@@ -150,7 +150,10 @@ def _union_from_plain(args: tuple[Any, ...], data: Any, where: str) -> Any:
     if data is None and type(None) in args:
         return None
     tagged = {tag: a for a in args if isinstance(tag := getattr(a, "kind", None), str)}
-    if tagged and isinstance(data, dict):
+    if tagged and len(tagged) == sum(1 for a in args if a is not type(None)):
+        if not isinstance(data, dict):
+            names = ", ".join(map(repr, tagged))
+            raise DecodeError(f"{where}: expected a map whose 'type' is one of {names}")
         tag = data.get("type")
         if tag not in tagged:
             raise DecodeError(f"{where}.type: expected one of {', '.join(map(repr, tagged))}")

@@ -91,30 +91,41 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
 
     def from_deal(self, options: ScopaOptions, deal: ScopaDeal) -> ScopaState:
         """A match position from an explicit deal (for tests and analysis)."""
-        cards = [*deal.hands[0], *deal.hands[1], *deal.table, *deal.stock]
+        cards = [
+            *deal.hands[0],
+            *deal.hands[1],
+            *deal.table,
+            *deal.stock,
+            *deal.piles[0],
+            *deal.piles[1],
+        ]
         if sorted(cards) != sorted(self.deck.cards):
             raise ValueError("an explicit Scopa deal must hold each of the 40 cards once")
         if deal.dealer not in (0, 1):
             raise ValueError("dealer must be seat 0 or 1")
         if not deal.hands[0] and not deal.hands[1]:
             raise ValueError("an explicit deal needs cards in hand")
-        if deal.deal_no == 0 and deal.totals == (0, 0) and _kings(deal.table) >= 3:
+        fresh = not deal.piles[0] and not deal.piles[1] and len(deal.table) == TABLE_SIZE
+        if fresh and _kings(deal.table) >= 3:
             raise ValueError("three or more kings on the opening table: the rules require a redeal")
-        if (len(deal.stock) % (2 * HAND_SIZE)) != 0:
+        if len(deal.stock) % (2 * HAND_SIZE) != 0:
             raise ValueError("the stock must refill both hands exactly (a multiple of 6 cards)")
+        turn = 1 - deal.dealer if deal.turn is None else deal.turn
+        if not deal.hands[turn]:
+            raise ValueError(f"seat {turn} is to play but holds no card")
         return ScopaState(
             options=options,
             seed=deal.seed,
             deal_no=deal.deal_no,
             redeals=0,
             dealer=deal.dealer,
-            turn=1 - deal.dealer,
+            turn=turn,
             hands=(tuple(deal.hands[0]), tuple(deal.hands[1])),
             table=tuple(deal.table),
             stock=tuple(deal.stock),
-            piles=((), ()),
-            scope=(0, 0),
-            last_capturer=None,
+            piles=(tuple(deal.piles[0]), tuple(deal.piles[1])),
+            scope=deal.scope,
+            last_capturer=deal.last_capturer,
             totals=deal.totals,
             history=(),
             last_play=None,
@@ -173,45 +184,50 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
                 )
             raise IllegalAction("bad_capture", f"{card} may capture only {allowed}")
 
-        hands = list(state.hands)
-        hands[seat] = tuple(c for c in state.hands[seat] if c != card)
+        hand = tuple(c for c in state.hands[seat] if c != card)
+        hands = (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
         captured = action.capture
-        events: list[Event] = []
+        piles, scope, last_capturer = state.piles, state.scope, state.last_capturer
+        scopa = False
         if captured:
             table = tuple(c for c in state.table if c not in captured)
-            pile = state.piles[seat] + tuple(c for c in state.table if c in captured) + (card,)
-            piles = list(state.piles)
-            piles[seat] = pile
+            taken = self.deck.sort(captured)
+            pile = state.piles[seat] + taken + (card,)
+            piles = (pile, piles[1]) if seat == 0 else (piles[0], pile)
             last_of_deal = not state.stock and not hands[0] and not hands[1]
-            scopa = not table and not last_of_deal
-            scope = list(state.scope)
-            if scopa:
-                scope[seat] += 1
-            state = replace(
-                state,
-                hands=(hands[0], hands[1]),
-                table=table,
-                piles=(piles[0], piles[1]),
-                scope=(scope[0], scope[1]),
-                last_capturer=seat,
-            )
+            if not table and not last_of_deal:
+                scopa = True
+                scope = (scope[0] + 1, scope[1]) if seat == 0 else (scope[0], scope[1] + 1)
+            last_capturer = seat
         else:
-            scopa = False
-            state = replace(state, hands=(hands[0], hands[1]), table=state.table + (card,))
-        played = tuple(c for c in self.deck.cards if c in captured)
-        last = LastPlay(seat=seat, card=card, captured=played, scopa=scopa)
-        state = replace(state, last_play=last, turn=1 - seat)
-        events.append(
-            Event("play", {"seat": seat, "card": card, "captured": played, "scopa": scopa})
+            taken = ()
+            table = (*state.table, card)
+        state = ScopaState(
+            options=state.options,
+            seed=state.seed,
+            deal_no=state.deal_no,
+            redeals=state.redeals,
+            dealer=state.dealer,
+            turn=1 - seat,
+            hands=hands,
+            table=table,
+            stock=state.stock,
+            piles=piles,
+            scope=scope,
+            last_capturer=last_capturer,
+            totals=state.totals,
+            history=state.history,
+            last_play=LastPlay(seat=seat, card=card, captured=taken, scopa=scopa),
+            winner=None,
         )
-        if not state.hands[0] and not state.hands[1]:
-            if state.stock:
-                state, refill = self._refill(state)
-                events.extend(refill)
-            else:
-                state, ending = self._end_deal(state)
-                events.extend(ending)
-        return Transition(state, tuple(events))
+        play = Event("play", {"seat": seat, "card": card, "captured": taken, "scopa": scopa})
+        if hands[0] or hands[1]:
+            return Transition(state, (play,))
+        if state.stock:
+            state, more = self._refill(state)
+        else:
+            state, more = self._end_deal(state)
+        return Transition(state, (play, *more))
 
     def _refill(self, state: ScopaState) -> tuple[ScopaState, tuple[Event, ...]]:
         """Both hands empty, stock not: three more cards each, none to the table."""

@@ -63,12 +63,20 @@ class DealScore:
 
 @dataclass(frozen=True, slots=True)
 class ScopaDeal:
-    """An explicit deal for tests: ``stock`` is drawn from its start."""
+    """An explicit position for tests: ``stock`` is drawn from its start.
+
+    ``piles``, ``scope`` and ``last_capturer`` describe a deal already under
+    way; ``turn`` defaults to the non-dealer (who plays first).
+    """
 
     dealer: int
     hands: tuple[Hand, Hand]
     table: tuple[Card, ...]
     stock: tuple[Card, ...]
+    piles: tuple[tuple[Card, ...], tuple[Card, ...]] = ((), ())
+    scope: tuple[int, int] = (0, 0)
+    last_capturer: int | None = None
+    turn: int | None = None
     totals: tuple[int, int] = (0, 0)
     deal_no: int = 0
     seed: int = 0

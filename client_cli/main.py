@@ -1,0 +1,38 @@
+"""The ``cardavia`` command: one sub-command per module of this package.
+
+Each module listed in ``COMMANDS`` exposes ``add_parser(subparsers)``, which
+registers its sub-command and sets ``func(args) -> int`` as the handler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+COMMANDS: tuple[str, ...] = ("selfplay",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every sub-command registered."""
+    parser = argparse.ArgumentParser(
+        prog="cardavia", description="Cardavia card games: play, run bots, self-play."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        importlib.import_module(f"client_cli.{name}").add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``cardavia`` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
