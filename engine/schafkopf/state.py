@@ -1,0 +1,196 @@
+"""Schafkopf values: options, actions, the deal, the state and the view (rules/schafkopf.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from engine.cards import Card
+from engine.game import GameOptions
+
+Hand = tuple[Card, ...]
+Hands = tuple[Hand, Hand, Hand, Hand]
+Four = tuple[int, int, int, int]
+
+ContractKind = Literal["rufer", "wenz", "solo", "wenz_tout", "solo_tout", "sie"]
+"""The contracts, lowest first (Contracts and bidding)."""
+
+Phase = Literal["bidding", "play", "over"]
+
+
+@dataclass(frozen=True)
+class SchafkopfOptions(GameOptions):
+    """Table options: the pattern (naming only) and the number of deals (The table)."""
+
+    deals: int = 4
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.deals <= 100:
+            raise ValueError("deals must be between 1 and 100")
+
+
+# -- actions -------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Announce:
+    """Announce a contract in full (Contracts and bidding, **Decision**).
+
+    ``suit`` is the called ace's suit for Rufer (``E``, ``G`` or ``S``), the
+    trump suit for Solo and Solo Tout, and ``None`` for Wenz, Wenz Tout and Sie.
+    """
+
+    kind: ClassVar[str] = "announce"
+    contract: ContractKind
+    suit: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Pass in the bidding round."""
+
+    kind: ClassVar[str] = "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayCard:
+    """Play ``card`` from the hand to the current trick."""
+
+    kind: ClassVar[str] = "play"
+    card: Card
+
+
+Action = Announce | Pass | PlayCard
+
+
+# -- public records ------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Bid:
+    """One seat's word in the bidding round; ``contract=None`` is a pass."""
+
+    seat: int
+    contract: ContractKind | None
+    suit: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Contract:
+    """The contract being played: its kind, suit (called ace / trumps) and declarer."""
+
+    kind: ContractKind
+    suit: str | None
+    declarer: int
+
+    @property
+    def called_ace(self) -> Card | None:
+        """The called ace of a Rufer, else ``None``."""
+        return Card("A", self.suit) if self.kind == "rufer" and self.suit else None
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """A completed trick: the cards in order of play from ``leader``."""
+
+    leader: int
+    cards: tuple[Card, Card, Card, Card]
+    winner: int
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class DealRecord:
+    """The public outcome of one deal (End of play, Scoring).
+
+    A passed-out deal has ``contract=None`` and no settlement.  ``laufende`` is
+    the number of Laufende that counted (0 below the threshold); ``value`` the
+    units each defender wins or loses (in Rufer: each player).
+    """
+
+    deal_no: int
+    dealer: int
+    contract: ContractKind | None
+    suit: str | None
+    declarer: int | None
+    partner: int | None
+    declarer_points: int
+    defender_points: int
+    declarer_tricks: int
+    tricks_played: int
+    declarer_won: bool
+    schneider: bool
+    schwarz: bool
+    laufende: int
+    laufende_side: Literal["declarer", "defenders"] | None
+    value: int
+    settlement: Four
+
+
+# -- deal, state, view ---------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class SchafkopfDeal:
+    """An explicit deal for tests: four hands of eight cards, before the bidding."""
+
+    dealer: int
+    hands: Hands
+    deal_no: int = 0
+    totals: Four = (0, 0, 0, 0)
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SchafkopfState:
+    """The full, secret state of a Schafkopf table (never sent to anyone).
+
+    Hidden: ``seed``, ``hands``, ``dealt`` (the hands as dealt, for the
+    Laufende) and ``partner`` (the holder of the called ace).  Everything else
+    is public; ``partner_known`` is the partner once the ace was played or the
+    partner ran away (The called ace, 4).
+    """
+
+    options: SchafkopfOptions
+    seed: int
+    deal_no: int
+    dealer: int
+    phase: Phase
+    turn: int | None
+    hands: Hands
+    dealt: Hands
+    bids: tuple[Bid, ...]
+    contract: Contract | None
+    partner: int | None
+    partner_known: int | None
+    leader: int
+    trick: tuple[Card, ...]
+    tricks: tuple[Trick, ...]
+    points: Four
+    totals: Four
+    history: tuple[DealRecord, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SchafkopfView:
+    """What one seat (or a spectator, ``seat=None``) may know.
+
+    Own hand; the other hands as counts; the bidding, the contract, the
+    tricks and the card points each seat took are public.  ``partner`` is the
+    Rufer partner only once public (never before, not even to the declarer).
+    ``legal`` lists the seat's legal actions on its turn, else is empty.
+    """
+
+    options: SchafkopfOptions
+    seat: int | None
+    to_act: tuple[int, ...]
+    phase: Phase
+    deal_no: int
+    dealer: int
+    hand: Hand
+    hand_counts: Four
+    bids: tuple[Bid, ...]
+    contract: Contract | None
+    partner: int | None
+    leader: int
+    trick: tuple[Card, ...]
+    tricks: tuple[Trick, ...]
+    points: Four
+    totals: Four
+    history: tuple[DealRecord, ...]
+    over: bool
+    legal: tuple[Announce | Pass | PlayCard, ...]
