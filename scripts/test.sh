@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh dev,peers
-.venv/bin/ruff check engine protocol server client_cli tests bench
-.venv/bin/ruff format --check engine protocol server client_cli tests bench
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
 .venv/bin/mypy
 .venv/bin/python -m pytest "$@"
