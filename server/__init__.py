@@ -1,0 +1,5 @@
+"""Cardavia's asyncio WebSocket server: sessions, lobby, one actor per table.
+
+Start it with ``cardavia-server`` (:mod:`server.main`) or embed it with
+:func:`server.app.running_server`.
+"""

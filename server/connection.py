@@ -1,0 +1,180 @@
+"""One WebSocket connection: frames in, validated messages to the app, messages out.
+
+Reading and writing are separate tasks: the rest of the server only queues
+messages (:meth:`Connection.send` never blocks), a writer task encodes and
+sends them in order.  A client that does not read is disconnected rather
+than allowed to hold memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from protocol.base import PROTOCOL_VERSION
+from protocol.client_messages import Hello, Ping
+from protocol.codec import FrameError, decode_client, encode
+from protocol.errors import ErrorCode
+from protocol.server_messages import Error, Pong, Welcome
+from server.logs import get_logger
+from server.ratelimit import TokenBucket
+from server.sessions import NameError_, Player, validate_name
+from server.table_options import RequestError
+
+if TYPE_CHECKING:
+    from server.app import CardaviaServer
+
+OUTBOX_LIMIT = 2000
+"""Messages queued for a client before it counts as too slow and is dropped."""
+STRIKES_LIMIT = 100
+"""Rate-limited messages tolerated before the connection is closed (1008)."""
+
+
+class Connection:
+    """A client connection; implements :class:`server.sessions.Link`."""
+
+    def __init__(self, ws: ServerConnection, app: CardaviaServer) -> None:
+        self.ws = ws
+        self.app = app
+        self.player: Player | None = None
+        self._outbox: asyncio.Queue[BaseModel | None] = asyncio.Queue(OUTBOX_LIMIT)
+        self._bucket = TokenBucket(rate=app.config.rate_per_s, burst=app.config.rate_burst)
+        self._strikes = 0
+        self._close: tuple[int, str] | None = None
+        self._log = get_logger(remote=str(ws.remote_address[0]) if ws.remote_address else "")
+
+    # -- Link ----------------------------------------------------------------
+    def send(self, message: BaseModel) -> None:
+        """Queue ``message``; a client too slow to read is disconnected."""
+        if self._close is not None:
+            return
+        try:
+            self._outbox.put_nowait(message)
+        except asyncio.QueueFull:
+            self.close(1008, "too slow to read its messages")
+
+    def close(self, code: int, reason: str) -> None:
+        """Send what is queued, then close with ``code``."""
+        if self._close is None:
+            self._close = (code, reason)
+            try:
+                self._outbox.put_nowait(None)
+            except asyncio.QueueFull:
+                asyncio.get_running_loop().create_task(self.ws.close(code, reason))
+
+    # -- the two tasks -------------------------------------------------------
+    async def run(self) -> None:
+        """Serve the connection until it closes."""
+        writer = asyncio.create_task(self._write())
+        try:
+            async for frame in self.ws:
+                await self._receive(frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            # the socket is closed or closing: nothing more can be sent
+            self._close = self._close or (1000, "")
+            writer.cancel()
+            if self.player is not None:
+                self.app.detach(self.player, self)
+
+    async def _write(self) -> None:
+        try:
+            while True:
+                message = await self._outbox.get()
+                if message is None:
+                    break
+                await self.ws.send(encode(message))
+        except ConnectionClosed:
+            return
+        code, reason = self._close or (1000, "")
+        await self.ws.close(code, reason)
+
+    # -- incoming ------------------------------------------------------------
+    async def _receive(self, frame: bytes | str) -> None:
+        try:
+            msg = decode_client(frame)
+        except FrameError as exc:
+            self.send(Error(ref=exc.ref, code=exc.code, message=exc.message))
+            return
+        if not self._bucket.allow(time.monotonic()):
+            self._strikes += 1
+            if self._strikes > STRIKES_LIMIT:
+                self.close(1008, "rate limit exceeded")
+            self.send(
+                Error(
+                    ref=msg.id, code=ErrorCode.RATE_LIMITED, message="too many messages; slow down"
+                )
+            )
+            return
+        try:
+            if isinstance(msg, Ping):
+                self.send(Pong(ref=msg.id))
+            elif isinstance(msg, Hello):
+                self._hello(msg)
+            elif self.player is None:
+                raise RequestError(ErrorCode.HELLO_REQUIRED, "send hello first")
+            else:
+                await self.app.dispatch(self.player, msg)
+        except RequestError as exc:
+            self.send(Error(ref=msg.id, code=exc.code, message=exc.message, detail=exc.detail))
+        except Exception as exc:  # a bug must not drop the connection
+            self._log.exception("request_failed", type=msg.type, error=repr(exc))
+            self.send(
+                Error(
+                    ref=msg.id,
+                    code=ErrorCode.INTERNAL_ERROR,
+                    message="the server failed on this request; it had no effect",
+                )
+            )
+
+    def _hello(self, msg: Hello) -> None:
+        if self.player is not None:
+            raise RequestError(ErrorCode.HELLO_REQUIRED, "this connection already has a session")
+        if msg.version != PROTOCOL_VERSION:
+            raise RequestError(
+                ErrorCode.UNSUPPORTED_VERSION,
+                f"this server speaks protocol version {PROTOCOL_VERSION}, not {msg.version}",
+            )
+        sessions = self.app.sessions
+        if msg.token is not None:
+            player = sessions.resume(msg.token)
+            if player is None:
+                raise RequestError(
+                    ErrorCode.BAD_TOKEN, "unknown session token; say hello without one"
+                )
+            old = sessions.attach(player, self)
+            if old is not None and old is not self:
+                old.close(4000, "the session was resumed on another connection")
+            self.player = player
+            self._log = self._log.bind(player=player.player_id)
+            self.send(self._welcome(msg, player, resumed=True))
+            self._log.info("session_resumed")
+            self.app.lobby.reconnected(player)
+            return
+        try:
+            name = validate_name(msg.name)
+        except NameError_ as exc:
+            raise RequestError(ErrorCode.BAD_NAME, str(exc)) from None
+        player = sessions.open(name, self)
+        self.player = player
+        self._log = self._log.bind(player=player.player_id)
+        self.send(self._welcome(msg, player, resumed=False))
+        self._log.info("session_opened", name=name)
+
+    @staticmethod
+    def _welcome(msg: Hello, player: Player, *, resumed: bool) -> Welcome:
+        return Welcome(
+            ref=msg.id,
+            version=PROTOCOL_VERSION,
+            player_id=player.player_id,
+            name=player.name,
+            token=player.token,
+            resumed=resumed,
+            tables=tuple(player.tables),
+        )

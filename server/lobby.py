@@ -1,0 +1,226 @@
+"""The lobby: the tables of this process, and the requests that find or make one.
+
+Listing, creating and quick-play are answered here; everything that changes
+a table is handed to that table's actor as a command.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+from engine.codec import to_plain
+from engine.registry import GAMES, policy_names
+from protocol.client_messages import CreateTable, QuickPlay
+from protocol.errors import ErrorCode
+from protocol.models import TableInfo, TableOptions
+from protocol.server_messages import GameInfo, Games, Tables
+from server.ai import AiRunner
+from server.config import ServerConfig
+from server.logs import get_logger
+from server.sessions import Player, Sessions
+from server.store import Store, TableRecord
+from server.table import Command, TableActor
+from server.table_core import TableCore
+from server.table_options import RequestError, check_options
+
+
+class Lobby:
+    """Every table actor of this process, by table id."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        store: Store,
+        sessions: Sessions,
+        ai: AiRunner,
+        clock: Callable[[], float] = time.monotonic,
+        seed_source: Callable[[], int] = lambda: secrets.randbits(63),
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.sessions = sessions
+        self.ai = ai
+        self.clock = clock
+        self.seed_source = seed_source
+        self.tables: dict[str, TableActor] = {}
+        self._log = get_logger(component="lobby")
+
+    # -- reading -------------------------------------------------------------
+    def games(self, ref: int | None) -> Games:
+        """Every registered game with its seats, AI levels and default options."""
+        infos = []
+        for game_id, game in GAMES.items():
+            opts = game.options()
+            infos.append(
+                GameInfo(
+                    id=game_id,
+                    title=game.title,
+                    seats=game.num_seats(opts),
+                    levels=policy_names(game_id),
+                    options=to_plain(opts),
+                )
+            )
+        return Games(ref=ref, games=tuple(infos))
+
+    def list_tables(self, player: Player, game: str | None, ref: int | None) -> Tables:
+        """Public tables (and the player's own), optionally of one game."""
+        now = self.clock()
+        out: list[TableInfo] = []
+        for actor in self.tables.values():
+            core = actor.core
+            if game is not None and core.game.id != game:
+                continue
+            if core.setup.options.private and not core.is_member(player.player_id):
+                continue
+            out.append(core.info(now))
+        return Tables(ref=ref, tables=tuple(out))
+
+    def find(self, player: Player, table_id: str, invite: str | None = None) -> TableActor:
+        """The table ``table_id`` if the player may reach it; else ``not_found``.
+
+        A private table needs its invite code unless the player is already at it.
+        """
+        actor = self.tables.get(table_id)
+        if actor is None or actor.closed:
+            raise RequestError(ErrorCode.NOT_FOUND, f"no table {table_id!r}")
+        core = actor.core
+        if (
+            core.setup.options.private
+            and not core.is_member(player.player_id)
+            and (
+                invite is None
+                or core.invite is None
+                or not secrets.compare_digest(invite, core.invite)
+            )
+        ):
+            raise RequestError(ErrorCode.NOT_FOUND, f"no table {table_id!r}")
+        return actor
+
+    # -- making tables ---------------------------------------------------------
+    async def create(self, player: Player, msg: CreateTable) -> TableActor:
+        """A new table as ``msg`` asks; the creator sits (or watches) there."""
+        actor = await self._new_table(player, msg.game, msg.options, quick=False)
+        if msg.options.seat is None:
+            actor.submit(Command("spectate", player, msg.id))
+        else:
+            actor.pending_joins += 1
+            actor.submit(Command("join", player, msg.id, msg.options.seat))
+        actor.submit(Command("tick"))
+        return actor
+
+    async def quick_play(self, player: Player, msg: QuickPlay) -> TableActor:
+        """Join a waiting quick-play table of the game, or open one that the AI fills later."""
+        self._game(msg.game)
+        for actor in self.tables.values():
+            core = actor.core
+            if (
+                core.quick
+                and not actor.closed
+                and core.game.id == msg.game
+                and core.status == "waiting"
+                and core.fill_level == (msg.level or core.setup.strongest)
+                and len(core.free_seats()) > actor.pending_joins
+                and not core.is_member(player.player_id)
+            ):
+                actor.pending_joins += 1
+                actor.submit(Command("join", player, msg.id, None))
+                return actor
+        options = TableOptions(seat=0, fill_after=self.config.quick_fill_wait)
+        actor = await self._new_table(player, msg.game, options, quick=True, level=msg.level)
+        actor.pending_joins += 1
+        actor.submit(Command("join", player, msg.id, 0))
+        return actor
+
+    def _game(self, game_id: str) -> Any:
+        game = GAMES.get(game_id)
+        if game is None:
+            known = ", ".join(GAMES)
+            raise RequestError(ErrorCode.UNKNOWN_GAME, f"no game {game_id!r}; known: {known}")
+        return game
+
+    async def _new_table(
+        self,
+        player: Player,
+        game_id: str,
+        options: TableOptions,
+        *,
+        quick: bool,
+        level: str | None = None,
+    ) -> TableActor:
+        game = self._game(game_id)
+        if len(self.tables) >= self.config.max_tables:
+            raise RequestError(ErrorCode.SERVER_BUSY, "the server holds all the tables it can")
+        setup = check_options(game, options)
+        if level is not None and level not in setup.levels:
+            raise RequestError(
+                ErrorCode.BAD_OPTIONS, f"unknown AI level {level!r}; {', '.join(setup.levels)}"
+            )
+        table_id = secrets.token_urlsafe(6)
+        while table_id in self.tables:
+            table_id = secrets.token_urlsafe(6)
+        now = self.clock()
+        core = TableCore(
+            table_id,
+            setup,
+            owner=player.player_id,
+            quick=quick,
+            invite=secrets.token_urlsafe(9) if options.private else None,
+            seed_source=self.seed_source,
+            ai_delay=self.config.ai_delay if options.ai_delay is None else options.ai_delay,
+            disconnect_grace=self.config.disconnect_grace,
+            chat_max_len=self.config.chat_max_len,
+            chat_per_minute=self.config.chat_per_minute,
+            replays_kept=self.config.replays_kept,
+            fill_at=None if options.fill_after is None else now + options.fill_after,
+            fill_level=level,
+        )
+        await self.store.create(
+            TableRecord(table_id=table_id, game=game_id, options=options.model_dump())
+        )
+        actor = TableActor(
+            core,
+            store=self.store,
+            sessions=self.sessions,
+            ai=self.ai,
+            on_close=self._closed,
+            clock=self.clock,
+        )
+        self.tables[table_id] = actor
+        actor.start()
+        self._log.info("table_created", table=table_id, game=game_id, player=player.player_id)
+        return actor
+
+    def _closed(self, table_id: str) -> None:
+        self.tables.pop(table_id, None)
+
+    # -- sessions coming and going -------------------------------------------
+    def _each_table_of(self, player: Player, kind: str) -> None:
+        for table_id in list(player.tables):
+            actor = self.tables.get(table_id)
+            if actor is None:
+                player.tables.pop(table_id, None)
+            else:
+                actor.submit(Command(kind, player))
+
+    def disconnected(self, player: Player) -> None:
+        """The player's connection dropped: their tables start the grace period."""
+        self._each_table_of(player, "disconnect")
+
+    def reconnected(self, player: Player) -> None:
+        """The player is back: every table re-seats them and sends a snapshot."""
+        self._each_table_of(player, "reconnect")
+
+    def forget(self, player: Player) -> None:
+        """The session expired: the player leaves every table."""
+        self._each_table_of(player, "forget")
+
+    async def stop_all(self) -> None:
+        """Stop every table actor, keeping the records in the store (server shutdown)."""
+        actors = list(self.tables.values())
+        for actor in actors:
+            actor.submit(Command("stop"))
+        for actor in actors:
+            await actor.wait_closed()

@@ -1,0 +1,548 @@
+"""The decisions of one table, sans I/O: seats, the game, validation, who gets what.
+
+:class:`TableCore` holds a table's state and answers every request with the
+messages to send (``(player_id, message)`` pairs) and what to persist; it
+never touches a socket, a clock or a random source of its own (time and
+seeds are passed in).  The table actor (:mod:`server.table`) owns one core
+and feeds it, one command at a time.
+
+Information rules: each seat receives only ``game.view(state, seat)`` and the
+events whose audience includes it; spectators receive the spectator view and
+the public events.  Full information (every card) leaves only through the
+replay of a finished game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from engine.codec import to_plain
+from engine.game import Event, IllegalAction
+from protocol.errors import ErrorCode
+from protocol.models import SeatInfo, TableInfo
+from protocol.server_messages import (
+    ChatLine,
+    GameOver,
+    Snapshot,
+    TableChanged,
+    Update,
+)
+from server.ratelimit import TokenBucket
+from server.store import LoggedAction
+from server.table_options import RequestError, TableSetup
+
+Out = tuple[str, BaseModel]
+"""A message for one player (by player id)."""
+
+ActedBy = Literal["human", "ai", "timer"]
+Status = Literal["waiting", "playing", "finished"]
+
+
+def plain_event(event: Event) -> dict[str, Any]:
+    """The wire form of an event: ``{"kind": ..., "data": {...}}`` (no audience)."""
+    return {"kind": event.kind, "data": to_plain(dict(event.data))}
+
+
+@dataclass
+class SeatSlot:
+    """One seat: empty, a human (by player id) or the AI at ``level``.
+
+    ``left`` marks a seat whose human left mid-game: the AI plays it to the end.
+    """
+
+    kind: Literal["empty", "human", "ai"] = "empty"
+    player_id: str | None = None
+    name: str | None = None
+    level: str | None = None
+    connected: bool = True
+    away_since: float | None = None
+    left: bool = False
+
+
+@dataclass(frozen=True)
+class AiTurn:
+    """A turn the AI must play now: ``seat`` at table ``version``, ``by`` AI or timer."""
+
+    seat: int
+    version: int
+    by: ActedBy
+    level: str
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """What a table keeps of a finished game to replay it: seed, log, seats, result."""
+
+    game_no: int
+    seed: int
+    log: tuple[LoggedAction, ...]
+    seats: tuple[SeatInfo, ...]
+    result: dict[str, Any]
+
+
+@dataclass
+class Effects:
+    """What a command did: messages to send and what to persist before sending them."""
+
+    outs: list[Out] = field(default_factory=list)
+    started: tuple[int, int] | None = None
+    """``(game_no, seed)`` of a game that just started."""
+    applied: LoggedAction | None = None
+    """The action that was just applied (append it to the log)."""
+    closed: bool = False
+    """The table has no human left at it and should close."""
+
+
+class TableCore:
+    """One table's seats, game and rules of engagement (see module docstring)."""
+
+    def __init__(
+        self,
+        table_id: str,
+        setup: TableSetup,
+        *,
+        owner: str | None,
+        quick: bool,
+        invite: str | None,
+        seed_source: Callable[[], int],
+        ai_delay: float,
+        disconnect_grace: float,
+        chat_max_len: int = 300,
+        chat_per_minute: int = 20,
+        replays_kept: int = 5,
+        fill_at: float | None = None,
+        fill_level: str | None = None,
+    ) -> None:
+        self.id = table_id
+        self.setup = setup
+        self.game = setup.game
+        self.owner = owner
+        self.quick = quick
+        self.invite = invite
+        self.seed_source = seed_source
+        self.ai_delay = ai_delay
+        self.grace = disconnect_grace
+        self.chat_max_len = chat_max_len
+        self.chat_per_minute = chat_per_minute
+        self.replays_kept = replays_kept
+        self.fill_at = fill_at
+        self.fill_level = fill_level or setup.strongest
+        self.seats = [SeatSlot() for _ in range(setup.seats)]
+        for a in setup.options.ai:
+            self.seats[a.seat] = SeatSlot(kind="ai", level=a.level or setup.strongest)
+        self.spectators: dict[str, str] = {}
+        self.status: Status = "waiting"
+        self.state: Any = None
+        self.version = 0
+        self.game_no = 0
+        self.seed = 0
+        self.log: list[LoggedAction] = []
+        self.turn_started = 0.0
+        self.rematch_votes: set[int] = set()
+        self.archive: list[FinishedGame] = []
+        self._chat_buckets: dict[str, TokenBucket] = {}
+
+    # -- who is here ---------------------------------------------------------
+    def seat_of(self, player_id: str) -> int | None:
+        """The seat ``player_id`` holds here, if any."""
+        for i, slot in enumerate(self.seats):
+            if slot.kind == "human" and slot.player_id == player_id:
+                return i
+        return None
+
+    def is_member(self, player_id: str) -> bool:
+        """Seated here as a human or watching."""
+        return player_id in self.spectators or self.seat_of(player_id) is not None
+
+    def members(self) -> list[str]:
+        """Every human here: seated players, then spectators."""
+        seated = [s.player_id for s in self.seats if s.kind == "human" and s.player_id]
+        return seated + list(self.spectators)
+
+    def free_seats(self) -> list[int]:
+        """Seats nobody holds yet."""
+        return [i for i, s in enumerate(self.seats) if s.kind == "empty"]
+
+    def _to_all(self, message: BaseModel) -> list[Out]:
+        return [(pid, message) for pid in self.members()]
+
+    def _changed(self, now: float) -> list[Out]:
+        return self._to_all(TableChanged(table=self.info(now)))
+
+    # -- lobby summary -------------------------------------------------------
+    def info(self, now: float = 0.0) -> TableInfo:
+        """The table as the lobby shows it."""
+        seats = tuple(
+            SeatInfo(
+                seat=i,
+                kind=s.kind,
+                player_id=s.player_id,
+                name=s.name,
+                level=s.level if s.kind == "ai" else None,
+                connected=s.connected,
+                ai_covering=s.left or self._covered(s, now),
+            )
+            for i, s in enumerate(self.seats)
+        )
+        opts = self.setup.options
+        return TableInfo(
+            id=self.id,
+            game=self.game.id,
+            title=self.game.title,
+            status=self.status,
+            seats=seats,
+            spectators=len(self.spectators),
+            private=opts.private,
+            quick=self.quick,
+            owner=self.owner,
+            game_no=self.game_no,
+            version=self.version,
+            turn_timer=opts.turn_timer,
+            ai_delay=self.ai_delay,
+            options=to_plain(self.setup.game_options),
+            rematch_votes=tuple(sorted(self.rematch_votes)),
+        )
+
+    def _covered(self, slot: SeatSlot, now: float) -> bool:
+        return (
+            slot.kind == "human"
+            and not slot.connected
+            and slot.away_since is not None
+            and now >= slot.away_since + self.grace
+        )
+
+    # -- seating -------------------------------------------------------------
+    def join(self, player_id: str, name: str, seat: int | None, now: float) -> Effects:
+        """Seat ``player_id`` (at ``seat`` or the first free one); start when full."""
+        held = self.seat_of(player_id)
+        if held is not None:
+            raise RequestError(ErrorCode.FORBIDDEN, f"you already hold seat {held} here")
+        if self.status != "waiting":
+            raise RequestError(ErrorCode.TABLE_FULL, "the game has started: spectate instead")
+        free = self.free_seats()
+        if seat is None:
+            if not free:
+                raise RequestError(ErrorCode.TABLE_FULL, "no free seat")
+            seat = free[0]
+        elif seat >= len(self.seats):
+            raise RequestError(ErrorCode.NOT_FOUND, f"seats are 0 to {len(self.seats) - 1}")
+        elif seat not in free:
+            raise RequestError(ErrorCode.TABLE_FULL, f"seat {seat} is taken")
+        self.spectators.pop(player_id, None)
+        self.seats[seat] = SeatSlot(kind="human", player_id=player_id, name=name)
+        if self.owner is None:
+            self.owner = player_id
+        return self._start_if_full(now)
+
+    def spectate(self, player_id: str, name: str, now: float) -> Effects:
+        """Watch the table: a snapshot of the spectator view if a game is on."""
+        if self.seat_of(player_id) is not None:
+            raise RequestError(ErrorCode.FORBIDDEN, "you are seated here; leave to watch")
+        self.spectators[player_id] = name
+        eff = Effects(outs=self._changed(now))
+        snap = self.snapshot(player_id, now)
+        if snap is not None:
+            eff.outs.append((player_id, snap))
+        return eff
+
+    def leave(self, player_id: str, now: float) -> Effects:
+        """Leave: a seat taken in play goes to the AI; the table closes when no human is left."""
+        seat = self.seat_of(player_id)
+        if seat is None and player_id not in self.spectators:
+            raise RequestError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
+        eff = Effects()
+        if seat is not None:
+            slot = self.seats[seat]
+            if self.status == "playing":
+                self.seats[seat] = SeatSlot(
+                    kind="ai", name=slot.name, level=self.setup.strongest, left=True
+                )
+            else:
+                self.seats[seat] = SeatSlot()
+            self.rematch_votes.discard(seat)
+        self.spectators.pop(player_id, None)
+        if self.owner == player_id:
+            members = self.members()
+            self.owner = members[0] if members else None
+        if not self.members():
+            eff.closed = True
+            return eff
+        eff.outs = self._changed(now)
+        if self.status == "finished":
+            eff = self._merge(eff, self._rematch_if_agreed(now))
+        return eff
+
+    def disconnect(self, player_id: str, now: float) -> Effects:
+        """The player's connection dropped: their seat waits, then the AI covers."""
+        seat = self.seat_of(player_id)
+        if seat is None:
+            return Effects()
+        slot = self.seats[seat]
+        slot.connected = False
+        slot.away_since = now
+        return Effects(outs=self._changed(now))
+
+    def reconnect(self, player_id: str, now: float) -> Effects:
+        """The player is back: their seat is theirs again; a full snapshot follows."""
+        seat = self.seat_of(player_id)
+        if seat is not None:
+            slot = self.seats[seat]
+            slot.connected = True
+            slot.away_since = None
+        eff = Effects(outs=self._changed(now))
+        snap = self.snapshot(player_id, now)
+        if snap is not None:
+            eff.outs.append((player_id, snap))
+        return eff
+
+    def request_start(self, player_id: str, now: float) -> Effects:
+        """The owner starts a waiting table now; the AI takes the empty seats."""
+        if player_id != self.owner:
+            raise RequestError(ErrorCode.FORBIDDEN, "only the table's owner may start it")
+        if self.status != "waiting":
+            raise RequestError(ErrorCode.NOT_PLAYING, "the table is not waiting")
+        return self.fill_with_ai(now)
+
+    def fill_with_ai(self, now: float) -> Effects:
+        """Every empty seat to the AI (at the table's fill level), then start."""
+        for i, slot in enumerate(self.seats):
+            if slot.kind == "empty":
+                self.seats[i] = SeatSlot(kind="ai", level=self.fill_level)
+        self.fill_at = None
+        return self._start_if_full(now)
+
+    def _start_if_full(self, now: float) -> Effects:
+        if self.status == "waiting" and not self.free_seats():
+            return self._start(now)
+        return Effects(outs=self._changed(now))
+
+    # -- the game ------------------------------------------------------------
+    def _start(self, now: float) -> Effects:
+        self.seed = self.seed_source()
+        self.state = self.game.new_state(self.setup.game_options, self.seed)
+        self.game_no += 1
+        self.version += 1
+        self.log = []
+        self.status = "playing"
+        self.turn_started = now
+        self.rematch_votes.clear()
+        self.fill_at = None
+        eff = Effects(outs=self._changed(now), started=(self.game_no, self.seed))
+        eff.outs.extend(self._updates(self.game.start_events(self.state), None, None, now))
+        return eff
+
+    def act(
+        self,
+        player_id: str | None,
+        seat: int,
+        version: int,
+        action: Any,
+        by: ActedBy,
+        now: float,
+    ) -> Effects:
+        """Validate and apply one action (a human's, or the AI's when ``player_id`` is None).
+
+        Checks in order: a game is on, the seat is the sender's (or due to the
+        AI), the version is current, the action decodes and the rules allow it.
+        """
+        if self.status != "playing":
+            raise RequestError(ErrorCode.NOT_PLAYING, f"the table is {self.status}")
+        if player_id is not None:
+            held = self.seat_of(player_id)
+            if held is None and player_id not in self.spectators:
+                raise RequestError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
+            if held != seat:
+                raise RequestError(ErrorCode.FORBIDDEN, f"seat {seat} is not yours")
+        elif self.ai_reason(seat, now) is None:
+            raise RequestError(ErrorCode.FORBIDDEN, f"seat {seat} is not the AI's to play")
+        if version != self.version:
+            raise RequestError(
+                ErrorCode.STALE_VERSION,
+                f"the table is at version {self.version}, not {version}",
+            )
+        try:
+            typed = self.game.decode_action(action)
+            transition = self.game.apply(self.state, seat, typed)
+        except IllegalAction as exc:
+            code = ErrorCode.NOT_YOUR_TURN if exc.code == "not_your_turn" else None
+            raise RequestError(code or ErrorCode.ILLEGAL_ACTION, exc.message, exc.code) from None
+        self.state = transition.state
+        self.version += 1
+        self.turn_started = now
+        logged = LoggedAction(seat=seat, action=to_plain(typed), by=by)
+        self.log.append(logged)
+        eff = Effects(applied=logged)
+        eff.outs = self._updates(transition.events, seat, by, now)
+        if self.game.is_over(self.state):
+            eff.outs.extend(self._finish(now))
+        return eff
+
+    def _updates(
+        self, events: Iterable[Event], actor: int | None, by: ActedBy | None, now: float
+    ) -> list[Out]:
+        events = tuple(events)
+        timer = self.timer_left(now)
+        outs: list[Out] = []
+        for pid in self.members():
+            seat = self.seat_of(pid)
+            outs.append(
+                (
+                    pid,
+                    Update(
+                        table=self.id,
+                        game_no=self.game_no,
+                        version=self.version,
+                        seat=seat,
+                        actor=actor,
+                        by=by,
+                        events=tuple(plain_event(e) for e in events if e.visible_to(seat)),
+                        view=to_plain(self.game.view(self.state, seat)),
+                        timer_s=timer,
+                    ),
+                )
+            )
+        return outs
+
+    def _finish(self, now: float) -> list[Out]:
+        self.status = "finished"
+        result = to_plain(self.game.result(self.state))
+        seats = self.info(now).seats
+        self.archive.append(FinishedGame(self.game_no, self.seed, tuple(self.log), seats, result))
+        del self.archive[: -self.replays_kept]
+        over = GameOver(table=self.id, game_no=self.game_no, version=self.version, result=result)
+        return self._to_all(over) + self._changed(now)
+
+    def snapshot(self, player_id: str, now: float) -> Snapshot | None:
+        """The full view of the current game for ``player_id`` (None before the first game)."""
+        if self.state is None:
+            return None
+        seat = self.seat_of(player_id)
+        return Snapshot(
+            table=self.id,
+            game_no=self.game_no,
+            version=self.version,
+            seat=seat,
+            view=to_plain(self.game.view(self.state, seat)),
+            timer_s=self.timer_left(now),
+        )
+
+    def timer_left(self, now: float) -> float | None:
+        """Seconds left on the turn timer of the human to act, if a timer runs."""
+        timer = self.setup.options.turn_timer
+        if timer is None or self.status != "playing":
+            return None
+        return max(0.0, round(self.turn_started + timer - now, 3))
+
+    # -- the AI's turns --------------------------------------------------------
+    def ai_reason(self, seat: int, now: float) -> ActedBy | None:
+        """Why the AI must play ``seat`` now (``ai`` or ``timer``), or None."""
+        if self.status != "playing" or seat not in self.game.to_act(self.state):
+            return None
+        slot = self.seats[seat]
+        if slot.kind == "ai" or self._covered(slot, now):
+            return "ai"
+        timer = self.setup.options.turn_timer
+        if slot.kind == "human" and timer is not None and now >= self.turn_started + timer:
+            return "timer"
+        return None
+
+    def ai_due(self, now: float) -> list[AiTurn]:
+        """Every turn the AI must play now."""
+        if self.status != "playing":
+            return []
+        turns = []
+        for seat in self.game.to_act(self.state):
+            by = self.ai_reason(seat, now)
+            if by is not None:
+                level = self.seats[seat].level or self.setup.strongest
+                turns.append(AiTurn(seat, self.version, by, level))
+        return turns
+
+    def next_wakeup(self, now: float) -> float | None:
+        """The next moment something happens by itself (fill, grace or timer expiry)."""
+        times: list[float] = []
+        if self.status == "waiting" and self.fill_at is not None:
+            times.append(self.fill_at)
+        if self.status == "playing":
+            timer = self.setup.options.turn_timer
+            for seat in self.game.to_act(self.state):
+                slot = self.seats[seat]
+                if slot.kind != "human":
+                    continue
+                if not slot.connected and slot.away_since is not None:
+                    times.append(slot.away_since + self.grace)
+                if timer is not None:
+                    times.append(self.turn_started + timer)
+        future = [t for t in times if t > now]
+        return min(future) if future else None
+
+    def tick(self, now: float) -> Effects:
+        """Time passed: fill a table whose wait is over; start one that is full."""
+        if self.status == "waiting" and self.fill_at is not None and now >= self.fill_at:
+            return self.fill_with_ai(now)
+        if self.status == "waiting" and not self.free_seats():
+            return self._start(now)
+        return Effects()
+
+    # -- after the game ------------------------------------------------------
+    def rematch(self, player_id: str, now: float) -> Effects:
+        """A vote for another game; it starts once every seated human agrees."""
+        if self.status != "finished":
+            raise RequestError(ErrorCode.GAME_IN_PROGRESS, "the game has not ended")
+        seat = self.seat_of(player_id)
+        if seat is None:
+            if player_id not in self.spectators:
+                raise RequestError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
+            if any(s.kind == "human" for s in self.seats):
+                raise RequestError(ErrorCode.FORBIDDEN, "only seated players vote for a rematch")
+        else:
+            self.rematch_votes.add(seat)
+        eff = Effects(outs=self._changed(now))
+        return self._merge(eff, self._rematch_if_agreed(now, force=seat is None))
+
+    def _rematch_if_agreed(self, now: float, force: bool = False) -> Effects:
+        humans = {i for i, s in enumerate(self.seats) if s.kind == "human"}
+        if not force and (not humans or not humans <= self.rematch_votes):
+            return Effects()
+        for i, slot in enumerate(self.seats):
+            if slot.kind == "empty" or slot.left:
+                self.seats[i] = SeatSlot(kind="ai", level=slot.level or self.setup.strongest)
+        return self._start(now)
+
+    @staticmethod
+    def _merge(a: Effects, b: Effects) -> Effects:
+        return Effects(
+            outs=a.outs + b.outs,
+            started=b.started or a.started,
+            applied=b.applied or a.applied,
+            closed=a.closed or b.closed,
+        )
+
+    # -- chat ----------------------------------------------------------------
+    def chat(self, player_id: str, text: str, now: float) -> Effects:
+        """A chat line to everybody at the table (length- and rate-limited)."""
+        if not self.is_member(player_id):
+            raise RequestError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
+        line = text.strip()
+        if not line:
+            raise RequestError(ErrorCode.BAD_MESSAGE, "the chat line is empty")
+        if len(line) > self.chat_max_len:
+            raise RequestError(
+                ErrorCode.BAD_MESSAGE, f"chat lines hold at most {self.chat_max_len} characters"
+            )
+        if any(ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0 for ch in line):
+            raise RequestError(ErrorCode.BAD_MESSAGE, "chat lines may not hold control characters")
+        bucket = self._chat_buckets.setdefault(
+            player_id,
+            TokenBucket(rate=self.chat_per_minute / 60.0, burst=min(5, self.chat_per_minute)),
+        )
+        if not bucket.allow(now):
+            raise RequestError(ErrorCode.RATE_LIMITED, "too many chat lines; wait a little")
+        seat = self.seat_of(player_id)
+        name = self.seats[seat].name if seat is not None else self.spectators[player_id]
+        msg = ChatLine(table=self.id, player_id=player_id, name=name or "", seat=seat, text=line)
+        return Effects(outs=self._to_all(msg))

@@ -1,0 +1,69 @@
+"""Checking a table's options against its game before the table exists."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.game import Game, OptionsError
+from engine.registry import policy_names
+from protocol.errors import ErrorCode
+from protocol.models import TableOptions
+
+
+class RequestError(Exception):
+    """A refused request: the ``error`` message to answer, nothing changed."""
+
+    def __init__(self, code: ErrorCode, message: str, detail: str | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class TableSetup:
+    """Options that passed every check: the typed game options and the seat count."""
+
+    game: Game[Any, Any, Any, Any]
+    options: TableOptions
+    game_options: Any
+    seats: int
+    levels: tuple[str, ...]
+
+    @property
+    def strongest(self) -> str:
+        """The default AI level: the game's strongest policy."""
+        return self.levels[-1]
+
+    @property
+    def weakest(self) -> str:
+        """The fallback policy when an AI misses its deadline."""
+        return self.levels[0]
+
+
+def check_options(game: Game[Any, Any, Any, Any], options: TableOptions) -> TableSetup:
+    """The table setup of ``options`` for ``game``; raise ``bad_options``."""
+    try:
+        game_options = game.options(options.game)
+    except OptionsError as exc:
+        raise RequestError(ErrorCode.BAD_OPTIONS, str(exc)) from None
+    seats = game.num_seats(game_options)
+    levels = policy_names(game.id)
+    if not levels:
+        raise RequestError(ErrorCode.BAD_OPTIONS, f"{game.id} has no AI policy")
+    ai_seats = [a.seat for a in options.ai]
+    for a in options.ai:
+        if a.seat >= seats:
+            raise RequestError(ErrorCode.BAD_OPTIONS, f"{game.id} has seats 0 to {seats - 1}")
+        if a.level is not None and a.level not in levels:
+            known = ", ".join(levels)
+            raise RequestError(ErrorCode.BAD_OPTIONS, f"unknown AI level {a.level!r}; {known}")
+    if len(set(ai_seats)) != len(ai_seats):
+        raise RequestError(ErrorCode.BAD_OPTIONS, "a seat is listed twice in ai")
+    if options.seat is not None:
+        if options.seat >= seats:
+            raise RequestError(ErrorCode.BAD_OPTIONS, f"{game.id} has seats 0 to {seats - 1}")
+        if options.seat in ai_seats:
+            raise RequestError(ErrorCode.BAD_OPTIONS, f"seat {options.seat} is an AI seat")
+    return TableSetup(game, options, game_options, seats, levels)
