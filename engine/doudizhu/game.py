@@ -1,0 +1,562 @@
+"""Dou Dizhu for three players, one deal: auction then card play (rules/doudizhu.md).
+
+Inside, hands are card masks and rank-count vectors (engine.doudizhu.hands,
+engine.doudizhu.combos): legal moves come from memoised rank-level tables
+and are turned into concrete :class:`Play` values only at the interface.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+from engine.cards import DOUDIZHU_54, Card, format_cards
+from engine.doudizhu.combos import (
+    COMBO_INDEX,
+    Move,
+    beats,
+    classify,
+    follow_moves,
+    lead_moves,
+    unpack,
+)
+from engine.doudizhu.hands import (
+    CARD_BIT,
+    cards_of,
+    mask_of,
+    packed_counts,
+    plays_for,
+    select,
+)
+from engine.doudizhu.rules import MAX_BID, auction_end, score_deal
+from engine.doudizhu.state import (
+    Action,
+    Bid,
+    Call,
+    DoudizhuDeal,
+    DoudizhuOptions,
+    DoudizhuState,
+    DoudizhuView,
+    Pass,
+    Phase,
+    Play,
+    Turn,
+)
+from engine.game import Event, Game, IllegalAction, Result, Seat, Transition
+from engine.rng import derive_rng, new_seed
+
+HAND_SIZE = 17
+BOTTOM_SIZE = 3
+PASS = Pass()
+_TO_ACT: tuple[tuple[int, ...], ...] = ((0,), (1,), (2,))
+_AUCTION_LEGAL: tuple[tuple[Action, ...], ...] = tuple(
+    (PASS, *(Bid(v) for v in range(high + 1, MAX_BID + 1))) for high in range(MAX_BID)
+)
+
+
+def read_play(play: Play) -> tuple[Move, int]:
+    """The rank-level reading and card mask of ``play``; raise IllegalAction if invalid."""
+    parsed = play._parsed
+    if parsed is not None:
+        return parsed
+    mask = mask_of(play.cards)
+    if mask <= 0:
+        raise IllegalAction("bad_cards", "a play needs distinct Dou Dizhu cards")
+    if play.combo not in COMBO_INDEX:
+        raise IllegalAction("unknown_combo", f"{play.combo!r} is not a combination type")
+    move = classify(unpack(packed_counts(mask)), play.combo)
+    if move is None:
+        text = format_cards(cards_of(mask))
+        raise IllegalAction("not_a_combination", f"{text} is not a valid {play.combo}")
+    return move, mask
+
+
+def _replace_hand(hands: tuple[int, int, int], seat: int, hand: int) -> tuple[int, int, int]:
+    if seat == 0:
+        return (hand, hands[1], hands[2])
+    if seat == 1:
+        return (hands[0], hand, hands[2])
+    return (hands[0], hands[1], hand)
+
+
+class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
+    """Dou Dizhu behind the common :class:`~engine.game.Game` interface."""
+
+    id = "doudizhu"
+    title = "Dou Dizhu"
+    deck = DOUDIZHU_54
+    options_type = DoudizhuOptions
+    action_types = (Bid, Pass, Play)
+    view_type = DoudizhuView
+    zero_sum = True
+    default_pattern = "french"
+
+    def num_seats(self, options: DoudizhuOptions) -> int:
+        """Dou Dizhu is for exactly three players."""
+        return 3
+
+    # -- dealing (Setup and bidding) -------------------------------------------
+    def new_state(self, options: DoudizhuOptions, seed: int) -> DoudizhuState:
+        """A deal whose shuffle and first bidder derive from ``seed``."""
+        return self._deal(options, seed, 0)
+
+    def _deal(self, options: DoudizhuOptions, seed: int, attempt: int) -> DoudizhuState:
+        """Shuffle (attempt ``attempt``: redeals use fresh shuffles), 17 each, 3 bottom."""
+        rng = derive_rng(seed, "deal", attempt)
+        order = list(self.deck.cards)
+        rng.shuffle(order)
+        first = rng.randrange(3)
+        bit = CARD_BIT
+        hands = tuple(
+            sum(bit[c] for c in order[i * HAND_SIZE : (i + 1) * HAND_SIZE]) for i in range(3)
+        )
+        bottom = sum(bit[c] for c in order[3 * HAND_SIZE :])
+        return self._fresh(options, seed, attempt, first, (hands[0], hands[1], hands[2]), bottom)
+
+    def _fresh(
+        self,
+        options: DoudizhuOptions,
+        seed: int,
+        attempt: int,
+        first: int,
+        hands: tuple[int, int, int],
+        bottom: int,
+    ) -> DoudizhuState:
+        counts = (packed_counts(hands[0]), packed_counts(hands[1]), packed_counts(hands[2]))
+        return DoudizhuState(
+            options=options,
+            seed=seed,
+            attempt=attempt,
+            first_bidder=first,
+            hands=hands,
+            counts=counts,
+            bottom=bottom,
+            auction=(),
+            bid=0,
+            bidder=None,
+            landlord=None,
+            turn=first,
+            passes=0,
+            last=None,
+            last_seat=None,
+            history=(),
+            bombs=0,
+            winner=None,
+        )
+
+    def from_deal(self, options: DoudizhuOptions, deal: DoudizhuDeal) -> DoudizhuState:
+        """A deal from explicit hands and bottom (for tests and analysis)."""
+        cards = [c for h in deal.hands for c in h] + list(deal.bottom)
+        if sorted(cards) != sorted(self.deck.cards):
+            raise ValueError("an explicit Dou Dizhu deal must hold each of the 54 cards once")
+        if any(len(h) != HAND_SIZE for h in deal.hands) or len(deal.bottom) != BOTTOM_SIZE:
+            raise ValueError("each hand holds 17 cards and the bottom 3")
+        if deal.first_bidder not in (0, 1, 2):
+            raise ValueError("first_bidder must be seat 0, 1 or 2")
+        hands = tuple(mask_of(h) for h in deal.hands)
+        return self._fresh(
+            options,
+            deal.seed,
+            0,
+            deal.first_bidder,
+            (hands[0], hands[1], hands[2]),
+            mask_of(deal.bottom),
+        )
+
+    def start_events(self, state: DoudizhuState) -> tuple[Event, ...]:
+        """The deal: counts and first bidder to all, each hand to its owner."""
+        return self._deal_events(state, "deal")
+
+    def _deal_events(self, state: DoudizhuState, kind: str) -> tuple[Event, ...]:
+        return (
+            Event(
+                kind,
+                {
+                    "redeals": state.attempt,
+                    "first_bidder": state.first_bidder,
+                    "hand_counts": [HAND_SIZE] * 3,
+                    "bottom_count": BOTTOM_SIZE,
+                },
+            ),
+            *(
+                Event("hand", {"seat": s, "hand": cards_of(state.hands[s])}, frozenset((s,)))
+                for s in range(3)
+            ),
+        )
+
+    # -- playing ---------------------------------------------------------------
+    def to_act(self, state: DoudizhuState) -> tuple[Seat, ...]:
+        """The one seat whose turn it is (none once the deal is over)."""
+        turn = state.turn
+        return () if turn is None else _TO_ACT[turn]
+
+    def legal_actions(self, state: DoudizhuState, seat: Seat) -> tuple[Action, ...]:
+        """Calls in the auction; in the play every combination (that beats), or a pass."""
+        if state.turn != seat:
+            return ()
+        legal = state._legal
+        if legal is not None:
+            return legal
+        if state.landlord is None:
+            legal = _AUCTION_LEGAL[state.bid]
+        elif state.last is None:
+            legal = plays_for(state.hands[seat], lead_moves(state.counts[seat]))
+        else:
+            target = read_play(state.last)[0]
+            legal = (PASS, *plays_for(state.hands[seat], follow_moves(state.counts[seat], target)))
+        object.__setattr__(state, "_legal", legal)
+        return legal
+
+    def _apply(self, state: DoudizhuState, seat: Seat, action: Action) -> Transition[DoudizhuState]:
+        if state.landlord is None:
+            return self._apply_call(state, seat, action)
+        kind = type(action)
+        if kind is Play:
+            return self._apply_play(state, seat, action)  # type: ignore[arg-type]
+        if kind is Pass:
+            return self._apply_pass(state, seat)
+        raise IllegalAction("auction_over", "the auction is over: play cards or pass")
+
+    # -- the auction (Setup and bidding) -----------------------------------------
+    def _apply_call(
+        self, state: DoudizhuState, seat: Seat, action: Action
+    ) -> Transition[DoudizhuState]:
+        if isinstance(action, Play):
+            raise IllegalAction("auction_in_progress", "the auction is on: bid or pass")
+        if isinstance(action, Bid):
+            value = action.value
+            if type(value) is not int or not 1 <= value <= MAX_BID:
+                raise IllegalAction("bad_bid", f"a bid is 1, 2 or 3, not {value!r}")
+            if value <= state.bid:
+                raise IllegalAction(
+                    "bid_too_low", f"a bid must top the highest bid {state.bid}, not {value}"
+                )
+            bid, passes = value, 0
+            bidder: int | None = seat
+        else:
+            bid, bidder, passes = state.bid, state.bidder, state.passes + 1
+        call = Call(seat, bid if isinstance(action, Bid) else 0)
+        events = [Event("bid" if call.bid else "pass", {"seat": seat, "bid": call.bid})]
+        end = auction_end(bid, passes)
+        if end == "redeal":
+            nxt = self._deal(state.options, state.seed, state.attempt + 1)
+            events.extend(self._deal_events(nxt, "redeal"))
+            return Transition(nxt, tuple(events))
+        auction = (*state.auction, call)
+        if end is None:
+            nxt = self._with(
+                state, auction=auction, bid=bid, bidder=bidder, passes=passes, turn=(seat + 1) % 3
+            )
+            return Transition(nxt, tuple(events))
+        assert bidder is not None
+        hands = _replace_hand(state.hands, bidder, state.hands[bidder] | state.bottom)
+        counts = list(state.counts)
+        counts[bidder] = packed_counts(hands[bidder])
+        nxt = self._with(
+            state,
+            hands=hands,
+            counts=(counts[0], counts[1], counts[2]),
+            auction=auction,
+            bid=bid,
+            bidder=bidder,
+            landlord=bidder,
+            turn=bidder,
+            passes=0,
+        )
+        events.append(
+            Event("landlord", {"seat": bidder, "bid": bid, "bottom": cards_of(state.bottom)})
+        )
+        return Transition(nxt, tuple(events))
+
+    def _with(self, state: DoudizhuState, **changes: object) -> DoudizhuState:
+        fields = {
+            "options": state.options,
+            "seed": state.seed,
+            "attempt": state.attempt,
+            "first_bidder": state.first_bidder,
+            "hands": state.hands,
+            "counts": state.counts,
+            "bottom": state.bottom,
+            "auction": state.auction,
+            "bid": state.bid,
+            "bidder": state.bidder,
+            "landlord": state.landlord,
+            "turn": state.turn,
+            "passes": state.passes,
+            "last": state.last,
+            "last_seat": state.last_seat,
+            "history": state.history,
+            "bombs": state.bombs,
+            "winner": state.winner,
+        }
+        fields.update(changes)
+        return DoudizhuState(**fields)  # type: ignore[arg-type]
+
+    # -- the card play (Tricks) ------------------------------------------------
+    def _apply_play(
+        self, state: DoudizhuState, seat: Seat, action: Play
+    ) -> Transition[DoudizhuState]:
+        move, mask = read_play(action)
+        hand = state.hands[seat]
+        if mask & ~hand:
+            missing = format_cards(cards_of(mask & ~hand))
+            raise IllegalAction("not_in_hand", f"{missing} not in your hand")
+        if select(hand, move) != mask:
+            wanted = format_cards(cards_of(select(hand, move)))
+            raise IllegalAction(
+                "suit_choice",
+                f"suits never matter: of each rank play the cards first in suit order "
+                f"S H D C, here {wanted}",
+            )
+        last = state.last
+        if last is not None and not beats(move, read_play(last)[0]):
+            raise IllegalAction(
+                "does_not_beat",
+                f"{move.combo} {move.ranks_text()} does not beat "
+                f"{read_play(last)[0].combo} {read_play(last)[0].ranks_text()}",
+            )
+        hand ^= mask
+        hands = _replace_hand(state.hands, seat, hand)
+        c = state.counts
+        left = c[seat] - move.packed
+        counts = (
+            (left, c[1], c[2])
+            if seat == 0
+            else (c[0], left, c[2])
+            if seat == 1
+            else (c[0], c[1], left)
+        )
+        bombs = state.bombs + 1 if move.combo_index >= _BOMB_INDEX else state.bombs
+        history = (*state.history, Turn(seat, action))
+        events = [Event("play", {"seat": seat, "cards": action.cards, "combo": move.combo})]
+        over = hand == 0
+        nxt = DoudizhuState(
+            state.options,
+            state.seed,
+            state.attempt,
+            state.first_bidder,
+            hands,
+            counts,
+            state.bottom,
+            state.auction,
+            state.bid,
+            state.bidder,
+            state.landlord,
+            None if over else (seat + 1) % 3,
+            0,
+            action,
+            seat,
+            history,
+            bombs,
+            seat if over else None,
+        )
+        if over:
+            events.append(self._end_event(nxt))
+        return Transition(nxt, tuple(events))
+
+    def _apply_pass(self, state: DoudizhuState, seat: Seat) -> Transition[DoudizhuState]:
+        if state.last is None:
+            raise IllegalAction("must_lead", "you lead this trick: play a combination")
+        passes = state.passes + 1
+        new_lead = passes == 2
+        events = [Event("pass", {"seat": seat})]
+        if new_lead:
+            events.append(Event("lead", {"seat": state.last_seat}))
+        nxt = DoudizhuState(
+            state.options,
+            state.seed,
+            state.attempt,
+            state.first_bidder,
+            state.hands,
+            state.counts,
+            state.bottom,
+            state.auction,
+            state.bid,
+            state.bidder,
+            state.landlord,
+            (seat + 1) % 3,
+            0 if new_lead else passes,
+            None if new_lead else state.last,
+            state.last_seat,
+            (*state.history, Turn(seat, None)),
+            state.bombs,
+            None,
+        )
+        return Transition(nxt, tuple(events))
+
+    def _end_event(self, state: DoudizhuState) -> Event:
+        result = self.result(state)
+        assert result is not None
+        return Event("deal_over", {"scores": list(result.scores), **result.summary})
+
+    # -- information -----------------------------------------------------------
+    def view(self, state: DoudizhuState, seat: Seat | None) -> DoudizhuView:
+        """Own hand, other hands as counts, everything public; legal actions on one's turn."""
+        phase: Phase
+        if state.winner is not None:
+            phase = "over"
+        elif state.landlord is None:
+            phase = "bidding"
+        else:
+            phase = "play"
+        h = state.hands
+        return DoudizhuView(
+            options=state.options,
+            seat=seat,
+            to_act=self.to_act(state),
+            phase=phase,
+            redeals=state.attempt,
+            first_bidder=state.first_bidder,
+            hand=cards_of(h[seat]) if seat is not None else (),
+            hand_counts=(h[0].bit_count(), h[1].bit_count(), h[2].bit_count()),
+            auction=state.auction,
+            bid=state.bid,
+            landlord=state.landlord,
+            bottom=cards_of(state.bottom) if state.landlord is not None else (),
+            last=state.last,
+            last_seat=state.last_seat,
+            history=state.history,
+            bombs=state.bombs,
+            multiplier=self._multiplier(state),
+            winner=state.winner,
+            legal=self.legal_actions(state, seat) if seat is not None else (),
+        )
+
+    def _multiplier(self, state: DoudizhuState) -> int:
+        result = self.result(state)
+        if result is not None:
+            return int(result.summary["multiplier"])
+        return 1 << state.bombs
+
+    def is_over(self, state: DoudizhuState) -> bool:
+        """The deal is over once a player has played all cards."""
+        return state.winner is not None
+
+    def result(self, state: DoudizhuState) -> Result | None:
+        """Zero-sum points: each farmer ±bid×multiplier, the landlord ∓ twice that."""
+        if state.winner is None or state.landlord is None:
+            return None
+        landlord = state.landlord
+        score = score_deal(state.history, landlord, state.winner, state.bid, state.bombs)
+        winners = (
+            frozenset((landlord,))
+            if score.landlord_won
+            else frozenset(s for s in range(3) if s != landlord)
+        )
+        return Result(
+            scores=score.scores,
+            winners=winners,
+            summary={
+                "landlord": landlord,
+                "landlord_won": score.landlord_won,
+                "bid": state.bid,
+                "multiplier": score.multiplier,
+                "spring": score.spring,
+                "reverse_spring": score.reverse_spring,
+                "bombs": state.bombs,
+                "redeals": state.attempt,
+                "landlord_points": score.scores[landlord],
+            },
+        )
+
+    # -- hidden information ------------------------------------------------------
+    def _played_mask(self, history: Sequence[Turn]) -> int:
+        mask = 0
+        for t in history:
+            if t.play is not None:
+                mask |= read_play(t.play)[1]
+        return mask
+
+    def sample_world(self, view: DoudizhuView, rng: random.Random) -> DoudizhuState:
+        """Deal the unseen cards to the other seats by their counts (and the hidden bottom)."""
+        played = self._played_mask(view.history)
+        own = mask_of(view.hand) if view.seat is not None and view.hand else 0
+        public_bottom = mask_of(view.bottom) if view.bottom else 0
+        forced = public_bottom & ~played  # the landlord still holds these
+        pool = [c for c in self.deck.cards if not CARD_BIT[c] & (own | played | public_bottom)]
+        rng.shuffle(pool)
+        hands = [0, 0, 0]
+        for s in range(3):
+            if s == view.seat:
+                hands[s] = own
+                continue
+            hand = forced if s == view.landlord else 0
+            need = view.hand_counts[s] - hand.bit_count()
+            hand |= sum(CARD_BIT[c] for c in pool[:need])
+            pool = pool[need:]
+            hands[s] = hand
+        bottom = public_bottom if view.landlord is not None else sum(CARD_BIT[c] for c in pool)
+        bids = [call for call in view.auction if call.bid]
+        if view.phase == "bidding":
+            passes = len(view.auction) - (view.auction.index(bids[-1]) + 1 if bids else 0)
+        elif view.last is None or view.last_seat is None or not view.to_act:
+            passes = 0
+        else:
+            passes = (view.to_act[0] - view.last_seat) % 3 - 1
+        return DoudizhuState(
+            options=view.options,
+            seed=new_seed(rng),
+            attempt=view.redeals,
+            first_bidder=view.first_bidder,
+            hands=(hands[0], hands[1], hands[2]),
+            counts=(packed_counts(hands[0]), packed_counts(hands[1]), packed_counts(hands[2])),
+            bottom=bottom,
+            auction=view.auction,
+            bid=view.bid,
+            bidder=bids[-1].seat if bids else None,
+            landlord=view.landlord,
+            turn=view.to_act[0] if view.to_act else None,
+            passes=passes,
+            last=view.last,
+            last_seat=view.last_seat,
+            history=view.history,
+            bombs=view.bombs,
+            winner=view.winner,
+        )
+
+    def redeal_hidden(
+        self, state: DoudizhuState, seat: Seat | None, rng: random.Random
+    ) -> DoudizhuState:
+        """Shuffle every card ``seat`` cannot see: other hands, the bottom while hidden.
+
+        Bottom cards the landlord took are public and stay in the landlord's hand.
+        """
+        hidden = [s for s in range(3) if s != seat]
+        played = self._played_mask(state.history)
+        forced = state.bottom & ~played if state.landlord is not None else 0
+        pool_mask = 0
+        for s in hidden:
+            pool_mask |= state.hands[s]
+        if state.landlord is None:
+            pool_mask |= state.bottom
+        pool_mask &= ~forced
+        pool = list(cards_of(pool_mask))
+        rng.shuffle(pool)
+        hands = list(state.hands)
+        for s in hidden:
+            keep = forced if s == state.landlord else 0
+            need = state.hands[s].bit_count() - keep.bit_count()
+            hands[s] = keep | sum(CARD_BIT[c] for c in pool[:need])
+            pool = pool[need:]
+        bottom = sum(CARD_BIT[c] for c in pool) if state.landlord is None else state.bottom
+        return self._with(
+            state,
+            hands=(hands[0], hands[1], hands[2]),
+            counts=(packed_counts(hands[0]), packed_counts(hands[1]), packed_counts(hands[2])),
+            bottom=bottom,
+            seed=new_seed(rng),
+        )
+
+    def card_zones(self, state: DoudizhuState) -> Mapping[str, Sequence[Card]]:
+        """Three hands, the bottom (until the landlord takes it) and the played cards."""
+        return {
+            "hand0": cards_of(state.hands[0]),
+            "hand1": cards_of(state.hands[1]),
+            "hand2": cards_of(state.hands[2]),
+            "bottom": cards_of(state.bottom) if state.landlord is None else (),
+            "played": cards_of(self._played_mask(state.history)),
+        }
+
+
+_BOMB_INDEX = COMBO_INDEX["bomb"]
+assert COMBO_INDEX["rocket"] == _BOMB_INDEX + 1

@@ -1,0 +1,144 @@
+"""Concrete cards <-> rank counts for Dou Dizhu (rules/doudizhu.md, Cards).
+
+A set of cards is kept as an int *mask*: rank ``r`` (0 = ``3`` … 12 = ``2``,
+13 = ``BJ``, 14 = ``RJ``) owns the four bits ``4r … 4r+3``, one per suit in
+the order ``S H D C`` (a joker uses the first bit of its nibble).  Bit tricks
+then give the rank counts of a hand and the cards a combination takes.
+
+Suits never matter, but every card keeps its identity, so a legal play names
+concrete cards.  **Canonical suit choice**: of a rank, a play takes the cards
+first in suit order ``S H D C`` that the hand holds (a pair of fives from
+``5H 5D 5C`` is ``5H 5D``).  Every combination of ranks is thus one legal
+action, not one per suit choice; :func:`select` computes it.
+"""
+
+from __future__ import annotations
+
+from engine.cards import Card
+from engine.doudizhu.combos import NUM_RANKS, RANKS, Move
+from engine.doudizhu.state import Play
+
+SUITS = "SHDC"
+
+CARD_BIT: dict[Card, int] = {}
+"""Each of the 54 cards' bit in a mask."""
+for _r, _name in enumerate(RANKS):
+    if len(_name) == 2:  # a joker: BJ / RJ
+        CARD_BIT[Card(_name[0], _name[1])] = 1 << (4 * _r)
+    else:
+        for _s, _suit in enumerate(SUITS):
+            CARD_BIT[Card(_name, _suit)] = 1 << (4 * _r + _s)
+
+BIT_CARD: dict[int, Card] = {bit: card for card, bit in CARD_BIT.items()}
+FULL_MASK = sum(CARD_BIT.values())
+
+_POPCOUNT = tuple(bin(n).count("1") for n in range(16))
+
+# _LOWEST[nibble][k]: the lowest k set bits of nibble, or -1 when it has fewer.
+_LOWEST: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        sum(b for b in (1, 2, 4, 8) if nib & b and bin(nib & (b - 1)).count("1") < k)
+        if k <= _POPCOUNT[nib]
+        else -1
+        for k in range(5)
+    )
+    for nib in range(16)
+)
+
+# _NIBBLE_CARDS[r][nibble]: the cards of rank r whose bits are set in nibble.
+_NIBBLE_CARDS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
+    tuple(
+        tuple(
+            BIT_CARD[1 << (4 * r + s)]
+            for s in range(4)
+            if nib & (1 << s) and (1 << (4 * r + s)) in BIT_CARD
+        )
+        for nib in range(16)
+    )
+    for r in range(NUM_RANKS)
+)
+
+
+def mask_of(cards: object) -> int:
+    """The mask of an iterable of cards; ``-1`` if one is not a Dou Dizhu card or repeats."""
+    mask = 0
+    n = 0
+    get = CARD_BIT.get
+    try:
+        for card in cards:  # type: ignore[attr-defined]
+            bit = get(card, 0)
+            if not bit or mask & bit:
+                return -1
+            mask |= bit
+            n += 1
+    except TypeError:
+        return -1
+    return mask
+
+
+def cards_of(mask: int) -> tuple[Card, ...]:
+    """The cards of a mask, weakest rank first, suits in order S H D C."""
+    out: tuple[Card, ...] = ()
+    r = 0
+    while mask:
+        nib = mask & 15
+        if nib:
+            out += _NIBBLE_CARDS[r][nib]
+        mask >>= 4
+        r += 1
+    return out
+
+
+def packed_counts(mask: int) -> int:
+    """The rank counts of a mask, packed 4 bits per rank (see combos.pack)."""
+    packed = 0
+    shift = 0
+    while mask:
+        packed |= _POPCOUNT[mask & 15] << shift
+        mask >>= 4
+        shift += 4
+    return packed
+
+
+def select(hand: int, move: Move) -> int:
+    """The cards of ``hand`` that ``move`` plays (canonical suits), ``-1`` if it lacks some."""
+    mask = 0
+    for shift, n in move.shifts:
+        sub = _LOWEST[(hand >> shift) & 15][n]
+        if sub < 0:
+            return -1
+        mask |= sub << shift
+    return mask
+
+
+_PLAY_CACHE_LIMIT = 100_000
+_PLAYS: dict[int, Play] = {}
+
+
+def _new_play(mask: int, move: Move) -> Play:
+    play = Play(frozenset(cards_of(mask)), move.combo)
+    object.__setattr__(play, "_parsed", (move, mask))
+    return play
+
+
+def plays_for(hand: int, moves: tuple[Move, ...]) -> tuple[Play, ...]:
+    """The concrete plays of ``moves`` (each held by ``hand``), canonical suits.
+
+    Plays are interned by card mask and type, so the same play is the same
+    object across states (and carries its reading, see :class:`Play`).
+    """
+    cache = _PLAYS
+    lowest = _LOWEST
+    out = []
+    for m in moves:
+        mask = 0
+        for shift, n in m.shifts:
+            mask |= lowest[(hand >> shift) & 15][n] << shift
+        key = (mask << 4) | m.combo_index
+        play = cache.get(key)
+        if play is None:
+            if len(cache) >= _PLAY_CACHE_LIMIT:
+                cache.clear()
+            play = cache[key] = _new_play(mask, m)
+        out.append(play)
+    return tuple(out)
