@@ -134,9 +134,10 @@ def capture_bonuses(
     out: list[str] = []
     if not table_left:
         out.append("scua")
+    # ``last_play`` is always the previous player's play.  Taking the card it
+    # placed alone is a match, so by rank; the conditions restate the rule.
     if (
         last_play is not None
-        and last_play.seat == (seat - 1) % 4
         and not last_play.captured
         and len(capture) == 1
         and last_play.card in capture
