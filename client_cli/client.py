@@ -1,0 +1,422 @@
+"""The Cardavia client library: talk to a server from Python (bots, tools, the CLI).
+
+Connect, say hello (or resume a session with its token), call the lobby,
+read pushed messages as an async iterator, and act::
+
+    import asyncio
+    from client_cli.client import Client, policy_chooser, play_table
+
+    async def main() -> None:
+        async with await Client.connect("ws://127.0.0.1:8765", "bot") as client:
+            joined = await client.quick_play("scopa")
+            result = await play_table(client, joined.table.id, policy_chooser("scopa"))
+            print(result)
+
+    asyncio.run(main())
+
+Every request method sends one message and waits for its reply: the result
+message (``Joined``, ``Tables``, ``Replay`` …), or ``Ok``; a refusal raises
+:class:`ServerError` with the protocol's error code.  Everything the server
+pushes (``update``, ``snapshot``, ``table``, ``game_over``, ``chat`` …) is
+read with ``async for message in client`` (or :meth:`Client.receive`); the
+client also keeps the latest view of each table in :attr:`Client.tables`.
+
+Views and actions are plain data (dicts) shaped by the engine; an action is
+normally one of ``view["legal"]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, TypeVar
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from protocol import client_messages as cm
+from protocol import server_messages as sm
+from protocol.base import PROTOCOL_VERSION
+from protocol.codec import FrameError, decode_server, encode
+from protocol.models import TableInfo, TableOptions
+
+__all__ = [
+    "Client",
+    "ClientClosed",
+    "ServerError",
+    "TableState",
+    "play_table",
+    "policy_chooser",
+    "random_chooser",
+]
+
+M = TypeVar("M")
+Chooser = Callable[[dict[str, Any]], Any]
+"""Picks an action (plain data) from a seat's view (plain data); may be async."""
+
+
+class ServerError(Exception):
+    """The server refused a request: ``code`` is the protocol's error code."""
+
+    def __init__(self, error: sm.Error) -> None:
+        super().__init__(f"{error.code}: {error.message}")
+        self.error = error
+        self.code = str(error.code)
+        self.message = error.message
+        self.detail = error.detail
+
+
+class ClientClosed(ConnectionError):
+    """The connection closed (``code`` and ``reason`` as the server gave them)."""
+
+    def __init__(self, code: int | None, reason: str) -> None:
+        super().__init__(f"connection closed ({code}) {reason}".strip())
+        self.code = code
+        self.reason = reason
+
+
+@dataclass
+class TableState:
+    """What the client knows of one table it is at; updated as messages arrive."""
+
+    table_id: str
+    seat: int | None
+    info: TableInfo | None = None
+    invite: str | None = None
+    game_no: int = 0
+    version: int = 0
+    view: dict[str, Any] | None = None
+    events: list[dict[str, Any]] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    closed: bool = False
+
+    @property
+    def legal(self) -> list[Any]:
+        """The seat's legal actions now (empty when it is not its turn)."""
+        if self.view is None or self.seat is None:
+            return []
+        return list(self.view.get("legal") or [])
+
+    @property
+    def my_turn(self) -> bool:
+        """Whether the seat has something to play now."""
+        return bool(self.legal) and (self.info is None or self.info.status == "playing")
+
+
+class Client:
+    """A connection to a Cardavia server with an open session (see module docstring)."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.player_id = ""
+        self.name = ""
+        self.token = ""
+        self.resumed = False
+        self.tables: dict[str, TableState] = {}
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._pushed: asyncio.Queue[Any] = asyncio.Queue()
+        self._closed: ClientClosed | None = None
+        self._reader: asyncio.Task[None] | None = None
+
+    # -- opening and closing -------------------------------------------------
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        name: str = "player",
+        *,
+        token: str | None = None,
+        open_timeout: float = 10.0,
+    ) -> Client:
+        """Connect to ``url`` and open a session (resume it when ``token`` is given)."""
+        ws = await connect(url, open_timeout=open_timeout, max_size=2**24, compression=None)
+        client = cls(ws)
+        client._reader = asyncio.create_task(client._read())
+        try:
+            welcome = await client._request(
+                cm.Hello(version=PROTOCOL_VERSION, name=name, token=token), sm.Welcome
+            )
+        except BaseException:
+            await client.close()
+            raise
+        client.player_id = welcome.player_id
+        client.name = welcome.name
+        client.token = welcome.token
+        client.resumed = welcome.resumed
+        for table_id in welcome.tables:
+            client.tables.setdefault(table_id, TableState(table_id, None))
+        return client
+
+    async def close(self) -> None:
+        """Close the connection (the session stays resumable with :attr:`token`)."""
+        await self.ws.close()
+        if self._reader is not None:
+            await asyncio.gather(self._reader, return_exceptions=True)
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the connection has ended."""
+        return self._closed is not None
+
+    # -- requests ------------------------------------------------------------
+    async def list_games(self) -> tuple[sm.GameInfo, ...]:
+        """The games the server serves."""
+        return (await self._request(cm.ListGames(), sm.Games)).games
+
+    async def list_tables(self, game: str | None = None) -> tuple[TableInfo, ...]:
+        """The lobby's tables (optionally of one game)."""
+        return (await self._request(cm.ListTables(game=game), sm.Tables)).tables
+
+    async def create_table(
+        self, game: str, options: TableOptions | Mapping[str, Any] | None = None
+    ) -> sm.Joined:
+        """Create a table; ``options`` as :class:`TableOptions` or a dict of its fields."""
+        if options is None:
+            opts = TableOptions()
+        elif isinstance(options, TableOptions):
+            opts = options
+        else:
+            opts = TableOptions.model_validate(dict(options), strict=False)
+        return await self._request(cm.CreateTable(game=game, options=opts), sm.Joined)
+
+    async def join(
+        self, table: str, seat: int | None = None, invite: str | None = None
+    ) -> sm.Joined:
+        """Take a seat (the first free one when ``seat`` is None)."""
+        return await self._request(cm.JoinTable(table=table, seat=seat, invite=invite), sm.Joined)
+
+    async def spectate(self, table: str, invite: str | None = None) -> sm.Joined:
+        """Watch a table."""
+        return await self._request(cm.Spectate(table=table, invite=invite), sm.Joined)
+
+    async def quick_play(self, game: str, level: str | None = None) -> sm.Joined:
+        """Join or open a quick-play table; the AI fills it if nobody else comes."""
+        return await self._request(cm.QuickPlay(game=game, level=level), sm.Joined)
+
+    async def leave(self, table: str) -> None:
+        """Leave a table."""
+        await self._request(cm.Leave(table=table), sm.Left)
+
+    async def start(self, table: str) -> None:
+        """Start a waiting table now (owner only); the AI takes the empty seats."""
+        await self._request(cm.Start(table=table), sm.Ok)
+
+    async def act(
+        self,
+        table: str,
+        action: Mapping[str, Any],
+        *,
+        seat: int | None = None,
+        version: int | None = None,
+    ) -> None:
+        """Play ``action``; seat and version default to the latest known for the table.
+
+        Returns once the server applied it (the updates are already queued).
+        """
+        state = self.tables.get(table)
+        if seat is None:
+            seat = state.seat if state is not None else None
+            if seat is None:
+                raise ValueError(f"no seat known at table {table!r}; pass seat=")
+        if version is None:
+            version = state.version if state is not None else 0
+        msg = cm.Act(table=table, seat=seat, version=version, action=dict(action))
+        await self._request(msg, sm.Ok)
+
+    async def chat(self, table: str, text: str) -> None:
+        """Say ``text`` at a table."""
+        await self._request(cm.Chat(table=table, text=text), sm.Ok)
+
+    async def rematch(self, table: str) -> None:
+        """Vote for another game at a finished table."""
+        await self._request(cm.Rematch(table=table), sm.Ok)
+
+    async def replay(self, table: str, game_no: int | None = None) -> sm.Replay:
+        """The full replay of a finished game (every card shown)."""
+        return await self._request(cm.GetReplay(table=table, game_no=game_no), sm.Replay)
+
+    async def ping(self) -> None:
+        """A round trip to the server."""
+        await self._request(cm.Ping(), sm.Pong)
+
+    async def send_raw(self, frame: bytes | str) -> None:
+        """Send a frame as is (for testing servers); replies arrive as pushed messages."""
+        await self.ws.send(frame)
+
+    async def _request(self, msg: Any, expect: type[M]) -> M:
+        if self._closed is not None:
+            raise self._closed
+        rid = next(self._ids)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = future
+        try:
+            await self.ws.send(encode(msg.model_copy(update={"id": rid})))
+            reply = await future
+        finally:
+            self._pending.pop(rid, None)
+        if isinstance(reply, sm.Error):
+            raise ServerError(reply)
+        if not isinstance(reply, expect):
+            raise TypeError(f"expected {expect.__name__}, got {type(reply).__name__}")
+        return reply
+
+    # -- pushed messages -----------------------------------------------------
+    async def receive(self, timeout: float | None = None) -> Any:
+        """The next pushed message; raise :class:`ClientClosed` once the connection ended."""
+        if self._closed is not None and self._pushed.empty():
+            raise self._closed
+        item = await asyncio.wait_for(self._pushed.get(), timeout)
+        if isinstance(item, ClientClosed):
+            self._pushed.put_nowait(item)  # later calls see the end too
+            raise item
+        return item
+
+    async def wait_for(self, predicate: Callable[[Any], bool], timeout: float | None = 10.0) -> Any:
+        """The first pushed message for which ``predicate`` is true (others are dropped)."""
+        async with asyncio.timeout(timeout):
+            while True:
+                msg = await self.receive()
+                if predicate(msg):
+                    return msg
+
+    async def __aiter__(self) -> AsyncIterator[Any]:
+        """Pushed messages until the connection closes."""
+        while True:
+            try:
+                yield await self.receive()
+            except ClientClosed:
+                return
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.ws:
+                try:
+                    msg = decode_server(frame)
+                except FrameError:
+                    continue  # a newer server may send what this client does not know
+                self._track(msg)
+                ref = getattr(msg, "ref", None)
+                future = self._pending.get(ref) if ref is not None else None
+                if future is not None and not future.done():
+                    future.set_result(msg)
+                else:
+                    self._pushed.put_nowait(msg)
+        except ConnectionClosed:
+            pass
+        finally:
+            self._closed = ClientClosed(self.ws.close_code, self.ws.close_reason or "")
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(self._closed)
+            self._pushed.put_nowait(self._closed)
+
+    def _track(self, msg: Any) -> None:
+        """Keep :attr:`tables` current."""
+        if isinstance(msg, sm.Joined):
+            state = self.tables.setdefault(msg.table.id, TableState(msg.table.id, msg.seat))
+            state.seat, state.info, state.invite = msg.seat, msg.table, msg.invite
+        elif isinstance(msg, sm.TableChanged):
+            if msg.table.id in self.tables:
+                self.tables[msg.table.id].info = msg.table
+        elif isinstance(msg, sm.Update | sm.Snapshot):
+            state = self.tables.setdefault(msg.table, TableState(msg.table, msg.seat))
+            state.seat = msg.seat
+            if msg.game_no != state.game_no:
+                state.result = None
+                state.events = []
+            state.game_no, state.version, state.view = msg.game_no, msg.version, msg.view
+            if isinstance(msg, sm.Update):
+                state.events.extend(msg.events)
+        elif isinstance(msg, sm.GameOver):
+            if msg.table in self.tables:
+                self.tables[msg.table].result = msg.result
+        elif isinstance(msg, sm.Left):
+            self.tables.pop(msg.table, None)
+        elif isinstance(msg, sm.TableClosed) and msg.table in self.tables:
+            self.tables[msg.table].closed = True
+
+
+# -- choosing moves ------------------------------------------------------------
+def random_chooser(seed: int | None = None) -> Chooser:
+    """A chooser that picks uniformly among ``view["legal"]``."""
+    rng = random.Random(seed)
+
+    def choose(view: dict[str, Any]) -> Any:
+        legal = view["legal"]
+        return legal[rng.randrange(len(legal))]
+
+    return choose
+
+
+def policy_chooser(game_id: str, policy: str | None = None, seed: int | None = None) -> Chooser:
+    """A chooser running an engine policy (default: the game's strongest) on the seat's view.
+
+    The plain view is decoded into the game's typed view, so the policy sees
+    exactly what the server allowed this seat to see.
+    """
+    from engine.codec import from_plain, to_plain
+    from engine.registry import get_game, get_policy, policy_names
+
+    game = get_game(game_id)
+    chosen = get_policy(game_id, policy or policy_names(game_id)[-1])
+    rng = random.Random(seed)
+
+    def choose(view: dict[str, Any]) -> Any:
+        typed = from_plain(game.view_type, view, "view")
+        return to_plain(chosen.choose(typed, typed.legal, rng))
+
+    return choose
+
+
+async def play_table(
+    client: Client,
+    table: str,
+    choose: Chooser | Callable[[dict[str, Any]], Awaitable[Any]],
+    *,
+    on_message: Callable[[Any], None] | None = None,
+) -> dict[str, Any]:
+    """Play the client's seat at ``table`` with ``choose`` until the game ends; its result.
+
+    Reads the client's pushed messages (passing each to ``on_message``);
+    acts whenever the seat has legal actions at a version not yet tried.
+    """
+    tried = -1
+    while True:
+        state = client.tables.get(table)
+        if state is not None and state.result is not None and state.game_no > 0:
+            return state.result
+        if state is not None and state.closed:
+            raise ClientClosed(None, f"table {table} closed")
+        if state is not None and state.my_turn and state.version != tried:
+            tried = state.version
+            assert state.view is not None
+            action = choose(state.view)
+            if inspect.isawaitable(action):
+                action = await action
+            try:
+                await client.act(table, action, seat=state.seat, version=state.version)
+            except ServerError as exc:
+                # someone (a timer, a covering AI) played first: the next update says more
+                if exc.code not in ("stale_version", "not_your_turn", "not_playing"):
+                    raise
+            continue
+        msg = await client.receive()
+        if on_message is not None:
+            on_message(msg)
