@@ -135,3 +135,19 @@ def test_the_game_over_refuses_everything() -> None:
     with pytest.raises(IllegalAction) as err:
         apply(after, 1, "7D")
     assert err.value.code == "game_over"
+
+
+def test_actions_arrive_as_plain_data() -> None:
+    state = position(["7D 9C", "9D 8C", "9S 8S", "9B 8B"], "3C 4B 7C")
+    action = GAME.decode_action({"type": "play", "card": "7D", "capture": ["3C", "4B"]})
+    assert action == play("7D", "3C 4B")
+    assert GAME.decode_action({"type": "play", "card": "7D"}) == play("7D")
+    assert GAME.apply(state, 0, action).state.table == cards("7C")
+    for bad in (
+        {"type": "play", "card": "7X"},
+        {"type": "play", "card": "7D", "capture": ["3C", "3C"]},
+        {"type": "place", "card": "7D"},
+    ):
+        with pytest.raises(IllegalAction) as err:
+            GAME.decode_action(bad)
+        assert err.value.code == "bad_action"
