@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from engine.cards import BRESCIANE_52, Card
 from engine.cicera.rules import (
+    SINGLES,
     capture_bonuses,
     capture_options_by_rank,
     check_capture,
@@ -32,6 +33,17 @@ HAND_SIZE = 12
 TABLE_SIZE = 4
 SEAT_RANGE = range(SEATS)
 NO_BONUSES = (TeamBonuses(), TeamBonuses())
+_EMPTY: frozenset[Card] = frozenset()
+_COMMON_PLAYS: dict[tuple[Card, frozenset[Card]], Play] = {
+    **{(c, _EMPTY): Play(c, _EMPTY) for c in BRESCIANE_52.cards},
+    **{
+        (c, SINGLES[t]): Play(c, SINGLES[t])
+        for c in BRESCIANE_52.cards
+        for t in BRESCIANE_52.cards
+        if t.rank == c.rank and t != c
+    },
+}
+"""Every Place and every match, built once: immutable values shared by all states."""
 
 
 def _turn_from_hands(dealer: int, hands: Hands) -> int:
@@ -169,11 +181,11 @@ class CiceraGame(Game[CiceraOptions, CiceraState, Play, CiceraView]):
         hand = state.hands[seat]
         by_rank = capture_options_by_rank([c.rank for c in hand], state.table)
         out: list[Play] = []
-        empty: frozenset[Card] = frozenset()
+        known = _COMMON_PLAYS
         for card in hand:
             for group in by_rank[card.rank]:
-                out.append(Play(card, group))
-            out.append(Play(card, empty))
+                out.append(known.get((card, group)) or Play(card, group))
+            out.append(known[card, _EMPTY])
         return tuple(out)
 
     def _apply(self, state: CiceraState, seat: Seat, action: Play) -> Transition[CiceraState]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 
 from engine.capture import groups_summing_to
-from engine.cards import Card
+from engine.cards import BRESCIANE_52, Card
 from engine.cicera.state import CiceraScore, LastPlay, Piles, TeamBonuses
 from engine.game import IllegalAction
 
@@ -29,6 +29,8 @@ MATA = Card("2", "S")
 TEN_OF_COINS = Card("T", "D")
 FANTE_OF_CUPS = Card("F", "C")
 _SUM_MASK = (1 << (max(VALUE.values()) + 1)) - 1
+SINGLES: dict[Card, frozenset[Card]] = {c: frozenset((c,)) for c in BRESCIANE_52.cards}
+"""The one-card capture of each card (a match), built once."""
 NAPULA_RUN: tuple[Card, ...] = tuple(Card(r, SWORDS) for r in "A23456789T")
 """The sword number cards from the ace upward (Napula)."""
 
@@ -67,7 +69,7 @@ def capture_options_by_rank(
     for rank in ranks:
         if rank in out:
             continue
-        options = [frozenset((t,)) for t in by_rank.get(rank, ())]
+        options = [SINGLES[t] for t in by_rank.get(rank, ())]
         value = VALUE.get(rank)
         if value is not None and many >> value & 1:
             options.extend(groups_summing_to(numbers, value, min_size=2))
