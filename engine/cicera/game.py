@@ -103,7 +103,7 @@ class CiceraGame(Game[CiceraOptions, CiceraState, Play, CiceraView]):
             dealer=dealer,
             turn=(dealer + 1) % SEATS,
             hands=(hands[0], hands[1], hands[2], hands[3]),
-            table=tuple(order[SEATS * HAND_SIZE :]),
+            table=tuple(order[SEATS * HAND_SIZE : SEATS * HAND_SIZE + TABLE_SIZE]),
             piles=((), ()),
             bonuses=NO_BONUSES,
             last_capturer=None,
