@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from engine.cicera.game import CiceraGame
+from engine.cicera.policies import POLICIES as CICERA_POLICIES
 from engine.game import Game
 from engine.policy import Policy
 from engine.scopa.game import ScopaGame
@@ -28,10 +30,12 @@ class UnknownPolicy(KeyError):
 
 GAMES: Mapping[str, Game[Any, Any, Any, Any]] = {
     "scopa": ScopaGame(),
+    "cicera": CiceraGame(),
 }
 
 POLICIES: Mapping[str, Mapping[str, Callable[[], Policy]]] = {
     "scopa": SCOPA_POLICIES,
+    "cicera": CICERA_POLICIES,
 }
 
 
