@@ -243,11 +243,7 @@ class TableCore:
         if self.seat_of(player_id) is not None:
             raise RequestError(ErrorCode.FORBIDDEN, "you are seated here; leave to watch")
         self.spectators[player_id] = name
-        eff = Effects(outs=self._changed(now))
-        snap = self.snapshot(player_id, now)
-        if snap is not None:
-            eff.outs.append((player_id, snap))
-        return eff
+        return Effects(outs=self._changed(now) + self.resync(player_id, now))
 
     def leave(self, player_id: str, now: float) -> Effects:
         """Leave: a seat taken in play goes to the AI; the table closes when no human is left."""
@@ -293,11 +289,7 @@ class TableCore:
             slot = self.seats[seat]
             slot.connected = True
             slot.away_since = None
-        eff = Effects(outs=self._changed(now))
-        snap = self.snapshot(player_id, now)
-        if snap is not None:
-            eff.outs.append((player_id, snap))
-        return eff
+        return Effects(outs=self._changed(now) + self.resync(player_id, now))
 
     def request_start(self, player_id: str, now: float) -> Effects:
         """The owner starts a waiting table now; the AI takes the empty seats."""
@@ -415,6 +407,20 @@ class TableCore:
         del self.archive[: -self.replays_kept]
         over = GameOver(table=self.id, game_no=self.game_no, version=self.version, result=result)
         return self._to_all(over) + self._changed(now)
+
+    def resync(self, player_id: str, now: float) -> list[Out]:
+        """What a player (re)arriving needs: a snapshot, and the result of a finished game."""
+        snap = self.snapshot(player_id, now)
+        if snap is None:
+            return []
+        outs: list[Out] = [(player_id, snap)]
+        if self.status == "finished" and self.archive:
+            last = self.archive[-1]
+            over = GameOver(
+                table=self.id, game_no=last.game_no, version=self.version, result=last.result
+            )
+            outs.append((player_id, over))
+        return outs
 
     def snapshot(self, player_id: str, now: float) -> Snapshot | None:
         """The full view of the current game for ``player_id`` (None before the first game)."""
