@@ -1,0 +1,215 @@
+"""``cardavia arena``: measure one policy against another on duplicate deals.
+
+Every deal (one whole game from one seed) is played once per *lineup*: side
+``a`` takes each position in turn (in two-team games, each team's seats), so
+both sides get the same cards and the luck of the deal cancels.  Reports side
+a's win rate with a 95% confidence interval (normal approximation over the
+paired deals), points per game, and decision-time percentiles.  The last
+line is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.game import Game, OptionsError
+from engine.policy import Policy
+from engine.registry import GAMES, get_game, get_policy
+from engine.rng import derive_rng, new_seed
+
+PolicyFactory = Callable[[], Policy]
+
+
+def lineups(game: Game[Any, Any, Any, Any], options: Any) -> list[tuple[str, ...]]:
+    """Seat assignments for duplicate play: 'a' through every position.
+
+    Games with partnerships declare ``teams(options)``; there side a holds
+    one whole team at a time.  Otherwise one seat is a and the rest are b.
+    """
+    seats = game.num_seats(options)
+    teams = getattr(game, "teams", None)
+    if callable(teams):
+        out = []
+        for team in teams(options):
+            out.append(tuple("a" if s in team else "b" for s in range(seats)))
+        return out
+    return [tuple("a" if s == k else "b" for s in range(seats)) for k in range(seats)]
+
+
+@dataclass
+class ArenaTally:
+    """Per-deal outcomes of side a, and decision times of both sides."""
+
+    deal_wins: list[float] = field(default_factory=list)
+    deal_points: list[float] = field(default_factory=list)
+    deal_margin: list[float] = field(default_factory=list)
+    times: dict[str, list[float]] = field(default_factory=lambda: {"a": [], "b": []})
+    games: int = 0
+
+
+def play_lineup(
+    game: Game[Any, Any, Any, Any],
+    options: Any,
+    seed: int,
+    lineup: Sequence[str],
+    policies: dict[str, Policy],
+    tally: ArenaTally,
+) -> tuple[float, float, float]:
+    """Play one game; return side a's win (1, ½ for a draw, 0), points and margin."""
+    rng = derive_rng(seed, "arena", "".join(lineup))
+    state = game.new_state(options, seed)
+    while not game.is_over(state):
+        seat = game.to_act(state)[0]
+        side = lineup[seat]
+        view = game.view(state, seat)
+        t0 = time.perf_counter()
+        action = policies[side].choose(view, view.legal, rng)
+        tally.times[side].append(time.perf_counter() - t0)
+        state = game.apply(state, seat, action).state
+    result = game.result(state)
+    assert result is not None
+    tally.games += 1
+    a_seats = [s for s, side in enumerate(lineup) if side == "a"]
+    b_seats = [s for s, side in enumerate(lineup) if side == "b"]
+    if not result.winners:
+        win = 0.5
+    else:
+        win = 1.0 if any(s in result.winners for s in a_seats) else 0.0
+    a_points = statistics.fmean(result.scores[s] for s in a_seats)
+    b_points = statistics.fmean(result.scores[s] for s in b_seats)
+    return win, a_points, a_points - b_points
+
+
+def _ci95(values: Sequence[float]) -> float:
+    if len(values) < 2:
+        return math.inf
+    return 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def _pct(values: Sequence[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))
+    return ordered[k] * 1000.0
+
+
+def run(
+    game_id: str,
+    a: str,
+    b: str,
+    deals: int,
+    seed: int,
+    raw_options: dict[str, Any],
+    make_policy: Callable[[str, str], Policy] = get_policy,
+    progress: Callable[[int, ArenaTally], None] | None = None,
+) -> dict[str, Any]:
+    """Play ``deals`` duplicate deals of ``a`` against ``b``; return the report."""
+    game = get_game(game_id)
+    options = game.options(raw_options)
+    policies = {"a": make_policy(game_id, a), "b": make_policy(game_id, b)}
+    tally = ArenaTally()
+    ups = lineups(game, options)
+    for i in range(deals):
+        deal_seed = new_seed(derive_rng(seed, "arena-deal", i))
+        outcomes = [play_lineup(game, options, deal_seed, up, policies, tally) for up in ups]
+        tally.deal_wins.append(statistics.fmean(o[0] for o in outcomes))
+        tally.deal_points.append(statistics.fmean(o[1] for o in outcomes))
+        tally.deal_margin.append(statistics.fmean(o[2] for o in outcomes))
+        if progress is not None:
+            progress(i + 1, tally)
+    return {
+        "game": game_id,
+        "a": a,
+        "b": b,
+        "deals": deals,
+        "games": tally.games,
+        "seed": seed,
+        "win_rate": round(statistics.fmean(tally.deal_wins), 4),
+        "ci95": round(_ci95(tally.deal_wins), 4),
+        "points_per_deal": round(statistics.fmean(tally.deal_points), 4),
+        "margin_per_deal": round(statistics.fmean(tally.deal_margin), 4),
+        "margin_ci95": round(_ci95(tally.deal_margin), 4),
+        "decision_ms_p50": round(_pct(tally.times["a"], 0.5), 3),
+        "decision_ms_p99": round(_pct(tally.times["a"], 0.99), 3),
+        "b_decision_ms_p50": round(_pct(tally.times["b"], 0.5), 3),
+        "b_decision_ms_p99": round(_pct(tally.times["b"], 0.99), 3),
+    }
+
+
+def _parse_option(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"option {text!r} must look like KEY=VALUE")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``cardavia arena``."""
+    p = sub.add_parser("arena", help="measure policy a against policy b on duplicate deals")
+    p.add_argument("--game", required=True, choices=sorted(GAMES))
+    p.add_argument("--a", required=True, help="policy of side a")
+    p.add_argument("--b", required=True, help="policy of side b")
+    p.add_argument("--deals", type=int, default=100, help="duplicate deals (default 100)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        type=_parse_option,
+        default=[],
+        metavar="KEY=VALUE",
+        help="a game option, e.g. -o deals=1",
+    )
+    p.set_defaults(func=_main)
+
+
+def _main(args: argparse.Namespace) -> int:
+    if args.deals < 1:
+        print("cardavia arena: --deals must be at least 1")
+        return 2
+    started = time.perf_counter()
+
+    def progress(done: int, tally: ArenaTally) -> None:
+        if done == args.deals or done % max(1, args.deals // 10) == 0:
+            rate = statistics.fmean(tally.deal_wins)
+            print(
+                f"  {done}/{args.deals} deals, a wins {rate:.3f}, "
+                f"{time.perf_counter() - started:.0f}s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    try:
+        report = run(
+            args.game, args.a, args.b, args.deals, args.seed, dict(args.option), progress=progress
+        )
+    except (KeyError, OptionsError) as exc:
+        print(f"cardavia arena: {exc}")
+        return 2
+    print(
+        f"{report['game']}: {report['a']} vs {report['b']}, {report['deals']} duplicate deals "
+        f"({report['games']} games)"
+    )
+    print(f"  win rate of a: {report['win_rate']:.3f} ± {report['ci95']:.3f} (95%)")
+    print(
+        f"  points per deal: {report['points_per_deal']:.3f}, margin "
+        f"{report['margin_per_deal']:.3f} ± {report['margin_ci95']:.3f}"
+    )
+    print(
+        f"  decision time of a: p50 {report['decision_ms_p50']} ms, "
+        f"p99 {report['decision_ms_p99']} ms"
+    )
+    print(json.dumps(report, sort_keys=True))
+    return 0

@@ -1,0 +1,114 @@
+"""Search under hidden information by determinization (ARCHITECTURE.md, AI).
+
+:class:`DeterminizedSearch` is a policy that decides from a view only: each
+iteration samples a full world consistent with the view (the game's
+``sample_world``), picks a root action by UCB1, plays the rest of the deal in
+that world with a fast rollout policy and scores the outcome for the seat.
+The root statistics are shared across worlds (flat Monte Carlo over
+information sets), so the answer is the action that is best *on average over
+the worlds the seat cannot tell apart* — never a peek at the real cards.
+
+The game-specific parts come in a :class:`SearchSpec`: when a rollout stops
+(usually the end of the current deal) and what it is worth to the seat.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from engine.game import Budget, Game
+
+S = TypeVar("S")
+
+Rollout = Callable[[Any, int, random.Random], Any]
+"""``rollout(state, seat, rng)`` picks an action for ``seat`` in an imagined world."""
+
+
+@dataclass(frozen=True)
+class SearchSpec(Generic[S]):
+    """What the generic search needs to know about one game.
+
+    ``done(start, state)``: whether a rollout begun at ``start`` has finished
+    (e.g. the deal is over).  ``value(start, state, seat)``: the outcome for
+    ``seat``, larger is better.  ``rollout``: the move chooser used inside
+    imagined worlds.  ``scale`` is the typical spread of values (for UCB1).
+    """
+
+    game: Game[Any, S, Any, Any]
+    done: Callable[[S, S], bool]
+    value: Callable[[S, S, int], float]
+    rollout: Rollout
+    scale: float = 1.0
+
+
+def random_rollout(game: Game[Any, Any, Any, Any]) -> Rollout:
+    """A rollout that plays uniformly random legal actions."""
+
+    def choose(state: Any, seat: int, rng: random.Random) -> Any:
+        legal = game.legal_actions(state, seat)
+        return legal[rng.randrange(len(legal))]
+
+    return choose
+
+
+DEFAULT_BUDGET = Budget(iterations=400, seconds=0.2)
+EXPLORATION = 0.7
+
+
+class DeterminizedSearch:
+    """Flat UCB1 over root actions, each iteration in a freshly sampled world."""
+
+    def __init__(
+        self, spec: SearchSpec[Any], name: str = "hard", default_budget: Budget = DEFAULT_BUDGET
+    ) -> None:
+        self.spec = spec
+        self.name = name
+        self.default_budget = default_budget
+        self.last_iterations = 0
+
+    def choose(
+        self, view: Any, legal: Sequence[Any], rng: random.Random, budget: Budget | None = None
+    ) -> Any:
+        """The legal action with the best mean outcome over sampled worlds."""
+        if not legal:
+            raise ValueError("no legal action to choose from")
+        if len(legal) == 1:
+            self.last_iterations = 0
+            return legal[0]
+        budget = budget or self.default_budget
+        spec = self.spec
+        game = spec.game
+        seat = view.seat
+        max_iter = budget.iterations if budget.iterations is not None else 10**9
+        deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else math.inf
+        n = len(legal)
+        visits = [0] * n
+        totals = [0.0] * n
+        it = 0
+        while it < max_iter and (it < n or time.perf_counter() < deadline):
+            it += 1
+            if it <= n:
+                i = it - 1
+            else:
+                log_t = math.log(it)
+                c = EXPLORATION * spec.scale
+                i = max(
+                    range(n),
+                    key=lambda k: totals[k] / visits[k] + c * math.sqrt(log_t / visits[k]),
+                )
+            world = game.sample_world(view, rng)
+            start = world
+            state = game.apply(world, seat, legal[i]).state
+            while not spec.done(start, state):
+                actor = game.to_act(state)[0]
+                state = game.apply(state, actor, spec.rollout(state, actor, rng)).state
+            visits[i] += 1
+            totals[i] += spec.value(start, state, seat)
+        self.last_iterations = it
+        best = max(range(n), key=lambda k: totals[k] / visits[k] if visits[k] else -math.inf)
+        return legal[best]

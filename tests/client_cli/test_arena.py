@@ -1,0 +1,53 @@
+"""``cardavia arena``: duplicate deals, confidence intervals, decision times."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from client_cli.arena import lineups, run
+from client_cli.main import main
+from engine.registry import GAMES, get_game
+
+
+def test_two_player_lineups_swap_seats():
+    game = get_game("scopa")
+    assert lineups(game, game.options()) == [("a", "b"), ("b", "a")]
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_every_lineup_gives_side_a_each_position(game_id):
+    game = get_game(game_id)
+    ups = lineups(game, game.options())
+    seats = game.num_seats(game.options())
+    assert all(len(u) == seats for u in ups)
+    for seat in range(seats):
+        assert any(u[seat] == "a" for u in ups)
+        assert any(u[seat] == "b" for u in ups)
+
+
+def test_a_policy_against_itself_is_even_on_duplicate_deals():
+    report = run("scopa", "greedy", "greedy", 20, 1, {})
+    # identical policies with swapped seats: every duplicate pair splits one win each
+    # unless the tie-breaking rng differs; the mean must be close to one half
+    assert abs(report["win_rate"] - 0.5) <= report["ci95"] + 0.05
+    assert report["games"] == 40
+
+
+def test_greedy_beats_random_significantly():
+    report = run("scopa", "greedy", "random", 30, 2, {})
+    assert report["win_rate"] - report["ci95"] > 0.5
+
+
+def test_arena_command_prints_the_report_as_json_last(capsys):
+    assert main(["arena", "--game", "scopa", "--a", "normal", "--b", "easy", "--deals", "4"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    for key in ("win_rate", "ci95", "points_per_deal", "decision_ms_p50", "decision_ms_p99"):
+        assert key in report
+    assert report["deals"] == 4 and report["games"] == 8
+
+
+def test_arena_reports_unknown_policies(capsys):
+    assert main(["arena", "--game", "scopa", "--a", "wizard", "--b", "easy", "--deals", "2"]) == 2
+    assert "wizard" in capsys.readouterr().out
