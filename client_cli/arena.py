@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from client_cli.options import add_option_argument
 from engine.game import Game, OptionsError
 from engine.policy import Policy
 from engine.registry import GAMES, get_game, get_policy
@@ -145,16 +146,6 @@ def run(
     }
 
 
-def _parse_option(text: str) -> tuple[str, Any]:
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"option {text!r} must look like KEY=VALUE")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
-
-
 def add_parser(sub: Any) -> None:
     """Register ``cardavia arena``."""
     p = sub.add_parser("arena", help="measure policy a against policy b on duplicate deals")
@@ -163,15 +154,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--b", required=True, help="policy of side b")
     p.add_argument("--deals", type=int, default=100, help="duplicate deals (default 100)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument(
-        "--option",
-        "-o",
-        action="append",
-        type=_parse_option,
-        default=[],
-        metavar="KEY=VALUE",
-        help="a game option, e.g. -o deals=1",
-    )
+    add_option_argument(p, "deals=1")
     p.set_defaults(func=_main)
 
 

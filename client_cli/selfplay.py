@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from client_cli.options import add_option_argument
 from engine.game import Game, OptionsError, Result
 from engine.policy import Policy
 from engine.registry import GAMES, get_game, get_policy, policy_names
@@ -117,16 +118,6 @@ def run(
     }
 
 
-def _parse_option(text: str) -> tuple[str, Any]:
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"option {text!r} must look like KEY=VALUE")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
-
-
 def add_parser(sub: Any) -> None:
     """Register ``cardavia selfplay``."""
     p = sub.add_parser("selfplay", help="play whole games locally between engine policies")
@@ -138,15 +129,7 @@ def add_parser(sub: Any) -> None:
         default="",
         help="comma-separated policy per seat, cycled (default: strongest)",
     )
-    p.add_argument(
-        "--option",
-        "-o",
-        action="append",
-        type=_parse_option,
-        default=[],
-        metavar="KEY=VALUE",
-        help="a game option, e.g. -o target=21",
-    )
+    add_option_argument(p, "target=21")
     p.set_defaults(func=_main)
 
 
