@@ -62,6 +62,7 @@ class CardaviaServer:
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._started = time.time()
+        self._stopping = False
         self._log = get_logger(component="server")
 
     @property
@@ -87,6 +88,9 @@ class CardaviaServer:
 
     async def shutdown(self, reason: str = "the server is shutting down") -> None:
         """Tell every client, close their connections with 1001, stop the tables."""
+        if self._stopping:
+            return
+        self._stopping = True
         self._log.info("shutting_down", connections=len(self.connections))
         if self._sweeper is not None:
             self._sweeper.cancel()

@@ -1,0 +1,238 @@
+"""Protocol models: round trips, strictness, error codes and the JSON Schema."""
+
+from __future__ import annotations
+
+import contextlib
+import typing
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from protocol import (
+    CLIENT_MESSAGES,
+    PROTOCOL_VERSION,
+    SERVER_MESSAGES,
+    ErrorCode,
+    FrameError,
+    decode_client,
+    decode_server,
+    encode,
+)
+from protocol import client_messages as cm
+from protocol import server_messages as sm
+from protocol.models import AiSeat, SeatInfo, TableInfo, TableOptions
+from protocol.schema import json_schema
+
+INFO = TableInfo(
+    id="t1",
+    game="scopa",
+    title="Scopa",
+    status="playing",
+    seats=(
+        SeatInfo(seat=0, kind="human", player_id="p_1", name="Ann"),
+        SeatInfo(seat=1, kind="ai"),
+    ),
+    spectators=0,
+    private=False,
+    quick=False,
+    owner="p_1",
+    game_no=1,
+    version=3,
+    turn_timer=None,
+    ai_delay=0.8,
+    options={"pattern": "napoletane", "target": 11},
+)
+
+CLIENT_SAMPLES: list[Any] = [
+    cm.Hello(id=1, version=PROTOCOL_VERSION, name="Ann", token=None),
+    cm.ListGames(id=2),
+    cm.ListTables(id=3, game="scopa"),
+    cm.CreateTable(
+        id=4,
+        game="scopa",
+        options=TableOptions(
+            ai=(AiSeat(seat=1, level="greedy"),),
+            private=True,
+            turn_timer=30.0,
+            ai_delay=0.5,
+            game={"target": 21},
+        ),
+    ),
+    cm.JoinTable(id=5, table="t1", seat=1, invite="abc"),
+    cm.Spectate(id=6, table="t1"),
+    cm.Leave(id=7, table="t1"),
+    cm.QuickPlay(id=8, game="scopa", level="random"),
+    cm.Start(id=9, table="t1"),
+    cm.Act(
+        id=10,
+        table="t1",
+        seat=0,
+        version=3,
+        action={"type": "play", "card": "7D", "capture": ("3S", "4C")},
+    ),
+    cm.Chat(id=11, table="t1", text="ciao"),
+    cm.Rematch(id=12, table="t1"),
+    cm.GetReplay(id=13, table="t1", game_no=1),
+    cm.Ping(id=14),
+]
+
+SERVER_SAMPLES: list[Any] = [
+    sm.Welcome(ref=1, version=1, player_id="p_1", name="Ann", token="tok", tables=("t1",)),
+    sm.Error(ref=2, code=ErrorCode.ILLEGAL_ACTION, message="no", detail="must_capture", table="t1"),
+    sm.Ok(ref=3),
+    sm.Pong(ref=4),
+    sm.Games(
+        ref=5,
+        games=(sm.GameInfo(id="scopa", title="Scopa", seats=2, levels=("random",), options={}),),
+    ),
+    sm.Tables(ref=6, tables=(INFO,)),
+    sm.Joined(ref=7, table=INFO, seat=0, invite=None),
+    sm.Left(ref=8, table="t1"),
+    sm.TableChanged(table=INFO),
+    sm.Update(
+        table="t1",
+        game_no=1,
+        version=4,
+        seat=0,
+        actor=1,
+        by="ai",
+        events=({"kind": "play", "data": {"card": "7D"}},),
+        view={"hand": ["1C"], "legal": []},
+        timer_s=3.5,
+    ),
+    sm.Snapshot(table="t1", game_no=1, version=4, seat=None, view={"hand": []}),
+    sm.GameOver(
+        table="t1", game_no=1, version=9, result={"scores": [11, 3], "winners": [0], "summary": {}}
+    ),
+    sm.ChatLine(table="t1", player_id="p_1", name="Ann", seat=0, text="ciao"),
+    sm.Replay(
+        ref=9,
+        table="t1",
+        game="scopa",
+        game_no=1,
+        options={},
+        seed=5,
+        seats=INFO.seats,
+        start_events=(),
+        steps=(sm.ReplayStep(seat=0, by="human", action={"type": "play"}, events=()),),
+        final={"table": []},
+        result={},
+    ),
+    sm.TableClosed(table="t1", reason="everybody left"),
+    sm.Shutdown(reason="bye"),
+]
+
+
+def test_samples_cover_every_message_type() -> None:
+    assert {type(m) for m in CLIENT_SAMPLES} == set(CLIENT_MESSAGES)
+    assert {type(m) for m in SERVER_SAMPLES} == set(SERVER_MESSAGES)
+    assert set(CLIENT_MESSAGES) == set(typing.get_args(typing.get_args(cm.ClientMessage)[0]))
+    assert set(SERVER_MESSAGES) == set(typing.get_args(typing.get_args(sm.ServerMessage)[0]))
+
+
+@pytest.mark.parametrize("message", CLIENT_SAMPLES, ids=lambda m: m.type)
+def test_client_round_trip(message: Any) -> None:
+    assert decode_client(encode(message)) == message
+
+
+@pytest.mark.parametrize("message", SERVER_SAMPLES, ids=lambda m: m.type)
+def test_server_round_trip(message: Any) -> None:
+    decoded = decode_server(encode(message))
+    assert type(decoded) is type(message)
+    assert encode(decoded) == encode(message)
+
+
+def test_models_are_frozen_and_closed() -> None:
+    msg = cm.Ping(id=1)
+    with pytest.raises(ValidationError):
+        msg.id = 2  # type: ignore[misc]
+    with pytest.raises(ValidationError):
+        cm.Ping(id=1, surprise=True)  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        ({"type": "ping", "id": "1"}, ErrorCode.BAD_MESSAGE),  # strict: no str -> int
+        ({"type": "ping", "id": -1}, ErrorCode.BAD_MESSAGE),
+        ({"type": "ping", "id": 1.0}, ErrorCode.BAD_MESSAGE),
+        ({"type": "join_table", "table": "t", "seat": True}, ErrorCode.BAD_MESSAGE),
+        (
+            {"type": "create_table", "game": "scopa", "options": {"turn_timer": float("nan")}},
+            ErrorCode.BAD_MESSAGE,
+        ),
+        (
+            {"type": "create_table", "game": "scopa", "options": {"turn_timer": 0.1}},
+            ErrorCode.BAD_MESSAGE,
+        ),
+        ({"type": "hello", "version": 1}, ErrorCode.BAD_MESSAGE),
+        ({"type": "chat", "table": "t", "text": ""}, ErrorCode.BAD_MESSAGE),
+        ({"type": "welcome", "version": 1}, ErrorCode.UNKNOWN_TYPE),  # a server message
+        ({"type": 5}, ErrorCode.UNKNOWN_TYPE),
+        ({"id": 3}, ErrorCode.BAD_MESSAGE),
+    ],
+)
+def test_bad_messages_get_typed_codes(data: dict[str, Any], code: ErrorCode) -> None:
+    with pytest.raises(FrameError) as info:
+        decode_client(msgpack.packb(data))
+    assert info.value.code == code
+    if isinstance(data.get("id"), int) and data["id"] >= 0 and not isinstance(data["id"], bool):
+        assert info.value.ref == data["id"]
+
+
+def test_frames_that_are_not_maps() -> None:
+    for frame in (b"", b"\xc1", msgpack.packb([1]), msgpack.packb({1: 2}), "text", b"\x92\x01"):
+        with pytest.raises(FrameError) as info:
+            decode_client(frame)
+        assert info.value.code == ErrorCode.BAD_MESSAGE
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64))
+def test_any_bytes_decode_or_raise_frame_error(frame: bytes) -> None:
+    with contextlib.suppress(FrameError):
+        decode_client(frame)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["type", "id", "table", "seat", "version", "action", "text", "name"]),
+        st.one_of(
+            st.none(),
+            st.booleans(),
+            st.integers(min_value=-(2**63), max_value=2**63 - 1),
+            st.text(max_size=5),
+            st.sampled_from(["act", "chat", "hello", "join_table"]),
+            st.lists(st.integers(min_value=0, max_value=2**32), max_size=3),
+        ),
+    )
+)
+def test_any_map_decodes_or_raises_frame_error(data: dict[str, Any]) -> None:
+    try:
+        decode_client(msgpack.packb(data))
+    except FrameError as exc:
+        assert exc.code in (ErrorCode.BAD_MESSAGE, ErrorCode.UNKNOWN_TYPE)
+
+
+def test_json_schema_lists_every_message() -> None:
+    schema = json_schema()
+    assert schema["protocol_version"] == PROTOCOL_VERSION
+    client_tags = {
+        d["properties"]["type"]["const"]
+        for d in schema["client"]["$defs"].values()
+        if "type" in d.get("properties", {})
+    }
+    server_tags = {
+        d["properties"]["type"]["const"]
+        for d in schema["server"]["$defs"].values()
+        if "type" in d.get("properties", {})
+    }
+    assert client_tags == {m.model_fields["type"].default for m in CLIENT_MESSAGES}
+    assert server_tags == {m.model_fields["type"].default for m in SERVER_MESSAGES}
+    codes = schema["server"]["$defs"]["ErrorCode"]["enum"]
+    assert set(codes) == {c.value for c in ErrorCode}

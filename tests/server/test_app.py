@@ -1,0 +1,131 @@
+"""The server process: /healthz, SIGTERM shutdown, configuration, the store, the schema command."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from client_cli.client import Client
+from protocol import server_messages as sm
+from server.app import CardaviaServer, running_server
+from server.config import ServerConfig, load_config
+from server.ratelimit import TokenBucket
+from server.sessions import NameError_, validate_name
+from server.store import LoggedAction, MemoryStore, TableRecord
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def test_healthz_on_the_same_port(server: CardaviaServer) -> None:
+    url = f"http://127.0.0.1:{server.port}/healthz"
+    body = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=5).read())
+    data = json.loads(body)
+    assert data["status"] == "ok" and data["protocol"] == 1
+    client = await Client.connect(server.url, "x")  # and the WebSocket endpoint still works
+    await client.ping()
+    await client.close()
+
+
+async def test_shutdown_notifies_and_closes_1001() -> None:
+    async with running_server(ServerConfig(port=0)) as srv:
+        client = await Client.connect(srv.url, "x")
+        await srv.shutdown()
+        msg = await client.wait_for(lambda m: isinstance(m, sm.Shutdown), 5)
+        assert msg.reason
+        await asyncio.sleep(0.1)
+        assert client.closed and client.ws.close_code == 1001
+
+
+def test_sigterm_stops_the_process_cleanly(tmp_path: Path) -> None:
+    env = dict(os.environ, CARDAVIA_PORT="0", CARDAVIA_LOG_LEVEL="info")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.main", "--host", "127.0.0.1"],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        line = json.loads(proc.stderr.readline())
+        assert line["event"] == "listening" and line["url"].startswith("ws://127.0.0.1:")
+        url = line["url"]
+
+        async def connected_then_term() -> int | None:
+            client = await Client.connect(url, "x")
+            proc.send_signal(signal.SIGTERM)
+            await client.wait_for(lambda m: isinstance(m, sm.Shutdown), 5)
+            await asyncio.sleep(0.2)
+            return client.ws.close_code
+
+        assert asyncio.run(connected_then_term()) == 1001
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_config_flags_over_env_over_defaults() -> None:
+    env = {"CARDAVIA_PORT": "9000", "CARDAVIA_AI_DELAY": "0.25", "CARDAVIA_HOST": "0.0.0.0"}
+    config = load_config(["--port", "9100", "--quick-fill-wait", "3"], env)
+    assert config.port == 9100 and config.host == "0.0.0.0"
+    assert config.ai_delay == 0.25 and config.quick_fill_wait == 3.0
+    assert load_config([], {}) == ServerConfig()
+    for bad_env in ({"CARDAVIA_PORT": "x"}, {"CARDAVIA_PORT": "70000"}, {"CARDAVIA_STORE": "?"}):
+        with pytest.raises(ValueError):
+            load_config([], bad_env)
+
+
+def test_name_validation() -> None:
+    assert validate_name("  Ann  ") == "Ann"
+    assert validate_name("Zoë 李") == "Zoë 李"
+    for bad in ["", " ", "x" * 25, "a\tb", "\u200bzero", "a\u2028b", "\x00"]:
+        with pytest.raises(NameError_):
+            validate_name(bad)
+
+
+def test_token_bucket() -> None:
+    bucket = TokenBucket(rate=2.0, burst=3)
+    assert [bucket.allow(10.0) for _ in range(4)] == [True, True, True, False]
+    assert bucket.allow(10.5) and not bucket.allow(10.5)
+
+
+async def test_memory_store_keeps_options_seed_and_log() -> None:
+    store = MemoryStore()
+    await store.create(TableRecord(table_id="t", game="scopa", options={"seat": 0}))
+    await store.start_game("t", 1, 42)
+    await store.append("t", LoggedAction(seat=0, action={"type": "play"}, by="human"))
+    rec = await store.load("t")
+    assert rec is not None and rec.seed == 42 and rec.game_no == 1 and len(rec.actions) == 1
+    await store.start_game("t", 2, 43)
+    rec = await store.load("t")
+    assert rec is not None and rec.actions == () and rec.seed == 43
+    assert await store.table_ids() == ["t"]
+    await store.delete("t")
+    assert await store.load("t") is None
+
+
+def test_schema_command_prints_every_message() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from client_cli.schema import run; import argparse; "
+            "run(argparse.Namespace(direction='both', indent=0))",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    schema = json.loads(out)
+    assert "Act" in schema["client"]["$defs"] and "Update" in schema["server"]["$defs"]

@@ -1,0 +1,188 @@
+"""The table's decisions without sockets or clocks (sans-I/O core)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from engine.codec import to_plain
+from engine.registry import GAMES
+from protocol import server_messages as sm
+from protocol.models import AiSeat, TableOptions
+from server.table_core import TableCore
+from server.table_options import RequestError, check_options
+
+GAME_IDS = sorted(GAMES)
+
+
+def make(game_id: str = "scopa", options: TableOptions | None = None, **kw: Any) -> TableCore:
+    setup = check_options(GAMES[game_id], options or TableOptions())
+    seeds = itertools.count(11)
+    defaults: dict[str, Any] = dict(
+        owner=None, quick=False, invite=None, ai_delay=0.0, disconnect_grace=5.0
+    )
+    defaults.update(kw)
+    return TableCore("t1", setup, seed_source=lambda: next(seeds), **defaults)
+
+
+def seated(core: TableCore, now: float = 0.0) -> TableCore:
+    for i in range(len(core.seats)):
+        core.join(f"p{i}", f"P{i}", i, now)
+    return core
+
+
+def messages_for(outs: list[tuple[str, Any]], pid: str) -> list[Any]:
+    return [m for p, m in outs if p == pid]
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_starts_when_full_and_each_seat_gets_its_own_view(game_id: str) -> None:
+    core = make(game_id)
+    n = len(core.seats)
+    outs: list[Any] = []
+    for i in range(n):
+        assert core.status == "waiting"
+        eff = core.join(f"p{i}", f"P{i}", None, 0.0)
+        outs = eff.outs
+    core.spectate("spec", "S", 0.0)
+    assert core.status == "playing" and core.version == 1 and core.game_no == 1
+    assert eff.started == (1, 11)
+    for i in range(n):
+        (update,) = [m for m in messages_for(outs, f"p{i}") if isinstance(m, sm.Update)]
+        assert update.seat == i
+        assert update.view == to_plain(core.game.view(core.state, i))
+        starts = core.game.start_events(core.state)
+        assert list(update.events) == [
+            {"kind": e.kind, "data": to_plain(dict(e.data))}
+            for e in starts
+            if e.audience is None or i in e.audience
+        ]
+
+
+def test_act_checks_in_order_and_changes_nothing_when_refused() -> None:
+    core = seated(make())
+    seat = core.game.to_act(core.state)[0]
+    other = 1 - seat
+    legal = to_plain(core.game.legal_actions(core.state, seat)[0])
+    state, version = core.state, core.version
+
+    def refused(pid: str | None, s: int, v: int, action: Any) -> RequestError:
+        with pytest.raises(RequestError) as info:
+            core.act(pid, s, v, action, "human", 1.0)
+        return info.value
+
+    assert refused("stranger", seat, version, legal).code == "not_at_table"
+    assert refused(f"p{other}", seat, version, legal).code == "forbidden"
+    assert refused(f"p{other}", other, version, legal).code == "not_your_turn"
+    assert refused(f"p{seat}", seat, version + 5, legal).code == "stale_version"
+    err = refused(f"p{seat}", seat, version, {"type": "play", "card": "XX"})
+    assert err.code == "illegal_action" and err.detail == "bad_action"
+    # the AI may not play a human's seat that is neither away nor timed out
+    assert refused(None, seat, version, legal).code == "forbidden"
+    assert core.state is state and core.version == version and not core.log
+    eff = core.act(f"p{seat}", seat, version, legal, "human", 1.0)
+    assert core.version == version + 1 and eff.applied is not None
+    assert eff.applied.seat == seat and eff.applied.action == legal
+
+
+def test_grace_then_ai_covers_and_reconnect_takes_back() -> None:
+    core = seated(make(disconnect_grace=5.0), now=0.0)
+    seat = core.game.to_act(core.state)[0]
+    core.disconnect(f"p{seat}", 10.0)
+    assert core.ai_due(12.0) == []
+    assert core.next_wakeup(12.0) == 15.0
+    (turn,) = core.ai_due(15.0)
+    assert turn.seat == seat and turn.by == "ai" and turn.version == core.version
+    core.reconnect(f"p{seat}", 16.0)
+    assert core.ai_due(16.0) == []
+    legal = to_plain(core.game.legal_actions(core.state, seat)[0])
+    with pytest.raises(RequestError):
+        core.act(None, seat, core.version, legal, "ai", 16.0)
+
+
+def test_turn_timer() -> None:
+    core = seated(make(options=TableOptions(turn_timer=30.0)), now=100.0)
+    seat = core.game.to_act(core.state)[0]
+    assert core.timer_left(110.0) == 20.0
+    assert core.next_wakeup(110.0) == 130.0
+    assert core.ai_due(129.9) == []
+    (turn,) = core.ai_due(130.0)
+    assert turn.by == "timer" and turn.seat == seat
+    legal = to_plain(core.game.legal_actions(core.state, seat)[0])
+    eff = core.act(None, seat, core.version, legal, "timer", 130.0)
+    assert eff.applied is not None and eff.applied.by == "timer"
+    assert core.seats[seat].kind == "human"
+
+
+def test_ai_seats_are_due_immediately() -> None:
+    opts = TableOptions(seat=None, ai=(AiSeat(seat=0), AiSeat(seat=1, level="random")))
+    core = make(options=opts)
+    core.tick(0.0)
+    assert core.status == "playing"
+    (turn,) = core.ai_due(0.0)
+    assert turn.level == ("random" if turn.seat == 1 else core.setup.strongest)
+
+
+def test_quick_fill_after_wait() -> None:
+    core = make(fill_at=10.0, fill_level="random")
+    core.join("p0", "P0", None, 0.0)
+    assert core.next_wakeup(1.0) == 10.0
+    assert core.tick(5.0).started is None
+    eff = core.tick(10.0)
+    assert (
+        eff.started is not None and core.seats[1].kind == "ai" and core.seats[1].level == "random"
+    )
+
+
+def test_leave_and_close() -> None:
+    core = seated(make())
+    eff = core.leave("p0", 1.0)
+    assert core.seats[0].kind == "ai" and core.seats[0].left and not eff.closed
+    assert core.ai_reason(0, 1.0) == ("ai" if 0 in core.game.to_act(core.state) else None)
+    eff = core.leave("p1", 2.0)
+    assert eff.closed
+    with pytest.raises(RequestError) as info:
+        core.leave("p1", 3.0)
+    assert info.value.code == "not_at_table"
+
+
+def test_spectator_sees_the_spectator_view_only() -> None:
+    core = seated(make())
+    eff = core.spectate("s", "S", 0.0)
+    (snap,) = [m for p, m in eff.outs if p == "s" and isinstance(m, sm.Snapshot)]
+    assert snap.seat is None and snap.view == to_plain(core.game.view(core.state, None))
+    with pytest.raises(RequestError) as info:
+        core.spectate("p0", "P0", 0.0)
+    assert info.value.code == "forbidden"
+
+
+def test_finished_game_is_archived_and_rematch_needs_every_human() -> None:
+    core = seated(make(replays_kept=1))
+    now = 0.0
+    while core.status == "playing":
+        seat = core.game.to_act(core.state)[0]
+        action = to_plain(core.game.legal_actions(core.state, seat)[0])
+        eff = core.act(f"p{seat}", seat, core.version, action, "human", now)
+    overs = [m for _, m in eff.outs if isinstance(m, sm.GameOver)]
+    assert len(overs) == 2 and overs[0].result == to_plain(core.game.result(core.state))
+    assert len(core.archive) == 1 and core.archive[0].seed == 11
+    assert core.rematch("p0", now).started is None
+    assert core.info().rematch_votes == (0,)
+    eff = core.rematch("p1", now)
+    assert eff.started == (2, 12) and core.game_no == 2 and core.status == "playing"
+    with pytest.raises(RequestError) as info:
+        core.rematch("p0", now)
+    assert info.value.code == "game_in_progress"
+
+
+def test_chat_rate_limit() -> None:
+    core = make(chat_per_minute=3)
+    core.join("p0", "P0", 0, 0.0)
+    for _ in range(3):
+        core.chat("p0", "hi", 0.0)
+    with pytest.raises(RequestError) as info:
+        core.chat("p0", "hi", 0.0)
+    assert info.value.code == "rate_limited"
+    core.chat("p0", "hi", 21.0)  # one line per 20 s refills
