@@ -298,12 +298,15 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
             partner_known = seat
             events.append(Event("partner_known", {"seat": seat, "how": "called_ace_played"}))
         if len(trick) < SEATS:
-            state = replace(
+            state = _in_play(
                 state,
-                hands=_four_hands(hands),
-                trick=trick,
-                turn=(seat + 1) % SEATS,
-                partner_known=partner_known,
+                _four_hands(hands),
+                trick,
+                (seat + 1) % SEATS,
+                partner_known,
+                state.leader,
+                state.tricks,
+                state.points,
             )
             return Transition(state, tuple(events))
         leader = state.leader
@@ -323,15 +326,15 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
         won = list(state.points)
         won[winner] += points
         tricks = state.tricks + (done,)
-        state = replace(
+        state = _in_play(
             state,
-            hands=_four_hands(hands),
-            trick=(),
-            tricks=tricks,
-            points=(won[0], won[1], won[2], won[3]),
-            leader=winner,
-            turn=winner,
-            partner_known=partner_known,
+            _four_hands(hands),
+            (),
+            winner,
+            partner_known,
+            winner,
+            tricks,
+            (won[0], won[1], won[2], won[3]),
         )
         tout_lost = contract.kind in TOUTS and winner != contract.declarer
         if tout_lost or len(tricks) == HAND_SIZE:
@@ -496,6 +499,39 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
             "hand3": state.hands[3],
             "played": played,
         }
+
+
+def _in_play(
+    state: SchafkopfState,
+    hands: Hands,
+    trick: tuple[Card, ...],
+    turn: int,
+    partner_known: int | None,
+    leader: int,
+    tricks: tuple[Trick, ...],
+    points: Four,
+) -> SchafkopfState:
+    """``state`` after a card was played (a direct constructor call: the hot path)."""
+    return SchafkopfState(
+        state.options,
+        state.seed,
+        state.deal_no,
+        state.dealer,
+        state.phase,
+        turn,
+        hands,
+        state.dealt,
+        state.bids,
+        state.contract,
+        state.partner,
+        partner_known,
+        leader,
+        trick,
+        tricks,
+        points,
+        state.totals,
+        state.history,
+    )
 
 
 def _ace_holder(contract: Contract | None, dealt: Hands) -> int | None:

@@ -158,6 +158,8 @@ def _assign(
                     continue
                 seen.add(i)
                 other = holder[i]
+                if other is None:
+                    free[s] -= 1
                 if other is None or augment(other, seen):
                     holder[i] = card
                     return True

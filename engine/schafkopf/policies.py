@@ -37,9 +37,10 @@ def bid_candidates(hand: Sequence[Card]) -> list[tuple[str, str | None, float]]:
     for suit in SUITS:
         trumps = high + sum(1 for c in hand if c.suit == suit and c.rank not in "OU")
         strength = trumps + 0.5 * obers + 0.25 * (aces - (Card("A", suit) in hand))
-        if trumps >= 7 and obers >= 3 and Card("O", "E") in hand:
+        tops = Card("O", "E") in hand and Card("O", "G") in hand
+        if (trumps == 8 and tops) or (trumps >= 7 and obers == 4):
             out.append(("solo_tout", suit, strength))
-        if (trumps >= 6 and high >= 4) or (trumps >= 5 and obers >= 3):
+        if trumps >= 7 or (trumps >= 6 and obers >= 2 and high >= 4):
             out.append(("solo", suit, strength))
     u_top = Card("U", "E") in hand
     if unters == 4 and aces >= 3 and _count(hand, "T") >= 2:

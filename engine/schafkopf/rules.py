@@ -142,18 +142,29 @@ def eligibility_error(hand: Sequence[Card], kind: ContractKind, suit: str | None
 
 
 def announcements(hand: Sequence[Card], above: int) -> tuple[Announce, ...]:
-    """Every announcement ``hand`` may make that ranks strictly above rank ``above``."""
+    """Every announcement ``hand`` may make that ranks strictly above rank ``above``.
+
+    One pass over the hand gathers what Eligibility asks about; the result
+    agrees with :func:`eligibility_error` (a test checks it on every kind).
+    """
+    plain = set()
+    aces = set()
+    high = 0
+    for c in hand:
+        if c.rank in "OU":
+            high += 1
+        else:
+            plain.add(c.suit)
+            if c.rank == "A":
+                aces.add(c.suit)
     out: list[Announce] = []
     for kind in CONTRACTS[above + 1 :]:
         if kind == "rufer":
-            suits: Sequence[str | None] = CALLABLE_SUITS
+            out.extend(Announce(kind, s) for s in CALLABLE_SUITS if s in plain and s not in aces)
         elif kind in SOLO_LIKE:
-            suits = SUITS
-        else:
-            suits = (None,)
-        for suit in suits:
-            if eligibility_error(hand, kind, suit) is None:
-                out.append(Announce(kind, suit))
+            out.extend(Announce(kind, s) for s in SUITS if s in plain)
+        elif kind != "sie" or high == len(OBERS_UNTERS):
+            out.append(Announce(kind, None))
     return tuple(out)
 
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from engine.cards import GERMAN_32
 from engine.game import IllegalAction
 from engine.schafkopf import Announce, Pass, PlayCard
-from tests.engine.schafkopf.helpers import GAME, apply_all, bid, card, deal
+from engine.schafkopf.rules import CONTRACTS, announcements, eligibility_error, suit_error
+from tests.engine.schafkopf.helpers import GAME, apply_all, bid, card, cards, deal
 
 # seat 0: OE UE AE 9E | 7G | AH 8H | 7S  (holds AE; plain 7G, 7S)
 # seat 1: OG OS UG TE | TG KG | 9H | KS   (no plain hearts other than 9H)
@@ -178,3 +182,19 @@ def test_cards_are_played_only_after_the_bidding_and_bids_only_before() -> None:
     state = bid(state, "wenz", "pass", "pass", "pass")
     refused(state, Pass(), "not_bidding")
     refused(state, Announce("sie"), "not_bidding")
+
+
+def test_listed_announcements_agree_with_the_eligibility_rules() -> None:
+    rng = random.Random(4)
+    for _ in range(300):
+        hand = tuple(rng.sample(GERMAN_32.cards, 8))
+        above = rng.randrange(-1, 5)
+        expected = {
+            Announce(kind, suit)
+            for kind in CONTRACTS[above + 1 :]
+            for suit in (None, *"EGHS")
+            if suit_error(kind, suit) is None and eligibility_error(hand, kind, suit) is None
+        }
+        assert set(announcements(hand, above)) == expected
+    sie = cards("OE OG OH OS UE UG UH US")
+    assert Announce("sie") in announcements(sie, 4)
