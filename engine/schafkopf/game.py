@@ -143,6 +143,8 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
             raise ValueError("an explicit Schafkopf deal must hold each of the 32 cards once")
         if deal.dealer not in range(SEATS):
             raise ValueError("dealer must be a seat from 0 to 3")
+        if sum(deal.totals) != 0:
+            raise ValueError("running totals of a zero-sum series must add up to 0")
         if not 0 <= deal.deal_no < options.deals:
             raise ValueError("deal_no must be below the number of deals of the series")
         dealt = _four_hands([tuple(h) for h in deal.hands])
@@ -542,7 +544,12 @@ def _ace_holder(contract: Contract | None, dealt: Hands) -> int | None:
 
 
 def summarize(history: Sequence[DealRecord]) -> dict[str, Any]:
-    """Flat per-series figures for the self-play report."""
+    """Flat per-series figures for the self-play report.
+
+    Counts per contract, declarer wins and losses (their averages give the
+    overall declarer win rate), Schneider / Schwarz / Laufende counts and the
+    average value of a played deal.
+    """
     played = [r for r in history if r.contract is not None]
     out: dict[str, Any] = {
         "deals": len(history),
@@ -553,6 +560,8 @@ def summarize(history: Sequence[DealRecord]) -> dict[str, Any]:
         out[f"contract_{kind}"] = sum(1 for r in played if r.contract == kind)
     out["declarer_wins"] = sum(1 for r in played if r.declarer_won)
     out["declarer_losses"] = len(played) - out["declarer_wins"]
+    if played:  # absent when nobody played: the report averages it over the rest
+        out["declarer_win_rate"] = out["declarer_wins"] / len(played)
     out["schneider"] = sum(1 for r in played if r.schneider)
     out["schwarz"] = sum(1 for r in played if r.schwarz)
     out["laufende_deals"] = sum(1 for r in played if r.laufende)

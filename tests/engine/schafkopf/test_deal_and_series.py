@@ -97,6 +97,22 @@ def test_an_explicit_deal_must_be_the_whole_pack() -> None:
     options = SchafkopfOptions(pattern="bavarian")
     with pytest.raises(ValueError):
         GAME.from_deal(options, SchafkopfDeal(dealer=0, hands=(*hands, *hands)))  # type: ignore[arg-type]
+    full = (
+        cards(SIE_HAND),
+        cards("AE TE KE 9E 8E 7E AG TG"),
+        cards("KG 9G 8G 7G AH TH KH 9H"),
+        cards("8H 7H AS TS KS 9S 8S 7S"),
+    )
+    GAME.from_deal(options, SchafkopfDeal(dealer=0, hands=full))
+    for bad in (
+        {"dealer": 4},
+        {"deal_no": 4},
+        {"totals": (1, 0, 0, 0)},
+        {"hands": (full[1], full[0], full[2], full[3][:7] + full[0][:1])},
+    ):
+        args = {"dealer": 0, "hands": full} | bad
+        with pytest.raises(ValueError):
+            GAME.from_deal(options, SchafkopfDeal(**args))  # type: ignore[arg-type]
 
 
 def test_start_events_show_each_hand_to_its_owner_only() -> None:
