@@ -34,5 +34,8 @@ def run(args: argparse.Namespace) -> int:
     schema = json_schema()
     if args.direction != "both":
         schema = schema[args.direction]
-    print(json.dumps(schema, indent=args.indent or None, sort_keys=False))
+    try:
+        print(json.dumps(schema, indent=args.indent or None, sort_keys=False))
+    except BrokenPipeError:  # e.g. piped into head
+        return 0
     return 0

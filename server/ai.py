@@ -16,14 +16,18 @@ from typing import Any
 from engine.game import Budget
 from engine.registry import get_policy
 from server.logs import get_logger
+from server.metrics import Metrics
 
 
 class AiRunner:
     """Runs ``policy.choose`` in worker threads with a time budget and a hard deadline."""
 
-    def __init__(self, workers: int, think: float, deadline: float) -> None:
+    def __init__(
+        self, workers: int, think: float, deadline: float, metrics: Metrics | None = None
+    ) -> None:
         self.think = think
         self.deadline = deadline
+        self.metrics = metrics or Metrics()
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardavia-ai")
         self._log = get_logger(component="ai")
 
@@ -35,13 +39,22 @@ class AiRunner:
         policy = get_policy(game_id, level)
         budget = Budget(seconds=self.think) if self.think > 0 else None
         loop = asyncio.get_running_loop()
+        started = loop.time()
         job = loop.run_in_executor(self._executor, policy.choose, view, legal, rng, budget)
+        outcome = "ok"
         try:
             return await asyncio.wait_for(job, self.deadline)
         except TimeoutError:
+            outcome = "deadline"
             self._log.warning("ai_deadline_missed", game=game_id, level=level)
         except Exception as exc:  # a policy bug must not stop the table
+            outcome = "error"
             self._log.error("ai_failed", game=game_id, level=level, error=repr(exc))
+        finally:
+            self.metrics.inc("cardavia_ai_decisions_total", game=game_id, outcome=outcome)
+            self.metrics.inc(
+                "cardavia_ai_decision_seconds_total", loop.time() - started, game=game_id
+            )
         return get_policy(game_id, fallback).choose(view, legal, rng, None)
 
     def shutdown(self) -> None:

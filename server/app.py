@@ -26,7 +26,8 @@ from server.ai import AiRunner
 from server.config import ServerConfig
 from server.connection import Connection
 from server.lobby import Lobby
-from server.logs import get_logger
+from server.logs import configure, get_logger
+from server.metrics import Metrics
 from server.sessions import Player, Sessions
 from server.store import Store, make_store
 from server.table import Command
@@ -54,9 +55,10 @@ class CardaviaServer:
         self.config = config
         self.clock = clock
         self.sessions = Sessions()
+        self.metrics = Metrics()
         self.store = store if store is not None else make_store(config.store)
-        self.ai = AiRunner(config.ai_workers, config.ai_think, config.ai_deadline)
-        self.lobby = Lobby(config, self.store, self.sessions, self.ai, clock)
+        self.ai = AiRunner(config.ai_workers, config.ai_think, config.ai_deadline, self.metrics)
+        self.lobby = Lobby(config, self.store, self.sessions, self.ai, clock, metrics=self.metrics)
         self.connections: set[Connection] = set()
         self.port = 0
         self._server: Server | None = None
@@ -120,7 +122,18 @@ class CardaviaServer:
 
     # -- HTTP and WebSocket ----------------------------------------------------
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:
-        if request.path.split("?")[0] == "/healthz":
+        path = request.path.split("?")[0]
+        if path == "/metrics":
+            text = self.metrics.render(
+                {
+                    "cardavia_tables": len(self.lobby.tables),
+                    "cardavia_sessions": len(self.sessions),
+                    "cardavia_connections": len(self.connections),
+                }
+            )
+            headers = Headers([("Content-Type", "text/plain; version=0.0.4")])
+            return Response(HTTPStatus.OK.value, "OK", headers, text.encode())
+        if path == "/healthz":
             body = json.dumps(
                 {
                     "status": "ok",
@@ -162,10 +175,14 @@ class CardaviaServer:
             await lobby.quick_play(player, msg)
         elif isinstance(msg, cm.JoinTable):
             actor = lobby.find(player, msg.table, msg.invite)
+            if msg.table not in player.tables:
+                lobby.check_room(player)
             actor.pending_joins += 1
             actor.submit(Command("join", player, msg.id, msg.seat))
         elif isinstance(msg, cm.Spectate):
             actor = lobby.find(player, msg.table, msg.invite)
+            if msg.table not in player.tables:
+                lobby.check_room(player)
             actor.submit(Command("spectate", player, msg.id))
         elif isinstance(msg, cm.Act):
             actor = lobby.find(player, msg.table)
@@ -179,11 +196,17 @@ class CardaviaServer:
 
 
 @asynccontextmanager
-async def running_server(config: ServerConfig | None = None) -> AsyncIterator[CardaviaServer]:
-    """A started server for the duration of the ``async with`` block.
+async def running_server(
+    config: ServerConfig | None = None, *, log_level: str | None = None
+) -> AsyncIterator[CardaviaServer]:
+    """A started server for the duration of the ``async with`` block; ``server.url`` is its URL.
 
     ``config`` defaults to 127.0.0.1 on a free port with the usual settings.
+    ``log_level`` (e.g. ``"error"``) configures JSON logs on stderr at that
+    level first; leave it ``None`` to keep the process's logging as it is.
     """
+    if log_level is not None:
+        configure(log_level)
     server = CardaviaServer(config or ServerConfig(port=0))
     await server.start()
     try:

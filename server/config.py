@@ -32,6 +32,7 @@ class ServerConfig:
     disconnect_grace: float = 15.0
     session_ttl: float = 3600.0
     max_tables: int = 1000
+    max_tables_per_player: int = 10
     chat_max_len: int = 300
     chat_per_minute: int = 20
     rate_per_s: float = 20.0
@@ -53,6 +54,7 @@ HELP: dict[str, str] = {
     "disconnect_grace": "Seconds a disconnected human keeps their turns before the AI covers them.",
     "session_ttl": "Seconds a disconnected session is kept for a reconnect before it is dropped.",
     "max_tables": "Tables this process holds at most.",
+    "max_tables_per_player": "Tables one player may be at (seated or watching) at once.",
     "chat_max_len": "Longest chat line, in characters.",
     "chat_per_minute": "Chat lines one player may send per minute at a table.",
     "rate_per_s": "Messages per second a connection may send on average.",
@@ -133,7 +135,14 @@ def validate(config: ServerConfig) -> None:
     for name in ("ai_deadline", "rate_per_s", "session_ttl"):
         if getattr(config, name) <= 0:
             raise ValueError(f"{name} must be positive")
-    for name in ("ai_workers", "max_tables", "chat_max_len", "chat_per_minute", "rate_burst"):
+    for name in (
+        "ai_workers",
+        "max_tables",
+        "max_tables_per_player",
+        "chat_max_len",
+        "chat_per_minute",
+        "rate_burst",
+    ):
         if getattr(config, name) < 1:
             raise ValueError(f"{name} must be at least 1")
     if config.max_frame < 1024:

@@ -53,6 +53,8 @@ class Connection:
         """Queue ``message``; a client too slow to read is disconnected."""
         if self._close is not None:
             return
+        if isinstance(message, Error):
+            self.app.metrics.inc("cardavia_errors_total", code=str(message.code))
         try:
             self._outbox.put_nowait(message)
         except asyncio.QueueFull:
@@ -102,6 +104,7 @@ class Connection:
         except FrameError as exc:
             self.send(Error(ref=exc.ref, code=exc.code, message=exc.message))
             return
+        self.app.metrics.inc("cardavia_messages_in_total", type=msg.type)
         if not self._bucket.allow(time.monotonic()):
             self._strikes += 1
             if self._strikes > STRIKES_LIMIT:

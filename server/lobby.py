@@ -20,6 +20,7 @@ from protocol.server_messages import GameInfo, Games, Tables
 from server.ai import AiRunner
 from server.config import ServerConfig
 from server.logs import get_logger
+from server.metrics import Metrics
 from server.sessions import Player, Sessions
 from server.store import Store, TableRecord
 from server.table import Command, TableActor
@@ -38,8 +39,10 @@ class Lobby:
         ai: AiRunner,
         clock: Callable[[], float] = time.monotonic,
         seed_source: Callable[[], int] = lambda: secrets.randbits(63),
+        metrics: Metrics | None = None,
     ) -> None:
         self.config = config
+        self.metrics = metrics or Metrics()
         self.store = store
         self.sessions = sessions
         self.ai = ai
@@ -100,8 +103,15 @@ class Lobby:
         return actor
 
     # -- making tables ---------------------------------------------------------
+    def check_room(self, player: Player) -> None:
+        """Refuse (``forbidden``) a player already at as many tables as allowed."""
+        if len(player.tables) >= self.config.max_tables_per_player:
+            limit = self.config.max_tables_per_player
+            raise RequestError(ErrorCode.FORBIDDEN, f"you are at {limit} tables already")
+
     async def create(self, player: Player, msg: CreateTable) -> TableActor:
         """A new table as ``msg`` asks; the creator sits (or watches) there."""
+        self.check_room(player)
         actor = await self._new_table(player, msg.game, msg.options, quick=False)
         if msg.options.seat is None:
             actor.submit(Command("spectate", player, msg.id))
@@ -113,6 +123,7 @@ class Lobby:
 
     async def quick_play(self, player: Player, msg: QuickPlay) -> TableActor:
         """Join a waiting quick-play table of the game, or open one that the AI fills later."""
+        self.check_room(player)
         self._game(msg.game)
         for actor in self.tables.values():
             core = actor.core
@@ -187,6 +198,7 @@ class Lobby:
             ai=self.ai,
             on_close=self._closed,
             clock=self.clock,
+            metrics=self.metrics,
         )
         self.tables[table_id] = actor
         actor.start()

@@ -23,6 +23,7 @@ from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Joined, Left, Ok, TableClosed
 from server.ai import AiRunner
 from server.logs import get_logger
+from server.metrics import Metrics
 from server.replay import build_replay
 from server.sessions import Player, Sessions
 from server.store import Store
@@ -52,8 +53,10 @@ class TableActor:
         ai: AiRunner,
         on_close: Callable[[str], None],
         clock: Callable[[], float] = time.monotonic,
+        metrics: Metrics | None = None,
     ) -> None:
         self.core = core
+        self.metrics = metrics or Metrics()
         self.store = store
         self.sessions = sessions
         self.ai = ai
@@ -131,15 +134,19 @@ class TableActor:
 
     async def _commit(self, eff: Effects) -> None:
         """Persist first, then send; close the table if nobody is left."""
+        game = self.core.game.id
         if eff.started is not None:
             game_no, seed = eff.started
             await self.store.start_game(self.id, game_no, seed)
+            self.metrics.inc("cardavia_games_started_total", game=game)
             self._log.info("game_started", game_no=game_no, version=self.core.version)
         if eff.applied is not None:
             await self.store.append(self.id, eff.applied)
+            self.metrics.inc("cardavia_actions_total", game=game, by=eff.applied.by)
         for pid, message in eff.outs:
             self._send(pid, message)
         if self.core.status == "finished" and eff.applied is not None:
+            self.metrics.inc("cardavia_games_finished_total", game=game)
             self._log.info("game_over", game_no=self.core.game_no, version=self.core.version)
         if eff.closed:
             await self._close("everybody left")

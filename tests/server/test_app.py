@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from client_cli.client import Client
+from client_cli.client import Client, ServerError
 from protocol import server_messages as sm
 from server.app import CardaviaServer, running_server
 from server.config import ServerConfig, load_config
@@ -129,3 +129,42 @@ def test_schema_command_prints_every_message() -> None:
     ).stdout
     schema = json.loads(out)
     assert "Act" in schema["client"]["$defs"] and "Update" in schema["server"]["$defs"]
+
+
+async def test_metrics_count_messages_actions_and_errors(server: CardaviaServer) -> None:
+    client = await Client.connect(server.url, "m")
+    try:
+        joined = await client.create_table(
+            "scopa", {"seat": None, "ai": [{"seat": 0}, {"seat": 1}]}
+        )
+        await client.wait_for(lambda m: isinstance(m, sm.GameOver), 30)
+        await client.send_raw(b"\xc1")
+        await client.wait_for(lambda m: isinstance(m, sm.Error), 5)
+        url = f"http://127.0.0.1:{server.port}/metrics"
+        text = await asyncio.to_thread(
+            lambda: urllib.request.urlopen(url, timeout=5).read().decode()
+        )
+        assert 'cardavia_messages_in_total{type="create_table"} 1' in text
+        assert 'cardavia_errors_total{code="bad_message"} 1' in text
+        assert 'cardavia_games_finished_total{game="scopa"} 1' in text
+        assert "cardavia_tables 1" in text
+        actions = server.metrics.value("cardavia_actions_total", game="scopa", by="ai")
+        assert actions == len(server.lobby.tables[joined.table.id].core.log) > 0
+        assert server.metrics.value("cardavia_ai_decisions_total", game="scopa", outcome="ok") > 0
+    finally:
+        await client.close()
+
+
+async def test_tables_per_player_are_limited() -> None:
+    async with running_server(ServerConfig(port=0, max_tables_per_player=2)) as srv:
+        client = await Client.connect(srv.url, "greedy")
+        try:
+            for _ in range(2):
+                await client.create_table("scopa", {"seat": 0})
+            with pytest.raises(ServerError) as info:
+                await client.create_table("scopa", {"seat": 0})
+            assert info.value.code == "forbidden"
+            with pytest.raises(ServerError):
+                await client.quick_play("scopa")
+        finally:
+            await client.close()
