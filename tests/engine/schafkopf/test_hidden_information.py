@@ -66,6 +66,30 @@ def test_mid_trick_public_facts_narrow_the_holders() -> None:
     assert set(holders(state, 0)) == {2, 3}
 
 
+def test_a_follower_of_the_called_suit_without_the_ace_cannot_hold_it() -> None:
+    # bells called; seat 1 follows the led bell with KS (not void): rule 1 says
+    # it would have had to play AS, so only seats 2 and 3 remain
+    state = deal(
+        "OE UE AE 9E 7G AH 8H 7S",
+        "OG OS UG TE TG KG 9H KS",
+        "OH UH KE 8E 7E AG TH AS",
+        "US 9G 8G KH 7H TS 9S 8S",
+    )
+    state = play(bid(state, "rufer S", "pass", "pass", "pass"), "7S KS")
+    assert set(holders(state, None)) == {2, 3}
+    assert set(holders(state, 0)) == {2, 3}
+
+
+def test_after_running_away_the_partner_keeps_the_ace_in_every_redeal() -> None:
+    hands = columns(RUFER_PLAIN_WIN)
+    run = (hands[0], hands[1], hands[2].replace("7E", "7S"), hands[3].replace("7S", "7E"))
+    state = bid(deal(*run), "rufer S", "pass", "pass", "pass")
+    state = play(state, "7G 8E AG 8G 7S TS 9S 9E")
+    assert GAME.view(state, None).partner == 2 and AS in state.hands[2]
+    for seat in (0, 1, 3, None):
+        assert set(holders(state, seat, 20)) == {2}
+
+
 def test_running_away_in_progress_keeps_the_secret_and_the_rule() -> None:
     hands = columns(RUFER_PLAIN_WIN)
     run = (hands[0], hands[1], hands[2].replace("7E", "7S"), hands[3].replace("7S", "7E"))
