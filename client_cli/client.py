@@ -56,6 +56,8 @@ __all__ = [
 ]
 
 M = TypeVar("M")
+RATE_LIMIT_RETRIES = 6
+"""Attempts of a request the server answers with ``rate_limited`` (backing off 50 ms, 100 ms …)."""
 Chooser = Callable[[dict[str, Any]], Any]
 """Picks an action (plain data) from a seat's view (plain data); may be async."""
 
@@ -261,6 +263,17 @@ class Client:
         await self.ws.send(frame)
 
     async def _request(self, msg: Any, expect: type[M]) -> M:
+        """Send ``msg`` and wait for its reply; retry (backing off) while rate-limited."""
+        for attempt in range(RATE_LIMIT_RETRIES):
+            try:
+                return await self._request_once(msg, expect)
+            except ServerError as exc:
+                if exc.code != "rate_limited" or attempt == RATE_LIMIT_RETRIES - 1:
+                    raise
+                await asyncio.sleep(0.05 * 2**attempt)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _request_once(self, msg: Any, expect: type[M]) -> M:
         if self._closed is not None:
             raise self._closed
         rid = next(self._ids)

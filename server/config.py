@@ -35,8 +35,8 @@ class ServerConfig:
     max_tables_per_player: int = 10
     chat_max_len: int = 300
     chat_per_minute: int = 20
-    rate_per_s: float = 20.0
-    rate_burst: int = 60
+    rate_per_s: float = 50.0
+    rate_burst: int = 100
     max_frame: int = 65536
     replays_kept: int = 5
     log_level: str = "info"
