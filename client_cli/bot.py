@@ -1,0 +1,173 @@
+"""``cardavia bot``: headless AI clients that take seats on a server and play.
+
+Each bot opens its own session, quick-plays (or joins ``--table``), and plays
+its seat with an engine policy deciding from the view the server sent it —
+nothing more, so a bot cannot peek.  When every bot's game is over the
+command prints one line per bot and, last, a JSON line with every result::
+
+    cardavia bot --url ws://127.0.0.1:8765 --game scopa --count 2 --policy greedy
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from client_cli.client import Client, ClientClosed, ServerError, play_table, policy_chooser
+from client_cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    CliError,
+    connect,
+    refused,
+    run,
+)
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``cardavia bot``."""
+    p = sub.add_parser(
+        "bot",
+        help="run headless AI clients against a server",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
+    p.add_argument("--game", required=True, help="scopa, cicera, doudizhu, schafkopf …")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--quick", action="store_true", help="quick-play (the default)")
+    how.add_argument("--table", metavar="ID", help="join this table (first free seats)")
+    p.add_argument("--invite", help="invite code of a private table")
+    p.add_argument("--policy", help="engine policy (default: the game's strongest)")
+    p.add_argument("--count", type=int, default=1, help="how many bots (default 1)")
+    p.add_argument("--name", default="bot", help="display name prefix (bot-1, bot-2 …)")
+    p.add_argument("--seed", type=int, help="seed of the bots' random choices")
+    p.add_argument("--verbose", action="store_true", help="print each bot's moves")
+    p.set_defaults(func=lambda args: run(bot_main(args)))
+
+
+@dataclass(frozen=True)
+class BotResult:
+    """How one bot's game went (one element of the final JSON line)."""
+
+    name: str
+    table: str
+    seat: int | None
+    scores: list[Any] | None
+    winners: list[int] | None
+    won: bool | None
+    moves: int
+    seconds: float
+    error: str | None = None
+
+
+def check_policy(game: str, policy: str | None) -> str:
+    """The policy name to use; raise :class:`CliError` for an unknown game or policy."""
+    from engine.registry import GAMES, policy_names
+
+    if game not in GAMES:
+        raise CliError(f"unknown game {game!r}; known: {', '.join(GAMES)}", EXIT_USAGE)
+    names = policy_names(game)
+    if policy is None:
+        return names[-1]
+    if policy not in names:
+        raise CliError(
+            f"unknown policy {policy!r} for {game}; known: {', '.join(names)}", EXIT_USAGE
+        )
+    return policy
+
+
+async def bot_main(args: argparse.Namespace) -> int:
+    """Start ``--count`` bots, wait for all of their games, print the results."""
+    policy = check_policy(args.game, args.policy)
+    if args.count < 1:
+        raise CliError("--count must be at least 1", EXIT_USAGE)
+    # connect every bot first, so a bad URL or a missing table fails fast and clearly
+    clients: list[Client] = []
+    try:
+        for i in range(args.count):
+            clients.append(await connect(args.url, f"{args.name}-{i + 1}"))
+        results = await asyncio.gather(
+            *(run_bot(c, args, policy, i) for i, c in enumerate(clients))
+        )
+    finally:
+        await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
+    for r in results:
+        if r.error:
+            print(f"{r.name}: {r.error}")
+        else:
+            outcome = "won" if r.won else "lost"
+            print(
+                f"{r.name}: table {r.table} seat {r.seat}: {outcome}, scores {r.scores}, "
+                f"{r.moves} moves in {r.seconds:.1f} s"
+            )
+    summary = {
+        "game": args.game,
+        "policy": policy,
+        "bots": [asdict(r) for r in results],
+    }
+    print(json.dumps(summary, separators=(",", ":")))
+    sys.stdout.flush()
+    return EXIT_FAILED if any(r.error for r in results) else EXIT_OK
+
+
+async def run_bot(client: Client, args: argparse.Namespace, policy: str, index: int) -> BotResult:
+    """One bot: take a seat, play it with ``policy`` until the game ends."""
+    name = client.name
+    started = time.monotonic()
+    try:
+        if args.table:
+            joined = await client.join(args.table, None, args.invite)
+        else:
+            joined = await client.quick_play(args.game)
+    except ServerError as exc:
+        if exc.code == "not_found" and args.table:
+            raise CliError(f"table {args.table!r} not found ({exc.message})") from None
+        raise refused(f"{name} cannot take a seat", exc) from None
+    if joined.table.game != args.game:
+        raise CliError(f"table {joined.table.id} plays {joined.table.game}, not {args.game}")
+    seat = joined.seat
+    seed = None if args.seed is None else args.seed + index
+    choose_sync = policy_chooser(args.game, policy, seed)
+    moves = 0
+
+    async def choose(view: dict[str, Any]) -> Any:
+        nonlocal moves
+        moves += 1
+        # the policy may think for a while: keep the other bots and the socket alive
+        action = await asyncio.to_thread(choose_sync, view)
+        if args.verbose:
+            print(f"{name} (seat {seat}): {json.dumps(action, separators=(',', ':'))}")
+        return action
+
+    try:
+        result = await play_table(client, joined.table.id, choose)
+    except (ClientClosed, ServerError) as exc:
+        return BotResult(
+            name,
+            joined.table.id,
+            seat,
+            None,
+            None,
+            None,
+            moves,
+            time.monotonic() - started,
+            str(exc),
+        )
+    winners = list(result.get("winners") or [])
+    return BotResult(
+        name=name,
+        table=joined.table.id,
+        seat=seat,
+        scores=list(result.get("scores") or []),
+        winners=winners,
+        won=seat in winners,
+        moves=moves,
+        seconds=round(time.monotonic() - started, 3),
+    )

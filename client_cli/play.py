@@ -1,0 +1,459 @@
+"""``cardavia play GAME``: play in the terminal against AIs or people.
+
+Without ``--url`` an embedded server starts in this process (on 127.0.0.1,
+any free port) so ``cardavia play scopa`` needs no setup: you against the
+AI (in Cicera with an AI partner).  With ``--url`` it plays on that server:
+it creates a table (``--humans`` seats for people, the rest AI), joins one
+(``--table``) or quick-plays (``--quick``).
+
+Updates are printed as they happen while the prompt waits; on your turn the
+legal moves are numbered: type a number, or the cards of a move (``7D``,
+``5S 5H``), or ``pass``.  ``help`` lists the other commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from client_cli.client import Client, ClientClosed, ServerError
+from client_cli.common import EXIT_OK, EXIT_USAGE, CliError, connect, parse_options, refused, run
+from client_cli.render import Renderer, Seats, renderer_for, seat_name
+from client_cli.terminal import Screen, StdinLines
+from protocol import server_messages as sm
+from protocol.models import AiSeat, TableInfo, TableOptions
+
+HELP = """Commands:
+  NUMBER          play the move with that number
+  CARDS           play the move made of these cards, e.g. 7D or 7D 3S 4C
+  pass            the pass move (bidding games, Dou Dizhu)
+  view            show the table again        moves   list your moves again
+  who             who sits where               say TEXT  chat at the table
+  start           let the AI take the empty seats and start (table owner)
+  again           ask for another game when this one is over
+  quit            leave (the AI takes over your seat in a running game)"""
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``cardavia play``."""
+    p = sub.add_parser(
+        "play",
+        help="play a game in the terminal (embedded server, or --url)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("game", help="scopa, cicera, doudizhu, schafkopf …")
+    p.add_argument("--url", help="server to play on (default: start one in this process)")
+    p.add_argument("--name", default="player", help="your display name")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--table", metavar="ID", help="join this table instead of creating one")
+    how.add_argument("--quick", action="store_true", help="quick-play: join or open a table")
+    p.add_argument("--invite", help="invite code of a private table")
+    p.add_argument("--seat", type=int, help="the seat to take (default: 0, or the first free)")
+    p.add_argument(
+        "--humans",
+        type=int,
+        default=1,
+        help="seats for people at a new table, yours included (the others are AI; default 1)",
+    )
+    p.add_argument("--ai-seats", metavar="S,S", help="exactly these seats are AI (overrides)")
+    p.add_argument("--level", help="AI level (a policy name; default: the game's strongest)")
+    p.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        dest="options",
+        metavar="KEY=VALUE",
+        help="a game option, e.g. -o target=3 or -o pattern=french (repeatable)",
+    )
+    p.add_argument("--ai-delay", type=float, help="seconds each AI move waits before it shows")
+    p.add_argument("--turn-timer", type=float, help="seconds per turn before the AI plays it")
+    p.add_argument("--private", action="store_true", help="a private table (invite code)")
+    p.add_argument("--host", default="127.0.0.1", help="embedded server: interface")
+    p.add_argument("--port", type=int, default=0, help="embedded server: port (0: any free)")
+    p.set_defaults(func=lambda args: run(play_main(args)))
+
+
+async def play_main(args: argparse.Namespace) -> int:
+    """Start the embedded server if needed, take a seat, play until done."""
+    if args.url:
+        return await play_at(args.url, args, embedded=False)
+    from engine.registry import GAMES
+    from server.app import running_server
+    from server.config import ServerConfig
+    from server.logs import configure
+
+    if args.game not in GAMES:
+        raise CliError(f"unknown game {args.game!r}; known: {', '.join(GAMES)}", EXIT_USAGE)
+    configure("error")  # the embedded server's log lines would garble the screen
+    config = ServerConfig(
+        host=args.host,
+        port=args.port,
+        ai_delay=0.8 if args.ai_delay is None else args.ai_delay,
+        quick_fill_wait=2.0,
+    )
+    async with running_server(config) as server:
+        return await play_at(server.url, args, embedded=True)
+
+
+async def play_at(url: str, args: argparse.Namespace, *, embedded: bool) -> int:
+    """Connect to ``url``, take a seat as asked, and run the interactive session."""
+    screen = Screen()
+    client = await connect(url, args.name)
+    try:
+        joined = await take_seat(client, args)
+        session = PlaySession(client, joined, screen, url=url, embedded=embedded)
+        return await session.run()
+    finally:
+        await client.close()
+
+
+async def take_seat(client: Client, args: argparse.Namespace) -> sm.Joined:
+    """Join ``--table``, quick-play, or create a table as the options say."""
+    try:
+        if args.table:
+            return await client.join(args.table, args.seat, args.invite)
+        games = {g.id: g for g in await client.list_games()}
+        if args.game not in games:
+            known = ", ".join(games) or "none"
+            raise CliError(f"unknown game {args.game!r}; this server has: {known}", EXIT_USAGE)
+        if args.quick:
+            return await client.quick_play(args.game, args.level)
+        return await client.create_table(args.game, table_options(args, games[args.game].seats))
+    except ServerError as exc:
+        if exc.code == "not_found" and args.table:
+            raise CliError(f"table {args.table!r} not found ({exc.message})") from None
+        raise refused("cannot take a seat", exc) from None
+
+
+def table_options(args: argparse.Namespace, seats: int) -> TableOptions:
+    """The new table: you at ``--seat``, ``--humans`` seats for people, the rest AI."""
+    me = 0 if args.seat is None else args.seat
+    if not 0 <= me < seats:
+        raise CliError(f"--seat must be between 0 and {seats - 1}", EXIT_USAGE)
+    if args.ai_seats is not None:
+        try:
+            ai = sorted({int(s) for s in args.ai_seats.split(",") if s.strip()})
+        except ValueError:
+            raise CliError(
+                f"--ai-seats {args.ai_seats!r}: seat numbers like 1,3", EXIT_USAGE
+            ) from None
+    else:
+        if not 1 <= args.humans <= seats:
+            raise CliError(f"--humans must be between 1 and {seats}", EXIT_USAGE)
+        humans = {(me + k) % seats for k in range(args.humans)}
+        ai = [s for s in range(seats) if s not in humans]
+    return TableOptions(
+        ai=tuple(AiSeat(seat=s, level=args.level) for s in ai),
+        seat=me,
+        private=args.private,
+        turn_timer=args.turn_timer,
+        ai_delay=args.ai_delay,
+        game=parse_options(args.options),
+    )
+
+
+class PlaySession:
+    """One person at one table: prints what happens, reads moves and commands."""
+
+    def __init__(
+        self,
+        client: Client,
+        joined: sm.Joined,
+        screen: Screen,
+        *,
+        url: str = "",
+        embedded: bool = False,
+    ) -> None:
+        self.client = client
+        self.table = joined.table.id
+        self.seat = joined.seat
+        self.info: TableInfo = joined.table
+        self.invite = joined.invite
+        self.screen = screen
+        self.url = url
+        self.embedded = embedded
+        self.seats = Seats(me=joined.seat)
+        self.seats.update(joined.table)
+        self.render: Renderer = renderer_for(joined.table.game, self.seats)
+        self.render.set_pattern(joined.table.options)
+        self.view: dict[str, Any] | None = None
+        self.version = -1
+        self.game_no = 0
+        self.moves: list[dict[str, Any]] = []
+        self.moves_version = -1
+        self.over = False
+        self.done: int | None = None
+
+    # -- main loop -----------------------------------------------------------
+    async def run(self) -> int:
+        """Until the player quits, the table closes or the server goes away."""
+        self.intro()
+        lines = StdinLines()
+        lines.start()
+        try:
+            async for source, item in self._events(lines):
+                if source == "net":
+                    self.on_message(item)
+                else:
+                    await self.on_line(item)
+                if self.done is not None:
+                    return self.done
+        finally:
+            lines.stop()
+            self.screen.ask(None)
+        return EXIT_OK
+
+    async def _events(self, lines: StdinLines) -> AsyncIterator[tuple[str, Any]]:
+        """Messages and typed lines as they come, whichever first."""
+        net: asyncio.Task[Any] = asyncio.ensure_future(self.client.receive())
+        typed: asyncio.Task[str | None] = asyncio.ensure_future(lines.get())
+        try:
+            while True:
+                done, _ = await asyncio.wait({net, typed}, return_when=asyncio.FIRST_COMPLETED)
+                if net in done:
+                    try:
+                        msg = net.result()
+                    except ClientClosed as exc:
+                        self.screen.show([f"The connection to the server closed. {exc.reason}"])
+                        self.done = 1 if not self.over else EXIT_OK
+                        return
+                    net = asyncio.ensure_future(self.client.receive())
+                    yield "net", msg
+                if typed in done:
+                    line = typed.result()
+                    typed = asyncio.ensure_future(lines.get())
+                    yield "line", line
+        finally:
+            for task in (net, typed):
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+
+    def intro(self) -> None:
+        """Say where we are; how others join a table that waits for people."""
+        info = self.info
+        where = "" if self.embedded else f" on {self.url}"
+        seat = f"seat {self.seat}" if self.seat is not None else "watching"
+        lines = [f"{info.title} at table {info.id}{where}, {seat}. Type 'help' for commands."]
+        lines.append(
+            "Players: "
+            + ", ".join(
+                f"{s.seat}: {'you' if s.seat == self.seat else seat_name(s)}" for s in info.seats
+            )
+        )
+        if info.status == "waiting":
+            lines.extend(self.waiting_lines())
+        self.screen.show(lines)
+
+    def waiting_lines(self) -> list[str]:
+        empty = sum(1 for s in self.info.seats if s.kind == "empty")
+        join = f"cardavia play {self.info.game} --url {self.url} --table {self.info.id}"
+        if self.invite:
+            join += f" --invite {self.invite}"
+        lines = [f"Waiting for {empty} more player(s). Others join with:", f"  {join}"]
+        if self.info.owner == self.client.player_id:
+            lines.append("Type 'start' to let the AI take the empty seats now.")
+        return lines
+
+    # -- what the server says ------------------------------------------------------
+    def on_message(self, msg: Any) -> None:
+        """React to one pushed message."""
+        if isinstance(msg, sm.Update | sm.Snapshot):
+            if msg.table != self.table:
+                return
+            self.on_game_message(msg)
+        elif isinstance(msg, sm.TableChanged) and msg.table.id == self.table:
+            self.on_table(msg.table)
+        elif isinstance(msg, sm.GameOver) and msg.table == self.table:
+            self.over = True
+            self.moves = []
+            self.screen.ask(None)
+            self.screen.show(["", *self.render.result_lines(msg.result)])
+            self.screen.show(["Type 'again' for another game, or 'quit'."])
+            self.screen.ask("Again? [y/n] ")
+        elif isinstance(msg, sm.ChatLine) and msg.table == self.table:
+            self.screen.show([f"[{msg.name}] {msg.text}"])
+        elif isinstance(msg, sm.TableClosed) and msg.table == self.table:
+            self.screen.show([f"The table closed: {msg.reason}"])
+            self.done = EXIT_OK
+        elif isinstance(msg, sm.Shutdown):
+            self.screen.show([f"The server is shutting down: {msg.reason}"])
+            self.done = EXIT_OK if self.over else 1
+        elif isinstance(msg, sm.Error):
+            self.screen.show([f"Server: {msg.message} ({msg.code})"])
+
+    def on_game_message(self, msg: sm.Update | sm.Snapshot) -> None:
+        new_game = msg.game_no != self.game_no
+        if new_game:
+            self.game_no = msg.game_no
+            self.over = False
+            self.screen.ask(None)
+            self.screen.show(["", f"=== Game {msg.game_no} ==="])
+        self.view, self.version = msg.view, msg.version
+        self.render.set_pattern(msg.view.get("options"))
+        if isinstance(msg, sm.Update):
+            lines: list[str] = []
+            for event in msg.events:
+                lines.extend(self.render.event(event))
+            self.screen.show(lines)
+        legal = list(msg.view.get("legal") or []) if self.seat is not None else []
+        if legal and not self.over:
+            self.moves, self.moves_version = legal, msg.version
+            self.show_turn(msg.timer_s)
+        else:
+            self.moves = []
+            if not self.over:
+                self.screen.ask(None)
+            if isinstance(msg, sm.Snapshot) or new_game:
+                self.screen.show(self.render.view_lines(msg.view))
+
+    def show_turn(self, timer_s: float | None = None) -> None:
+        """The table, then the numbered moves and the prompt."""
+        assert self.view is not None
+        lines = ["", *self.render.view_lines(self.view)]
+        if timer_s is not None:
+            lines.append(f"You have {timer_s:.0f} s.")
+        lines.extend(self.render.moves_lines(self.moves))
+        self.screen.ask(None)
+        self.screen.show(lines)
+        self.screen.ask(f"Your move [1-{len(self.moves)}]: ")
+
+    def on_table(self, info: TableInfo) -> None:
+        before = self.info
+        self.info = info
+        lines = self.seats.update(info)
+        if info.status != before.status:
+            if info.status == "waiting":
+                lines.extend(self.waiting_lines())
+            elif info.status == "playing":
+                lines.append("Play starts.")
+        votes = [v for v in info.rematch_votes if v not in before.rematch_votes]
+        lines.extend(f"{self.seats.title(v)} asked for another game." for v in votes)
+        self.screen.show(lines)
+
+    # -- what the player types -------------------------------------------------------
+    async def on_line(self, line: str | None) -> None:
+        """Handle one typed line (``None``: stdin closed)."""
+        self.screen.answered()
+        if line is None:
+            await self.quit()
+            return
+        text = line.strip()
+        word, _, rest = text.partition(" ")
+        word = word.lower()
+        try:
+            if not text:
+                self.reprompt()
+            elif word in ("q", "quit", "exit") or (self.over and word in ("n", "no")):
+                await self.quit()
+            elif word in ("h", "help", "?"):
+                self.screen.show([HELP])
+            elif word in ("v", "view"):
+                if self.view is not None:
+                    self.screen.show(self.render.view_lines(self.view))
+                self.reprompt()
+            elif word in ("m", "moves"):
+                self.reprompt(full=True)
+            elif word == "who":
+                self.screen.show([f"{s.seat}: {self.seats(s.seat)}" for s in self.info.seats])
+            elif word == "say" and rest.strip():
+                await self.client.chat(self.table, rest.strip())
+            elif word == "start":
+                await self.client.start(self.table)
+            elif word in ("again", "rematch") or (self.over and word in ("y", "yes")):
+                await self.again()
+            else:
+                await self.move(text)
+        except ServerError as exc:
+            self.screen.show([f"Refused: {exc.message} ({exc.code})"])
+            self.reprompt()
+
+    def reprompt(self, *, full: bool = False) -> None:
+        if self.moves and not self.over:
+            if full:
+                self.show_turn()
+            else:
+                self.screen.ask(f"Your move [1-{len(self.moves)}]: ")
+        elif self.over:
+            self.screen.ask("Again? [y/n] ")
+
+    async def move(self, text: str) -> None:
+        if self.over:
+            self.screen.show(["The game is over: 'again' or 'quit'."])
+            self.reprompt()
+            return
+        if not self.moves:
+            waiting = self.render.turn_line(self.view) if self.view else "The game has not begun."
+            self.screen.show([f"It is not your turn. {waiting}"])
+            return
+        pick = choose_move(text, self.moves, self.render)
+        if isinstance(pick, str):
+            self.screen.show([pick])
+            self.reprompt()
+            return
+        action, version = self.moves[pick], self.moves_version
+        self.moves = []
+        self.screen.ask(None)
+        try:
+            await self.client.act(self.table, action, seat=self.seat, version=version)
+        except ServerError as exc:
+            if exc.code in ("stale_version", "not_your_turn", "not_playing"):
+                self.screen.show(["Too late: the game moved on."])
+            else:
+                self.screen.show([f"Refused: {exc.message} ({exc.code})"])
+                if self.version == version:
+                    self.moves = list((self.view or {}).get("legal") or [])
+                    self.reprompt()
+
+    async def again(self) -> None:
+        if not self.over:
+            self.screen.show(["The game is still running."])
+            return
+        await self.client.rematch(self.table)
+        self.screen.ask(None)
+        humans = [s for s in self.info.seats if s.kind == "human" and s.seat != self.seat]
+        if humans:
+            self.screen.show(["Waiting for the other players to agree…"])
+
+    async def quit(self) -> None:
+        if not self.embedded and not self.over:
+            with contextlib.suppress(ServerError, ClientClosed):
+                await self.client.leave(self.table)
+        self.screen.ask(None)
+        self.screen.show(["Bye."])
+        self.done = EXIT_OK
+
+
+def choose_move(text: str, legal: list[dict[str, Any]], render: Renderer) -> int | str:
+    """The index of the move ``text`` names, or a message saying why none.
+
+    A number picks from the list; cards pick the move made of exactly those
+    cards, or the one move that contains them all; a word picks the move of
+    that type when there is one (``pass``).
+    """
+    text = text.strip()
+    if text.isdigit():
+        n = int(text)
+        if 1 <= n <= len(legal):
+            return n - 1
+        return f"Pick a number from 1 to {len(legal)}."
+    tokens = text.replace(",", " ").replace("+", " ").split()
+    if len(tokens) == 1:
+        typed = [i for i, a in enumerate(legal) if str(a.get("type", "")).lower() == text.lower()]
+        if len(typed) == 1:
+            return typed[0]
+    cards = frozenset(t.upper() for t in tokens)
+    exact = [i for i, a in enumerate(legal) if render.action_cards(a) == cards]
+    if len(exact) == 1:
+        return exact[0]
+    within = exact or [i for i, a in enumerate(legal) if cards <= render.action_cards(a)]
+    if len(within) == 1:
+        return within[0]
+    if within:
+        numbers = ", ".join(str(i + 1) for i in within[:12])
+        return f"{text!r} fits several moves ({numbers}): type the number."
+    return f"{text!r} is not one of your moves: type a number from 1 to {len(legal)}, or 'help'."

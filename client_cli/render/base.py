@@ -1,0 +1,252 @@
+"""Text rendering of any game's plain views, actions, events and results.
+
+The server sends views, actions and events as plain data shaped by the
+engine.  :class:`Renderer` turns them into lines a person reads in a
+terminal; it knows only the keys every game shares (``to_act``, ``hand``,
+``table``, ``hand_counts``, ``legal``, ``options.pattern``) and prints the
+rest generically, so a game without a renderer of its own still plays.
+Per-game subclasses (``client_cli.render.<game>``) make it read well.
+
+Cards are named per the table's pattern (``engine.cards.PATTERNS``), e.g.
+``7D`` is "Seven of Denari" with Napoletane cards; the short code is kept
+beside the name so it can be typed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import PATTERNS, Card, CardError, Pattern
+from protocol.models import SeatInfo, TableInfo
+
+_SKIP_VIEW_KEYS = frozenset({"legal", "options", "seat", "to_act", "history"})
+_CARD_KEYS = frozenset({"card", "cards", "capture", "captured", "hand", "table", "bottom", "trick"})
+
+
+@dataclass
+class Seats:
+    """Who sits where, as a person reads it: ``you`` for the own seat."""
+
+    me: int | None = None
+    names: dict[int, str] = field(default_factory=dict)
+    kinds: dict[int, str] = field(default_factory=dict)
+
+    def update(self, info: TableInfo) -> list[str]:
+        """Take the seats of ``info``; lines saying what changed (empty the first time)."""
+        changes: list[str] = []
+        first = not self.names
+        for seat in info.seats:
+            name, kind = seat_name(seat, levels=False), seat.kind
+            old = self.names.get(seat.seat)
+            if not first and old != name:
+                changes.append(f"Seat {seat.seat}: {name}")
+            self.names[seat.seat] = name
+            self.kinds[seat.seat] = kind
+        return changes
+
+    def __call__(self, seat: int | None) -> str:
+        if seat is None:
+            return "nobody"
+        if seat == self.me:
+            return "you"
+        return self.names.get(seat, f"seat {seat}")
+
+    def title(self, seat: int | None) -> str:
+        """Capitalised for the start of a sentence."""
+        text = self(seat)
+        return text[:1].upper() + text[1:]
+
+
+def seat_name(seat: SeatInfo, *, levels: bool = True) -> str:
+    """A seat as the lobby shows it: the player's name, or AI (with its level)."""
+    if seat.kind == "empty":
+        return f"(empty seat {seat.seat})"
+    if seat.kind == "ai":
+        return f"AI {seat.seat}" + (f" ({seat.level})" if seat.level and levels else "")
+    name = seat.name or f"player {seat.seat}"
+    if seat.ai_covering:
+        return f"{name} (away, AI playing)"
+    if not seat.connected:
+        return f"{name} (away)"
+    return name
+
+
+class Renderer:
+    """Generic rendering; subclasses override the ``game_*`` hooks for one game."""
+
+    game = ""
+
+    def __init__(self, seats: Seats | None = None, pattern: str | None = None) -> None:
+        self.seats = seats if seats is not None else Seats()
+        self.pattern: Pattern | None = PATTERNS.get(pattern or "")
+
+    # -- cards ---------------------------------------------------------------
+    def set_pattern(self, options: Mapping[str, Any] | None) -> None:
+        """Take the card pattern from a view's or table's game options."""
+        if options and isinstance(options.get("pattern"), str):
+            self.pattern = PATTERNS.get(options["pattern"], self.pattern)
+
+    def card_name(self, code: str) -> str | None:
+        """The card's name in the table's pattern, or None when it is not a card."""
+        if self.pattern is None or not isinstance(code, str) or len(code) != 2:
+            return None
+        try:
+            card = self.pattern.family.parse(code)
+            return self.pattern.name(Card(card.rank, card.suit))
+        except (CardError, KeyError):
+            return None
+
+    def card(self, code: str) -> str:
+        """``Seven of Denari (7D)``; the bare code when the pattern cannot name it."""
+        name = self.card_name(code)
+        return f"{name} ({code})" if name else str(code)
+
+    def cards(self, codes: Iterable[str], sep: str = ", ") -> str:
+        """Several cards, named."""
+        items = [self.card(c) for c in codes]
+        return sep.join(items) if items else "none"
+
+    @staticmethod
+    def codes(codes: Iterable[str]) -> str:
+        """Several cards as short codes."""
+        items = [str(c) for c in codes]
+        return " ".join(items) if items else "none"
+
+    def subject(self, seat: int | None, verb: str, third: str | None = None) -> str:
+        """``You play`` / ``AI 1 plays``: a seat and its verb, agreeing."""
+        mine = seat is not None and seat == self.seats.me
+        return f"{self.seats.title(seat)} {verb if mine else third or verb + 's'}"
+
+    # -- views -----------------------------------------------------------------
+    def view_lines(self, view: Mapping[str, Any]) -> list[str]:
+        """The whole picture: whose turn, then the game's own lines."""
+        self.set_pattern(view.get("options"))
+        return [self.turn_line(view), *self.game_view(view)]
+
+    def turn_line(self, view: Mapping[str, Any]) -> str:
+        """Whose turn it is."""
+        to_act = list(view.get("to_act") or [])
+        if not to_act:
+            return "Nobody is to play."
+        if self.seats.me is not None and self.seats.me in to_act:
+            return "Your turn."
+        who = " and ".join(self.seats(s) for s in to_act)
+        return f"Waiting for {who}."
+
+    def game_view(self, view: Mapping[str, Any]) -> list[str]:
+        """The game's own lines; generic: every field but the legal moves."""
+        lines: list[str] = []
+        if "table" in view:
+            lines.append(f"Table: {self.cards(view['table'])}")
+        if "hand" in view and self.seats.me is not None:
+            lines.append(f"Your hand: {self.cards(view['hand'])}")
+        if "hand_counts" in view:
+            lines.append(f"Cards in hand: {self.per_seat(view['hand_counts'])}")
+        for key, value in view.items():
+            if key in _SKIP_VIEW_KEYS or key in ("table", "hand", "hand_counts"):
+                continue
+            lines.append(f"{key.replace('_', ' ')}: {self.value(key, value)}")
+        return lines
+
+    def per_seat(self, values: Sequence[Any]) -> str:
+        """``you 3, AI 1 (greedy) 2`` for a value per seat."""
+        return ", ".join(f"{self.seats(i)} {v}" for i, v in enumerate(values))
+
+    def value(self, key: str, value: Any, limit: int = 160) -> str:
+        """Any field, compactly; card fields named."""
+        if key in _CARD_KEYS and isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return self.cards(value)
+        if key in _CARD_KEYS and isinstance(value, str):
+            return self.card(value)
+        if key == "seat" and isinstance(value, int):
+            return self.seats(value)
+        if isinstance(value, str | int | float | bool) or value is None:
+            return str(value)
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+    # -- actions -----------------------------------------------------------------
+    def action(self, action: Mapping[str, Any]) -> str:
+        """One legal action as a short phrase."""
+        return self.game_action(action) or self.generic_action(action)
+
+    def game_action(self, action: Mapping[str, Any]) -> str | None:
+        """The game's own phrase, or None for the generic one."""
+        return None
+
+    def generic_action(self, action: Mapping[str, Any]) -> str:
+        """``Play: card Seven of Denari (7D), capture …``."""
+        kind = str(action.get("type", "action")).replace("_", " ").capitalize()
+        parts = [
+            f"{k} {self.value(k, v)}"
+            for k, v in action.items()
+            if k != "type" and v not in (None, [])
+        ]
+        return kind + (": " + ", ".join(parts) if parts else "")
+
+    def action_cards(self, action: Mapping[str, Any]) -> frozenset[str]:
+        """Every card an action names (to match what a person types)."""
+        out: set[str] = set()
+        for key, value in action.items():
+            if key in _CARD_KEYS:
+                if isinstance(value, str):
+                    out.add(value)
+                elif isinstance(value, list):
+                    out.update(v for v in value if isinstance(v, str))
+        return frozenset(out)
+
+    def moves_lines(self, legal: Sequence[Mapping[str, Any]]) -> list[str]:
+        """The legal actions numbered from 1, in columns when they are many."""
+        labels = [f"{i}) {self.action(a)}" for i, a in enumerate(legal, 1)]
+        if len(labels) <= 12:
+            return ["  " + label for label in labels]
+        width = max(len(label) for label in labels) + 2
+        per_row = max(1, 100 // width)
+        return [
+            "  " + "".join(label.ljust(width) for label in labels[i : i + per_row]).rstrip()
+            for i in range(0, len(labels), per_row)
+        ]
+
+    # -- events --------------------------------------------------------------
+    def event(self, event: Mapping[str, Any]) -> list[str]:
+        """What happened, in a line or a few; nothing for events not worth a line."""
+        kind = str(event.get("kind", ""))
+        data = event.get("data")
+        data = data if isinstance(data, Mapping) else {"value": data}
+        lines = self.game_event(kind, data)
+        return self.generic_event(kind, data) if lines is None else lines
+
+    def game_event(self, kind: str, data: Mapping[str, Any]) -> list[str] | None:
+        """The game's own lines for an event, or None for the generic line."""
+        return None
+
+    def generic_event(self, kind: str, data: Mapping[str, Any]) -> list[str]:
+        """``Play: seat you, card Seven of Denari (7D)``."""
+        parts = [f"{k} {self.value(k, v)}" for k, v in data.items()]
+        return [kind.replace("_", " ").capitalize() + (": " + ", ".join(parts) if parts else "")]
+
+    # -- results -----------------------------------------------------------------
+    def result_lines(self, result: Mapping[str, Any]) -> list[str]:
+        """The end of a game: scores, winners, and the summary figures."""
+        lines = ["Game over."]
+        scores = result.get("scores")
+        if isinstance(scores, list):
+            lines.append(f"Scores: {self.per_seat(scores)}")
+        winners = result.get("winners")
+        if isinstance(winners, list):
+            if not winners:
+                lines.append("Nobody won.")
+            elif winners == [self.seats.me]:
+                lines.append("You won!")
+            else:
+                names = ", ".join(self.seats(w) for w in winners)
+                lines.append(f"Winner{'s' if len(winners) > 1 else ''}: {names}")
+        lines.extend(self.game_summary(result.get("summary") or {}))
+        return lines
+
+    def game_summary(self, summary: Mapping[str, Any]) -> list[str]:
+        """Summary figures worth a line (generic: none)."""
+        return []

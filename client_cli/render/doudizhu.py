@@ -1,0 +1,104 @@
+"""Dou Dizhu in the terminal: auction, landlord, the play to beat, combinations."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from client_cli.render.base import Renderer
+
+
+class DoudizhuRenderer(Renderer):
+    """Three players; cards shown as short codes (suits rarely matter), jokers named."""
+
+    game = "doudizhu"
+
+    def short_cards(self, codes: Sequence[str]) -> str:
+        """``3S 3H 4C BJ(Black Joker)``: codes, jokers spelled out."""
+        out = []
+        for code in codes:
+            name = self.card_name(code) if code in ("BJ", "RJ") else None
+            out.append(f"{code}({name})" if name else str(code))
+        return " ".join(out) if out else "none"
+
+    def role(self, view: Mapping[str, Any], seat: int) -> str:
+        landlord = view.get("landlord")
+        if landlord is None:
+            return ""
+        return " [landlord]" if seat == landlord else " [peasant]"
+
+    def game_view(self, view: Mapping[str, Any]) -> list[str]:
+        lines: list[str] = []
+        phase = view.get("phase")
+        if phase == "bidding":
+            auction = view.get("auction") or []
+            bids = ", ".join(
+                f"{self.seats(b.get('seat'))} {b.get('bid') or 'pass'}" for b in auction
+            )
+            lines.append(f"Bidding (highest bid {view.get('bid', 0)}): {bids or 'no bids yet'}")
+        else:
+            lines.append(
+                f"Landlord {self.seats(view.get('landlord'))} for {view.get('bid')}; "
+                f"multiplier ×{view.get('multiplier', 1)}, bombs {view.get('bombs', 0)}; "
+                f"bottom {self.short_cards(view.get('bottom') or [])}"
+            )
+            last = view.get("last")
+            if last:
+                lines.append(f"To beat: {self.combo(last)} by {self.seats(view.get('last_seat'))}")
+            elif phase == "play":
+                lines.append("Free lead: any combination.")
+        if view.get("seat") is not None:
+            hand = view.get("hand") or []
+            lines.append(f"Your hand ({len(hand)}): {self.short_cards(hand)}")
+        counts = view.get("hand_counts") or []
+        lines.append(
+            "Cards in hand: "
+            + ", ".join(f"{self.seats(i)}{self.role(view, i)} {n}" for i, n in enumerate(counts))
+        )
+        return lines
+
+    def combo(self, play: Mapping[str, Any]) -> str:
+        combo = str(play.get("combo", "")).replace("_", " ")
+        return f"{combo} {self.short_cards(play.get('cards') or [])}".strip()
+
+    def game_action(self, action: Mapping[str, Any]) -> str | None:
+        kind = action.get("type")
+        if kind == "pass":
+            return "Pass"
+        if kind == "bid":
+            return f"Bid {action.get('value')}"
+        if kind == "play":
+            return self.combo(action)
+        return None
+
+    def game_event(self, kind: str, data: Mapping[str, Any]) -> list[str] | None:
+        who = self.seats.title(data.get("seat"))
+        s = "" if who == "You" else "s"
+        if kind in ("deal", "redeal"):
+            again = "Nobody bid: redeal. " if kind == "redeal" else "— New deal. "
+            return [f"{again}{self.subject(data.get('first_bidder'), 'bid')} first."]
+        if kind == "hand":
+            return [f"{who} get{s}: {self.short_cards(data.get('hand') or [])}"]
+        if kind == "bid":
+            bid = data.get("bid")
+            return [f"{who} bid{s} {bid}" if bid else f"{who} pass{'' if who == 'You' else 'es'}"]
+        if kind == "landlord":
+            return [
+                f"{who} {'are' if who == 'You' else 'is'} the landlord for {data.get('bid')}; "
+                f"bottom cards: {self.short_cards(data.get('bottom') or [])}"
+            ]
+        if kind == "play":
+            return [f"{who} play{s} {self.combo(data)}"]
+        if kind == "pass":
+            return [f"{who} pass{'' if who == 'You' else 'es'}"]
+        if kind == "lead":
+            return [f"{who} {'have' if who == 'You' else 'has'} the lead."]
+        if kind == "deal_over":
+            won = "won" if data.get("landlord_won") else "lost"
+            extra = [k for k in ("spring", "reverse_spring") if data.get(k)]
+            line = f"The landlord ({self.seats(data.get('landlord'))}) {won}; "
+            line += f"bid {data.get('bid')} × {data.get('multiplier')}"
+            if extra:
+                line += " (" + ", ".join(e.replace("_", " ") for e in extra) + ")"
+            return [line, f"  scores: {self.per_seat(data.get('scores') or [])}"]
+        return None

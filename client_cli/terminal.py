@@ -1,0 +1,119 @@
+"""Terminal plumbing for interactive play: non-blocking stdin lines and a prompt that
+stays usable while updates are printed above it."""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import sys
+import threading
+from collections.abc import Iterable
+from typing import TextIO
+
+
+class StdinLines:
+    """Lines typed on stdin, read without blocking the event loop.
+
+    On POSIX the file descriptor is watched by the loop (``add_reader``) and
+    read with ``os.read``, so updates keep arriving while a person thinks;
+    elsewhere a daemon thread reads lines.  ``None`` marks the end of input.
+    """
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stdin
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._partial = ""
+        self._fd: int | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def start(self) -> None:
+        """Begin reading (call from inside the running loop)."""
+        self._loop = asyncio.get_running_loop()
+        try:
+            fd = self.stream.fileno()
+            self._loop.add_reader(fd, self._readable)
+            self._fd = fd
+        except (NotImplementedError, OSError, ValueError, AttributeError):
+            threading.Thread(target=self._pump, name="stdin", daemon=True).start()
+
+    def stop(self) -> None:
+        """Stop watching stdin."""
+        if self._fd is not None and self._loop is not None:
+            with contextlib.suppress(Exception):
+                self._loop.remove_reader(self._fd)
+            self._fd = None
+
+    async def get(self) -> str | None:
+        """The next line without its newline; ``None`` once stdin is closed."""
+        return await self.queue.get()
+
+    def _readable(self) -> None:
+        assert self._fd is not None
+        try:
+            data = os.read(self._fd, 4096)
+        except OSError:
+            data = b""
+        if not data:
+            self.stop()
+            if self._partial:
+                self.queue.put_nowait(self._partial)
+                self._partial = ""
+            self.queue.put_nowait(None)
+            return
+        text = self._partial + self._decoder.decode(data)
+        *lines, self._partial = text.split("\n")
+        for line in lines:
+            self.queue.put_nowait(line.rstrip("\r"))
+
+    def _pump(self) -> None:
+        assert self._loop is not None
+        while True:
+            line = self.stream.readline()
+            self._loop.call_soon_threadsafe(
+                self.queue.put_nowait, line.rstrip("\r\n") if line else None
+            )
+            if not line:
+                return
+
+
+class Screen:
+    """Prints lines, keeping the current prompt (if any) as the last line."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out if out is not None else sys.stdout
+        self.tty = bool(getattr(self.out, "isatty", lambda: False)())
+        self.prompt: str | None = None
+        self._prompt_shown = False
+
+    def show(self, lines: Iterable[str]) -> None:
+        """Print ``lines`` above the prompt."""
+        lines = list(lines)
+        if not lines:
+            return
+        self._clear_prompt()
+        self.out.write("".join(line + "\n" for line in lines))
+        self._show_prompt()
+
+    def ask(self, prompt: str | None) -> None:
+        """Show ``prompt`` (None: no prompt) and keep it shown after later output."""
+        self._clear_prompt()
+        self.prompt = prompt
+        self._show_prompt()
+
+    def answered(self) -> None:
+        """A line was typed: the cursor is on a fresh line, the prompt is gone."""
+        self._prompt_shown = False
+
+    def _clear_prompt(self) -> None:
+        if self._prompt_shown:
+            self.out.write("\r\x1b[K" if self.tty else "\n")
+            self._prompt_shown = False
+
+    def _show_prompt(self) -> None:
+        if self.prompt and not self._prompt_shown:
+            self.out.write(self.prompt)
+            self._prompt_shown = True
+        self.out.flush()

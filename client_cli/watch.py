@@ -1,0 +1,86 @@
+"""``cardavia watch``: spectate a table and print what happens until its game ends."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from client_cli.client import ClientClosed, ServerError
+from client_cli.common import EXIT_FAILED, EXIT_OK, CliError, connect, refused, run
+from client_cli.render import Seats, renderer_for, seat_name
+from protocol import server_messages as sm
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``cardavia watch``."""
+    p = sub.add_parser("watch", help="spectate a table until its game ends")
+    p.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
+    p.add_argument("--table", required=True, metavar="ID", help="the table to watch")
+    p.add_argument("--invite", help="invite code of a private table")
+    p.add_argument("--name", default="spectator", help="display name")
+    p.add_argument("--follow", action="store_true", help="keep watching the next games (rematches)")
+    p.set_defaults(func=lambda args: run(watch_main(args)))
+
+
+async def watch_main(args: argparse.Namespace) -> int:
+    """Spectate ``--table``: the spectator view and the public events only."""
+    client = await connect(args.url, args.name)
+    try:
+        try:
+            joined = await client.spectate(args.table, args.invite)
+        except ServerError as exc:
+            if exc.code == "not_found":
+                raise CliError(f"table {args.table!r} not found ({exc.message})") from None
+            raise refused(f"cannot watch table {args.table}", exc) from None
+        seats = Seats(me=None)
+        seats.update(joined.table)
+        render = renderer_for(joined.table.game, seats)
+        render.set_pattern(joined.table.options)
+        out = sys.stdout
+        names = ", ".join(f"{s.seat}: {seat_name(s)}" for s in joined.table.seats)
+        print(f"Watching {joined.table.title} at table {joined.table.id} ({joined.table.status})")
+        print(f"Players: {names}", flush=True)
+        game_no = 0
+        status = joined.table.status
+        while True:
+            try:
+                msg = await client.receive()
+            except ClientClosed as exc:
+                print(f"The connection closed. {exc.reason}".rstrip(), flush=True)
+                return EXIT_FAILED
+            lines: list[str] = []
+            if isinstance(msg, sm.Update | sm.Snapshot) and msg.table == joined.table.id:
+                if msg.game_no != game_no:
+                    game_no = msg.game_no
+                    lines.append(f"=== Game {game_no} ===")
+                if isinstance(msg, sm.Snapshot):
+                    lines.extend(render.view_lines(msg.view))
+                    if status == "finished" and not args.follow:
+                        lines.append("This game is over.")
+                        print("\n".join(lines), file=out, flush=True)
+                        return EXIT_OK
+                else:
+                    render.set_pattern(msg.view.get("options"))
+                    for event in msg.events:
+                        lines.extend(render.event(event))
+            elif isinstance(msg, sm.TableChanged) and msg.table.id == joined.table.id:
+                lines.extend(seats.update(msg.table))
+                status = msg.table.status
+            elif isinstance(msg, sm.GameOver) and msg.table == joined.table.id:
+                lines.extend(render.result_lines(msg.result))
+                if not args.follow:
+                    print("\n".join(lines), file=out, flush=True)
+                    return EXIT_OK
+            elif isinstance(msg, sm.ChatLine) and msg.table == joined.table.id:
+                lines.append(f"[{msg.name}] {msg.text}")
+            elif isinstance(msg, sm.TableClosed) and msg.table == joined.table.id:
+                print(f"The table closed: {msg.reason}", flush=True)
+                return EXIT_OK
+            elif isinstance(msg, sm.Shutdown):
+                print(f"The server is shutting down: {msg.reason}", flush=True)
+                return EXIT_OK
+            if lines:
+                print("\n".join(lines), file=out, flush=True)
+    finally:
+        await client.close()
