@@ -87,6 +87,10 @@ class CiceraGame(Game[CiceraOptions, CiceraState, Play, CiceraView]):
         """Cicera is for exactly four players."""
         return SEATS
 
+    def teams(self, options: CiceraOptions) -> tuple[frozenset[int], ...]:
+        """The partnerships (Partnerships and seats): seats 0+2 against seats 1+3."""
+        return (frozenset({0, 2}), frozenset({1, 3}))
+
     # -- dealing (Setup) ---------------------------------------------------------
     def new_state(self, options: CiceraOptions, seed: int) -> CiceraState:
         """A random dealer, 12 cards to each player and 4 face up on the table."""

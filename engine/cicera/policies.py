@@ -6,6 +6,8 @@ import random
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from engine.cards import BRESCIANE_52, Card
+from engine.cicera.ai_normal import NormalPolicy
+from engine.cicera.ai_search import HardPolicy
 from engine.cicera.rules import (
     FANTE_OF_CUPS,
     MATA,
@@ -117,7 +119,33 @@ class GreedyPolicy:
         return top[rng.randrange(len(top))]
 
 
+class EasyPolicy:
+    """Greedy with noise: a plausible but beatable player."""
+
+    name = "easy"
+    noise = 0.3
+
+    def choose(
+        self,
+        view: CiceraView,
+        legal: Sequence[Play],
+        rng: random.Random,
+        budget: Budget | None = None,
+    ) -> Play:
+        """Usually the greedy play, sometimes any legal play."""
+        if not legal:
+            raise ValueError("no legal action to choose from")
+        if rng.random() < self.noise:
+            return legal[rng.randrange(len(legal))]
+        return GreedyPolicy().choose(view, legal, rng)
+
+
 POLICIES: Mapping[str, Callable[[], Policy]] = {
     "random": RandomPolicy,
+    "easy": EasyPolicy,
     "greedy": GreedyPolicy,
+    "normal": NormalPolicy,
 }
+
+EXTRA_POLICIES: Mapping[str, Callable[[], Policy]] = {"hard": HardPolicy}
+"""Levels the lead registers in :data:`POLICIES` once reviewed (issue 7)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from engine.cicera.policies import POLICIES, GreedyPolicy
+from engine.cicera.policies import EXTRA_POLICIES, POLICIES, GreedyPolicy
 from engine.registry import get_policy, policy_names
 from tests.engine.cicera.helpers import GAME, OPTIONS, apply, play, position
 
@@ -16,9 +16,10 @@ def choose(state: object, seed: int = 0) -> object:
 
 
 def test_policies_are_listed_weakest_first() -> None:
-    assert list(POLICIES) == ["random", "greedy"]
-    assert policy_names("cicera") == ("random", "greedy")
+    assert list(POLICIES) == ["random", "easy", "greedy", "normal"]
+    assert policy_names("cicera")[: len(POLICIES)] == tuple(POLICIES)
     assert get_policy("cicera", "greedy").name == "greedy"
+    assert list(EXTRA_POLICIES) == ["hard"]
 
 
 def test_greedy_takes_the_capture_with_three_bonuses() -> None:

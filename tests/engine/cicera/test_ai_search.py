@@ -1,0 +1,71 @@
+"""The hard level's fast simulator agrees with the engine, and the search behaves."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.cicera.ai_search import CARDS, INDEX, HardPolicy, Sampler, captures
+from engine.game import Budget
+from engine.policy import RandomPolicy
+from tests.engine.cicera.helpers import GAME, OPTIONS, play, position
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_simulator_plays_a_deal_exactly_like_the_engine(seed: int) -> None:
+    rng = random.Random(seed)
+    state = GAME.new_state(OPTIONS, seed)
+    first = GAME.to_act(state)[0]
+    world = Sampler(GAME.view(state, first)).world(random.Random(0))
+    world.hands = [[INDEX[c] for c in h] for h in state.hands]
+    while not GAME.is_over(state):
+        (seat,) = GAME.to_act(state)
+        assert world.turn == seat
+        legal = GAME.legal_actions(state, seat)
+        sim_legal = {
+            (CARDS[card], frozenset(CARDS[c] for c in group))
+            for card in world.hands[seat]
+            for group in [(), *captures(card, world.table)]
+        }
+        assert sim_legal == {(p.card, p.capture) for p in legal}
+        action = RandomPolicy().choose(None, legal, rng)
+        capture = tuple(INDEX[c] for c in state.table if c in action.capture)
+        state = GAME.apply(state, seat, action).state
+        world.play(INDEX[action.card], capture)
+        if not GAME.is_over(state):
+            assert [CARDS[c] for c in world.table] == list(state.table)
+        assert world.bonus == [state.bonuses[0].total, state.bonuses[1].total]
+    assert state.score is not None
+    assert world.finish() == state.score.points
+
+
+def test_sampled_worlds_keep_the_view_and_deal_only_unseen_cards() -> None:
+    state = GAME.new_state(OPTIONS, 12)
+    for _ in range(9):
+        (seat,) = GAME.to_act(state)
+        state = GAME.apply(state, seat, GAME.legal_actions(state, seat)[0]).state
+    (seat,) = GAME.to_act(state)
+    view = GAME.view(state, seat)
+    world = Sampler(view).world(random.Random(3))
+    assert [CARDS[c] for c in world.hands[seat]] == list(view.hand)
+    assert [len(h) for h in world.hands] == list(view.hand_counts)
+    dealt = {CARDS[c] for s, h in enumerate(world.hands) if s != seat for c in h}
+    assert dealt == {c for s, h in enumerate(state.hands) if s != seat for c in h}
+
+
+def test_hard_takes_the_sweep_worth_three_bonuses() -> None:
+    # 6S sweeps A-2-3 of swords: Scùa, Simili, Quadriglia, and the Napula keys
+    state = position(["6S 3C 9C", "9D 8C RB", "8S 7S FB", "9B 8B CB"], "AS 2S 3S")
+    view = GAME.view(state, 0)
+    choice = HardPolicy().choose(view, view.legal, random.Random(0), Budget(iterations=200))
+    assert choice == play("6S", "AS 2S 3S")
+
+
+def test_hard_keeps_the_last_capture_for_its_team() -> None:
+    # last play of the deal: taking 5B with 5C makes the team last capturer of the
+    # table's other cards too, and earns Scùa for an empty table
+    state = position(["5C", "", "", ""], "5B TD 7S", dealer=0, pile0="AS 2S", rest_to=1)
+    view = GAME.view(state, 0)
+    choice = HardPolicy().choose(view, view.legal, random.Random(0), Budget(iterations=20))
+    assert choice == play("5C", "5B")
