@@ -27,6 +27,7 @@ from engine.schafkopf.rules import (
     trick_winner,
 )
 from engine.schafkopf.state import (
+    Action,
     Announce,
     Bid,
     Contract,
@@ -48,7 +49,7 @@ HAND_SIZE = 8
 _ORDER = {c: i for i, c in enumerate(GERMAN_32.cards)}
 _PASS = Pass()
 
-SchafkopfAction = Announce | Pass | PlayCard
+SchafkopfAction = Action
 
 
 def _sorted(cards: Sequence[Card]) -> Hand:

@@ -21,7 +21,7 @@ seats that may hold it: the leak check then proves that no view depends on it.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.cards import GERMAN_32, Card
@@ -129,7 +129,7 @@ def constraints(
 def _assign(
     pool: Sequence[Card],
     counts: dict[int, int],
-    allowed: dict[Card, tuple[int, ...]],
+    allowed: Mapping[Card, tuple[int, ...]],
     rng: random.Random,
 ) -> dict[int, list[Card]] | None:
     """A random assignment of ``pool`` to seats within ``counts`` and ``allowed``.

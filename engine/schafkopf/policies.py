@@ -18,20 +18,20 @@ from engine.schafkopf.rules import (
     mode_of,
     trick_winner,
 )
-from engine.schafkopf.state import Announce, PlayCard, SchafkopfView
+from engine.schafkopf.state import Action, Announce, ContractKind, PlayCard, SchafkopfView
 
 
 def _count(hand: Sequence[Card], ranks: str) -> int:
     return sum(1 for c in hand if c.rank in ranks)
 
 
-def bid_candidates(hand: Sequence[Card]) -> list[tuple[str, str | None, float]]:
+def bid_candidates(hand: Sequence[Card]) -> list[tuple[ContractKind, str | None, float]]:
     """Contracts the hand is strong enough for: ``(contract, suit, strength)``."""
     obers = _count(hand, "O")
     unters = _count(hand, "U")
     high = obers + unters
     aces = _count(hand, "A")
-    out: list[tuple[str, str | None, float]] = []
+    out: list[tuple[ContractKind, str | None, float]] = []
     if high == 8:
         out.append(("sie", None, 99.0))
     for suit in SUITS:
@@ -57,13 +57,13 @@ def bid_candidates(hand: Sequence[Card]) -> list[tuple[str, str | None, float]]:
     return out
 
 
-def choose_bid(hand: Sequence[Card], legal: Sequence[object]) -> object:
+def choose_bid(hand: Sequence[Card], legal: Sequence[Action]) -> Action:
     """The highest contract the hand supports among the legal bids, else pass."""
     offered = {(a.contract, a.suit): a for a in legal if isinstance(a, Announce)}
     best: tuple[int, float] | None = None
-    choice: object = next(a for a in legal if not isinstance(a, Announce))
+    choice: Action = next(a for a in legal if not isinstance(a, Announce))
     for kind, suit, strength in bid_candidates(hand):
-        action = offered.get((kind, suit))  # type: ignore[arg-type]
+        action = offered.get((kind, suit))
         if action is None:
             continue
         key = (CONTRACT_RANK[kind], strength)
@@ -145,10 +145,10 @@ class GreedyPolicy:
     def choose(
         self,
         view: SchafkopfView,
-        legal: Sequence[object],
+        legal: Sequence[Action],
         rng: random.Random,
         budget: Budget | None = None,
-    ) -> object:
+    ) -> Action:
         """One of ``legal``, decided from ``view`` only."""
         if not legal:
             raise ValueError("no legal action to choose from")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
 from engine.cards import GERMAN_32
 from engine.game import IllegalAction
-from engine.schafkopf import Announce, Pass, PlayCard
+from engine.schafkopf import Announce, Pass, PlayCard, SchafkopfState
 from engine.schafkopf.rules import CONTRACTS, announcements, eligibility_error, suit_error
 from tests.engine.schafkopf.helpers import GAME, apply_all, bid, card, cards, deal
 
@@ -24,11 +25,11 @@ HANDS = (
 )
 
 
-def fresh():  # type: ignore[no-untyped-def]
+def fresh() -> SchafkopfState:
     return deal(*HANDS)
 
 
-def refused(state, action, code):  # type: ignore[no-untyped-def]
+def refused(state: SchafkopfState, action: Any, code: str) -> IllegalAction:
     (seat,) = GAME.to_act(state)
     with pytest.raises(IllegalAction) as err:
         GAME.apply(state, seat, action)

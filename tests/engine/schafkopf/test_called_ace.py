@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.game import IllegalAction
-from engine.schafkopf import PlayCard
+from engine.game import Event, IllegalAction
+from engine.schafkopf import PlayCard, SchafkopfState
 from tests.engine.schafkopf.helpers import (
     GAME,
     apply_all,
@@ -27,17 +27,17 @@ HANDS = columns(RUFER_PLAIN_WIN)
 RUN = (HANDS[0], HANDS[1], HANDS[2].replace("7E", "7S"), HANDS[3].replace("7S", "7E"))
 
 
-def rufer(hands: tuple[str, str, str, str] = HANDS):  # type: ignore[no-untyped-def]
+def rufer(hands: tuple[str, str, str, str] = HANDS) -> SchafkopfState:
     return bid(deal(*hands), "rufer S", "pass", "pass", "pass")
 
 
-def refuse(state, seat, text, code):  # type: ignore[no-untyped-def]
+def refuse(state: SchafkopfState, seat: int, text: str, code: str) -> None:
     with pytest.raises(IllegalAction) as err:
         GAME.apply(state, seat, PlayCard(card(text)))
     assert err.value.code == code
 
 
-def partners(state) -> list[int | None]:  # type: ignore[no-untyped-def]
+def partners(state: SchafkopfState) -> list[int | None]:
     return [GAME.view(state, s).partner for s in (0, 1, 2, 3, None)]
 
 
@@ -107,7 +107,7 @@ def test_rule_3_running_away_with_three_more_cards_of_the_suit() -> None:
 
 def test_rule_4_until_then_no_view_names_the_partner() -> None:
     state = rufer()
-    seen = []
+    seen: list[Event] = []
     for action in plays("OE OH OS UH OG US UG 8H UE 7H 9H 7S AH 8E KS TS"):
         (seat,) = GAME.to_act(state)
         t = GAME.apply(state, seat, action)

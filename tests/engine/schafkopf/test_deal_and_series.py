@@ -96,7 +96,7 @@ def test_an_explicit_deal_must_be_the_whole_pack() -> None:
     hands = (cards(SIE_HAND), cards("AE TE KE 9E 8E 7E AG TG"))
     options = SchafkopfOptions(pattern="bavarian")
     with pytest.raises(ValueError):
-        GAME.from_deal(options, SchafkopfDeal(dealer=0, hands=(*hands, *hands)))  # type: ignore[arg-type]
+        GAME.from_deal(options, SchafkopfDeal(dealer=0, hands=(*hands, *hands)))
     full = (
         cards(SIE_HAND),
         cards("AE TE KE 9E 8E 7E AG TG"),

@@ -7,6 +7,7 @@ import random
 from engine.registry import get_policy, policy_names
 from engine.schafkopf import Announce, Pass, PlayCard
 from engine.schafkopf.policies import choose_bid
+from engine.schafkopf.state import Action
 from tests.engine.schafkopf.helpers import GAME, bid, cards, columns, deal, play
 from tests.engine.schafkopf.test_scoring_examples import RUFER_SCHNEIDER
 
@@ -45,7 +46,7 @@ def test_greedy_beats_random_over_many_series() -> None:
 
 def test_greedy_bids_by_strength() -> None:
     weak = cards("7E 8E 9E 7G 8G 9G 7S 8S")
-    legal = (Pass(), *[Announce("rufer", s) for s in "EGS"], Announce("wenz"))
+    legal: tuple[Action, ...] = (Pass(), *[Announce("rufer", s) for s in "EGS"], Announce("wenz"))
     assert choose_bid(weak, legal) == Pass()
     sie = cards("OE OG OH OS UE UG UH US")
     assert choose_bid(sie, (Pass(), Announce("sie"))) == Announce("sie")

@@ -6,7 +6,7 @@ import pytest
 
 from engine.cards import format_cards
 from engine.game import IllegalAction
-from engine.schafkopf import PlayCard
+from engine.schafkopf import PlayCard, SchafkopfState
 from engine.schafkopf.rules import MODES, TRUMP, mode_of, trick_winner
 from tests.engine.schafkopf.helpers import GAME, bid, card, cards, deal, legal_cards, play
 
@@ -20,11 +20,11 @@ HANDS = (
 )
 
 
-def fresh():  # type: ignore[no-untyped-def]
+def fresh() -> SchafkopfState:
     return deal(*HANDS)
 
 
-def refuse(state, seat, text, code):  # type: ignore[no-untyped-def]
+def refuse(state: SchafkopfState, seat: int, text: str, code: str) -> IllegalAction:
     with pytest.raises(IllegalAction) as err:
         GAME.apply(state, seat, PlayCard(card(text)))
     assert err.value.code == code
