@@ -30,6 +30,9 @@ from server.store import Store
 from server.table_core import AiTurn, Effects, TableCore
 from server.table_options import RequestError
 
+_SILENT = frozenset({"tick", "disconnect", "reconnect", "forget", "ai_move", "stop", "close"})
+"""Commands that have no requester waiting for a reply."""
+
 
 @dataclass(frozen=True)
 class Command:
@@ -99,11 +102,29 @@ class TableActor:
                     command = Command("tick")
                 await self._handle(command)
                 if not self.closed:
-                    self._schedule_ai()
+                    try:
+                        self._schedule_ai()
+                    except Exception as exc:  # an engine bug: log it, keep the table
+                        self._log.exception("ai_schedule_failed", error=repr(exc))
         finally:
             for task in self._inflight.values():
                 task.cancel()
             self._inflight.clear()
+            self._refuse_queued()
+
+    def _refuse_queued(self) -> None:
+        """Answer the requests still queued at a table that has stopped."""
+        while not self.queue.empty():
+            command = self.queue.get_nowait()
+            if command.player is not None and command.kind not in _SILENT:
+                command.player.send(
+                    Error(
+                        ref=command.ref,
+                        code=ErrorCode.NOT_FOUND,
+                        message=f"table {self.id!r} has closed",
+                        table=self.id,
+                    )
+                )
 
     async def _handle(self, command: Command) -> None:
         handler = getattr(self, "_on_" + command.kind)

@@ -145,6 +145,7 @@ class TableCore:
         self.rematch_votes: set[int] = set()
         self.archive: list[FinishedGame] = []
         self._chat_buckets: dict[str, TokenBucket] = {}
+        self._covered_seen: set[int] = set()
 
     # -- who is here ---------------------------------------------------------
     def seat_of(self, player_id: str) -> int | None:
@@ -473,25 +474,28 @@ class TableCore:
         times: list[float] = []
         if self.status == "waiting" and self.fill_at is not None:
             times.append(self.fill_at)
+        for slot in self.seats:
+            if slot.kind == "human" and not slot.connected and slot.away_since is not None:
+                times.append(slot.away_since + self.grace)
         if self.status == "playing":
             timer = self.setup.options.turn_timer
             for seat in self.game.to_act(self.state):
-                slot = self.seats[seat]
-                if slot.kind != "human":
-                    continue
-                if not slot.connected and slot.away_since is not None:
-                    times.append(slot.away_since + self.grace)
-                if timer is not None:
+                if timer is not None and self.seats[seat].kind == "human":
                     times.append(self.turn_started + timer)
         future = [t for t in times if t > now]
         return min(future) if future else None
 
     def tick(self, now: float) -> Effects:
-        """Time passed: fill a table whose wait is over; start one that is full."""
+        """Time passed: fill a table whose wait is over; start one that is full;
+        tell everybody when the AI starts covering an absent human."""
         if self.status == "waiting" and self.fill_at is not None and now >= self.fill_at:
             return self.fill_with_ai(now)
         if self.status == "waiting" and not self.free_seats():
             return self._start(now)
+        covered = {i for i, s in enumerate(self.seats) if self._covered(s, now)}
+        if covered != self._covered_seen:
+            self._covered_seen = covered
+            return Effects(outs=self._changed(now))
         return Effects()
 
     # -- after the game ------------------------------------------------------

@@ -95,6 +95,10 @@ def test_grace_then_ai_covers_and_reconnect_takes_back() -> None:
     assert core.next_wakeup(12.0) == 15.0
     (turn,) = core.ai_due(15.0)
     assert turn.seat == seat and turn.by == "ai" and turn.version == core.version
+    # the others are told that the AI now covers the absent seat
+    (changed,) = [m for p, m in core.tick(15.0).outs if p == f"p{1 - seat}"]
+    assert isinstance(changed, sm.TableChanged) and changed.table.seats[seat].ai_covering
+    assert core.tick(15.5).outs == []
     core.reconnect(f"p{seat}", 16.0)
     assert core.ai_due(16.0) == []
     legal = to_plain(core.game.legal_actions(core.state, seat)[0])
