@@ -57,7 +57,9 @@ class CardaviaServer:
         self.sessions = Sessions()
         self.metrics = Metrics()
         self.store = store if store is not None else make_store(config.store)
-        self.ai = AiRunner(config.ai_workers, config.ai_think, config.ai_deadline, self.metrics)
+        self.ai = AiRunner(
+            config.ai_workers, config.ai_think, config.ai_deadline, self.metrics, config.ai_mode
+        )
         self.lobby = Lobby(config, self.store, self.sessions, self.ai, clock, metrics=self.metrics)
         self.connections: set[Connection] = set()
         self.port = 0

@@ -29,6 +29,7 @@ class ServerConfig:
     ai_think: float = 1.0
     ai_deadline: float = 5.0
     ai_workers: int = 4
+    ai_mode: str = "thread"
     disconnect_grace: float = 15.0
     session_ttl: float = 3600.0
     max_tables: int = 1000
@@ -49,8 +50,9 @@ HELP: dict[str, str] = {
     "quick_fill_wait": "Seconds a quick-play table waits for other humans before the AI fills it.",
     "ai_delay": "Default seconds an AI move waits before it shows (tables may override).",
     "ai_think": "Time budget (seconds) handed to an AI policy for one decision.",
-    "ai_deadline": "Hard limit (seconds) on one AI decision; past it the weakest policy moves.",
-    "ai_workers": "Worker threads that run AI decisions off the event loop.",
+    "ai_deadline": "Hard limit (s) on one AI decision; past it a fast fallback policy moves.",
+    "ai_workers": "Worker threads (or processes) that run AI decisions off the event loop.",
+    "ai_mode": "thread (starts at once) or process (heavy search never slows the loop).",
     "disconnect_grace": "Seconds a disconnected human keeps their turns before the AI covers them.",
     "session_ttl": "Seconds a disconnected session is kept for a reconnect before it is dropped.",
     "max_tables": "Tables this process holds at most.",
@@ -127,6 +129,8 @@ def validate(config: ServerConfig) -> None:
     """Raise ValueError for settings that make no sense."""
     if not 0 <= config.port <= 65535:
         raise ValueError("port must be between 0 and 65535")
+    if config.ai_mode not in ("thread", "process"):
+        raise ValueError(f"unknown ai_mode {config.ai_mode!r} (thread or process)")
     if config.store != "memory":
         raise ValueError(f"unknown store {config.store!r} (this build has: memory)")
     for name in ("quick_fill_wait", "ai_delay", "disconnect_grace", "ai_think"):

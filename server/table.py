@@ -330,7 +330,9 @@ class TableActor:
         try:
             view = core.game.view(core.state, turn.seat)
             legal = core.game.legal_actions(core.state, turn.seat)
-            action = await self.ai.choose(core.game.id, turn.level, core.setup.weakest, view, legal)
+            action = await self.ai.choose(
+                core.game.id, turn.level, core.setup.fallback, view, legal
+            )
             if turn.by == "ai":
                 pause = core.ai_delay - (self.clock() - started)
                 if pause > 0:

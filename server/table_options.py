@@ -37,9 +37,9 @@ class TableSetup:
         return self.levels[-1]
 
     @property
-    def weakest(self) -> str:
-        """The fallback policy when an AI misses its deadline."""
-        return self.levels[0]
+    def fallback(self) -> str:
+        """The policy that moves when an AI misses its deadline: ``normal``, else the weakest."""
+        return "normal" if "normal" in self.levels else self.levels[0]
 
 
 def check_options(game: Game[Any, Any, Any, Any], options: TableOptions) -> TableSetup:
