@@ -136,13 +136,20 @@ class Client:
         token: str | None = None,
         open_timeout: float = 10.0,
     ) -> Client:
-        """Connect to ``url`` and open a session (resume it when ``token`` is given)."""
+        """Connect to ``url`` and open a session (resume it when ``token`` is given).
+
+        Raises :class:`ServerError` (``bad_name``, ``bad_token`` …), ``OSError``
+        when nothing listens there, ``TimeoutError`` after ``open_timeout``.
+        """
         ws = await connect(url, open_timeout=open_timeout, max_size=2**24, compression=None)
         client = cls(ws)
         client._reader = asyncio.create_task(client._read())
         try:
-            welcome = await client._request(
-                cm.Hello(version=PROTOCOL_VERSION, name=name, token=token), sm.Welcome
+            welcome = await asyncio.wait_for(
+                client._request(
+                    cm.Hello(version=PROTOCOL_VERSION, name=name, token=token), sm.Welcome
+                ),
+                open_timeout,
             )
         except BaseException:
             await client.close()
@@ -292,7 +299,10 @@ class Client:
 
     # -- pushed messages -----------------------------------------------------
     async def receive(self, timeout: float | None = None) -> Any:
-        """The next pushed message; raise :class:`ClientClosed` once the connection ended."""
+        """The next pushed message; raise :class:`ClientClosed` once the connection ended.
+
+        Pushed messages queue up until read: a long-lived client should keep reading.
+        """
         if self._closed is not None and self._pushed.empty():
             raise self._closed
         item = await asyncio.wait_for(self._pushed.get(), timeout)
