@@ -1,0 +1,266 @@
+"""``cardavia play``: move parsing, rendering of every game, and whole games typed
+into a pseudo-terminal (embedded server, and two people on a real server)."""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pytest
+
+from client_cli.main import main
+from client_cli.play import choose_move
+from client_cli.render import RENDERERS, Renderer, Seats, renderer_for
+from engine.codec import to_plain
+from engine.registry import GAMES
+from tests.client_cli.live_server import LiveServer, live_server
+
+ROOT = Path(__file__).resolve().parents[2]
+PROMPT = r"Your move \[1-(\d+)\]: "
+AGAIN = r"Again\? \[y/n\] "
+
+
+# -- choosing a move from what a person types -----------------------------------------
+SCOPA_LEGAL: list[dict[str, Any]] = [
+    {"type": "play", "card": "7D", "capture": ["3S", "4C"]},
+    {"type": "play", "card": "7D", "capture": ["7H"]},
+    {"type": "play", "card": "KS", "capture": []},
+    {"type": "play", "card": "2C", "capture": ["2H"]},
+]
+
+
+def scopa() -> Renderer:
+    return renderer_for("scopa", Seats(me=0), "napoletane")
+
+
+def test_choose_by_number() -> None:
+    assert choose_move("1", SCOPA_LEGAL, scopa()) == 0
+    assert choose_move(" 4 ", SCOPA_LEGAL, scopa()) == 3
+    assert choose_move("5", SCOPA_LEGAL, scopa()) == "Pick a number from 1 to 4."
+    assert choose_move("0", SCOPA_LEGAL, scopa()) == "Pick a number from 1 to 4."
+
+
+def test_choose_by_cards() -> None:
+    assert choose_move("7d 3s 4c", SCOPA_LEGAL, scopa()) == 0  # exactly these cards
+    assert choose_move("7D 7H", SCOPA_LEGAL, scopa()) == 1
+    assert choose_move("KS", SCOPA_LEGAL, scopa()) == 2
+    assert choose_move("2C", SCOPA_LEGAL, scopa()) == 3  # the one move holding the card
+    ambiguous = choose_move("7D", SCOPA_LEGAL, scopa())
+    assert isinstance(ambiguous, str) and "(1, 2)" in ambiguous
+    unknown = choose_move("AS", SCOPA_LEGAL, scopa())
+    assert isinstance(unknown, str) and "not one of your moves" in unknown
+
+
+def test_choose_by_word() -> None:
+    legal = [{"type": "pass"}, {"type": "bid", "value": 1}, {"type": "bid", "value": 2}]
+    render = renderer_for("doudizhu", Seats(me=0), "french")
+    assert choose_move("pass", legal, render) == 0
+    assert choose_move("PASS", legal, render) == 0
+    assert isinstance(choose_move("bid", legal, render), str)  # two bids: say which
+
+
+# -- rendering ---------------------------------------------------------------------
+def test_cards_are_named_per_pattern() -> None:
+    assert renderer_for("scopa", pattern="napoletane").card("7D") == "Seven of Denari (7D)"
+    assert renderer_for("scopa", pattern="french").card("KH") == "King of Hearts (KH)"
+    assert renderer_for("schafkopf", pattern="bavarian").card("AE") == "Ass of Eichel (AE)"
+    assert renderer_for("schafkopf", pattern="south_tyrolean").card("AE") == "Daus of Eichel (AE)"
+    assert renderer_for("cicera", pattern="bresciane").card("CS") == "Cavallo of Spade (CS)"
+    assert renderer_for("doudizhu", pattern="french").card("RJ") == "Red Joker (RJ)"
+    # not a card of the pattern's family: the code as it is
+    assert renderer_for("scopa", pattern="napoletane").card("OE") == "OE"
+
+
+def test_pattern_follows_the_view() -> None:
+    render = renderer_for("scopa", Seats(me=0))
+    lines = render.view_lines(
+        {
+            "options": {"pattern": "french"},
+            "seat": 0,
+            "to_act": [0],
+            "table": ["QS"],
+            "hand": ["QH"],
+        }
+    )
+    assert "Your turn." in lines
+    assert "Queen of Hearts (QH)" in "\n".join(lines)
+
+
+def playout(game_id: str, seed: int) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Every (plain view of a seat or a spectator, plain events) along a random game."""
+    game = GAMES[game_id]
+    state = game.new_state(game.options(), seed)
+    rng = random.Random(seed)
+    events = [to_plain(e) for e in game.start_events(state)]
+    while not game.is_over(state):
+        seat = game.to_act(state)[0]
+        for who in (seat, None):
+            yield to_plain(game.view(state, who)), events
+        events = []
+        tr = game.apply(state, seat, rng.choice(game.legal_actions(state, seat)))
+        state = tr.state
+        events = [to_plain(e) for e in tr.events]
+    yield to_plain(game.view(state, None)), events
+    yield {"result": to_plain(game.result(state))}, []
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+@pytest.mark.parametrize("generic", [False, True], ids=["own", "generic"])
+def test_every_view_move_event_and_result_renders(game_id: str, generic: bool) -> None:
+    """The game's renderer (and the generic one, for graceful degradation) copes with
+    everything a random game produces, and never prints a raw card code without its
+    name where the pattern knows the card."""
+    for seed in (1, 2):
+        render_cls = Renderer if generic else RENDERERS[game_id]
+        render = render_cls(Seats(me=0, names={1: "Ann", 2: "Bea", 3: "Cy"}))
+        for view, events in playout(game_id, seed):
+            if "result" in view:
+                lines = render.result_lines(view["result"])
+                assert lines[0] == "Game over." and any("Scores:" in x for x in lines)
+                continue
+            lines = render.view_lines(view)
+            assert lines and all(isinstance(x, str) for x in lines)
+            render.seats.me = view["seat"]
+            for action in view["legal"]:
+                label = render.action(action)
+                assert label
+                for code in render.action_cards(action):
+                    # cards named per the pattern (Dou Dizhu's own renderer: short codes)
+                    named = generic or game_id != "doudizhu"
+                    assert (render.card(code) if named else code) in label
+            assert render.moves_lines(view["legal"]) or not view["legal"]
+            for event in events:
+                assert all(isinstance(x, str) for x in render.event(event))
+
+
+def test_hand_event_says_whose_cards() -> None:
+    render = renderer_for("scopa", Seats(me=1, names={0: "Ann"}), "napoletane")
+    assert render.event({"kind": "hand", "data": {"seat": 1, "hand": ["7D"]}}) == [
+        "You get: Seven of Denari (7D)"
+    ]
+    assert render.event(
+        {"kind": "play", "data": {"seat": 0, "card": "7D", "captured": ["7S"], "scopa": True}}
+    ) == ["Ann plays Seven of Denari (7D) and captures Seven of Spade (7S) — SCOPA!"]
+
+
+def test_unknown_event_degrades_to_a_generic_line() -> None:
+    render = renderer_for("scopa", Seats(me=0, names={1: "Ann"}), "napoletane")
+    assert render.event({"kind": "new_thing", "data": {"seat": 1, "cards": ["AD"]}}) == [
+        "New thing: seat Ann, cards Asso of Denari (AD)"
+    ]
+
+
+# -- whole games in a pseudo-terminal ----------------------------------------------------
+def spawn(*args: str) -> pexpect.spawn:
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "client_cli.main", "play", *args],
+        cwd=str(ROOT),
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(50, 160),
+    )
+    return child
+
+
+def play_to_the_end(child: pexpect.spawn, answer: Any = lambda child: "1") -> tuple[int, str]:
+    """Answer every prompt until the game ends; decline another game. (moves, transcript)"""
+    moves, transcript = 0, []
+    while True:
+        i = child.expect([PROMPT, AGAIN])
+        transcript.append(child.before + child.after)
+        if i == 0:
+            moves += 1
+            child.sendline(answer(child))
+        else:
+            child.sendline("n")
+            child.expect(pexpect.EOF)
+            transcript.append(child.before)
+            child.close()
+            return moves, "".join(transcript)
+
+
+def test_play_scopa_in_a_terminal_against_the_ai() -> None:
+    """`cardavia play scopa` with zero setup: one person against the AI to the end."""
+    child = spawn("scopa", "-o", "target=1", "--level", "random", "--ai-delay", "0")
+    moves, out = play_to_the_end(child)
+    assert child.exitstatus == 0, out
+    assert moves >= 18  # at least one whole deal of 36 cards, half of them ours
+    assert "Players: 0: you, 1: AI 1 (random)" in out
+    assert "Your hand: " in out
+    assert re.search(r"Your hand: [A-Z][a-z]+ of (Denari|Coppe|Spade|Bastoni) \(\w\w\)", out)
+    assert re.search(r"AI 1 plays [A-Z][a-z]+ of [A-Z][a-z]+ \(\w\w\)", out)
+    assert "Game over." in out and "Scores: you " in out
+    assert "Bye." in out and "Traceback" not in out
+
+
+def test_ctrl_c_exits_cleanly() -> None:
+    child = spawn("cicera", "--level", "random", "--ai-delay", "0")
+    child.logfile_read = io.StringIO()
+    child.expect(PROMPT)
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    out = child.logfile_read.getvalue()
+    assert "interrupted" in out and "Traceback" not in out
+
+
+@pytest.fixture(scope="module")
+def srv() -> Iterator[LiveServer]:
+    with live_server() as server:
+        yield server
+
+
+def cards_of_first_move(child: pexpect.spawn) -> str:
+    """Type the first move by its cards (``7D 3S 4C``) instead of its number."""
+    line = re.search(r"1\) (.*?)\r?\n", child.before)
+    assert line is not None
+    return " ".join(re.findall(r"\((\w\w)\)", line.group(1)))
+
+
+def test_two_people_play_each_other_on_a_server(srv: LiveServer) -> None:
+    ann = spawn("scopa", "--url", srv.url, "--name", "ann", "--humans", "2", "-o", "target=1")
+    ann.expect(r"--table (\S+)")
+    table = ann.match.group(1)
+    bob = spawn("scopa", "--url", srv.url, "--name", "bob", "--table", table)
+    bob.expect("Players: 0: ann, 1: you")
+    players = {"ann": ann, "bob": bob}
+    moves = {"ann": 0, "bob": 0}
+    done: set[str] = set()
+    while len(done) < 2:
+        for name, child in players.items():
+            if name in done:
+                continue
+            i = child.expect([PROMPT, AGAIN, pexpect.TIMEOUT], timeout=0.2)
+            if i == 0:
+                moves[name] += 1
+                child.sendline(cards_of_first_move(child) if name == "ann" else "1")
+            elif i == 1:
+                child.sendline("n")
+                child.expect(pexpect.EOF)
+                child.close()
+                assert child.exitstatus == 0
+                done.add(name)
+    assert moves["ann"] >= 18 and moves["bob"] >= 18
+
+
+def test_play_errors(srv: LiveServer, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "scopa", "--url", "ws://127.0.0.1:1"]) == 3
+    assert "cannot reach the server" in capsys.readouterr().err
+    assert main(["play", "chess", "--url", srv.url]) == 2
+    assert "unknown game 'chess'; this server has: scopa" in capsys.readouterr().err
+    assert main(["play", "chess"]) == 2
+    assert "unknown game 'chess'" in capsys.readouterr().err
+    assert main(["play", "scopa", "--url", srv.url, "--table", "nope"]) == 1
+    assert "table 'nope' not found" in capsys.readouterr().err
+    assert main(["play", "scopa", "--url", srv.url, "-o", "target"]) == 2
+    assert "bad option 'target'" in capsys.readouterr().err
+    assert main(["play", "scopa", "--url", srv.url, "-o", "target=-4"]) == 1
+    assert "bad_options" in capsys.readouterr().err
