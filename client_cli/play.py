@@ -297,6 +297,9 @@ class PlaySession:
         self.render.set_pattern(msg.view.get("options"))
         if isinstance(msg, sm.Update):
             lines: list[str] = []
+            if msg.actor is not None and msg.actor == self.seat and msg.by in ("ai", "timer"):
+                why = "your time ran out" if msg.by == "timer" else "you were away"
+                lines.append(f"(The AI played your turn: {why}.)")
             for event in msg.events:
                 lines.extend(self.render.event(event))
             self.screen.show(lines)

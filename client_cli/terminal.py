@@ -99,6 +99,8 @@ class Screen:
 
     def ask(self, prompt: str | None) -> None:
         """Show ``prompt`` (None: no prompt) and keep it shown after later output."""
+        if prompt == self.prompt and self._prompt_shown:
+            return
         self._clear_prompt()
         self.prompt = prompt
         self._show_prompt()

@@ -18,7 +18,7 @@ class ScopaRenderer(Renderer):
         head = f"Deal {int(view.get('deal_no', 0)) + 1}, dealer {self.seats(view.get('dealer'))}"
         head += f", {view.get('stock_count', 0)} cards in the stock"
         if target is not None:
-            head += f"; first to {target} points wins"
+            head += f"; first to {target} point{'' if target == 1 else 's'} wins"
         lines = [head, f"Table: {self.cards(view.get('table', []))}"]
         if view.get("seat") is not None:
             lines.append(f"Your hand: {self.cards(view.get('hand', []))}")

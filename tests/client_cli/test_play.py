@@ -200,6 +200,21 @@ def test_play_scopa_in_a_terminal_against_the_ai() -> None:
     assert "Bye." in out and "Traceback" not in out
 
 
+def test_updates_arrive_while_the_prompt_waits() -> None:
+    """Nobody types: the turn timer runs out, the AI plays for us, and the screen says
+    so and shows the next turn — the prompt never blocks what the server sends."""
+    child = spawn("scopa", "--level", "random", "--ai-delay", "0", "--turn-timer", "1")
+    child.expect(PROMPT)
+    child.expect(r"\(The AI played your turn: your time ran out\.\)", timeout=10)
+    child.expect(r"You play ")
+    child.expect(PROMPT, timeout=10)  # our next turn, shown without any key pressed
+    child.sendline("quit")
+    child.expect("Bye.")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
 def test_ctrl_c_exits_cleanly() -> None:
     child = spawn("cicera", "--level", "random", "--ai-delay", "0")
     child.logfile_read = io.StringIO()
