@@ -7,6 +7,17 @@ from typing import Any
 
 from client_cli.render.base import Renderer
 
+_RANKS = "3456789TJQKA2"
+
+
+def _rank_order(code: str) -> tuple[int, str]:
+    """Cards by Dou Dizhu rank, 3 lowest, then 2, the black and the red joker."""
+    if code == "BJ":
+        return (len(_RANKS), code)
+    if code == "RJ":
+        return (len(_RANKS) + 1, code)
+    return (_RANKS.find(code[:1]), code)
+
 
 class DoudizhuRenderer(Renderer):
     """Three players; cards shown as short codes (suits rarely matter), jokers named."""
@@ -16,7 +27,7 @@ class DoudizhuRenderer(Renderer):
     def short_cards(self, codes: Sequence[str]) -> str:
         """``3S 3H 4C BJ(Black Joker)``: codes, jokers spelled out."""
         out = []
-        for code in codes:
+        for code in sorted(codes, key=_rank_order):
             name = self.card_name(code) if code in ("BJ", "RJ") else None
             out.append(f"{code}({name})" if name else str(code))
         return " ".join(out) if out else "none"
@@ -70,6 +81,29 @@ class DoudizhuRenderer(Renderer):
         if kind == "play":
             return self.combo(action)
         return None
+
+    def moves_lines(self, legal: Sequence[Mapping[str, Any]]) -> list[str]:
+        """Few moves: one per line; many (a free lead): grouped by combination, wrapped."""
+        if len(legal) <= 16:
+            return super().moves_lines(legal)
+        groups: dict[str, list[str]] = {}
+        for i, action in enumerate(legal, 1):
+            if action.get("type") == "play":
+                combo = str(action.get("combo", "")).replace("_", " ")
+                item = self.short_cards(action.get("cards") or [])
+            else:
+                combo, item = "other", self.action(action)
+            groups.setdefault(combo, []).append(f"{i}) {item}")
+        lines: list[str] = []
+        for combo, items in groups.items():
+            line = f"  {combo}:"
+            for item in items:
+                if len(line) + len(item) + 3 > 100:
+                    lines.append(line)
+                    line = "   "
+                line += "  " + item
+            lines.append(line)
+        return lines
 
     def game_event(self, kind: str, data: Mapping[str, Any]) -> list[str] | None:
         who = self.seats.title(data.get("seat"))

@@ -139,6 +139,16 @@ def test_every_view_move_event_and_result_renders(game_id: str, generic: bool) -
                 assert all(isinstance(x, str) for x in render.event(event))
 
 
+def test_many_moves_are_grouped_and_each_numbered_once() -> None:
+    """A Dou Dizhu free lead has scores of moves: grouped by combination, all numbered."""
+    view = next(v for v, _ in playout("doudizhu", 3) if "legal" in v and len(v["legal"]) > 40)
+    lines = renderer_for("doudizhu", Seats(me=view["seat"])).moves_lines(view["legal"])
+    assert len(lines) < len(view["legal"])
+    numbers = [int(n) for n in re.findall(r"(\d+)\) ", "\n".join(lines))]
+    assert sorted(numbers) == list(range(1, len(view["legal"]) + 1))
+    assert any(line.startswith("  single:") for line in lines)
+
+
 def test_hand_event_says_whose_cards() -> None:
     render = renderer_for("scopa", Seats(me=1, names={0: "Ann"}), "napoletane")
     assert render.event({"kind": "hand", "data": {"seat": 1, "hand": ["7D"]}}) == [
