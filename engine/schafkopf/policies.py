@@ -163,3 +163,14 @@ POLICIES: Mapping[str, Callable[[], Policy]] = {
     "random": RandomPolicy,
     "greedy": GreedyPolicy,
 }
+
+
+def hard_policy() -> Policy:
+    """Determinized search (:mod:`engine.schafkopf.ai_search`); imported on demand."""
+    from engine.schafkopf.ai_search import HardPolicy
+
+    return HardPolicy()
+
+
+EXTRA_POLICIES: Mapping[str, Callable[[], Policy]] = {"hard": hard_policy}
+"""Stronger but slower policies, kept out of :data:`POLICIES` (the default, fast set)."""

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import random
 
+from engine.game import Budget
 from engine.registry import get_policy, policy_names
 from engine.schafkopf import Announce, Pass, PlayCard
-from engine.schafkopf.policies import choose_bid
+from engine.schafkopf.policies import EXTRA_POLICIES, choose_bid
 from engine.schafkopf.state import Action
-from tests.engine.schafkopf.helpers import GAME, bid, cards, columns, deal, play
-from tests.engine.schafkopf.test_scoring_examples import RUFER_SCHNEIDER
+from tests.engine.schafkopf.helpers import GAME, bid, cards, columns, deal, play, plays
+from tests.engine.schafkopf.test_scoring_examples import RUFER_SCHNEIDER, SOLO_LEAVES
 
 
 def series(seed: int, names: list[str]) -> tuple[int, ...]:
@@ -64,3 +65,33 @@ def test_greedy_partner_feeds_points_to_the_declarers_trick() -> None:
     view = GAME.view(state, 2)
     choice = policy.choose(view, view.legal, random.Random(0))
     assert choice == PlayCard(cards("KH")[0])
+
+
+def test_hard_search_plays_legal_cards_and_bids_like_greedy() -> None:
+    hard = EXTRA_POLICIES["hard"]()
+    greedy = get_policy("schafkopf", "greedy")
+    budget = Budget(iterations=12, seconds=None)
+    state = GAME.new_state(GAME.options({"deals": 1}), 21)
+    rng = random.Random(0)
+    while not GAME.is_over(state):
+        (seat,) = GAME.to_act(state)
+        view = GAME.view(state, seat)
+        action = hard.choose(view, view.legal, rng, budget)
+        assert action in view.legal
+        if view.phase == "bidding":
+            assert action == greedy.choose(view, view.legal, rng)
+        state = GAME.apply(state, seat, action).state
+
+
+def test_hard_search_leads_a_top_trump_in_a_solo_tout() -> None:
+    # Solo Tout in leaves: leading anything but OE, OG or OH lets an opponent's
+    # OS (or a trump on the bells) take a trick, which loses the Tout at once
+    hard = EXTRA_POLICIES["hard"]()
+    hands = columns(SOLO_LEAVES)
+    backwards = " ".join(reversed(hands[0].split()))  # the safe leads listed last
+    state = bid(deal(backwards, *hands[1:]), "solo_tout G", "pass", "pass", "pass")
+    assert GAME.legal_actions(state, 0)[0] == PlayCard(cards("TG")[0])
+    view = GAME.view(state, 0)
+    for seed in range(3):
+        choice = hard.choose(view, view.legal, random.Random(seed), Budget(iterations=150))
+        assert choice in plays("OE OG OH")
