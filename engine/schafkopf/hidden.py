@@ -23,6 +23,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
 
 from engine.cards import GERMAN_32, Card
 from engine.schafkopf.rules import OBERS_UNTERS, SOLO_LIKE, mode_of
@@ -126,6 +128,15 @@ def constraints(
     return allowed, [(s, f) for s, f in checks if s in hidden]
 
 
+@lru_cache(maxsize=256)
+def _constraints_cached(
+    pub: Public, pool: tuple[Card, ...], hidden: tuple[int, ...]
+) -> tuple[Mapping[Card, tuple[int, ...]], tuple[tuple[int, Check], ...]]:
+    """:func:`constraints`, remembered: a search samples many worlds from one view."""
+    allowed, checks = constraints(pub, pool, hidden)
+    return MappingProxyType(allowed), tuple(checks)
+
+
 def _assign(
     pool: Sequence[Card],
     counts: dict[int, int],
@@ -195,7 +206,7 @@ def deal_hidden(
     when possible (else they are a plain random split).
     """
     hidden = sorted(counts)
-    allowed, checks = constraints(pub, pool, hidden)
+    allowed, checks = _constraints_cached(pub, tuple(pool), tuple(hidden))
     played = played_by(pub)
     last: dict[int, list[Card]] | None = None
     for _ in range(tries):
