@@ -1,4 +1,16 @@
-"""Schafkopf for four players, a series of deals with running totals (rules/schafkopf.md)."""
+"""Schafkopf for four players, a series of deals with running totals (rules/schafkopf.md).
+
+Readings of the rules file made here:
+
+* A passed-out deal is one of the series' deals (the deal passes to the left
+  after it, so ``deals=4`` is one full round of dealers).
+* A Sie ends the bidding at once: nothing ranks above it, so the seats still
+  to speak could only pass.
+* "A Sie counts 8": a Sie is scored with eight Laufende at 4 units each,
+  20 + 32 = 52, the declarer gaining three times that.
+* When a Tout is lost before the last trick, the unplayed cards stay hidden;
+  only the settlement (with the Laufende) becomes public.
+"""
 
 from __future__ import annotations
 

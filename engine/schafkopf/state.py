@@ -20,7 +20,10 @@ Phase = Literal["bidding", "play", "over"]
 
 @dataclass(frozen=True)
 class SchafkopfOptions(GameOptions):
-    """Table options: the pattern (naming only) and the number of deals (The table)."""
+    """Table options: the pattern (naming only) and the number of deals (The table).
+
+    ``deals`` counts passed-out deals too: each deal moves the dealer left.
+    """
 
     deals: int = 4
 
