@@ -19,6 +19,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+from websockets.exceptions import InvalidHandshake
+
 from client_cli.client import Client, ClientClosed, ServerError
 from client_cli.common import EXIT_OK, EXIT_USAGE, CliError, connect, parse_options, refused, run
 from client_cli.render import Renderer, Seats, renderer_for, seat_name
@@ -35,6 +37,9 @@ HELP = """Commands:
   start           let the AI take the empty seats and start (table owner)
   again           ask for another game when this one is over
   quit            leave (the AI takes over your seat in a running game)"""
+
+RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0)
+"""Seconds to wait before each attempt to resume a dropped session."""
 
 
 def add_parser(sub: Any) -> None:
@@ -103,12 +108,13 @@ async def play_at(url: str, args: argparse.Namespace, *, embedded: bool) -> int:
     """Connect to ``url``, take a seat as asked, and run the interactive session."""
     screen = Screen()
     client = await connect(url, args.name)
+    session: PlaySession | None = None
     try:
         joined = await take_seat(client, args)
         session = PlaySession(client, joined, screen, url=url, embedded=embedded)
         return await session.run()
     finally:
-        await client.close()
+        await (session.client if session is not None else client).close()
 
 
 async def take_seat(client: Client, args: argparse.Namespace) -> sm.Joined:
@@ -218,6 +224,9 @@ class PlaySession:
                     try:
                         msg = net.result()
                     except ClientClosed as exc:
+                        if await self.reconnect(exc):
+                            net = asyncio.ensure_future(self.client.receive())
+                            continue
                         self.screen.show([f"The connection to the server closed. {exc.reason}"])
                         self.done = 1 if not self.over else EXIT_OK
                         return
@@ -232,6 +241,33 @@ class PlaySession:
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
+
+    async def reconnect(self, exc: ClientClosed) -> bool:
+        """Resume the session with its token after the connection dropped.
+
+        The server gives the seat back and sends a snapshot of the table, so
+        play goes on where it was; meanwhile the AI may have covered a turn.
+        """
+        if self.done is not None or not self.client.token:
+            return False
+        self.screen.ask(None)
+        self.screen.show([f"Lost the connection to the server ({exc}); reconnecting…"])
+        for delay in RECONNECT_DELAYS:
+            await asyncio.sleep(delay)
+            try:
+                client = await Client.connect(
+                    self.url, self.client.name, token=self.client.token, open_timeout=5.0
+                )
+            except (OSError, TimeoutError, InvalidHandshake, ServerError, ClientClosed):
+                continue
+            old, self.client = self.client, client
+            await old.close()
+            if not client.resumed or self.table not in client.tables:
+                self.screen.show(["The server no longer knows this session or table."])
+                return False
+            self.screen.show(["Reconnected."])
+            return True
+        return False
 
     def intro(self) -> None:
         """Say where we are; how others join a table that waits for people."""

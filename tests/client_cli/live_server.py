@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from server.app import running_server
+from server.app import CardaviaServer, running_server
 from server.config import ServerConfig
 
 T = TypeVar("T")
@@ -36,8 +36,9 @@ FAST = ServerConfig(
 class LiveServer:
     """The server's URL, and a way to run coroutines (clients) on its loop's side."""
 
-    def __init__(self, url: str, loop: asyncio.AbstractEventLoop) -> None:
-        self.url = url
+    def __init__(self, server: CardaviaServer, loop: asyncio.AbstractEventLoop) -> None:
+        self.server = server
+        self.url = server.url
         self.loop = loop
 
     def run(self, coro: Awaitable[T], timeout: float = 30.0) -> T:
@@ -71,7 +72,7 @@ def live_server(config: ServerConfig = FAST) -> Iterator[LiveServer]:
         box["stop"] = stop
         box["loop"] = asyncio.get_running_loop()
         async with running_server(config) as server:
-            box["url"] = server.url
+            box["server"] = server
             ready.set()
             await stop.wait()
 
@@ -87,7 +88,7 @@ def live_server(config: ServerConfig = FAST) -> Iterator[LiveServer]:
     if not ready.wait(15) or "error" in box:
         raise RuntimeError(f"the test server did not start: {box.get('error')}")
     try:
-        yield LiveServer(box["url"], box["loop"])
+        yield LiveServer(box["server"], box["loop"])
     finally:
         box["loop"].call_soon_threadsafe(box["stop"].set)
         thread.join(15)

@@ -276,6 +276,30 @@ def test_two_people_play_each_other_on_a_server(srv: LiveServer) -> None:
     assert moves["ann"] >= 18 and moves["bob"] >= 18
 
 
+def test_dropped_connection_resumes_the_seat(srv: LiveServer) -> None:
+    """The network drops mid-game: play resumes the session with its token, gets its
+    seat and a full view back, and the game goes on to the end."""
+    carl = spawn("scopa", "--url", srv.url, "--name", "carl", "--level", "random",
+                 "--ai-delay", "0", "-o", "target=1")  # fmt: skip
+    carl.logfile_read = io.StringIO()
+    carl.expect(PROMPT)
+
+    async def drop() -> int:
+        dropped = 0
+        for conn in list(srv.server.connections):
+            if conn.player is not None and conn.player.name == "carl":
+                conn.ws.transport.abort()  # as if the network went away
+                dropped += 1
+        return dropped
+
+    assert srv.run(drop()) == 1
+    carl.expect("reconnecting…")
+    carl.expect("Reconnected.")
+    moves, out = play_to_the_end(carl)
+    assert carl.exitstatus == 0, out
+    assert moves >= 10 and "Game over." in out
+
+
 def test_play_errors(srv: LiveServer, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "scopa", "--url", "ws://127.0.0.1:1"]) == 3
     assert "cannot reach the server" in capsys.readouterr().err
