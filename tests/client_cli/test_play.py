@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import random
 import re
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -164,6 +165,23 @@ def test_unknown_event_degrades_to_a_generic_line() -> None:
     assert render.event({"kind": "new_thing", "data": {"seat": 1, "cards": ["AD"]}}) == [
         "New thing: seat Ann, cards Asso of Denari (AD)"
     ]
+
+
+def test_client_commands_import_without_the_server_package() -> None:
+    """Only the embedded server of `cardavia play` needs server/ (imported when used)."""
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'server':\n"
+        "            raise ImportError(name + ' is blocked')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import client_cli.main, client_cli.play, client_cli.bot, client_cli.lobby\n"
+        "import client_cli.watch\n"
+        "client_cli.main.build_parser()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
 
 
 # -- whole games in a pseudo-terminal ----------------------------------------------------
