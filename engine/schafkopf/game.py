@@ -260,7 +260,7 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
             state = replace(state, bids=bids, contract=contract, turn=None)
             return self._end_deal(state, events)
         if len(bids) < SEATS:
-            return Transition(replace(state, bids=bids, turn=(seat + 1) % SEATS), tuple(events))
+            return Transition(_after_bid(state, bids, (seat + 1) % SEATS), tuple(events))
         announced = [b for b in bids if b.contract is not None]
         if not announced:
             events.append(Event("passed_out", {"deal_no": state.deal_no}))
@@ -514,6 +514,30 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
             "hand3": state.hands[3],
             "played": played,
         }
+
+
+def _after_bid(state: SchafkopfState, bids: tuple[Bid, ...], turn: int) -> SchafkopfState:
+    """``state`` after a word of the bidding that did not end it (hot path)."""
+    return SchafkopfState(
+        state.options,
+        state.seed,
+        state.deal_no,
+        state.dealer,
+        state.phase,
+        turn,
+        state.hands,
+        state.dealt,
+        bids,
+        state.contract,
+        state.partner,
+        state.partner_known,
+        state.leader,
+        state.trick,
+        state.tricks,
+        state.points,
+        state.totals,
+        state.history,
+    )
 
 
 def _in_play(
