@@ -275,7 +275,9 @@ class Client:
             try:
                 return await self._request_once(msg, expect)
             except ServerError as exc:
-                if exc.code != "rate_limited" or attempt == RATE_LIMIT_RETRIES - 1:
+                # a connection-wide limit clears in milliseconds; a table's chat limit does not
+                connection_limit = exc.code == "rate_limited" and exc.error.table is None
+                if not connection_limit or attempt == RATE_LIMIT_RETRIES - 1:
                     raise
                 await asyncio.sleep(0.05 * 2**attempt)
         raise AssertionError("unreachable")  # pragma: no cover
