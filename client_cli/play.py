@@ -3,7 +3,8 @@
 Without ``--url`` an embedded server starts in this process (on 127.0.0.1,
 any free port) so ``cardavia play scopa`` needs no setup: you against the
 AI (in Cicera with an AI partner).  With ``--url`` it plays on that server:
-it creates a table (``--humans`` seats for people, the rest AI), joins one
+it creates a table (``--humans`` seats for people, the rest AI; or each seat
+as ``--seats you,ai,human,ai:random`` says), joins one
 (``--table``) or quick-plays (``--quick``).
 
 Updates are printed as they happen while the prompt waits; on your turn the
@@ -65,6 +66,11 @@ def add_parser(sub: Any) -> None:
         help="seats for people at a new table, yours included (the others are AI; default 1)",
     )
     p.add_argument("--ai-seats", metavar="S,S", help="exactly these seats are AI (overrides)")
+    p.add_argument(
+        "--seats",
+        metavar="SPEC",
+        help="every seat in order, e.g. you,ai,human,ai:random (overrides the three above)",
+    )
     p.add_argument("--level", help="AI level (a policy name; default: the game's strongest)")
     p.add_argument(
         "-o",
@@ -136,30 +142,63 @@ async def take_seat(client: Client, args: argparse.Namespace) -> sm.Joined:
 
 
 def table_options(args: argparse.Namespace, seats: int) -> TableOptions:
-    """The new table: you at ``--seat``, ``--humans`` seats for people, the rest AI."""
-    me = 0 if args.seat is None else args.seat
-    if not 0 <= me < seats:
-        raise CliError(f"--seat must be between 0 and {seats - 1}", EXIT_USAGE)
-    if args.ai_seats is not None:
-        try:
-            ai = sorted({int(s) for s in args.ai_seats.split(",") if s.strip()})
-        except ValueError:
-            raise CliError(
-                f"--ai-seats {args.ai_seats!r}: seat numbers like 1,3", EXIT_USAGE
-            ) from None
+    """The new table: ``--seats`` as given, else you at ``--seat``, ``--humans`` seats
+    for people (from yours on), and the rest AI (``--ai-seats`` names them instead)."""
+    if args.seats is not None:
+        me, ai = parse_seats(args.seats, seats, args.level)
     else:
-        if not 1 <= args.humans <= seats:
-            raise CliError(f"--humans must be between 1 and {seats}", EXIT_USAGE)
-        humans = {(me + k) % seats for k in range(args.humans)}
-        ai = [s for s in range(seats) if s not in humans]
+        me = 0 if args.seat is None else args.seat
+        if not 0 <= me < seats:
+            raise CliError(f"--seat must be between 0 and {seats - 1}", EXIT_USAGE)
+        if args.ai_seats is not None:
+            try:
+                numbers = sorted({int(s) for s in args.ai_seats.split(",") if s.strip()})
+            except ValueError:
+                raise CliError(
+                    f"--ai-seats {args.ai_seats!r}: seat numbers like 1,3", EXIT_USAGE
+                ) from None
+        else:
+            if not 1 <= args.humans <= seats:
+                raise CliError(f"--humans must be between 1 and {seats}", EXIT_USAGE)
+            humans = {(me + k) % seats for k in range(args.humans)}
+            numbers = [s for s in range(seats) if s not in humans]
+        ai = [AiSeat(seat=s, level=args.level) for s in numbers]
     return TableOptions(
-        ai=tuple(AiSeat(seat=s, level=args.level) for s in ai),
+        ai=tuple(ai),
         seat=me,
         private=args.private,
         turn_timer=args.turn_timer,
         ai_delay=args.ai_delay,
         game=parse_options(args.options),
     )
+
+
+def parse_seats(spec: str, seats: int, level: str | None = None) -> tuple[int, list[AiSeat]]:
+    """``you,ai,human,ai:random``: every seat in order; your seat and the AI seats.
+
+    ``you`` is your seat (exactly one), ``human`` a seat left for a person,
+    ``ai`` or ``ai:LEVEL`` an AI seat (``LEVEL`` defaults to ``--level``).
+    """
+    items = [item.strip().lower() for item in spec.split(",")]
+    if len(items) != seats:
+        raise CliError(
+            f"--seats {spec!r}: this game has {seats} seats, so give {seats} entries "
+            f"(you, human, ai or ai:LEVEL)",
+            EXIT_USAGE,
+        )
+    mine = [i for i, item in enumerate(items) if item in ("you", "me")]
+    if len(mine) != 1:
+        raise CliError(f"--seats {spec!r}: name your own seat 'you' exactly once", EXIT_USAGE)
+    ai: list[AiSeat] = []
+    for i, item in enumerate(items):
+        kind, _, lvl = item.partition(":")
+        if kind == "ai":
+            ai.append(AiSeat(seat=i, level=lvl or level))
+        elif item not in ("you", "me", "human"):
+            raise CliError(
+                f"--seats {spec!r}: {item!r} is not you, human, ai or ai:LEVEL", EXIT_USAGE
+            )
+    return mine[0], ai
 
 
 class PlaySession:

@@ -15,8 +15,9 @@ from typing import Any
 import pexpect
 import pytest
 
-from client_cli.main import main
-from client_cli.play import choose_move
+from client_cli.common import CliError
+from client_cli.main import build_parser, main
+from client_cli.play import choose_move, table_options
 from client_cli.render import RENDERERS, Renderer, Seats, renderer_for
 from engine.codec import to_plain
 from engine.registry import GAMES
@@ -64,6 +65,42 @@ def test_choose_by_word() -> None:
     assert choose_move("pass", legal, render) == 0
     assert choose_move("PASS", legal, render) == 0
     assert isinstance(choose_move("bid", legal, render), str)  # two bids: say which
+
+
+# -- who sits where at a new table ---------------------------------------------------
+def new_table(*argv: str, seats: int) -> tuple[int | None, dict[int, str | None]]:
+    options = table_options(build_parser().parse_args(["play", "x", *argv]), seats)
+    return options.seat, {a.seat: a.level for a in options.ai}
+
+
+def test_default_table_is_you_against_the_ai() -> None:
+    assert new_table(seats=2) == (0, {1: None})  # Scopa: you against the AI
+    assert new_table(seats=4) == (0, {1: None, 2: None, 3: None})  # Cicera: AI partner
+    assert new_table("--level", "random", seats=3) == (0, {1: "random", 2: "random"})
+
+
+def test_humans_ai_seats_and_seats_spec() -> None:
+    assert new_table("--humans", "2", seats=4) == (0, {2: None, 3: None})
+    assert new_table("--humans", "2", "--seat", "3", seats=4) == (3, {1: None, 2: None})
+    assert new_table("--ai-seats", "1,3", seats=4) == (0, {1: None, 3: None})  # 2 = partner
+    spec = ("--seats", "human,ai:random,you,ai", "--level", "greedy")
+    assert new_table(*spec, seats=4) == (2, {1: "random", 3: "greedy"})
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--seats", "you,ai"], "this game has 4 seats"),
+        (["--seats", "ai,ai,ai,ai"], "name your own seat 'you' exactly once"),
+        (["--seats", "you,bot,ai,ai"], "'bot' is not you, human, ai or ai:LEVEL"),
+        (["--humans", "5"], "--humans must be between 1 and 4"),
+        (["--seat", "4"], "--seat must be between 0 and 3"),
+        (["--ai-seats", "one"], "seat numbers like 1,3"),
+    ],
+)
+def test_bad_seat_options_say_what_is_wrong(argv: list[str], message: str) -> None:
+    with pytest.raises(CliError, match=re.escape(message)):
+        new_table(*argv, seats=4)
 
 
 # -- rendering ---------------------------------------------------------------------
