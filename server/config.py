@@ -39,6 +39,7 @@ class ServerConfig:
     rate_per_s: float = 50.0
     rate_burst: int = 100
     max_frame: int = 65536
+    hello_timeout: float = 30.0
     replays_kept: int = 5
     log_level: str = "info"
 
@@ -62,6 +63,7 @@ HELP: dict[str, str] = {
     "rate_per_s": "Messages per second a connection may send on average.",
     "rate_burst": "Messages a connection may send in a burst.",
     "max_frame": "Largest incoming frame, in bytes.",
+    "hello_timeout": "Seconds a new connection has to say hello before it is closed.",
     "replays_kept": "Finished games a table keeps for get_replay.",
     "log_level": "Minimum level of the JSON log lines on stderr.",
 }
@@ -136,7 +138,7 @@ def validate(config: ServerConfig) -> None:
     for name in ("quick_fill_wait", "ai_delay", "disconnect_grace", "ai_think"):
         if getattr(config, name) < 0:
             raise ValueError(f"{name} must not be negative")
-    for name in ("ai_deadline", "rate_per_s", "session_ttl"):
+    for name in ("ai_deadline", "rate_per_s", "session_ttl", "hello_timeout"):
         if getattr(config, name) <= 0:
             raise ValueError(f"{name} must be positive")
     for name in (

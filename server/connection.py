@@ -73,6 +73,7 @@ class Connection:
     async def run(self) -> None:
         """Serve the connection until it closes."""
         writer = asyncio.create_task(self._write())
+        doorman = asyncio.create_task(self._expect_hello(self.app.config.hello_timeout))
         try:
             async for frame in self.ws:
                 await self._receive(frame)
@@ -82,8 +83,14 @@ class Connection:
             # the socket is closed or closing: nothing more can be sent
             self._close = self._close or (1000, "")
             writer.cancel()
+            doorman.cancel()
             if self.player is not None:
                 self.app.detach(self.player, self)
+
+    async def _expect_hello(self, timeout: float) -> None:
+        await asyncio.sleep(timeout)
+        if self.player is None:
+            self.close(1008, "no hello in time")
 
     async def _write(self) -> None:
         try:

@@ -164,6 +164,9 @@ class TableActor:
         if eff.applied is not None:
             await self.store.append(self.id, eff.applied)
             self.metrics.inc("cardavia_actions_total", game=game, by=eff.applied.by)
+            self._log.debug(
+                "applied", seat=eff.applied.seat, by=eff.applied.by, version=self.core.version
+            )
         for pid, message in eff.outs:
             self._send(pid, message)
         if self.core.status == "finished" and eff.applied is not None:

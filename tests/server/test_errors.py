@@ -300,3 +300,17 @@ async def test_oversized_frame_closes_connection(server: CardaviaServer) -> None
     b = await Client.connect(server.url, "b")  # the server is fine
     await b.ping()
     await b.close()
+
+
+async def test_silent_connections_are_closed() -> None:
+    from websockets.exceptions import ConnectionClosed
+
+    from server.app import running_server
+    from server.config import ServerConfig
+
+    async with running_server(ServerConfig(port=0, hello_timeout=0.2)) as srv:
+        ws = await connect(srv.url)
+        await asyncio.sleep(0.5)
+        with pytest.raises(ConnectionClosed):
+            await ws.recv()
+        assert ws.close_code == 1008
