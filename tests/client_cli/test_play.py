@@ -265,6 +265,26 @@ def test_play_scopa_in_a_terminal_against_the_ai() -> None:
     assert "Bye." in out and "Traceback" not in out
 
 
+@pytest.mark.parametrize(
+    ("game", "hand", "players"),
+    [
+        ("cicera", r": [A-Z][a-z]+ of (Coppe|Denari|Spade|Bastoni) \(\w\w\)", 4),
+        ("doudizhu", r" \(17\): (\w\w[ (]){10}", 3),
+        ("schafkopf", r": [A-Z][a-zö]+ of (Eichel|Gras|Herz|Schellen) \(\w\w\)", 4),
+    ],
+)
+def test_play_every_other_game_in_a_terminal(game: str, hand: str, players: int) -> None:
+    """The same zero-setup command plays Cicera (AI partner), Dou Dizhu and Schafkopf."""
+    child = spawn(game, "--level", "random", "--ai-delay", "0")
+    moves, out = play_to_the_end(child)
+    assert child.exitstatus == 0, out
+    assert moves >= 1
+    others = ", ".join(f"{s}: AI {s} (random)" for s in range(1, players))
+    assert f"Players: 0: you, {others}" in out
+    assert re.search("Your hand" + hand, out), out[:2000]
+    assert "Game over." in out and "Traceback" not in out
+
+
 def test_updates_arrive_while_the_prompt_waits() -> None:
     """Nobody types: the turn timer runs out, the AI plays for us, and the screen says
     so and shows the next turn — the prompt never blocks what the server sends."""
