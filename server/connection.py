@@ -106,21 +106,18 @@ class Connection:
 
     # -- incoming ------------------------------------------------------------
     async def _receive(self, frame: bytes | str) -> None:
+        limited = not self._bucket.allow(time.monotonic())
         try:
             msg = decode_client(frame)
         except FrameError as exc:
-            self.send(Error(ref=exc.ref, code=exc.code, message=exc.message))
+            code = ErrorCode.RATE_LIMITED if limited else exc.code
+            message = "too many messages; slow down" if limited else exc.message
+            self._refuse(limited, Error(ref=exc.ref, code=code, message=message))
             return
         self.app.metrics.inc("cardavia_messages_in_total", type=msg.type)
-        if not self._bucket.allow(time.monotonic()):
-            self._strikes += 1
-            if self._strikes > STRIKES_LIMIT:
-                self.close(1008, "rate limit exceeded")
-            self.send(
-                Error(
-                    ref=msg.id, code=ErrorCode.RATE_LIMITED, message="too many messages; slow down"
-                )
-            )
+        if limited:
+            message = "too many messages; slow down"
+            self._refuse(True, Error(ref=msg.id, code=ErrorCode.RATE_LIMITED, message=message))
             return
         try:
             if isinstance(msg, Ping):
@@ -142,6 +139,14 @@ class Connection:
                     message="the server failed on this request; it had no effect",
                 )
             )
+
+    def _refuse(self, limited: bool, error: Error) -> None:
+        """Answer ``error``; a connection rate-limited too often is closed (1008)."""
+        if limited:
+            self._strikes += 1
+            if self._strikes > STRIKES_LIMIT:
+                self.close(1008, "rate limit exceeded")
+        self.send(error)
 
     def _hello(self, msg: Hello) -> None:
         if self.player is not None:

@@ -288,6 +288,11 @@ async def test_connection_rate_limit() -> None:
             limited = [m for m in seen if isinstance(m, sm.Error)]
             assert limited and all(m.code == "rate_limited" for m in limited)
             assert {m.ref for m in limited} <= {100 + i for i in range(12)}
+            # garbage frames count against the limit too
+            for _ in range(3):
+                await a.send_raw(b"\xc1")
+            errors = [await a.receive(5) for _ in range(3)]
+            assert {e.code for e in errors} == {"rate_limited"}
         finally:
             await a.close()
 
