@@ -326,7 +326,10 @@ class PlaySession:
 
     def waiting_lines(self) -> list[str]:
         empty = sum(1 for s in self.info.seats if s.kind == "empty")
-        join = f"cardavia play {self.info.game} --url {self.url} --table {self.info.id}"
+        table = self.info.id
+        # an id may start with "-": written --table=ID, the shell and argparse still read it
+        table_arg = f"--table={table}" if table.startswith("-") else f"--table {table}"
+        join = f"cardavia play {self.info.game} --url {self.url} {table_arg}"
         if self.invite:
             join += f" --invite {self.invite}"
         lines = [f"Waiting for {empty} more player(s). Others join with:", f"  {join}"]

@@ -72,7 +72,7 @@ def test_bot_joins_a_given_table(srv: LiveServer, capsys: pytest.CaptureFixture[
             )
         )
         assert (
-            main(["bot", "--url", srv.url, "--game", "doudizhu", "--table", joined.table.id]) == 0
+            main(["bot", "--url", srv.url, "--game", "doudizhu", f"--table={joined.table.id}"]) == 0
         )
         (bot,) = last_json(capsys.readouterr().out)["bots"]
         assert bot["table"] == joined.table.id and bot["seat"] == 0

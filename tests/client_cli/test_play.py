@@ -327,9 +327,9 @@ def cards_of_first_move(child: pexpect.spawn) -> str:
 
 def test_two_people_play_each_other_on_a_server(srv: LiveServer) -> None:
     ann = spawn("scopa", "--url", srv.url, "--name", "ann", "--humans", "2", "-o", "target=1")
-    ann.expect(r"--table (\S+)")
+    ann.expect(r"--table[ =](\S+)")
     table = ann.match.group(1)
-    bob = spawn("scopa", "--url", srv.url, "--name", "bob", "--table", table)
+    bob = spawn("scopa", "--url", srv.url, "--name", "bob", f"--table={table}")
     bob.expect("Players: 0: ann, 1: you")
     players = {"ann": ann, "bob": bob}
     moves = {"ann": 0, "bob": 0}

@@ -24,7 +24,7 @@ def test_watches_a_game_to_its_end(srv: LiveServer, capsys: pytest.CaptureFixtur
         opts = {"seat": None, "ai": [{"seat": 1}, {"seat": 2}], "fill_after": 0.5}
         joined = srv.run(owner.create_table("doudizhu", opts))
         assert joined.table.status == "waiting"
-        assert main(["watch", "--url", srv.url, "--table", joined.table.id]) == 0
+        assert main(["watch", "--url", srv.url, f"--table={joined.table.id}"]) == 0
         out = capsys.readouterr().out
         lines = out.splitlines()
         assert lines[0] == f"Watching Dou Dizhu at table {joined.table.id} (waiting)"
@@ -47,7 +47,7 @@ def test_finished_table_prints_its_final_view(
         opts = {"seat": None, "ai": [{"seat": s, "level": "random"} for s in range(3)]}
         joined = srv.run(owner.create_table("doudizhu", opts))
         srv.run(owner.wait_for(lambda m: getattr(m, "type", "") == "game_over", timeout=20))
-        assert main(["watch", "--url", srv.url, "--table", joined.table.id]) == 0
+        assert main(["watch", "--url", srv.url, f"--table={joined.table.id}"]) == 0
         out = capsys.readouterr().out
         assert "This game is over." in out
     finally:
