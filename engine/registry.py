@@ -9,6 +9,8 @@ from engine.cicera.game import CiceraGame
 from engine.cicera.policies import POLICIES as CICERA_POLICIES
 from engine.game import Game
 from engine.policy import Policy
+from engine.schafkopf.game import SchafkopfGame
+from engine.schafkopf.policies import POLICIES as SCHAFKOPF_POLICIES
 from engine.scopa.game import ScopaGame
 from engine.scopa.policies import POLICIES as SCOPA_POLICIES
 
@@ -31,11 +33,13 @@ class UnknownPolicy(KeyError):
 GAMES: Mapping[str, Game[Any, Any, Any, Any]] = {
     "scopa": ScopaGame(),
     "cicera": CiceraGame(),
+    "schafkopf": SchafkopfGame(),
 }
 
 POLICIES: Mapping[str, Mapping[str, Callable[[], Policy]]] = {
     "scopa": SCOPA_POLICIES,
     "cicera": CICERA_POLICIES,
+    "schafkopf": SCHAFKOPF_POLICIES,
 }
 
 
