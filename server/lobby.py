@@ -7,6 +7,7 @@ a table is handed to that table's actor as a command.
 from __future__ import annotations
 
 import secrets
+import string
 import time
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +27,15 @@ from server.store import Store, TableRecord
 from server.table import Command, TableActor
 from server.table_core import TableCore
 from server.table_options import RequestError, check_options
+
+
+CODE_ALPHABET = string.ascii_letters + string.digits
+
+
+def random_code(length: int) -> str:
+    """A random code of letters and digits (table ids, invites: easy to type and to pass
+    as a command-line argument, never starting with ``-``)."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(length))
 
 
 class Lobby:
@@ -169,16 +179,16 @@ class Lobby:
             raise RequestError(
                 ErrorCode.BAD_OPTIONS, f"unknown AI level {level!r}; {', '.join(setup.levels)}"
             )
-        table_id = secrets.token_urlsafe(6)
+        table_id = random_code(8)
         while table_id in self.tables:
-            table_id = secrets.token_urlsafe(6)
+            table_id = random_code(8)
         now = self.clock()
         core = TableCore(
             table_id,
             setup,
             owner=player.player_id,
             quick=quick,
-            invite=secrets.token_urlsafe(9) if options.private else None,
+            invite=random_code(12) if options.private else None,
             seed_source=self.seed_source,
             ai_delay=self.config.ai_delay if options.ai_delay is None else options.ai_delay,
             disconnect_grace=self.config.disconnect_grace,
