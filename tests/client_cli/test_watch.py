@@ -21,7 +21,7 @@ def test_watches_a_game_to_its_end(srv: LiveServer, capsys: pytest.CaptureFixtur
     owner = srv.run(Client.connect(srv.url, "owner"))
     try:
         # seat 0 stays empty until the AI takes it after fill_after: the watcher is in first
-        opts = {"seat": None, "ai": [{"seat": 1}, {"seat": 2}], "fill_after": 0.5}
+        opts = {"seat": None, "ai": [{"seat": 1}, {"seat": 2}], "fill_after": 1.5}
         joined = srv.run(owner.create_table("doudizhu", opts))
         assert joined.table.status == "waiting"
         assert main(["watch", "--url", srv.url, f"--table={joined.table.id}"]) == 0
