@@ -28,7 +28,6 @@ from server.table import Command, TableActor
 from server.table_core import TableCore
 from server.table_options import RequestError, check_options
 
-
 CODE_ALPHABET = string.ascii_letters + string.digits
 
 
