@@ -21,7 +21,7 @@ playouts ask about the same hands again and again.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Literal, cast, get_args
+from typing import Any, Literal, cast, get_args
 
 Combo = Literal[
     "single",
@@ -80,7 +80,18 @@ class Move:
     (ranks, pairs or core triples; 1 for other types).
     """
 
-    __slots__ = ("combo", "combo_index", "length", "main", "packed", "picks", "shifts", "size")
+    __slots__ = (
+        "combo",
+        "combo_index",
+        "length",
+        "main",
+        "nibbles",
+        "packed",
+        "picks",
+        "plays",
+        "shifts",
+        "size",
+    )
 
     def __init__(self, combo: Combo, picks: Picks, main: int, length: int):
         self.combo: Combo = combo
@@ -92,6 +103,10 @@ class Move:
         self.packed = sum(n << (4 * r) for r, n in picks)
         # (bit shift of the rank's nibble, count): what card masks are built from
         self.shifts = tuple((4 * r, n) for r, n in picks)
+        # the card-mask bits of the move's ranks, and the concrete plays made of
+        # it so far keyed by the hand's cards of those ranks (engine.doudizhu.hands)
+        self.nibbles = sum(15 << (4 * r) for r, _ in picks)
+        self.plays: dict[int, Any] = {}
 
     @property
     def is_bomb(self) -> bool:
@@ -99,22 +114,35 @@ class Move:
         return self.combo == "bomb" or self.combo == "rocket"
 
     def ranks_text(self) -> str:
-        """The ranks of the move, e.g. ``333 4`` style text without spaces: ``3334``."""
+        """The ranks of the move as text, weakest first, e.g. ``3334`` or ``BJRJ``."""
         return "".join(RANKS[r] * n for r, n in self.picks)
 
     def __repr__(self) -> str:
         return f"Move({self.combo}, {self.ranks_text()})"
 
 
-_INTERN: dict[tuple[int, Picks], Move] = {}
+_MOVES: dict[int, Move] = {}
+"""Every move made so far, by ``packed << 4 | combo index`` (a move's identity)."""
+
+
+def _intern(index: int, packed: int, main: int, length: int = 1) -> Move:
+    key = (packed << 4) | index
+    m = _MOVES.get(key)
+    if m is None:
+        picks = tuple(
+            (r, (packed >> (4 * r)) & 15) for r in range(NUM_RANKS) if (packed >> (4 * r)) & 15
+        )
+        m = _MOVES[key] = Move(COMBOS[index], picks, main, length)
+    return m
+
+
+def all_moves() -> list[Move]:
+    """Every move interned so far."""
+    return list(_MOVES.values())
 
 
 def _move(combo: Combo, picks: Picks, main: int, length: int = 1) -> Move:
-    key = (COMBO_INDEX[combo], picks)
-    m = _INTERN.get(key)
-    if m is None:
-        m = _INTERN[key] = Move(combo, picks, main, length)
-    return m
+    return _intern(COMBO_INDEX[combo], sum(n << (4 * r) for r, n in picks), main, length)
 
 
 def beats(move: Move, target: Move) -> bool:
@@ -132,173 +160,233 @@ def beats(move: Move, target: Move) -> bool:
     return move.combo == target.combo and move.size == target.size and move.main > target.main
 
 
-# -- wings and kickers ---------------------------------------------------------
+# -- tables ----------------------------------------------------------------------
+
+_I = COMBO_INDEX
+_SINGLE, _PAIR, _TRIPLE, _BOMB = _I["single"], _I["pair"], _I["triple"], _I["bomb"]
+_TRIPLE_SINGLE, _TRIPLE_PAIR = _I["triple_single"], _I["triple_pair"]
+_STRAIGHT, _PAIR_SEQ, _AIRPLANE = _I["straight"], _I["pair_sequence"], _I["airplane"]
+_SINGLE_WINGS, _PAIR_WINGS = _I["airplane_single_wings"], _I["airplane_pair_wings"]
+_FOUR_SINGLES, _FOUR_PAIRS = _I["four_two_singles"], _I["four_two_pairs"]
+_ROCKET = _I["rocket"]
+_BOTH_JOKERS = (1 << (4 * BLACK_JOKER)) | (1 << (4 * RED_JOKER))
+_SHIFTS = tuple(4 * r for r in range(NUM_RANKS))
+_WIDTH_INDEX = {1: _STRAIGHT, 2: _PAIR_SEQ, 3: _AIRPLANE}
+_MIN_LINKS = {1: MIN_CHAIN["straight"], 2: MIN_CHAIN["pair_sequence"], 3: MIN_CHAIN["airplane"]}
+
+# _KIND[n][r]: n cards of rank r (single, pair, triple, bomb); None where impossible
+_KIND: tuple[tuple[Move | None, ...], ...] = tuple(
+    tuple(_intern(idx, n << (4 * r), r) if n == 1 or r <= TWO else None for r in range(NUM_RANKS))
+    for n, idx in ((0, _SINGLE), (1, _SINGLE), (2, _PAIR), (3, _TRIPLE), (4, _BOMB))
+)
+# _KIND_UPTO[r][c]: the n-of-a-kind moves of rank r a hand holding c of them can make
+_KIND_UPTO: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
+    tuple(tuple(m for n in range(1, c + 1) if (m := _KIND[n][r]) is not None) for c in range(5))
+    for r in range(NUM_RANKS)
+)
+# _TRIPLE_WITH[idx][t][k]: triple of rank t with a single / a pair of rank k
+_TRIPLE_WITH: dict[int, tuple[tuple[Move | None, ...], ...]] = {
+    idx: tuple(
+        tuple(
+            _intern(idx, (3 << (4 * t)) + (n << (4 * k)), t)
+            if t <= TWO and k != t and (n == 1 or k <= TWO)
+            else None
+            for k in range(NUM_RANKS)
+        )
+        for t in range(NUM_RANKS)
+    )
+    for idx, n in ((_TRIPLE_SINGLE, 1), (_TRIPLE_PAIR, 2))
+}
 
 
-def _single_kickers(c: Counts, core: range, k: int) -> list[Picks]:
-    """Every multiset of ``k`` attached single cards (Airplane wings, four + two).
+def _chain(width: int, start: int, length: int) -> Move:
+    packed = sum(width << (4 * r) for r in range(start, start + length))
+    return _intern(_WIDTH_INDEX[width], packed, start + length - 1, length)
 
-    At most two cards of a rank (never three or four), no card of a core rank,
-    never both jokers.
+
+# _RUN_CHAINS[width][start][run]: every chain (no wings) inside a run of ranks
+_RUN_CHAINS: dict[int, tuple[tuple[tuple[Move, ...], ...], ...]] = {
+    w: tuple(
+        tuple(
+            tuple(
+                _chain(w, s, length)
+                for length in range(_MIN_LINKS[w], run + 1)
+                for s in range(start, start + run - length + 1)
+            )
+            for run in range(ACE + 2 - start)
+        )
+        for start in range(ACE + 1)
+    )
+    for w in (1, 2, 3)
+}
+
+
+# -- wings and kickers (as packed counts) ----------------------------------------
+
+
+def _single_kickers(c: list[int], lo: int, hi: int, k: int) -> list[int]:
+    """Every multiset of ``k`` attached single cards, packed (Airplane wings, four + two).
+
+    At most two cards of a rank (never three or four), no card of a core rank
+    ``lo..hi``, never both jokers.
     """
-    avail = [(r, 2 if c[r] >= 2 else 1) for r in range(NUM_RANKS) if c[r] and r not in core]
-    out: list[Picks] = []
-    chosen: list[tuple[int, int]] = []
+    avail = [(1 << (4 * r), c[r] >= 2) for r in range(NUM_RANKS) if c[r] and not lo <= r <= hi]
+    out: list[int] = []
+    n = len(avail)
 
-    def rec(i: int, left: int) -> None:
-        if left == 0:
-            out.append(tuple(chosen))
-            return
-        for j in range(i, len(avail)):
-            r, cap = avail[j]
-            for n in range(min(cap, left), 0, -1):
-                chosen.append((r, n))
-                rec(j + 1, left - n)
-                chosen.pop()
+    def rec(i: int, left: int, acc: int) -> None:
+        for j in range(i, n):
+            unit, two = avail[j]
+            if left == 1:
+                out.append(acc + unit)
+            else:
+                rec(j + 1, left - 1, acc + unit)
+                if two:
+                    if left == 2:
+                        out.append(acc + 2 * unit)
+                    else:
+                        rec(j + 1, left - 2, acc + 2 * unit)
 
-    rec(0, k)
+    rec(0, k, 0)
     if c[BLACK_JOKER] and c[RED_JOKER]:
-        out = [w for w in out if not (len(w) >= 2 and w[-1][0] == RED_JOKER and w[-2][0] == 13)]
+        out = [w for w in out if w & _BOTH_JOKERS != _BOTH_JOKERS]
     return out
 
 
-def _pair_kickers(c: Counts, core: range, k: int) -> list[Picks]:
-    """Every set of ``k`` attached pairs of distinct ranks, none of a core rank."""
-    ranks = [r for r in range(TWO + 1) if c[r] >= 2 and r not in core]
-    return [tuple((r, 2) for r in rs) for rs in combinations(ranks, k)]
+def _pair_kickers(c: list[int], lo: int, hi: int, k: int) -> list[int]:
+    """Every set of ``k`` attached pairs of distinct ranks, none of a core rank, packed."""
+    units = [2 << (4 * r) for r in range(TWO + 1) if c[r] >= 2 and not lo <= r <= hi]
+    return [sum(ps) for ps in combinations(units, k)]
 
 
-def _merge(core: Picks, wings: Picks) -> Picks:
-    return tuple(sorted(core + wings))
+def _airplanes_with_wings(c: list[int], out: list[Move], start: int, length: int) -> None:
+    top = start + length - 1
+    core = sum(3 << (4 * r) for r in range(start, top + 1))
+    for w in _single_kickers(c, start, top, length):
+        out.append(_intern(_SINGLE_WINGS, core + w, top, length))
+    for w in _pair_kickers(c, start, top, length):
+        out.append(_intern(_PAIR_WINGS, core + w, top, length))
 
 
-# -- generators by type --------------------------------------------------------
+def _four_with(c: list[int], out: list[Move], idx: int, f: int) -> None:
+    """Four of rank ``f`` + two singles (may be a pair, not both jokers) / two pairs."""
+    core = 4 << (4 * f)
+    kick = _single_kickers(c, f, f, 2) if idx == _FOUR_SINGLES else _pair_kickers(c, f, f, 2)
+    for w in kick:
+        out.append(_intern(idx, core + w, f))
 
 
-def _n_of_a_kind(c: Counts, out: list[Move], combo: Combo, n: int, lo: int) -> None:
-    """Singles, pairs, triples and bombs of a rank above ``lo``."""
-    top = NUM_RANKS if n == 1 else TWO + 1
-    for r in range(lo + 1, top):
-        if c[r] >= n:
-            out.append(_move(combo, ((r, n),), r))
-
-
-def _triple_with(c: Counts, out: list[Move], combo: Combo, lo: int) -> None:
-    """Triple + single, triple + pair: the kicker of another rank."""
-    need = 1 if combo == "triple_single" else 2
-    for r in range(lo + 1, TWO + 1):
-        if c[r] >= 3:
-            for k in range(NUM_RANKS if need == 1 else TWO + 1):
-                if k != r and c[k] >= need:
-                    out.append(_move(combo, tuple(sorted(((r, 3), (k, need)))), r))
-
-
-def _four_with(c: Counts, out: list[Move], combo: Combo, lo: int) -> None:
-    """Four + two singles (may be a pair, not both jokers) / four + two pairs."""
-    for r in range(lo + 1, TWO + 1):
-        if c[r] == 4:
-            core = range(r, r + 1)
-            kick = (
-                _single_kickers(c, core, 2)
-                if combo == "four_two_singles"
-                else _pair_kickers(c, core, 2)
-            )
-            for w in kick:
-                out.append(_move(combo, _merge(((r, 4),), w), r))
-
-
-def _chains(c: Counts, out: list[Move], combo: Combo, length: int, lo: int) -> None:
-    """Sequences of ``length`` links (3 up to A) whose top rank is above ``lo``.
-
-    ``combo`` is a straight, a pair sequence or one of the three airplanes;
-    airplanes enumerate their wings.
-    """
-    width = 1 if combo == "straight" else 2 if combo == "pair_sequence" else 3
-    for top in range(max(lo + 1, length - 1), ACE + 1):
-        start = top - length + 1
-        if any(c[r] < width for r in range(start, top + 1)):
-            continue
-        core = tuple((r, width) for r in range(start, top + 1))
-        if combo == "airplane_single_wings":
-            for w in _single_kickers(c, range(start, top + 1), length):
-                out.append(_move(combo, _merge(core, w), top, length))
-        elif combo == "airplane_pair_wings":
-            for w in _pair_kickers(c, range(start, top + 1), length):
-                out.append(_move(combo, _merge(core, w), top, length))
-        else:
-            out.append(_move(combo, core, top, length))
-
-
-def _runs(c: Counts, width: int) -> list[tuple[int, int]]:
-    """Maximal runs ``(start, length)`` of ranks 3..A holding at least ``width`` cards."""
+def _runs(ranks: list[int]) -> list[tuple[int, int]]:
+    """Maximal runs ``(start, length)`` of consecutive ranks up to A in sorted ``ranks``."""
     runs = []
-    r = 0
-    while r <= ACE:
-        if c[r] >= width:
-            s = r
-            while r <= ACE and c[r] >= width:
-                r += 1
-            runs.append((s, r - s))
-        else:
-            r += 1
+    start = prev = -2
+    for r in ranks:
+        if r > ACE:
+            break
+        if r != prev + 1:
+            if prev >= 0:
+                runs.append((start, prev - start + 1))
+            start = r
+        prev = r
+    if prev >= 0:
+        runs.append((start, prev - start + 1))
     return runs
 
 
-def _all_chains(c: Counts, out: list[Move]) -> None:
-    for combo, width in (("straight", 1), ("pair_sequence", 2), ("airplane", 3)):
-        shortest = MIN_CHAIN[combo]
-        for start, run in _runs(c, width):
-            for length in range(shortest, run + 1):
-                for s in range(start, start + run - length + 1):
-                    top = s + length - 1
-                    core = tuple((r, width) for r in range(s, top + 1))
-                    out.append(_move(combo, core, top, length))  # type: ignore[arg-type]
-                    if width == 3:
-                        cr = range(s, top + 1)
-                        for w in _single_kickers(c, cr, length):
-                            out.append(_move("airplane_single_wings", _merge(core, w), top, length))
-                        for w in _pair_kickers(c, cr, length):
-                            out.append(_move("airplane_pair_wings", _merge(core, w), top, length))
+# -- the generators ------------------------------------------------------------------
 
 
-def _generate_lead(c: Counts) -> tuple[Move, ...]:
+def _generate_lead(packed: int) -> tuple[Move, ...]:
+    c = [(packed >> s) & 15 for s in _SHIFTS]
     out: list[Move] = []
-    _n_of_a_kind(c, out, "single", 1, -1)
-    _n_of_a_kind(c, out, "pair", 2, -1)
-    _n_of_a_kind(c, out, "triple", 3, -1)
-    _triple_with(c, out, "triple_single", -1)
-    _triple_with(c, out, "triple_pair", -1)
-    _all_chains(c, out)
-    _four_with(c, out, "four_two_singles", -1)
-    _four_with(c, out, "four_two_pairs", -1)
-    _n_of_a_kind(c, out, "bomb", 4, -1)
+    ext = out.extend
+    present = [r for r in range(NUM_RANKS) if c[r]]
+    for r in present:
+        ext(_KIND_UPTO[r][c[r]])
+    pairs = [r for r in present if c[r] >= 2]
+    triples = [r for r in pairs if c[r] >= 3]
+    if triples:
+        ts, tp = _TRIPLE_WITH[_TRIPLE_SINGLE], _TRIPLE_WITH[_TRIPLE_PAIR]
+        for t in triples:
+            row = ts[t]
+            ext([row[k] for k in present if k != t])  # type: ignore[misc]
+            row = tp[t]
+            ext([row[k] for k in pairs if k != t])  # type: ignore[misc]
+    for width, ranks in ((1, present), (2, pairs), (3, triples)):
+        least = _MIN_LINKS[width]
+        table = _RUN_CHAINS[width]
+        for start, run in _runs(ranks):
+            if run >= least:
+                ext(table[start][run])
+                if width == 3:
+                    for length in range(2, run + 1):
+                        for s in range(start, start + run - length + 1):
+                            _airplanes_with_wings(c, out, s, length)
+    for f in triples:
+        if c[f] == 4:
+            _four_with(c, out, _FOUR_SINGLES, f)
+            _four_with(c, out, _FOUR_PAIRS, f)
     if c[BLACK_JOKER] and c[RED_JOKER]:
         out.append(ROCKET)
     return tuple(out)
 
 
-def _generate_follow(c: Counts, target: Move) -> tuple[Move, ...]:
-    out: list[Move] = []
-    combo = target.combo
-    if combo == "rocket":
+def _generate_follow(packed: int, target: Move) -> tuple[Move, ...]:
+    idx = target.combo_index
+    if idx == _ROCKET:
         return ()
-    if combo in ("single", "pair", "triple"):
-        _n_of_a_kind(c, out, combo, target.size, target.main)
-    elif combo in ("triple_single", "triple_pair"):
-        _triple_with(c, out, combo, target.main)
-    elif combo in ("four_two_singles", "four_two_pairs"):
-        _four_with(c, out, combo, target.main)
-    elif combo != "bomb":
-        _chains(c, out, combo, target.length, target.main)
-    _n_of_a_kind(c, out, "bomb", 4, target.main if combo == "bomb" else -1)
-    if c[BLACK_JOKER] and c[RED_JOKER]:
+    lo = target.main
+    out: list[Move] = []
+    if idx <= _TRIPLE:  # single, pair, triple
+        n = target.size
+        row = _KIND[n]
+        for r in range(lo + 1, NUM_RANKS if n == 1 else TWO + 1):
+            if (packed >> (4 * r)) & 15 >= n:
+                out.append(row[r])  # type: ignore[arg-type]
+    elif idx != _BOMB:
+        c = [(packed >> s) & 15 for s in _SHIFTS]
+        if idx in (_TRIPLE_SINGLE, _TRIPLE_PAIR):
+            need = 1 if idx == _TRIPLE_SINGLE else 2
+            table = _TRIPLE_WITH[idx]
+            for t in range(lo + 1, TWO + 1):
+                if c[t] >= 3:
+                    row = table[t]
+                    for k in range(NUM_RANKS):
+                        if c[k] >= need and k != t:
+                            out.append(row[k])  # type: ignore[arg-type]
+        elif idx in (_FOUR_SINGLES, _FOUR_PAIRS):
+            for f in range(lo + 1, TWO + 1):
+                if c[f] == 4:
+                    _four_with(c, out, idx, f)
+        else:  # a chain: straight, pair sequence, airplane (with or without wings)
+            length = target.length
+            width = 1 if idx == _STRAIGHT else 2 if idx == _PAIR_SEQ else 3
+            for top in range(max(lo + 1, length - 1), ACE + 1):
+                start = top - length + 1
+                if all(c[r] >= width for r in range(start, top + 1)):
+                    if idx in (_SINGLE_WINGS, _PAIR_WINGS):
+                        core = sum(3 << (4 * r) for r in range(start, top + 1))
+                        kick = (
+                            _single_kickers(c, start, top, length)
+                            if idx == _SINGLE_WINGS
+                            else _pair_kickers(c, start, top, length)
+                        )
+                        for w in kick:
+                            out.append(_intern(idx, core + w, top, length))
+                    else:
+                        out.append(_chain(width, start, length))
+    bombs = _KIND[4]
+    for r in range(lo + 1 if idx == _BOMB else 0, TWO + 1):
+        if (packed >> (4 * r)) & 15 == 4:
+            out.append(bombs[r])  # type: ignore[arg-type]
+    if packed & _BOTH_JOKERS == _BOTH_JOKERS:
         out.append(ROCKET)
     return tuple(out)
 
 
-ROCKET = _move("rocket", ((BLACK_JOKER, 1), (RED_JOKER, 1)), RED_JOKER)
+ROCKET = _intern(_ROCKET, _BOTH_JOKERS, RED_JOKER)
 
-_MEMO_LIMIT = 200_000
+_MEMO_LIMIT = 20_000
 _LEAD_MEMO: dict[int, tuple[Move, ...]] = {}
 _FOLLOW_MEMO: dict[tuple[int, Move], tuple[Move, ...]] = {}
 
@@ -309,7 +397,7 @@ def lead_moves(packed: int) -> tuple[Move, ...]:
     if moves is None:
         if len(_LEAD_MEMO) >= _MEMO_LIMIT:
             _LEAD_MEMO.clear()
-        moves = _LEAD_MEMO[packed] = _generate_lead(unpack(packed))
+        moves = _LEAD_MEMO[packed] = _generate_lead(packed)
     return moves
 
 
@@ -320,7 +408,7 @@ def follow_moves(packed: int, target: Move) -> tuple[Move, ...]:
     if moves is None:
         if len(_FOLLOW_MEMO) >= _MEMO_LIMIT:
             _FOLLOW_MEMO.clear()
-        moves = _FOLLOW_MEMO[key] = _generate_follow(unpack(packed), target)
+        moves = _FOLLOW_MEMO[key] = _generate_follow(packed, target)
     return moves
 
 

@@ -40,6 +40,7 @@ from engine.doudizhu.state import (
     Pass,
     Phase,
     Play,
+    Step,
     Turn,
 )
 from engine.game import Event, Game, IllegalAction, Result, Seat, Transition
@@ -194,9 +195,6 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         """Calls in the auction; in the play every combination (that beats), or a pass."""
         if state.turn != seat:
             return ()
-        legal = state._legal
-        if legal is not None:
-            return legal
         if state.landlord is None:
             legal = _AUCTION_LEGAL[state.bid]
         elif state.last is None:
@@ -204,8 +202,17 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         else:
             target = read_play(state.last)[0]
             legal = (PASS, *plays_for(state.hands[seat], follow_moves(state.counts[seat], target)))
-        object.__setattr__(state, "_legal", legal)
         return legal
+
+    def apply(self, state: DoudizhuState, seat: Seat, action: Action) -> Transition[DoudizhuState]:
+        """:meth:`Game.apply` with a short path for the card play (the search inner loop)."""
+        if state.turn == seat and state.landlord is not None:
+            kind = type(action)
+            if kind is Play:
+                return self._apply_play(state, seat, action)  # type: ignore[arg-type]
+            if kind is Pass:
+                return self._apply_pass(state, seat)
+        return super().apply(state, seat, action)
 
     def _apply(self, state: DoudizhuState, seat: Seat, action: Action) -> Transition[DoudizhuState]:
         if state.landlord is None:
@@ -244,16 +251,15 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             return Transition(nxt, tuple(events))
         auction = (*state.auction, call)
         if end is None:
-            nxt = self._with(
-                state, auction=auction, bid=bid, bidder=bidder, passes=passes, turn=(seat + 1) % 3
+            nxt = state._replace(
+                auction=auction, bid=bid, bidder=bidder, passes=passes, turn=(seat + 1) % 3
             )
             return Transition(nxt, tuple(events))
         assert bidder is not None
         hands = _replace_hand(state.hands, bidder, state.hands[bidder] | state.bottom)
         counts = list(state.counts)
         counts[bidder] = packed_counts(hands[bidder])
-        nxt = self._with(
-            state,
+        nxt = state._replace(
             hands=hands,
             counts=(counts[0], counts[1], counts[2]),
             auction=auction,
@@ -267,30 +273,6 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             Event("landlord", {"seat": bidder, "bid": bid, "bottom": cards_of(state.bottom)})
         )
         return Transition(nxt, tuple(events))
-
-    def _with(self, state: DoudizhuState, **changes: object) -> DoudizhuState:
-        fields = {
-            "options": state.options,
-            "seed": state.seed,
-            "attempt": state.attempt,
-            "first_bidder": state.first_bidder,
-            "hands": state.hands,
-            "counts": state.counts,
-            "bottom": state.bottom,
-            "auction": state.auction,
-            "bid": state.bid,
-            "bidder": state.bidder,
-            "landlord": state.landlord,
-            "turn": state.turn,
-            "passes": state.passes,
-            "last": state.last,
-            "last_seat": state.last_seat,
-            "history": state.history,
-            "bombs": state.bombs,
-            "winner": state.winner,
-        }
-        fields.update(changes)
-        return DoudizhuState(**fields)  # type: ignore[arg-type]
 
     # -- the card play (Tricks) ------------------------------------------------
     def _apply_play(
@@ -327,7 +309,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             else (c[0], c[1], left)
         )
         bombs = state.bombs + 1 if move.combo_index >= _BOMB_INDEX else state.bombs
-        history = (*state.history, Turn(seat, action))
+        history = (*state.history, (seat, action))
         events = [Event("play", {"seat": seat, "cards": action.cards, "combo": move.combo})]
         over = hand == 0
         nxt = DoudizhuState(
@@ -378,7 +360,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             0 if new_lead else passes,
             None if new_lead else state.last,
             state.last_seat,
-            (*state.history, Turn(seat, None)),
+            (*state.history, (seat, None)),
             state.bombs,
             None,
         )
@@ -415,7 +397,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             bottom=cards_of(state.bottom) if state.landlord is not None else (),
             last=state.last,
             last_seat=state.last_seat,
-            history=state.history,
+            history=tuple(Turn(seat, play) for seat, play in state.history),
             bombs=state.bombs,
             multiplier=self._multiplier(state),
             winner=state.winner,
@@ -460,16 +442,17 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         )
 
     # -- hidden information ------------------------------------------------------
-    def _played_mask(self, history: Sequence[Turn]) -> int:
+    def _played_mask(self, history: Sequence[Step]) -> int:
         mask = 0
-        for t in history:
-            if t.play is not None:
-                mask |= read_play(t.play)[1]
+        for _, play in history:
+            if play is not None:
+                mask |= read_play(play)[1]
         return mask
 
     def sample_world(self, view: DoudizhuView, rng: random.Random) -> DoudizhuState:
         """Deal the unseen cards to the other seats by their counts (and the hidden bottom)."""
-        played = self._played_mask(view.history)
+        history = tuple((t.seat, t.play) for t in view.history)
+        played = self._played_mask(history)
         own = mask_of(view.hand) if view.seat is not None and view.hand else 0
         public_bottom = mask_of(view.bottom) if view.bottom else 0
         forced = public_bottom & ~played  # the landlord still holds these
@@ -509,7 +492,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             passes=passes,
             last=view.last,
             last_seat=view.last_seat,
-            history=view.history,
+            history=history,
             bombs=view.bombs,
             winner=view.winner,
         )
@@ -539,8 +522,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             hands[s] = keep | sum(CARD_BIT[c] for c in pool[:need])
             pool = pool[need:]
         bottom = sum(CARD_BIT[c] for c in pool) if state.landlord is None else state.bottom
-        return self._with(
-            state,
+        return state._replace(
             hands=(hands[0], hands[1], hands[2]),
             counts=(packed_counts(hands[0]), packed_counts(hands[1]), packed_counts(hands[2])),
             bottom=bottom,

@@ -15,7 +15,7 @@ action, not one per suit choice; :func:`select` computes it.
 from __future__ import annotations
 
 from engine.cards import Card
-from engine.doudizhu.combos import NUM_RANKS, RANKS, Move
+from engine.doudizhu.combos import NUM_RANKS, RANKS, Move, all_moves
 from engine.doudizhu.state import Play
 
 SUITS = "SHDC"
@@ -111,34 +111,42 @@ def select(hand: int, move: Move) -> int:
     return mask
 
 
-_PLAY_CACHE_LIMIT = 100_000
-_PLAYS: dict[int, Play] = {}
+_PLAY_CACHE_LIMIT = 30_000
+_cached_plays = 0
 
 
-def _new_play(mask: int, move: Move) -> Play:
+def _new_play(hand: int, move: Move) -> Play:
+    """The play of ``move`` from ``hand`` (canonical suits), remembered on the move."""
+    global _cached_plays
+    mask = select(hand, move)
     play = Play(frozenset(cards_of(mask)), move.combo)
     object.__setattr__(play, "_parsed", (move, mask))
+    if _cached_plays >= _PLAY_CACHE_LIMIT:
+        clear_play_cache()
+    move.plays[hand & move.nibbles] = play
+    _cached_plays += 1
     return play
+
+
+def clear_play_cache() -> None:
+    """Forget every remembered play (bounds the memory of long runs)."""
+    global _cached_plays
+    for m in all_moves():
+        m.plays.clear()
+    _cached_plays = 0
 
 
 def plays_for(hand: int, moves: tuple[Move, ...]) -> tuple[Play, ...]:
     """The concrete plays of ``moves`` (each held by ``hand``), canonical suits.
 
-    Plays are interned by card mask and type, so the same play is the same
+    A move's play depends only on the hand's cards of the move's ranks, so it
+    is remembered on the move under those bits: the same play is the same
     object across states (and carries its reading, see :class:`Play`).
     """
-    cache = _PLAYS
-    lowest = _LOWEST
     out = []
     for m in moves:
-        mask = 0
-        for shift, n in m.shifts:
-            mask |= lowest[(hand >> shift) & 15][n] << shift
-        key = (mask << 4) | m.combo_index
-        play = cache.get(key)
+        play = m.plays.get(hand & m.nibbles)
         if play is None:
-            if len(cache) >= _PLAY_CACHE_LIMIT:
-                cache.clear()
-            play = cache[key] = _new_play(mask, m)
+            play = _new_play(hand, m)
         out.append(play)
     return tuple(out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.doudizhu.state import Turn
+from engine.doudizhu.state import Step
 
 MAX_BID = 3
 
@@ -35,20 +35,20 @@ def auction_end(bid: int, passes: int) -> str | None:
     return "landlord" if passes >= 2 else None
 
 
-def spring_flags(history: Sequence[Turn], landlord: int, winner: int) -> tuple[bool, bool]:
+def spring_flags(history: Sequence[Step], landlord: int, winner: int) -> tuple[bool, bool]:
     """(spring, reverse spring) of a finished deal (End and scoring).
 
     Spring: the landlord won and neither farmer played a card.  Reverse
     spring: a farmer won and the landlord played only once (the opening lead).
     """
     if winner == landlord:
-        farmers_played = any(t.play is not None for t in history if t.seat != landlord)
+        farmers_played = any(play is not None for seat, play in history if seat != landlord)
         return (not farmers_played, False)
-    landlord_plays = sum(1 for t in history if t.seat == landlord and t.play is not None)
+    landlord_plays = sum(1 for seat, play in history if seat == landlord and play is not None)
     return (False, landlord_plays == 1)
 
 
-def score_deal(history: Sequence[Turn], landlord: int, winner: int, bid: int, bombs: int) -> Score:
+def score_deal(history: Sequence[Step], landlord: int, winner: int, bid: int, bombs: int) -> Score:
     """Each farmer wins or loses ``bid × multiplier``, the landlord twice that."""
     spring, reverse = spring_flags(history, landlord, winner)
     multiplier = (1 << bombs) * (2 if spring or reverse else 1)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, NamedTuple
 
 from engine.cards import Card
 from engine.doudizhu.combos import Combo, Move
@@ -82,15 +82,20 @@ class DoudizhuDeal:
     seed: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class DoudizhuState:
+Step = tuple[int, Play | None]
+"""One turn of the card play inside a state: ``(seat, play)``, ``None`` for a pass."""
+
+
+class DoudizhuState(NamedTuple):
     """The full, secret state of one Dou Dizhu deal (never sent to anyone).
 
-    Hands and the bottom are card masks (engine.doudizhu.hands); ``counts``
-    the packed rank counts of each hand.  ``attempt`` counts redeals after
-    three passes.  In the auction ``passes`` counts passes since the last
-    bid, in the play passes since the last play; ``last`` is the play to
-    beat (``None``: ``turn`` leads) and ``last_seat`` who made it.
+    An immutable tuple with named fields (cheap to build: this is the inner
+    loop of search).  Hands and the bottom are card masks
+    (engine.doudizhu.hands); ``counts`` the packed rank counts of each hand.
+    ``attempt`` counts redeals after three passes.  In the auction
+    ``passes`` counts passes since the last bid, in the play passes since the
+    last play; ``last`` is the play to beat (``None``: ``turn`` leads) and
+    ``last_seat`` who made it; ``history`` every turn of the card play.
     """
 
     options: DoudizhuOptions
@@ -108,12 +113,9 @@ class DoudizhuState:
     passes: int
     last: Play | None
     last_seat: int | None
-    history: tuple[Turn, ...]
+    history: tuple[Step, ...]
     bombs: int
     winner: int | None
-    _legal: tuple[Action, ...] | None = field(
-        default=None, init=False, repr=False, compare=False, hash=False
-    )
 
 
 @dataclass(frozen=True, slots=True)
