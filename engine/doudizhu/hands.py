@@ -111,15 +111,20 @@ def select(hand: int, move: Move) -> int:
     return mask
 
 
-_PLAY_CACHE_LIMIT = 30_000
+_PLAY_CACHE_LIMIT = 100_000
 _cached_plays = 0
 
 
 def _new_play(hand: int, move: Move) -> Play:
     """The play of ``move`` from ``hand`` (canonical suits), remembered on the move."""
     global _cached_plays
-    mask = select(hand, move)
-    play = Play(frozenset(cards_of(mask)), move.combo)
+    mask = 0
+    cards: tuple[Card, ...] = ()
+    for shift, n in move.shifts:
+        sub = _LOWEST[(hand >> shift) & 15][n]
+        mask |= sub << shift
+        cards += _NIBBLE_CARDS[shift >> 2][sub]
+    play = Play(frozenset(cards), move.combo)
     object.__setattr__(play, "_parsed", (move, mask))
     if _cached_plays >= _PLAY_CACHE_LIMIT:
         clear_play_cache()
