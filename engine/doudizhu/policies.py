@@ -13,10 +13,14 @@ from engine.game import Budget
 from engine.policy import Policy, RandomPolicy
 
 
+def _counts(view: DoudizhuView) -> list[int]:
+    packed = packed_counts(mask_of(view.hand)) if view.hand else 0
+    return [(packed >> (4 * r)) & 15 for r in range(15)]
+
+
 def hand_strength(view: DoudizhuView) -> int:
     """A rough bidding score: jokers, twos, aces and bombs (after RLCard's heuristic)."""
-    packed = packed_counts(mask_of(view.hand)) if view.hand else 0
-    counts = [(packed >> (4 * r)) & 15 for r in range(15)]
+    counts = _counts(view)
     score = 0
     if counts[BLACK_JOKER] and counts[RED_JOKER]:
         score += 8
@@ -27,14 +31,22 @@ def hand_strength(view: DoudizhuView) -> int:
     return score
 
 
-def _cost(move: Move) -> float:
-    """How much a combination spends: high ranks, bombs and the rocket are precious."""
+def _cost(move: Move, counts: list[int]) -> float:
+    """How much a combination spends: high ranks, bombs and the rocket are precious.
+
+    Breaking a bomb or the rocket in hand costs as much as playing it.
+    """
     cost = float(move.main)
     if move.is_bomb:
         cost += 40.0
     for r, n in move.picks:
         if r >= TWO:
             cost += 4.0 * n
+        if counts[r] == 4 and n < 4:
+            cost += 40.0
+    splits_rocket = counts[BLACK_JOKER] and counts[RED_JOKER] and move.combo != "rocket"
+    if splits_rocket and any(r >= BLACK_JOKER for r, _ in move.picks):
+        cost += 40.0
     return cost
 
 
@@ -66,8 +78,13 @@ class GreedyPolicy:
         for p in plays:
             if len(p.cards) == n_hand:
                 return p
+        counts = _counts(view)
+
+        def cost(p: Play) -> float:
+            return _cost(read_play(p)[0], counts)
+
         if view.last is None:
-            return min(plays, key=lambda p: -len(p.cards) + _cost(read_play(p)[0]) / 8.0)
+            return min(plays, key=lambda p: -len(p.cards) + cost(p) / 8.0)
         assert view.seat is not None and view.last_seat is not None
         partner_played = (
             view.landlord is not None
@@ -78,9 +95,11 @@ class GreedyPolicy:
             return next(a for a in legal if isinstance(a, Pass))
         ordinary = [p for p in plays if not read_play(p)[0].is_bomb]
         if ordinary:
-            return min(ordinary, key=lambda p: _cost(read_play(p)[0]))
+            best = min(ordinary, key=cost)
+            if cost(best) < 40.0 or view.hand_counts[view.last_seat] <= 4:
+                return best
         if view.hand_counts[view.last_seat] <= 4:
-            return min(plays, key=lambda p: _cost(read_play(p)[0]))
+            return min(plays, key=cost)
         return next(a for a in legal if isinstance(a, Pass))
 
     def _call(self, view: DoudizhuView, legal: Sequence[Action]) -> Action:

@@ -1,0 +1,78 @@
+"""Position builders for the Dou Dizhu rule tests."""
+
+from __future__ import annotations
+
+from engine.cards import DOUDIZHU_54, Card
+from engine.doudizhu.combos import Combo
+from engine.doudizhu.game import DoudizhuGame
+from engine.doudizhu.hands import mask_of, packed_counts
+from engine.doudizhu.state import Bid, DoudizhuDeal, DoudizhuState, Play
+
+GAME = DoudizhuGame()
+OPTIONS = GAME.options()
+
+
+def cards(text: str) -> tuple[Card, ...]:
+    """Cards from notation, e.g. ``"3S 3H BJ"``."""
+    return DOUDIZHU_54.parse_many(text)
+
+
+def play(text: str, combo: Combo) -> Play:
+    """A play of the cards ``text`` read as ``combo``."""
+    return Play(frozenset(cards(text)), combo)
+
+
+def deal(
+    hands: tuple[str, str, str] = ("", "", ""),
+    bottom: str = "",
+    first_bidder: int = 0,
+    seed: int = 0,
+) -> DoudizhuState:
+    """A fresh deal whose hands start with the given cards, filled up in deck order."""
+    fixed = [list(cards(h)) for h in hands]
+    low = list(cards(bottom))
+    used = {c for h in fixed for c in h} | set(low)
+    rest = [c for c in DOUDIZHU_54.cards if c not in used]
+    for h in fixed:
+        while len(h) < 17:
+            h.append(rest.pop(0))
+    while len(low) < 3:
+        low.append(rest.pop(0))
+    assert not rest
+    return GAME.from_deal(
+        OPTIONS,
+        DoudizhuDeal(
+            hands=(tuple(fixed[0]), tuple(fixed[1]), tuple(fixed[2])),
+            bottom=tuple(low),
+            first_bidder=first_bidder,
+            seed=seed,
+        ),
+    )
+
+
+def position(
+    hands: tuple[str, str, str],
+    landlord: int = 0,
+    bid: int = 3,
+) -> DoudizhuState:
+    """The card play with exactly these hands (other cards out of the game).
+
+    ``landlord`` won the auction with ``bid`` and leads.  Card conservation
+    does not hold in such a position: it is for testing one rule at a time.
+    """
+    state = deal(first_bidder=landlord)
+    state = GAME.apply(state, landlord, Bid(3)).state
+    masks = tuple(mask_of(cards(h)) if h else 0 for h in hands)
+    return state._replace(
+        hands=masks,
+        counts=tuple(packed_counts(m) for m in masks),
+        bid=bid,
+    )
+
+
+def run(state: DoudizhuState, *steps: object) -> DoudizhuState:
+    """Apply actions in turn order (each by the seat whose turn it is)."""
+    for action in steps:
+        (seat,) = GAME.to_act(state)
+        state = GAME.apply(state, seat, action).state  # type: ignore[arg-type]
+    return state
