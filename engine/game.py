@@ -110,7 +110,13 @@ class GameOptions:
 
 @dataclass(frozen=True)
 class Budget:
-    """How much a policy may think: iterations and/or wall-clock seconds."""
+    """How much a policy may think: iterations and/or wall-clock seconds.
+
+    A budget is a cap.  A policy with a default budget of its own takes the
+    caller's ``iterations`` when given (else its default) and the caller's
+    ``seconds`` as given (``None``: no time limit), so an iteration-only
+    budget makes a seeded policy deterministic.
+    """
 
     iterations: int | None = None
     seconds: float | None = None

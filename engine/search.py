@@ -71,6 +71,19 @@ class DeterminizedSearch:
         self.default_budget = default_budget
         self.last_iterations = 0
 
+    def effective_budget(self, budget: Budget | None) -> Budget:
+        """The caller's budget, its unset iteration count taken from the default.
+
+        A caller's ``seconds`` is used as given (``None``: no time limit), so
+        an iteration-only budget is fully deterministic.
+        """
+        if budget is None:
+            return self.default_budget
+        iterations = budget.iterations
+        if iterations is None:
+            iterations = self.default_budget.iterations
+        return Budget(iterations=iterations, seconds=budget.seconds)
+
     def choose(
         self, view: Any, legal: Sequence[Any], rng: random.Random, budget: Budget | None = None
     ) -> Any:
@@ -80,7 +93,7 @@ class DeterminizedSearch:
         if len(legal) == 1:
             self.last_iterations = 0
             return legal[0]
-        budget = budget or self.default_budget
+        budget = self.effective_budget(budget)
         spec = self.spec
         game = spec.game
         seat = view.seat

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Quick start, main job: set up and run Cardavia (extra arguments go to the command).
+# Quick start, main job: set up and start the server (with arguments: run `cardavia ARGS`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 if [ "$#" -eq 0 ]; then
-  set -- selfplay --game scopa --games 200 --seed 1 --policies greedy,random
+  # the server on the in-memory store; cardavia-server --help lists the settings
+  exec .venv/bin/cardavia-server
 fi
 exec .venv/bin/cardavia "$@"
