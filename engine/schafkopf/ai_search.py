@@ -1,100 +1,391 @@
-"""The ``hard`` Schafkopf policy: determinized search over the rest of the deal.
+"""The ``hard`` Schafkopf policy: determinized search (PIMC) over the rest of the deal.
 
-Bidding is left to the greedy hand evaluation; each card to play is chosen by
-:class:`engine.search.DeterminizedSearch`: worlds are sampled from the view
-(``sample_world`` keeps voids, eligibility and the called-ace facts), the deal
-is played out with a fast trick-taking rollout, and the action with the best
-average settlement for the seat wins.  The rollout may use the sampled
-world's cards (that is what a determinization is); the root never sees more
-than the view.
+Bidding is the ``normal`` level's hand evaluation (:mod:`ai_bidding`).  For
+each card to play:
+
+1. **Worlds.**  ``sample_world`` places the unseen cards consistently with
+   every public fact (voids, eligibility of the announcements, the called
+   ace).  On top of that the bidding is read as evidence
+   (:func:`bid_likelihood`): a world in which a seat would have bid
+   otherwise than it did (by the ``normal`` evaluation) is kept only with a
+   small probability, so a pass makes strong hands unlikely and an
+   announcement makes its typical hands likely.
+2. **Playouts.**  In every world each legal card is tried and the deal is
+   played to its end by a fast, deterministic rollout on plain lists
+   (:func:`playout`), which knows the world's cards: it schmiert to a safe
+   partner trick, takes a trick only with a card nobody behind can beat,
+   draws trumps for the declaring side and looks for the called ace as a
+   defender.  The same world serves every candidate card (common random
+   numbers), which makes the comparison sharp with few worlds.
+3. **Value.**  The seat's settlement of the deal in units, exactly as
+   :func:`engine.schafkopf.rules.score_deal` scores it (Schneider, Schwarz,
+   Laufende, Tout), plus a small share of the own side's card points to break
+   ties between cards that win or lose the same.
+
+The root never sees more than the view; the rollouts may use the sampled
+world's cards (that is what a determinization is).
 """
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from engine.cards import Card
 from engine.game import Budget
+from engine.schafkopf.ai_bidding import best_bid
 from engine.schafkopf.game import SchafkopfGame
-from engine.schafkopf.policies import choose_bid
-from engine.schafkopf.rules import CARD_POINTS, TRUMP, mode_of, trick_winner
-from engine.schafkopf.state import Action, PlayCard, SchafkopfState, SchafkopfView
-from engine.search import DeterminizedSearch, SearchSpec
+from engine.schafkopf.rules import (
+    BASE_VALUE,
+    CARD_POINTS,
+    CONTRACT_RANK,
+    TOUTS,
+    TRUMP,
+    WENZ_LIKE,
+    Mode,
+    announcements,
+    laufende,
+    legal_plays,
+    mode_of,
+    trick_winner,
+)
+from engine.schafkopf.state import Action, Bid, Pass, PlayCard, SchafkopfState, SchafkopfView
 
 GAME = SchafkopfGame()
-DEFAULT_BUDGET = Budget(iterations=200, seconds=0.25)
+DEFAULT_BUDGET = Budget(iterations=2400, seconds=0.18)
+"""Playouts (worlds × candidate cards) and wall time per decision."""
+
+SHAPE = 0.25
+"""Units for the own side's card points from 60 to 120 (a tie-break)."""
+
+MISMATCH = 0.2
+"""Chance of keeping a world in which a seat would have bid otherwise."""
+
+SAMPLE_TRIES = 6
 
 
-def rollout(state: SchafkopfState, seat: int, rng: random.Random) -> Action:
-    """A quick card choice in an imagined world: win cheaply, feed the own side."""
-    legal = GAME.legal_actions(state, seat)
-    if len(legal) == 1 or state.phase != "play":
-        return legal[rng.randrange(len(legal))]
-    contract = state.contract
-    assert contract is not None
-    mode = mode_of(contract.kind, contract.suit)
-    eff, power = mode.eff, mode.power
-    cards = [a.card for a in legal if isinstance(a, PlayCard)]
-    side = {contract.declarer, state.partner}
-    trick = state.trick
-    if not trick:
-        return PlayCard(_lead(state, seat, seat in side, cards, rng))
-    winner = (state.leader + trick_winner(trick, mode)) % 4
-    if (winner in side) == (seat in side):  # the own side holds the trick: add points
-        card = max(cards, key=lambda c: (eff[c] != TRUMP, CARD_POINTS[c], -power[c]))
+# -- the deal as plain values ----------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """What stays fixed while one decision is searched."""
+
+    me: int
+    kind: str
+    declarer: int
+    mode: Mode
+    ace: Card | None
+    partner_known: int | None
+    tricks_done: int
+    points: tuple[int, int, int, int]
+    won_tricks: tuple[int, int, int, int]
+
+
+def _deal_of(view: SchafkopfView) -> Deal:
+    contract = view.contract
+    assert contract is not None and view.seat is not None
+    won = [0, 0, 0, 0]
+    for t in view.tricks:
+        won[t.winner] += 1
+    return Deal(
+        me=view.seat,
+        kind=contract.kind,
+        declarer=contract.declarer,
+        mode=mode_of(contract.kind, contract.suit),
+        ace=contract.called_ace,
+        partner_known=view.partner,
+        tricks_done=len(view.tricks),
+        points=view.points,
+        won_tricks=(won[0], won[1], won[2], won[3]),
+    )
+
+
+def settlement(
+    deal: Deal, side: frozenset[int], side_points: int, side_tricks: int, tricks: int, lauf: int
+) -> int:
+    """The viewer's units for a finished deal (Scoring), ``lauf`` the Laufende units."""
+    kind = deal.kind
+    schneider = schwarz = False
+    if kind in TOUTS:
+        won = side_tricks == tricks == 8
     else:
-        beating = [c for c in cards if trick_winner((*trick, c), mode) == len(trick)]
-        if beating:
-            card = min(beating, key=power.__getitem__)
-        else:
-            card = min(cards, key=lambda c: (eff[c] == TRUMP, CARD_POINTS[c], power[c]))
-    return PlayCard(card)
+        won = side_points >= 61
+        winner_tricks = side_tricks if won else tricks - side_tricks
+        schwarz = winner_tricks == 8
+        schneider = not schwarz and (side_points >= 91 if won else 120 - side_points >= 90)
+    value = BASE_VALUE[kind] + (2 if schwarz else 1 if schneider else 0) + lauf
+    sign = 1 if won else -1
+    me = deal.me
+    if kind == "rufer":
+        return sign * value if me in side else -sign * value
+    return sign * 3 * value if me == deal.declarer else -sign * value
 
 
-def _lead(
-    state: SchafkopfState, seat: int, declaring: bool, cards: list[Card], rng: random.Random
+def laufende_units(deal: Deal, dealt: Sequence[Sequence[Card]], side: frozenset[int]) -> int:
+    """The Laufende of the deal in units (Scoring: from 3, from 2 in Wenz; doubled in a Tout)."""
+    count, _ = laufende(deal.mode, (dealt[0], dealt[1], dealt[2], dealt[3]), side)  # type: ignore[arg-type]
+    if count < (2 if deal.kind in WENZ_LIKE else 3):
+        return 0
+    return count * (2 if deal.kind in TOUTS else 1)
+
+
+# -- the rollout ---------------------------------------------------------------
+def _beats(a: Card, b: Card, led: str, mode: Mode) -> bool:
+    """Whether ``a`` beats the trick's winning card ``b`` (A trick)."""
+    ea = mode.eff[a]
+    if ea == TRUMP:
+        return mode.eff[b] != TRUMP or mode.power[a] > mode.power[b]
+    return ea == led and mode.eff[b] != TRUMP and mode.power[a] > mode.power[b]
+
+
+def _can_beat(hand: Sequence[Card], b: Card, led: str, mode: Mode) -> bool:
+    eff = mode.eff
+    follow = [c for c in hand if eff[c] == led]
+    return any(_beats(c, b, led, mode) for c in (follow or hand))
+
+
+def _top_of_suit(card: Card, hands: Sequence[Sequence[Card]], mode: Mode) -> bool:
+    eff, power = mode.eff, mode.power
+    suit, p = eff[card], power[card]
+    return not any(eff[d] == suit and power[d] > p for h in hands for d in h)
+
+
+def _schmier_key(card: Card, mode: Mode) -> float:
+    pts = CARD_POINTS[card]
+    if mode.eff[card] != TRUMP:
+        return pts
+    return pts - 3.0 - (10.0 if card.rank in "OU" else 0.0)
+
+
+def _low_key(card: Card, mode: Mode) -> tuple[bool, int, int]:
+    return (mode.eff[card] == TRUMP, CARD_POINTS[card], mode.power[card])
+
+
+def rollout_card(
+    deal: Deal,
+    hands: list[list[Card]],
+    legal: Sequence[Card],
+    trick: Sequence[Card],
+    leader: int,
+    seat: int,
+    in_side: Sequence[bool],
+    ace_active: bool,
 ) -> Card:
-    """The declarer's side draws trumps with the top one; anyone cashes a plain ace."""
-    contract = state.contract
-    assert contract is not None
-    mode = mode_of(contract.kind, contract.suit)
-    if declaring:
-        hands = state.hands
-        for t in mode.trumps:  # the highest trump still out
-            if t in hands[0] or t in hands[1] or t in hands[2] or t in hands[3]:
-                if t in cards:
-                    return t
-                break
-    aces = [c for c in cards if c.rank == "A" and mode.eff[c] != TRUMP]
-    if aces:
-        return aces[rng.randrange(len(aces))]
-    return cards[rng.randrange(len(cards))]
+    """The rollout's card for ``seat`` in a fully known world."""
+    if len(legal) == 1:
+        return legal[0]
+    mode = deal.mode
+    eff, power = mode.eff, mode.power
+    mine = in_side[seat]
+    tout = deal.kind in TOUTS
+    if not trick:
+        return _rollout_lead(deal, hands, legal, seat, in_side, ace_active)
+    led = eff[trick[0]]
+    wi = trick_winner(trick, mode)
+    wcard = trick[wi]
+    wseat = (leader + wi) % 4
+    rest = [(leader + k) % 4 for k in range(len(trick) + 1, 4)]
+    foes_rest = [s for s in rest if in_side[s] != mine]
+    pot = sum(CARD_POINTS[c] for c in trick)
+    if in_side[wseat] == mine:
+        if not any(_can_beat(hands[s], wcard, led, mode) for s in foes_rest):
+            return max(legal, key=lambda c: (_schmier_key(c, mode), -power[c]))
+        if pot >= 10 or tout:
+            safe = [
+                c
+                for c in legal
+                if _beats(c, wcard, led, mode)
+                and not any(_can_beat(hands[s], c, led, mode) for s in foes_rest)
+            ]
+            if safe:
+                return min(safe, key=power.__getitem__)
+        return min(legal, key=lambda c: _low_key(c, mode))
+    winners = [c for c in legal if _beats(c, wcard, led, mode)]
+    if winners:
+        safe = [c for c in winners if not any(_can_beat(hands[s], c, led, mode) for s in foes_rest)]
+        if safe:
+            card = min(safe, key=lambda c: (eff[c] == TRUMP, power[c]))
+            if tout or pot + CARD_POINTS[card] >= 3 or eff[card] != TRUMP:
+                return card
+        elif tout and not mine:
+            return max(winners, key=power.__getitem__)
+    return min(legal, key=lambda c: _low_key(c, mode))
 
 
-def _deal_done(start: SchafkopfState, state: SchafkopfState) -> bool:
-    return len(state.history) > len(start.history)
+def _rollout_lead(
+    deal: Deal,
+    hands: list[list[Card]],
+    legal: Sequence[Card],
+    seat: int,
+    in_side: Sequence[bool],
+    ace_active: bool,
+) -> Card:
+    mode = deal.mode
+    eff, power = mode.eff, mode.power
+    mine = in_side[seat]
+    trumps = [c for c in legal if eff[c] == TRUMP]
+    plain = [c for c in legal if eff[c] != TRUMP]
+    others = [hands[s] for s in range(4) if s != seat]
+    if deal.kind in TOUTS:
+        if mine and trumps:
+            return max(trumps, key=power.__getitem__)
+        return max(legal, key=power.__getitem__)
+    ace = deal.ace
+    if ace is not None and ace_active:
+        called = [c for c in plain if eff[c] == ace.suit and c != ace]
+        if called and (not mine or seat == deal.declarer):
+            return min(called, key=power.__getitem__)
+    if mine and trumps:
+        foe_trumps = any(eff[c] == TRUMP for s in range(4) if in_side[s] != mine for c in hands[s])
+        if foe_trumps:
+            top = max(trumps, key=power.__getitem__)
+            if _top_of_suit(top, others, mode):
+                return top
+            if len(trumps) >= 2 or not plain:
+                return min(trumps, key=power.__getitem__)
+    cash = [c for c in plain if CARD_POINTS[c] >= 10 and _top_of_suit(c, others, mode)]
+    if cash:
+        return max(cash, key=CARD_POINTS.__getitem__)
+    if plain:
+        return min(plain, key=lambda c: (CARD_POINTS[c], power[c]))
+    return min(trumps, key=power.__getitem__)
 
 
-def _deal_value(start: SchafkopfState, state: SchafkopfState, seat: int) -> float:
-    """The seat's settlement in the deal being played (units)."""
-    return float(state.history[len(start.history)].settlement[seat])
+def playout(
+    deal: Deal,
+    hands: list[list[Card]],
+    trick: list[Card],
+    leader: int,
+    partner: int | None,
+    first: Card,
+    lauf: int,
+) -> float:
+    """Play ``first`` for the viewer, then the rest of the deal; the viewer's value."""
+    mode = deal.mode
+    eff = mode.eff
+    declarer = deal.declarer
+    side = frozenset({declarer} if partner is None else {declarer, partner})
+    in_side = [s in side for s in range(4)]
+    ace = deal.ace
+    ace_active = (
+        ace is not None
+        and deal.partner_known is None
+        and partner is not None
+        and ace in hands[partner]
+        and not (trick and leader == partner and eff[trick[0]] == ace.suit)
+    )
+    side_points = sum(deal.points[s] for s in side)
+    side_tricks = sum(deal.won_tricks[s] for s in side)
+    n_tricks = deal.tricks_done
+    tout = deal.kind in TOUTS
+    seat = deal.me
+    suit = ace.suit if ace is not None else ""
+    card: Card | None = first
+    while True:
+        hand = hands[seat]
+        if card is None:
+            active = ace if ace_active and seat == partner else None
+            legal = legal_plays(tuple(hand), trick, mode, active)
+            card = rollout_card(deal, hands, legal, trick, leader, seat, in_side, ace_active)
+        if ace_active and seat == partner and (card == ace or (not trick and eff[card] == suit)):
+            ace_active = False  # the ace fell, or the partner ran away
+        hand.remove(card)
+        trick.append(card)
+        card = None
+        if len(trick) < 4:
+            seat = (seat + 1) % 4
+            continue
+        winner = (leader + trick_winner(trick, mode)) % 4
+        n_tricks += 1
+        if in_side[winner]:
+            side_points += sum(CARD_POINTS[c] for c in trick)
+            side_tricks += 1
+        elif tout:
+            break
+        if n_tricks == 8:
+            break
+        leader = seat = winner
+        trick = []
+    units = settlement(deal, side, side_points, side_tricks, n_tricks, lauf)
+    mine = side_points if deal.me in side else 120 - side_points
+    return units + SHAPE * (mine - 60) / 60.0
 
 
-SCHAFKOPF_SEARCH = SearchSpec[SchafkopfState](
-    game=GAME, done=_deal_done, value=_deal_value, rollout=rollout, scale=4.0
-)
+# -- inference from the bidding -------------------------------------------------
+def bid_likelihood(bids: Sequence[Bid], dealt: Sequence[Sequence[Card]], me: int) -> bool:
+    """Whether every other seat's word is what the ``normal`` evaluation says for its hand."""
+    highest = -1
+    for b in bids:
+        if b.seat != me:
+            hand = dealt[b.seat]
+            legal: tuple[Action, ...] = (Pass(), *announcements(hand, highest))
+            said = best_bid(hand, legal)
+            if isinstance(said, Pass):
+                if b.contract is not None:
+                    return False
+            elif b.contract != said.contract or b.suit != said.suit:  # type: ignore[union-attr]
+                return False
+        if b.contract is not None:
+            highest = max(highest, CONTRACT_RANK[b.contract])
+    return True
+
+
+def sample(view: SchafkopfView, rng: random.Random) -> SchafkopfState:
+    """A world consistent with the view, weighted by how well it explains the bidding."""
+    world = GAME.sample_world(view, rng)
+    for _ in range(SAMPLE_TRIES - 1):
+        if bid_likelihood(view.bids, world.dealt, view.seat or 0) or rng.random() < MISMATCH:
+            return world
+        world = GAME.sample_world(view, rng)
+    return world
+
+
+# -- the policy ----------------------------------------------------------------
+class PimcSearch:
+    """Perfect-information Monte Carlo over sampled worlds with rollouts."""
+
+    def __init__(self, default_budget: Budget = DEFAULT_BUDGET) -> None:
+        self.default_budget = default_budget
+        self.last_worlds = 0
+
+    def choose_card(
+        self, view: SchafkopfView, cards: Sequence[Card], rng: random.Random, budget: Budget | None
+    ) -> Card:
+        """The card with the best mean value over the sampled worlds."""
+        budget = budget or self.default_budget
+        n = len(cards)
+        max_worlds = max(1, budget.iterations // n) if budget.iterations is not None else 10**9
+        deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else math.inf
+        deal = _deal_of(view)
+        totals = [0.0] * n
+        worlds = 0
+        while worlds < max_worlds and (worlds == 0 or time.perf_counter() < deadline):
+            world = sample(view, rng)
+            partner = None
+            if deal.ace is not None:
+                partner = next(s for s in range(4) if deal.ace in world.dealt[s])
+            side = frozenset({deal.declarer} if partner is None else {deal.declarer, partner})
+            lauf = laufende_units(deal, world.dealt, side)
+            for i, card in enumerate(cards):
+                hands = [list(h) for h in world.hands]
+                totals[i] += playout(
+                    deal, hands, list(view.trick), view.leader, partner, card, lauf
+                )
+            worlds += 1
+        self.last_worlds = worlds
+        best = max(range(n), key=lambda i: (totals[i], -i))
+        return cards[best]
 
 
 class HardPolicy:
-    """Greedy bidding, then determinized search for every card."""
+    """Normal's bidding, then PIMC search for every card."""
 
     name = "hard"
 
     def __init__(self, default_budget: Budget = DEFAULT_BUDGET) -> None:
-        self.search = DeterminizedSearch(
-            SCHAFKOPF_SEARCH, name="hard", default_budget=default_budget
-        )
+        self.search = PimcSearch(default_budget)
 
     def choose(
         self,
@@ -107,5 +398,9 @@ class HardPolicy:
         if not legal:
             raise ValueError("no legal action to choose from")
         if view.phase == "bidding":
-            return choose_bid(view.hand, legal)
-        return self.search.choose(view, legal, rng, budget)  # type: ignore[no-any-return]
+            return best_bid(view.hand, legal)
+        if len(legal) == 1:
+            return legal[0]
+        cards = [a.card for a in legal if isinstance(a, PlayCard)]
+        card = self.search.choose_card(view, cards, rng, budget)
+        return next(a for a in legal if isinstance(a, PlayCard) and a.card == card)

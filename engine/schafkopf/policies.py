@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from engine.cards import Card
 from engine.game import Budget
 from engine.policy import Policy, RandomPolicy
+from engine.schafkopf.ai_normal import NormalPolicy
 from engine.schafkopf.rules import (
     CARD_POINTS,
     CONTRACT_RANK,
@@ -159,10 +160,38 @@ class GreedyPolicy:
         return next(a for a in legal if isinstance(a, PlayCard) and a.card == card)
 
 
+class EasyPolicy:
+    """Greedy with noise: a plausible but beatable player.
+
+    It bids like :class:`GreedyPolicy` and plays its card, except that now
+    and then (``noise``) it plays any legal card instead.
+    """
+
+    name = "easy"
+    noise = 0.3
+
+    def choose(
+        self,
+        view: SchafkopfView,
+        legal: Sequence[Action],
+        rng: random.Random,
+        budget: Budget | None = None,
+    ) -> Action:
+        """Usually the greedy choice, sometimes any legal card."""
+        if not legal:
+            raise ValueError("no legal action to choose from")
+        if view.phase == "play" and rng.random() < self.noise:
+            return legal[rng.randrange(len(legal))]
+        return GreedyPolicy().choose(view, legal, rng)
+
+
 POLICIES: Mapping[str, Callable[[], Policy]] = {
     "random": RandomPolicy,
+    "easy": EasyPolicy,
     "greedy": GreedyPolicy,
+    "normal": NormalPolicy,
 }
+"""The default levels, weakest first."""
 
 
 def hard_policy() -> Policy:
