@@ -127,14 +127,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--policies",
         default="",
-        help="comma-separated policy per seat, cycled (default: strongest)",
+        help="comma-separated policy per seat, cycled (default: greedy)",
     )
     add_option_argument(p, "target=21")
     p.set_defaults(func=_main)
 
 
 def _main(args: argparse.Namespace) -> int:
-    names = [n for n in args.policies.split(",") if n] or [policy_names(args.game)[-1]]
+    names = [n for n in args.policies.split(",") if n] or ["greedy"]
     for name in names:
         if name not in policy_names(args.game):
             known = ", ".join(policy_names(args.game))

@@ -15,7 +15,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from math import comb
-from typing import Any
 
 from engine.cards import SCOPA_40, Card
 from engine.game import Budget
@@ -221,6 +220,5 @@ POLICIES: Mapping[str, Callable[[], Policy]] = {
     "easy": EasyPolicy,
     "greedy": GreedyPolicy,
     "normal": NormalPolicy,
+    "hard": hard_policy,
 }
-
-EXTRA_POLICIES: Mapping[str, Callable[[], Any]] = {"hard": hard_policy}

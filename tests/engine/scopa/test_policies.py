@@ -9,15 +9,15 @@ import pytest
 from engine.game import Budget
 from engine.policy import RandomPolicy
 from engine.registry import get_policy, policy_names
-from engine.scopa.policies import EXTRA_POLICIES, NormalPolicy, expected_best_answer
+from engine.scopa.policies import NormalPolicy, expected_best_answer
 from tests.engine.scopa.helpers import GAME, cards, position
 
-LEVELS = [*policy_names("scopa"), *EXTRA_POLICIES]
+LEVELS = list(policy_names("scopa"))
 SMALL = Budget(iterations=40)
 
 
 def make(name):
-    return EXTRA_POLICIES[name]() if name in EXTRA_POLICIES else get_policy("scopa", name)
+    return get_policy("scopa", name)
 
 
 def midgame_states(n=12, seed=3):
@@ -30,6 +30,11 @@ def midgame_states(n=12, seed=3):
         legal = GAME.legal_actions(state, seat)
         state = GAME.apply(state, seat, RandomPolicy().choose(None, legal, rng)).state
     return out
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_the_levels_weakest_first():
+    assert LEVELS == ["random", "easy", "greedy", "normal", "hard"]
 
 
 @pytest.mark.parametrize("level", LEVELS)
