@@ -186,11 +186,12 @@ class ReplayStep(Model):
 
 
 class Replay(Model):
-    """A finished game in full: the seed, every action, every event, every card.
+    """A finished game in full: every action, every event of every audience, every card.
 
-    ``final`` lists where each card lay at the end (the game's card zones).
-    Rebuild any state with the engine: ``new_state(options, seed)`` then apply
-    the steps in order.
+    ``start_events`` reveal the opening deal (each hand), the steps' events
+    everything dealt later; ``final`` lists where each card lay at the end
+    (the game's card zones).  The deal seed never leaves the server, not even
+    here: a seed could reveal more than the finished game showed.
     """
 
     type: Literal["replay"] = "replay"
@@ -199,7 +200,6 @@ class Replay(Model):
     game: str
     game_no: int
     options: dict[str, Any]
-    seed: int
     seats: tuple[SeatInfo, ...]
     start_events: tuple[dict[str, Any], ...]
     steps: tuple[ReplayStep, ...]

@@ -49,7 +49,6 @@ def build_replay(
         game=game.id,
         game_no=finished.game_no,
         options=to_plain(game_options),
-        seed=finished.seed,
         seats=finished.seats,
         start_events=start,
         steps=tuple(steps),

@@ -115,7 +115,6 @@ SERVER_SAMPLES: list[Any] = [
         game="scopa",
         game_no=1,
         options={},
-        seed=5,
         seats=INFO.seats,
         start_events=(),
         steps=(sm.ReplayStep(seat=0, by="human", action={"type": "play"}, events=()),),

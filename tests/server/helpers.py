@@ -53,11 +53,11 @@ def may_see(audience: frozenset[int] | None, seat: int | None) -> bool:
     return seat is not None and seat in audience
 
 
-def replay_states(game_id: str, replay: sm.Replay) -> tuple[list[Any], list[list[Any]]]:
-    """Every state of a replayed game and the (full) events that led to each."""
+def replay_states(game_id: str, replay: sm.Replay, seed: int) -> tuple[list[Any], list[list[Any]]]:
+    """Every state of a replayed game (``seed`` from the server's store) and its events."""
     game: Game[Any, Any, Any, Any] = GAMES[game_id]
     options = game.options(replay.options)
-    state = game.new_state(options, replay.seed)
+    state = game.new_state(options, seed)
     states = [state]
     events = [list(game.start_events(state))]
     for step in replay.steps:
@@ -69,7 +69,12 @@ def replay_states(game_id: str, replay: sm.Replay) -> tuple[list[Any], list[list
 
 
 def check_seen(
-    game_id: str, replay: sm.Replay, seat: int | None, messages: list[Any], first_version: int
+    game_id: str,
+    replay: sm.Replay,
+    seed: int,
+    seat: int | None,
+    messages: list[Any],
+    first_version: int,
 ) -> int:
     """Assert each update/snapshot equals the engine's view and visible events for ``seat``.
 
@@ -78,7 +83,7 @@ def check_seen(
     version, in order, without gaps.
     """
     game = GAMES[game_id]
-    states, events = replay_states(game_id, replay)
+    states, events = replay_states(game_id, replay, seed)
     checked = 0
     versions = []
     for msg in messages:
