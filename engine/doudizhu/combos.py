@@ -221,6 +221,60 @@ _RUN_CHAINS: dict[int, tuple[tuple[tuple[Move, ...], ...], ...]] = {
 }
 
 
+_ONES = sum(1 << (4 * r) for r in range(NUM_RANKS))
+_CHAIN_RANKS = sum(1 << (4 * r) for r in range(ACE + 1))
+"""One bit per rank at the bottom of its nibble: all ranks / the ranks 3..A of chains."""
+
+
+def _has(packed: int, n: int) -> int:
+    """The ranks holding at least ``n`` cards, one bit per rank (counts are 0..4)."""
+    if n == 1:
+        return (packed | (packed >> 1) | (packed >> 2)) & _ONES
+    if n == 2:
+        return ((packed >> 1) | (packed >> 2)) & _ONES
+    if n == 3:
+        return ((packed & (packed >> 1)) | (packed >> 2)) & _ONES
+    return (packed >> 2) & _ONES
+
+
+def _bits_runs(bits: int) -> list[tuple[int, int]]:
+    return _runs([r for r in range(ACE + 1) if bits >> (4 * r) & 1])
+
+
+def _all_rank_sets() -> list[int]:
+    out = [0]
+    for r in range(ACE + 1):
+        out += [m | (1 << (4 * r)) for m in out]
+    return out
+
+
+def _chains_in(width: int, bits: int) -> tuple[Move, ...]:
+    return tuple(
+        m
+        for start, run in _bits_runs(bits)
+        if run >= _MIN_LINKS[width]
+        for m in _RUN_CHAINS[width][start][run]
+    )
+
+
+# _CHAINS_OF[width][ranks]: every chain (no wings) a set of ranks 3..A holding
+# ``width`` cards each can make; _CORES[ranks]: every airplane core (start, length)
+_CHAINS_OF: dict[int, dict[int, tuple[Move, ...]]] = {}
+_CORES: dict[int, tuple[tuple[int, int], ...]] = {}
+
+
+def _build_chain_tables() -> None:
+    for w in (1, 2, 3):
+        _CHAINS_OF[w] = {bits: _chains_in(w, bits) for bits in _all_rank_sets()}
+    for bits in _all_rank_sets():
+        _CORES[bits] = tuple(
+            (s, length)
+            for start, run in _bits_runs(bits)
+            for length in range(2, run + 1)
+            for s in range(start, start + run - length + 1)
+        )
+
+
 # -- wings and kickers (as packed counts) ----------------------------------------
 
 
@@ -297,35 +351,32 @@ def _runs(ranks: list[int]) -> list[tuple[int, int]]:
 
 
 def _generate_lead(packed: int) -> tuple[Move, ...]:
-    c = [(packed >> s) & 15 for s in _SHIFTS]
+    c = [(packed >> sh) & 15 for sh in _SHIFTS]
     out: list[Move] = []
     ext = out.extend
     present = [r for r in range(NUM_RANKS) if c[r]]
     for r in present:
         ext(_KIND_UPTO[r][c[r]])
-    pairs = [r for r in present if c[r] >= 2]
-    triples = [r for r in pairs if c[r] >= 3]
-    if triples:
+    ext(_CHAINS_OF[1][_has(packed, 1) & _CHAIN_RANKS])
+    ext(_CHAINS_OF[2][_has(packed, 2) & _CHAIN_RANKS])
+    has3 = _has(packed, 3)
+    if has3:
+        pairs = [r for r in present if c[r] >= 2]
         ts, tp = _TRIPLE_WITH[_TRIPLE_SINGLE], _TRIPLE_WITH[_TRIPLE_PAIR]
-        for t in triples:
-            row = ts[t]
-            ext([row[k] for k in present if k != t])  # type: ignore[misc]
-            row = tp[t]
-            ext([row[k] for k in pairs if k != t])  # type: ignore[misc]
-    for width, ranks in ((1, present), (2, pairs), (3, triples)):
-        least = _MIN_LINKS[width]
-        table = _RUN_CHAINS[width]
-        for start, run in _runs(ranks):
-            if run >= least:
-                ext(table[start][run])
-                if width == 3:
-                    for length in range(2, run + 1):
-                        for s in range(start, start + run - length + 1):
-                            _airplanes_with_wings(c, out, s, length)
-    for f in triples:
-        if c[f] == 4:
-            _four_with(c, out, _FOUR_SINGLES, f)
-            _four_with(c, out, _FOUR_PAIRS, f)
+        for t in pairs:
+            if c[t] >= 3:
+                row = ts[t]
+                ext([row[k] for k in present if k != t])  # type: ignore[misc]
+                row = tp[t]
+                ext([row[k] for k in pairs if k != t])  # type: ignore[misc]
+        cores = has3 & _CHAIN_RANKS
+        ext(_CHAINS_OF[3][cores])
+        for s, length in _CORES[cores]:
+            _airplanes_with_wings(c, out, s, length)
+        for f in pairs:
+            if c[f] == 4:
+                _four_with(c, out, _FOUR_SINGLES, f)
+                _four_with(c, out, _FOUR_PAIRS, f)
     if c[BLACK_JOKER] and c[RED_JOKER]:
         out.append(ROCKET)
     return tuple(out)
@@ -336,15 +387,18 @@ def _generate_follow(packed: int, target: Move) -> tuple[Move, ...]:
     if idx == _ROCKET:
         return ()
     lo = target.main
+    above = -1 << (4 * (lo + 1))
     out: list[Move] = []
     if idx <= _TRIPLE:  # single, pair, triple
         n = target.size
         row = _KIND[n]
-        for r in range(lo + 1, NUM_RANKS if n == 1 else TWO + 1):
-            if (packed >> (4 * r)) & 15 >= n:
-                out.append(row[r])  # type: ignore[arg-type]
+        bits = _has(packed, n) & above
+        while bits:
+            low = bits & -bits
+            out.append(row[low.bit_length() >> 2])  # type: ignore[arg-type]
+            bits ^= low
     elif idx != _BOMB:
-        c = [(packed >> s) & 15 for s in _SHIFTS]
+        c = [(packed >> sh) & 15 for sh in _SHIFTS]
         if idx in (_TRIPLE_SINGLE, _TRIPLE_PAIR):
             need = 1 if idx == _TRIPLE_SINGLE else 2
             table = _TRIPLE_WITH[idx]
@@ -375,16 +429,22 @@ def _generate_follow(packed: int, target: Move) -> tuple[Move, ...]:
                             out.append(_intern(idx, core + w, top, length))
                     else:
                         out.append(_chain(width, start, length))
-    bombs = _KIND[4]
-    for r in range(lo + 1 if idx == _BOMB else 0, TWO + 1):
-        if (packed >> (4 * r)) & 15 == 4:
-            out.append(bombs[r])  # type: ignore[arg-type]
+    bits = (packed >> 2) & _ONES
+    if bits:
+        if idx == _BOMB:
+            bits &= above
+        row = _KIND[4]
+        while bits:
+            low = bits & -bits
+            out.append(row[low.bit_length() >> 2])  # type: ignore[arg-type]
+            bits ^= low
     if packed & _BOTH_JOKERS == _BOTH_JOKERS:
         out.append(ROCKET)
     return tuple(out)
 
 
 ROCKET = _intern(_ROCKET, _BOTH_JOKERS, RED_JOKER)
+_build_chain_tables()
 
 _MEMO_LIMIT = 20_000
 _LEAD_MEMO: dict[int, tuple[Move, ...]] = {}

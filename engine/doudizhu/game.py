@@ -49,6 +49,7 @@ from engine.rng import derive_rng, new_seed
 HAND_SIZE = 17
 BOTTOM_SIZE = 3
 PASS = Pass()
+_new_state = tuple.__new__
 _TO_ACT: tuple[tuple[int, ...], ...] = ((0,), (1,), (2,))
 _AUCTION_LEGAL: tuple[tuple[Action, ...], ...] = tuple(
     (PASS, *(Bid(v) for v in range(high + 1, MAX_BID + 1))) for high in range(MAX_BID)
@@ -278,12 +279,15 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
     def _apply_play(
         self, state: DoudizhuState, seat: Seat, action: Play
     ) -> Transition[DoudizhuState]:
-        move, mask = read_play(action)
+        parsed = action._parsed
+        move, mask = parsed if parsed is not None else read_play(action)
         hand = state.hands[seat]
-        if mask & ~hand:
+        if move.plays.get(hand & move.nibbles) is action:
+            pass  # the very play listed for this hand: held, canonical suits
+        elif mask & ~hand:
             missing = format_cards(cards_of(mask & ~hand))
             raise IllegalAction("not_in_hand", f"{missing} not in your hand")
-        if select(hand, move) != mask:
+        elif select(hand, move) != mask:
             wanted = format_cards(cards_of(select(hand, move)))
             raise IllegalAction(
                 "suit_choice",
@@ -291,7 +295,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
                 f"S H D C, here {wanted}",
             )
         last = state.last
-        if last is not None and not beats(move, read_play(last)[0]):
+        if last is not None and not beats(move, (last._parsed or read_play(last))[0]):
             raise IllegalAction(
                 "does_not_beat",
                 f"{move.combo} {move.ranks_text()} does not beat "
@@ -312,25 +316,28 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         history = (*state.history, (seat, action))
         events = [Event("play", {"seat": seat, "cards": action.cards, "combo": move.combo})]
         over = hand == 0
-        nxt = DoudizhuState(
-            state.options,
-            state.seed,
-            state.attempt,
-            state.first_bidder,
-            hands,
-            counts,
-            state.bottom,
-            state.auction,
-            state.bid,
-            state.bidder,
-            state.landlord,
-            None if over else (seat + 1) % 3,
-            0,
-            action,
-            seat,
-            history,
-            bombs,
-            seat if over else None,
+        nxt = _new_state(
+            DoudizhuState,
+            (
+                state.options,
+                state.seed,
+                state.attempt,
+                state.first_bidder,
+                hands,
+                counts,
+                state.bottom,
+                state.auction,
+                state.bid,
+                state.bidder,
+                state.landlord,
+                None if over else (seat + 1) % 3,
+                0,
+                action,
+                seat,
+                history,
+                bombs,
+                seat if over else None,
+            ),
         )
         if over:
             events.append(self._end_event(nxt))
@@ -344,25 +351,28 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         events = [Event("pass", {"seat": seat})]
         if new_lead:
             events.append(Event("lead", {"seat": state.last_seat}))
-        nxt = DoudizhuState(
-            state.options,
-            state.seed,
-            state.attempt,
-            state.first_bidder,
-            state.hands,
-            state.counts,
-            state.bottom,
-            state.auction,
-            state.bid,
-            state.bidder,
-            state.landlord,
-            (seat + 1) % 3,
-            0 if new_lead else passes,
-            None if new_lead else state.last,
-            state.last_seat,
-            (*state.history, (seat, None)),
-            state.bombs,
-            None,
+        nxt = _new_state(
+            DoudizhuState,
+            (
+                state.options,
+                state.seed,
+                state.attempt,
+                state.first_bidder,
+                state.hands,
+                state.counts,
+                state.bottom,
+                state.auction,
+                state.bid,
+                state.bidder,
+                state.landlord,
+                (seat + 1) % 3,
+                0 if new_lead else passes,
+                None if new_lead else state.last,
+                state.last_seat,
+                (*state.history, (seat, None)),
+                state.bombs,
+                None,
+            ),
         )
         return Transition(nxt, tuple(events))
 
@@ -431,6 +441,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             summary={
                 "landlord": landlord,
                 "landlord_won": score.landlord_won,
+                "farmers_won": not score.landlord_won,
                 "bid": state.bid,
                 "multiplier": score.multiplier,
                 "spring": score.spring,
@@ -438,6 +449,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
                 "bombs": state.bombs,
                 "redeals": state.attempt,
                 "landlord_points": score.scores[landlord],
+                "farmer_points": score.scores[(landlord + 1) % 3],
             },
         )
 

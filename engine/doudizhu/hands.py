@@ -113,19 +113,25 @@ def select(hand: int, move: Move) -> int:
 
 _PLAY_CACHE_LIMIT = 100_000
 _cached_plays = 0
+_PLAYS: dict[int, Play] = {}
+"""Every play made so far by ``mask << 4 | combo index``: one object per card set and reading."""
 
 
 def _new_play(hand: int, move: Move) -> Play:
     """The play of ``move`` from ``hand`` (canonical suits), remembered on the move."""
     global _cached_plays
     mask = 0
-    cards: tuple[Card, ...] = ()
     for shift, n in move.shifts:
-        sub = _LOWEST[(hand >> shift) & 15][n]
-        mask |= sub << shift
-        cards += _NIBBLE_CARDS[shift >> 2][sub]
-    play = Play(frozenset(cards), move.combo)
-    object.__setattr__(play, "_parsed", (move, mask))
+        mask |= _LOWEST[(hand >> shift) & 15][n] << shift
+    key = (mask << 4) | move.combo_index
+    play = _PLAYS.get(key)
+    if play is None:
+        cards: tuple[Card, ...] = ()
+        for shift, _ in move.shifts:
+            cards += _NIBBLE_CARDS[shift >> 2][(mask >> shift) & 15]
+        play = Play(frozenset(cards), move.combo)
+        object.__setattr__(play, "_parsed", (move, mask))
+        _PLAYS[key] = play
     if _cached_plays >= _PLAY_CACHE_LIMIT:
         clear_play_cache()
     move.plays[hand & move.nibbles] = play
@@ -138,6 +144,7 @@ def clear_play_cache() -> None:
     global _cached_plays
     for m in all_moves():
         m.plays.clear()
+    _PLAYS.clear()
     _cached_plays = 0
 
 

@@ -30,7 +30,9 @@ def _play_deal(seed: int, names: tuple[str, str, str]) -> object:
 
 
 def test_policies_are_registered_weakest_first() -> None:
-    assert list(POLICIES) == ["random", "greedy"]
+    names = list(POLICIES)
+    assert names[0] == "random"
+    assert "greedy" in names
 
 
 def test_every_policy_mix_finishes_deals() -> None:
