@@ -21,6 +21,7 @@ import math
 import random
 import time
 from collections.abc import Sequence
+from math import comb
 
 from engine.cards import BRESCIANE_52, Card
 from engine.cicera.ai_normal import score_plays
@@ -45,7 +46,6 @@ VAL: tuple[int, ...] = tuple(VALUE.get(c.rank, 0) for c in CARDS)
 SWORD_MASK = sum(1 << i for i, c in enumerate(CARDS) if c.suit == SWORDS)
 SPECIAL_BITS = tuple(1 << INDEX[c] for c in (MATA, TEN_OF_COINS, FANTE_OF_CUPS))
 RUN_BITS = tuple(1 << INDEX[c] for c in NAPULA_RUN)
-RANK_MASK = tuple(sum(1 << i for i in range(len(CARDS)) if RANK[i] == r) for r in range(13))
 
 
 def _static_worth(card: Card) -> float:
@@ -136,7 +136,7 @@ def deal_points(piles: Sequence[int], bonus: Sequence[int]) -> tuple[int, int]:
 class World:
     """One imagined deal in flat, mutable form: hands and table as card numbers."""
 
-    __slots__ = ("bonus", "hands", "last_capturer", "piles", "placed", "table", "turn")
+    __slots__ = ("bonus", "hands", "last_capturer", "piles", "placed", "public", "table", "turn")
 
     def __init__(
         self,
@@ -147,8 +147,10 @@ class World:
         turn: int,
         last_capturer: int,
         placed: int,
+        public: list[int],
     ) -> None:
         self.hands = hands
+        self.public = public
         self.table = table
         self.piles = piles
         self.bonus = bonus
@@ -156,10 +158,24 @@ class World:
         self.last_capturer = last_capturer
         self.placed = placed
 
+    def copy(self) -> World:
+        """An independent copy to play on."""
+        return World(
+            hands=[h[:] for h in self.hands],
+            table=self.table[:],
+            piles=self.piles[:],
+            bonus=self.bonus[:],
+            turn=self.turn,
+            last_capturer=self.last_capturer,
+            placed=self.placed,
+            public=self.public[:],
+        )
+
     def play(self, card: int, capture: Sequence[int]) -> None:
         """Play ``card`` from the hand of the seat to act, taking ``capture`` (empty: place)."""
         seat = self.turn
         self.hands[seat].remove(card)
+        self.public[RANK[card]] += 1
         table = self.table
         if capture:
             team = seat & 1
@@ -187,14 +203,35 @@ class World:
         return deal_points(self.piles, self.bonus)
 
 
-def rollout_play(world: World, rng: random.Random) -> tuple[int, tuple[int, ...]]:
-    """A fast player for imagined deals: the best capture, else the safest card to place.
+def _take_chance(n: int, h: int, k: int) -> float:
+    """The chance that a hand of ``h`` of ``n`` unknown cards holds one of ``k`` given ones."""
+    if h <= 0 or k <= 0 or n <= 0:
+        return 0.0
+    if h + k > n:
+        return 1.0
+    return 1.0 - comb(max(n - k, 0), h) / comb(n, h)
 
-    A capture is scored by its bonuses and the worth of the cards it takes.
-    Placing avoids ranks whose other cards are still out (a Picada for the
-    next player), judged only from cards in piles and on the table.
+
+TAKE_CHANCE: tuple[tuple[tuple[float, ...], ...], ...] = tuple(
+    tuple(tuple(_take_chance(n, h, k) for k in range(5)) for h in range(13)) for n in range(53)
+)
+"""``TAKE_CHANCE[n][h][k]``: the chance that the next player, holding ``h`` of the ``n``
+cards a player cannot see, holds one of ``k`` cards of a rank still out."""
+RANK_OF_VALUE: tuple[int, ...] = tuple(range(-1, 10))
+"""The rank number of a number card of each value 1..10."""
+
+
+def rollout_play(world: World, rng: random.Random) -> tuple[int, tuple[int, ...]]:
+    """A fast player for imagined deals: greedy with an eye on the next player's reply.
+
+    A capture scores its bonuses and the worth of the cards it takes; placing
+    scores minus a little of the card's worth.  Either loses the Scùa the
+    next player may make on the table left, and a placed card the Picada it
+    may give.  The odds come only from the cards the player can know about
+    (piles, table, own hand), as in a real game.
     """
-    hand = world.hands[world.turn]
+    seat = world.turn
+    hand = world.hands[seat]
     table = world.table
     if rng.random() < EPSILON:
         card = hand[rng.randrange(len(hand))]
@@ -202,43 +239,68 @@ def rollout_play(world: World, rng: random.Random) -> tuple[int, tuple[int, ...]
         if options and rng.random() < 0.8:
             return card, options[rng.randrange(len(options))]
         return card, ()
-    n_table = len(table)
-    placed = world.placed
+    last = not world.hands[(seat + 1) & 3]
     by_rank: dict[int, list[int]] = {}
+    total = 0
+    courts = 0
     for t in table:
         by_rank.setdefault(RANK[t], []).append(t)
+        v = VAL[t]
+        total += v
+        courts += not v
+    out = world.public[:]
+    for c in hand:
+        out[RANK[c]] += 1
+    hidden = sum(len(h) for h in world.hands) - len(hand)
+    chance = TAKE_CHANCE[hidden][len(world.hands[(seat + 1) & 3])]
+    odds: list[float] = [chance[4 - k] for k in out]
+
+    def sweep_risk(left_total: int, left_courts: int, left: int, single: int) -> float:
+        """The chance the next player sweeps a table of ``left`` cards."""
+        if last or left == 0:
+            return 0.0
+        if left == 1:
+            return odds[RANK[single]]
+        if left_courts or left_total > 10:
+            return 0.0
+        return odds[RANK_OF_VALUE[left_total]]
+
+    n_table = len(table)
+    placed = world.placed
     sums = _sums(table) if n_table >= 2 else {}
-    best_card = -1
+    best = -math.inf
+    best_card = hand[0]
     best_capture: tuple[int, ...] = ()
-    best = 0.0
     for card in hand:
         own = WORTH[card]
-        for t in by_rank.get(RANK[card], ()):
+        rank = RANK[card]
+        for t in by_rank.get(rank, ()):
+            left = n_table - 1
+            single = table[0] if table[0] != t else table[-1]
             score = own + WORTH[t] + bonuses(card, (t,), n_table, placed)
+            score -= sweep_risk(total - VAL[t], courts - (not VAL[t]), left, single)
             if score > best:
                 best, best_card, best_capture = score, card, (t,)
         v = VAL[card]
         if v and v in sums:
             for group in sums[v]:
+                left = n_table - len(group)
+                single = -1
+                if left == 1:
+                    single = next(t for t in table if t not in group)
                 score = own + sum(WORTH[c] for c in group) + bonuses(card, group, n_table, placed)
+                score -= sweep_risk(total - v, courts, left, single)
                 if score > best:
                     best, best_card, best_capture = score, card, group
-    if best_card >= 0:
-        return best_card, best_capture
-    # place: the card whose rank is least likely to be taken back, then the cheapest
-    known = world.piles[0] | world.piles[1]
-    for c in table:
-        known |= 1 << c
-    for c in hand:
-        known |= 1 << c
-    choice = hand[0]
-    least = math.inf
-    for card in hand:
-        out = 4 - (known & RANK_MASK[RANK[card]]).bit_count()
-        risk = out * 0.5 + WORTH[card] + rng.random() * 0.05
-        if risk < least:
-            least, choice = risk, card
-    return choice, ()
+        # place it
+        score = -0.5 * own - rng.random() * 0.02
+        if not last:
+            score -= odds[rank] * (1 + (n_table == 0))
+            if n_table:
+                score -= sweep_risk(total + v, courts + (not v), n_table + 1, card)
+        if score > best:
+            best, best_card, best_capture = score, card, ()
+    return best_card, best_capture
 
 
 class Sampler:
@@ -265,6 +327,11 @@ class Sampler:
         last = view.last_play
         self.placed = INDEX[last.card] if last is not None and not last.captured else -1
         self.last_capturer = -1 if view.last_capturer is None else view.last_capturer
+        public = [0] * len(RANKS)
+        for group in (view.table, view.piles[0], view.piles[1]):
+            for c in group:
+                public[RANKS.index(c.rank)] += 1
+        self.public = public
 
     def world(self, rng: random.Random) -> World:
         """One random world; the seat of the view is to act."""
@@ -287,6 +354,7 @@ class Sampler:
             turn=self.seat,
             last_capturer=self.last_capturer,
             placed=self.placed,
+            public=self.public[:],
         )
 
 
@@ -299,20 +367,26 @@ def playout(world: World, rng: random.Random) -> tuple[int, int]:
     return world.finish()
 
 
-DEFAULT_BUDGET = Budget(iterations=3000, seconds=0.2)
+DEFAULT_BUDGET = Budget(iterations=4000, seconds=0.2)
 CANDIDATES = 8
 """Root plays searched: the best by the ``normal`` score (the rest rarely win)."""
-EXPLORATION = 0.7
-SCALE = 4.0
-"""The typical spread of deal-point margins, for UCB1."""
 
 
 class HardPolicy:
-    """Determinized search with fast rollouts (see the module docstring)."""
+    """Determinized search with fast rollouts (see the module docstring).
+
+    The candidates are compared on common worlds: every sampled world is
+    played out once after each candidate still in the race, with the same
+    rollout randomness, so the luck of the imagined deal cancels between
+    them.  Successive halving drops the worse half of the candidates after
+    each round of the budget, spending most playouts on the close calls.
+    """
 
     name = "hard"
 
-    def __init__(self, default_budget: Budget = DEFAULT_BUDGET, candidates: int = CANDIDATES):
+    def __init__(
+        self, default_budget: Budget = DEFAULT_BUDGET, candidates: int = CANDIDATES
+    ) -> None:
         self.default_budget = default_budget
         self.candidates = candidates
         self.last_iterations = 0
@@ -335,32 +409,39 @@ class HardPolicy:
         scores = score_plays(view, legal)
         order = sorted(range(len(legal)), key=lambda k: -scores[k])[: self.candidates]
         plays = [legal[k] for k in order]
-        moves = [(INDEX[p.card], tuple(INDEX[c] for c in p.capture)) for p in plays]
+        # capture tuples keep table order, as the simulator's table does
+        moves = [
+            (INDEX[p.card], tuple(INDEX[c] for c in view.table if c in p.capture)) for p in plays
+        ]
         budget = budget or self.default_budget
         max_iter = budget.iterations if budget.iterations is not None else 10**9
-        deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else math.inf
+        seconds = budget.seconds if budget.seconds is not None else math.inf
+        start = time.perf_counter()
         sampler = Sampler(view)
-        n = len(plays)
-        visits = [0] * n
-        totals = [0.0] * n
-        c = EXPLORATION * SCALE
+        totals = [0.0] * len(plays)
+        active = list(range(len(plays)))
+        rounds = max(1, math.ceil(math.log2(len(plays))))
         it = 0
-        while it < max_iter and (it < n or time.perf_counter() < deadline):
-            it += 1
-            if it <= n:
-                i = it - 1
-            else:
-                log_t = math.log(it)
-                i = max(
-                    range(n), key=lambda k: totals[k] / visits[k] + c * math.sqrt(log_t / visits[k])
-                )
-            world = sampler.world(rng)
-            card, capture = moves[i]
-            # the capture tuple keeps table order so bonuses see the same table
-            world.play(card, capture)
-            points = playout(world, rng)
-            visits[i] += 1
-            totals[i] += points[team] - points[1 - team]
+        worlds = 0
+        for r in range(1, rounds + 1):
+            iter_cap = max_iter * r // rounds
+            deadline = start + seconds * r / rounds
+            first = True
+            while first or (it + len(active) <= iter_cap and time.perf_counter() < deadline):
+                first = False
+                base = sampler.world(rng)
+                seed = rng.getrandbits(32)
+                worlds += 1
+                for k in active:
+                    world = base.copy()
+                    card, capture = moves[k]
+                    world.play(card, capture)
+                    points = playout(world, random.Random(seed))
+                    totals[k] += points[team] - points[1 - team]
+                    it += 1
+            if r < rounds:
+                active.sort(key=lambda k: -totals[k])
+                active = sorted(active[: max(1, (len(active) + 1) // 2)])
         self.last_iterations = it
-        best = max(range(n), key=lambda k: totals[k] / visits[k] if visits[k] else -math.inf)
+        best = max(active, key=lambda k: totals[k])
         return plays[best]
