@@ -105,15 +105,11 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
     def _deal(self, options: DoudizhuOptions, seed: int, attempt: int) -> DoudizhuState:
         """Shuffle (attempt ``attempt``: redeals use fresh shuffles), 17 each, 3 bottom."""
         rng = derive_rng(seed, "deal", attempt)
-        order = list(self.deck.cards)
+        order = list(_DECK_BITS)  # the deck's cards in its order, as mask bits
         rng.shuffle(order)
         first = rng.randrange(3)
-        bit = CARD_BIT
-        hands = tuple(
-            sum(bit[c] for c in order[i * HAND_SIZE : (i + 1) * HAND_SIZE]) for i in range(3)
-        )
-        bottom = sum(bit[c] for c in order[3 * HAND_SIZE :])
-        return self._fresh(options, seed, attempt, first, (hands[0], hands[1], hands[2]), bottom)
+        hands = (sum(order[0:17]), sum(order[17:34]), sum(order[34:51]))
+        return self._fresh(options, seed, attempt, first, hands, sum(order[51:]))
 
     def _fresh(
         self,
@@ -348,9 +344,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             raise IllegalAction("must_lead", "you lead this trick: play a combination")
         passes = state.passes + 1
         new_lead = passes == 2
-        events = [Event("pass", {"seat": seat})]
-        if new_lead:
-            events.append(Event("lead", {"seat": state.last_seat}))
+        events = _PASS_EVENTS[seat] if not new_lead else _NEW_LEAD_EVENTS[seat]
         nxt = _new_state(
             DoudizhuState,
             (
@@ -369,12 +363,12 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
                 0 if new_lead else passes,
                 None if new_lead else state.last,
                 state.last_seat,
-                (*state.history, (seat, None)),
+                (*state.history, _PASS_STEPS[seat]),
                 state.bombs,
                 None,
             ),
         )
-        return Transition(nxt, tuple(events))
+        return Transition(nxt, events)
 
     def _end_event(self, state: DoudizhuState) -> Event:
         result = self.result(state)
@@ -553,4 +547,11 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
 
 
 _BOMB_INDEX = COMBO_INDEX["bomb"]
+_DECK_BITS = tuple(CARD_BIT[c] for c in DOUDIZHU_54.cards)
+# events and history steps of a pass are the same values every time: built once
+_PASS_STEPS: tuple[Step, ...] = tuple((s, None) for s in range(3))
+_PASS_EVENTS = tuple((Event("pass", {"seat": s}),) for s in range(3))
+_NEW_LEAD_EVENTS = tuple(
+    (Event("pass", {"seat": s}), Event("lead", {"seat": (s + 1) % 3})) for s in range(3)
+)
 assert COMBO_INDEX["rocket"] == _BOMB_INDEX + 1
