@@ -1,0 +1,303 @@
+"""Hand decomposition for the Dou Dizhu AI: how many plays a hand needs to go out.
+
+A hand (packed rank counts, engine.doudizhu.combos) is split into *groups*,
+each one play: chains (straights, pair sequences, airplanes) chosen by a
+memoised search, then rockets, bombs, triples (each carrying the lowest
+single or pair as its kicker), pairs and singles.  The :func:`cost` of a
+hand is ``10 × plays`` minus the control value of its high groups (twos,
+jokers, bombs, the rocket), plus a small penalty for low singles and pairs,
+which are the hardest to get rid of.  Lower is better: a move is good when
+it lowers the cost of what is left (:func:`delta`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from engine.doudizhu.combos import ACE, BLACK_JOKER, NUM_RANKS, RED_JOKER, TWO
+
+PLAY_COST = 10.0
+_SHIFTS = tuple(4 * r for r in range(NUM_RANKS))
+_MEMO_LIMIT = 200_000
+
+
+class Group(NamedTuple):
+    """One planned play: combination name, packed counts, main rank, chain length."""
+
+    combo: str
+    packed: int
+    main: int
+    length: int = 1
+
+
+class Plan(NamedTuple):
+    """The best split found: its cost, number of plays and groups (kickers attached)."""
+
+    cost: float
+    plays: int
+    groups: tuple[Group, ...]
+
+
+def _counts(packed: int) -> list[int]:
+    return [(packed >> s) & 15 for s in _SHIFTS]
+
+
+def _single_value(r: int) -> float:
+    return (0.0, 1.0, 2.5, 3.5, 4.5)[r - 10] if r > 10 else 0.0
+
+
+def _rest(c: list[int], cap: int) -> tuple[float, int, list[Group]]:
+    """Cost, plays and groups of a hand with no chains; ``cap`` kickers owed to airplanes."""
+    groups: list[Group] = []
+    value = 0.0
+    plays = 0
+    if c[BLACK_JOKER] and c[RED_JOKER]:
+        groups.append(Group("rocket", (1 << 52) | (1 << 56), RED_JOKER))
+        value += 9.0
+        plays += 1
+        jokers: tuple[int, ...] = ()
+    else:
+        jokers = tuple(r for r in (BLACK_JOKER, RED_JOKER) if c[r])
+    triples = []
+    pairs = []
+    singles = []
+    for r in range(TWO + 1):
+        n = c[r]
+        if n == 4:
+            groups.append(Group("bomb", 4 << (4 * r), r))
+            value += 7.0 + r / 6.0
+            plays += 1
+        elif n == 3:
+            triples.append(r)
+        elif n == 2:
+            pairs.append(r)
+        elif n == 1:
+            singles.append(r)
+    singles.extend(jokers)
+    cap += len(triples)
+    # kickers: the lowest singles, then the lowest pairs, never a two or a joker
+    kick_singles = [r for r in singles if r < TWO][:cap]
+    cap -= len(kick_singles)
+    kick_pairs = [r for r in pairs if r < TWO][:cap] if cap > 0 else []
+    singles = [r for r in singles if r not in kick_singles]
+    pairs = [r for r in pairs if r not in kick_pairs]
+    penalty = 0.0
+    for t in triples:
+        if kick_singles:
+            k = kick_singles.pop(0)
+            groups.append(Group("triple_single", (3 << (4 * t)) | (1 << (4 * k)), t))
+        elif kick_pairs:
+            k = kick_pairs.pop(0)
+            groups.append(Group("triple_pair", (3 << (4 * t)) | (2 << (4 * k)), t))
+        else:
+            groups.append(Group("triple", 3 << (4 * t), t))
+        value += 3.0 if t == TWO else 1.0 if t == ACE else 0.0
+        plays += 1
+    for p in pairs:
+        groups.append(Group("pair", 2 << (4 * p), p))
+        value += 3.0 if p == TWO else 1.0 if p == ACE else 0.0
+        penalty += max(0, ACE - 1 - p) * 0.2
+        plays += 1
+    for s in singles:
+        groups.append(Group("single", 1 << (4 * s), s))
+        value += _single_value(s)
+        penalty += max(0, ACE - 1 - s) * 0.2
+        plays += 1
+    # the kickers left over are the airplanes' wings: listed, not counted as plays
+    groups.extend(Group("single", 1 << (4 * k), k) for k in kick_singles)
+    groups.extend(Group("pair", 2 << (4 * k), k) for k in kick_pairs)
+    return PLAY_COST * plays - value + penalty, plays, groups
+
+
+_ONES = sum(1 << (4 * r) for r in range(ACE + 1))
+"""One bit per chain rank (3..A) at the bottom of its nibble."""
+
+
+def _has(packed: int, width: int) -> int:
+    """The chain ranks holding at least ``width`` cards, one bit per rank."""
+    if width == 1:
+        return (packed | (packed >> 1) | (packed >> 2)) & _ONES
+    if width == 2:
+        return ((packed >> 1) | (packed >> 2)) & _ONES
+    return ((packed & (packed >> 1)) | (packed >> 2)) & _ONES
+
+
+Chain = tuple[str, int, int, int, int]
+_CHAIN_TABLE: dict[tuple[int, int], tuple[Chain, ...]] = {}
+_KINDS = ((1, "straight", 5), (2, "pair_sequence", 3), (3, "airplane", 2))
+
+
+def _chains_of(width: int, combo: str, least: int, bits: int) -> tuple[Chain, ...]:
+    key = (width, bits)
+    found = _CHAIN_TABLE.get(key)
+    if found is not None:
+        return found
+    out = []
+    r = 0
+    while r <= ACE:
+        if not bits >> (4 * r) & 1:
+            r += 1
+            continue
+        start = r
+        while r <= ACE and bits >> (4 * r) & 1:
+            r += 1
+        run = r - start
+        for length in range(least, run + 1):
+            for s in range(start, start + run - length + 1):
+                packed = sum(width << (4 * k) for k in range(s, s + length))
+                out.append((combo, width, s, length, packed))
+    found = _CHAIN_TABLE[key] = tuple(out)
+    return found
+
+
+def _chains(packed: int) -> list[Chain]:
+    """Every chain the hand holds: (combo, width, start, length, packed)."""
+    out: list[Chain] = []
+    for width, combo, least in _KINDS:
+        bits = _has(packed, width)
+        if bits:
+            out.extend(_chains_of(width, combo, least, bits))
+    return out
+
+
+def _rest_cost(packed: int, cap: int) -> float:
+    """:func:`_rest`'s cost alone, without building the groups (the hot path)."""
+    value = 0.0
+    penalty = 0.0
+    plays = 0
+    loose: list[int] = []  # ranks of singles (<< 1) and pairs (<< 1 | 1) below two
+    bj = (packed >> 52) & 15
+    rj = (packed >> 56) & 15
+    if bj and rj:
+        value += 9.0
+        plays += 1
+    else:
+        if bj:
+            value += 3.5
+            plays += 1
+        if rj:
+            value += 4.5
+            plays += 1
+    r = 0
+    p = packed & ((1 << 52) - 1)
+    while p:
+        n = p & 15
+        if n == 1:
+            if r < TWO:
+                loose.append(r << 1)
+            else:
+                value += 2.5
+                plays += 1
+        elif n == 2:
+            if r < TWO:
+                loose.append(r << 1 | 1)
+            else:
+                value += 3.0
+                plays += 1
+        elif n == 3:
+            cap += 1
+            plays += 1
+            value += 3.0 if r == TWO else 1.0 if r == ACE else 0.0
+        elif n == 4:
+            value += 7.0 + r / 6.0
+            plays += 1
+        p >>= 4
+        r += 1
+    if cap:
+        # kickers: the lowest singles first, then the lowest pairs
+        sing = [k for k in loose if not k & 1]
+        pairs = [k for k in loose if k & 1]
+        take = min(cap, len(sing))
+        rest = sing[take:]
+        cap -= take
+        take = min(cap, len(pairs))
+        loose = rest + pairs[take:]
+    for k in loose:
+        rank = k >> 1
+        plays += 1
+        if rank == ACE:
+            value += 1.0
+        elif rank < ACE - 1:
+            penalty += (ACE - 1 - rank) * 0.2
+    return PLAY_COST * plays - value + penalty
+
+
+_COST_MEMO: dict[tuple[int, int], float] = {}
+
+
+def _search_cost(packed: int, cap: int) -> float:
+    key = (packed, cap)
+    found = _COST_MEMO.get(key)
+    if found is not None:
+        return found
+    best = _rest_cost(packed, cap)
+    for _, width, s, length, chain in _chains(packed):
+        total = _search_cost(packed - chain, cap + (length if width == 3 else 0)) + PLAY_COST
+        if s + length - 1 == ACE:
+            total -= 1.0
+        if total < best:
+            best = total
+    if len(_COST_MEMO) >= _MEMO_LIMIT:
+        _COST_MEMO.clear()
+    _COST_MEMO[key] = best
+    return best
+
+
+_MEMO: dict[tuple[int, int], Plan] = {}
+
+
+def _search(packed: int, cap: int) -> Plan:
+    key = (packed, cap)
+    found = _MEMO.get(key)
+    if found is not None:
+        return found
+    c = _counts(packed)
+    cost, plays, groups = _rest(c, cap)
+    best = Plan(cost, plays, tuple(groups))
+    for combo, width, s, length, chain in _chains(packed):
+        sub = _search(packed - chain, cap + (length if width == 3 else 0))
+        top = s + length - 1
+        bonus = 1.0 if top == ACE else 0.0
+        total = sub.cost + PLAY_COST - bonus
+        if total < best.cost:
+            best = Plan(total, sub.plays + 1, (Group(combo, chain, top, length), *sub.groups))
+    if len(_MEMO) >= _MEMO_LIMIT:
+        _MEMO.clear()
+    _MEMO[key] = best
+    return best
+
+
+def plan(packed: int) -> Plan:
+    """The cheapest split of the hand ``packed`` into plays (airplanes get their wings)."""
+    if packed == 0:
+        return Plan(0.0, 0, ())
+    best = _search(packed, 0)
+    return Plan(best.cost, best.plays, _attach_wings(best.groups))
+
+
+def cost(packed: int) -> float:
+    """The cost of the hand ``packed`` (lower is better; -100 for an empty hand)."""
+    if packed == 0:
+        return -100.0
+    return _search_cost(packed, 0)
+
+
+def _attach_wings(groups: tuple[Group, ...]) -> tuple[Group, ...]:
+    """Give each bare airplane the lowest single (or pair) groups as wings."""
+    out = list(groups)
+    for g in [h for h in groups if h.combo == "airplane"]:
+        i = out.index(g)
+        for kind, name in (("single", "airplane_single_wings"), ("pair", "airplane_pair_wings")):
+            core = range(g.main - g.length + 1, g.main + 1)
+            loose = sorted(
+                (h for h in out if h.combo == kind and h.main < TWO and h.main not in core),
+                key=lambda h: h.main,
+            )
+            if len(loose) >= g.length:
+                wings = loose[: g.length]
+                packed = g.packed + sum(w.packed for w in wings)
+                out[i] = Group(name, packed, g.main, g.length)
+                for w in wings:
+                    out.remove(w)
+                break
+    return tuple(out)

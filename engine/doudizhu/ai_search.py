@@ -1,0 +1,287 @@
+"""The ``hard`` Dou Dizhu player: determinized Monte Carlo search (issue 7).
+
+Each iteration deals the cards the seat cannot see to the other two hands
+(by their counts; bottom cards the landlord took and has not played stay
+with the landlord), then plays the deal out with the ``normal`` decision
+core (engine.doudizhu.ai_normal.decide) for every seat.  Root moves are
+chosen by UCB1 and scored by the win (1) or loss (0) of the seat's side.
+Everything runs on rank counts, so a rollout costs a few hundred
+microseconds; the world sampler uses the view only (its own hand, the
+public plays, the public bottom and the hand counts).
+
+Candidate moves: the ``normal`` choice, the first play of every group of
+the cheapest hand split, the pass, and the legal moves that leave the
+cheapest hands (kicker variants reduced to their best kicker).
+
+Bidding: the seat imagines itself landlord in sampled worlds (the bottom
+from the unseen cards), plays them out the same way and bids by the win
+rate found (:data:`BID_WIN_RATES`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+
+from engine.doudizhu.ai_hand import cost, plan
+from engine.doudizhu.ai_normal import (
+    FULL_PACKED,
+    Situation,
+    decide,
+    play_for,
+    situation,
+)
+from engine.doudizhu.combos import Move, follow_moves, lead_moves
+from engine.doudizhu.game import read_play
+from engine.doudizhu.hands import mask_of, packed_counts
+from engine.doudizhu.state import Action, Bid, DoudizhuView, Pass
+from engine.game import Budget
+
+DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.18)
+BID_BUDGET = Budget(iterations=60, seconds=0.2)
+BID_WIN_RATES = (0.45, 0.55, 0.62)
+"""Estimated landlord win rate needed to bid 1, 2, 3."""
+EXPLORATION = 0.6
+MAX_CANDIDATES = 10
+_MAX_STEPS = 400
+
+
+def _ranks(packed: int) -> list[int]:
+    out = []
+    r = 0
+    while packed:
+        out.extend([r] * (packed & 15))
+        packed >>= 4
+        r += 1
+    return out
+
+
+def _pack(ranks: Sequence[int]) -> int:
+    return sum(1 << (4 * r) for r in ranks)
+
+
+def rollout(
+    hands: list[int], landlord: int, turn: int, last: Move | None, last_seat: int | None
+) -> int:
+    """Play the deal out with the normal core for every seat; return the winner's seat."""
+    passes = 0
+    total = hands[0] + hands[1] + hands[2]
+    left = [_size(h) for h in hands]
+    for _ in range(_MAX_STEPS):
+        hand = hands[turn]
+        sit = Situation(turn, landlord, (left[0], left[1], left[2]), last_seat, total - hand)
+        move = decide(hand, last, sit)
+        if move is None:
+            passes += 1
+            if passes == 2:
+                last = None
+                passes = 0
+        else:
+            hand -= move.packed
+            hands[turn] = hand
+            total -= move.packed
+            left[turn] -= move.size
+            if hand == 0:
+                return turn
+            last, last_seat, passes = move, turn, 0
+        turn = (turn + 1) % 3
+    raise RuntimeError("a rollout did not finish")
+
+
+def _size(packed: int) -> int:
+    n = 0
+    while packed:
+        n += packed & 15
+        packed >>= 4
+    return n
+
+
+class WorldSampler:
+    """Deals the unseen cards of one view at rank level (the seat's information only)."""
+
+    def __init__(self, view: DoudizhuView) -> None:
+        assert view.seat is not None
+        self.seat = view.seat
+        own = packed_counts(mask_of(view.hand)) if view.hand else 0
+        played_mask = 0
+        played = 0
+        for turn in view.history:
+            if turn.play is not None:
+                move, mask = read_play(turn.play)
+                played_mask |= mask
+                played += move.packed
+        self.own = own
+        self.counts = view.hand_counts
+        self.landlord = view.landlord
+        forced = 0
+        if view.landlord is not None and view.landlord != view.seat and view.bottom:
+            forced = packed_counts(mask_of(view.bottom) & ~played_mask)
+        self.forced = forced
+        self.pool = _ranks(FULL_PACKED - own - played - forced)
+
+    def sample(self, rng: random.Random) -> list[int]:
+        """Three packed hands consistent with the view."""
+        pool = self.pool[:]
+        rng.shuffle(pool)
+        hands = [0, 0, 0]
+        at = 0
+        for s in range(3):
+            if s == self.seat:
+                hands[s] = self.own
+                continue
+            base = self.forced if s == self.landlord else 0
+            need = self.counts[s] - _size(base)
+            hands[s] = base + _pack(pool[at : at + need])
+            at += need
+        return hands
+
+
+def candidates(hand: int, last: Move | None, sit: Situation) -> list[Move | None]:
+    """The root moves worth searching (``None`` is the pass)."""
+    out: list[Move | None] = []
+    first = decide(hand, last, sit)
+    out.append(first)
+    if last is None:
+        index: dict[tuple[int, str], Move] = {(m.packed, m.combo): m for m in lead_moves(hand)}
+        for g in plan(hand).groups:
+            m = index.get((g.packed, g.combo))
+            if m is not None and m not in out:
+                out.append(m)
+        legal: Sequence[Move] = lead_moves(hand)
+    else:
+        if None not in out:
+            out.append(None)
+        legal = follow_moves(hand, last)
+    # the best reading of each shape (type, main rank, length), by the hand it leaves
+    best: dict[tuple[str, int, int], tuple[float, Move]] = {}
+    for m in legal:
+        key = (m.combo, m.main, m.length)
+        c = cost(hand - m.packed)
+        if key not in best or c < best[key][0]:
+            best[key] = (c, m)
+    for _, m in sorted(best.values(), key=lambda cm: cm[0]):
+        if len(out) >= MAX_CANDIDATES:
+            break
+        if m not in out:
+            out.append(m)
+    return out
+
+
+class HardPolicy:
+    """Determinized Monte Carlo search with normal-player rollouts, from the view only."""
+
+    name = "hard"
+
+    def __init__(self, default_budget: Budget = DEFAULT_BUDGET) -> None:
+        self.default_budget = default_budget
+        self.last_iterations = 0
+
+    def _budget(self, budget: Budget | None, default: Budget) -> tuple[int, float]:
+        """(iterations, seconds): the caller's budget, unset iterations from ``default``.
+
+        Without a budget the default applies (time-capped); a caller's
+        ``seconds`` is used as given (``None``: no time limit, deterministic).
+        """
+        if budget is None:
+            budget = default
+        iterations = budget.iterations if budget.iterations is not None else default.iterations
+        seconds = budget.seconds if budget.seconds is not None else math.inf
+        return (iterations if iterations is not None else 10**9, seconds)
+
+    def choose(
+        self,
+        view: DoudizhuView,
+        legal: Sequence[Action],
+        rng: random.Random,
+        budget: Budget | None = None,
+    ) -> Action:
+        """The searched choice among ``legal``."""
+        if not legal:
+            raise ValueError("no legal action to choose from")
+        self.last_iterations = 0
+        if len(legal) == 1:
+            return legal[0]
+        if view.phase == "bidding":
+            return self._bid(view, legal, rng, budget)
+        hand = packed_counts(mask_of(view.hand))
+        last = read_play(view.last)[0] if view.last is not None else None
+        sit = situation(view)
+        cands = candidates(hand, last, sit)
+        if len(cands) == 1 or (cands[0] is not None and cands[0].packed == hand):
+            return play_for(legal, cands[0])
+        max_iter, seconds = self._budget(budget, self.default_budget)
+        deadline = time.perf_counter() + seconds
+        sampler = WorldSampler(view)
+        seat = sit.seat
+        landlord = sit.landlord
+        n = len(cands)
+        visits = [0] * n
+        wins = [0.0] * n
+        it = 0
+        while it < max_iter and (it < n or time.perf_counter() < deadline):
+            if it < n:
+                i = it
+            else:
+                log_t = math.log(it)
+                i = max(
+                    range(n),
+                    key=lambda k: wins[k] / visits[k] + EXPLORATION * math.sqrt(log_t / visits[k]),
+                )
+            it += 1
+            hands = sampler.sample(rng)
+            move = cands[i]
+            if move is None:
+                winner = rollout(hands, landlord, (seat + 1) % 3, last, sit.last_seat)
+            else:
+                hands[seat] -= move.packed
+                if hands[seat] == 0:
+                    winner = seat
+                else:
+                    winner = rollout(hands, landlord, (seat + 1) % 3, move, seat)
+            visits[i] += 1
+            if (winner == landlord) == (seat == landlord):
+                wins[i] += 1.0
+        self.last_iterations = it
+        best = max(range(n), key=lambda k: (wins[k] / visits[k] if visits[k] else -1.0, -k))
+        return play_for(legal, cands[best])
+
+    def landlord_win_rate(
+        self, view: DoudizhuView, rng: random.Random, budget: Budget | None = None
+    ) -> float:
+        """The seat's estimated win rate as landlord, from sampled worlds and rollouts."""
+        assert view.seat is not None
+        seat = view.seat
+        own = packed_counts(mask_of(view.hand))
+        pool = _ranks(FULL_PACKED - own)
+        max_iter, seconds = self._budget(budget, BID_BUDGET)
+        deadline = time.perf_counter() + seconds
+        wins = 0
+        it = 0
+        while it < max_iter and (it < 8 or time.perf_counter() < deadline):
+            it += 1
+            deck = pool[:]
+            rng.shuffle(deck)
+            hands = [0, 0, 0]
+            hands[seat] = own + _pack(deck[34:])
+            hands[(seat + 1) % 3] = _pack(deck[:17])
+            hands[(seat + 2) % 3] = _pack(deck[17:34])
+            if rollout(hands, seat, seat, None, None) == seat:
+                wins += 1
+        self.last_iterations = it
+        return wins / it
+
+    def _bid(
+        self,
+        view: DoudizhuView,
+        legal: Sequence[Action],
+        rng: random.Random,
+        budget: Budget | None,
+    ) -> Action:
+        rate = self.landlord_win_rate(view, rng, budget)
+        want = sum(1 for t in BID_WIN_RATES if rate >= t)
+        bids = [a for a in legal if isinstance(a, Bid) and a.value <= want]
+        if bids:
+            return max(bids, key=lambda b: b.value)
+        return next(a for a in legal if isinstance(a, Pass))

@@ -1,0 +1,290 @@
+"""Dou Dizhu AI levels: hand planning, the rule-based player, the search, the RLCard adapter."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.doudizhu.ai_hand import cost, plan
+from engine.doudizhu.ai_normal import EasyPolicy, NormalPolicy, bid_strength
+from engine.doudizhu.ai_search import HardPolicy, WorldSampler
+from engine.doudizhu.combos import RANKS, pack
+from engine.doudizhu.game import read_play
+from engine.doudizhu.hands import mask_of, packed_counts
+from engine.doudizhu.state import Bid, Pass
+from engine.game import Budget
+from engine.registry import get_policy, policy_names
+
+from .helpers import GAME, OPTIONS, cards, deal, play, position, run
+
+LEVELS = list(policy_names("doudizhu"))
+SMALL = Budget(iterations=24)
+PASS = Pass()
+
+
+def ranks(text: str) -> int:
+    """Packed rank counts from rank letters, e.g. ``"3334"`` (``B``/``R`` jokers)."""
+    counts = [0] * 15
+    for ch in text:
+        counts["3456789TJQKA2BR".index(ch)] += 1
+    return pack(tuple(counts))
+
+
+def text(packed: int) -> str:
+    return "".join(RANKS[r] * ((packed >> (4 * r)) & 15) for r in range(15))
+
+
+def states(n: int = 14, seed: int = 3) -> list[object]:
+    """States along a greedy deal: the auction, then the card play."""
+    rng = random.Random(seed)
+    greedy = get_policy("doudizhu", "greedy")
+    state = GAME.new_state(OPTIONS, seed)
+    out = []
+    while len(out) < n and not GAME.is_over(state):
+        (seat,) = GAME.to_act(state)
+        out.append(state)
+        view = GAME.view(state, seat)
+        state = GAME.apply(state, seat, greedy.choose(view, view.legal, rng)).state
+    return out
+
+
+def decide(policy: object, state: object, seed: int = 1) -> object:
+    (seat,) = GAME.to_act(state)  # type: ignore[arg-type]
+    view = GAME.view(state, seat)  # type: ignore[arg-type]
+    return policy.choose(view, view.legal, random.Random(seed), SMALL)  # type: ignore[attr-defined]
+
+
+# -- levels ---------------------------------------------------------------------
+
+
+def test_the_levels_weakest_first() -> None:
+    assert LEVELS == ["random", "easy", "greedy", "normal", "hard"]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_level_returns_a_legal_action(level: str) -> None:
+    policy = get_policy("doudizhu", level)
+    for seed in (3, 8):
+        for state in states(seed=seed):
+            (seat,) = GAME.to_act(state)  # type: ignore[arg-type]
+            view = GAME.view(state, seat)  # type: ignore[arg-type]
+            assert policy.choose(view, view.legal, random.Random(1), SMALL) in view.legal
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+def test_a_whole_deal_finishes(level: str) -> None:
+    rng = random.Random(4)
+    policy = get_policy("doudizhu", level)
+    state = GAME.new_state(OPTIONS, 11)
+    steps = 0
+    while not GAME.is_over(state):
+        (seat,) = GAME.to_act(state)
+        view = GAME.view(state, seat)
+        action = policy.choose(view, view.legal, rng, Budget(iterations=8))
+        assert action in view.legal
+        state = GAME.apply(state, seat, action).state
+        steps += 1
+        assert steps < 500
+    assert GAME.result(state) is not None
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+def test_same_seed_and_budget_same_choice(level: str) -> None:
+    for state in states(8, seed=5):
+        a = decide(get_policy("doudizhu", level), state, 7)
+        b = decide(get_policy("doudizhu", level), state, 7)
+        assert a == b
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+def test_choice_is_unchanged_when_hidden_cards_are_permuted(level: str) -> None:
+    rng = random.Random(9)
+    changed = 0
+    for state in states(12, seed=6):
+        (seat,) = GAME.to_act(state)  # type: ignore[arg-type]
+        other = GAME.redeal_hidden(state, seat, rng)  # type: ignore[arg-type]
+        changed += other.hands != state.hands  # type: ignore[attr-defined]
+        v1, v2 = GAME.view(state, seat), GAME.view(other, seat)  # type: ignore[arg-type]
+        policy = get_policy("doudizhu", level)
+        a = policy.choose(v1, v1.legal, random.Random(2), SMALL)
+        b = get_policy("doudizhu", level).choose(v2, v2.legal, random.Random(2), SMALL)
+        assert a == b
+    assert changed > 0
+
+
+# -- hand planning ------------------------------------------------------------------
+
+
+def test_a_plan_splits_the_whole_hand() -> None:
+    rng = random.Random(1)
+    deck = [r for r in range(13) for _ in range(4)] + [13, 14]
+    for i in range(300):
+        counts = [0] * 15
+        for r in rng.sample(deck, 1 + i % 20):
+            counts[r] += 1
+        hand = pack(tuple(counts))
+        p = plan(hand)
+        assert sum(g.packed for g in p.groups) == hand
+        assert p.cost == cost(hand)
+        assert p.plays <= len(p.groups)
+
+
+def test_a_straight_and_a_triple_with_the_lowest_kicker() -> None:
+    p = plan(ranks("34567999KQ"))
+    assert p.plays == 3
+    assert {(g.combo, text(g.packed)) for g in p.groups} == {
+        ("straight", "34567"),
+        ("triple_single", "999Q"),
+        ("single", "K"),
+    }
+
+
+def test_kickers_never_break_a_chain_or_a_bomb() -> None:
+    p = plan(ranks("5555888TJQKA2"))
+    combos = {(g.combo, text(g.packed)) for g in p.groups}
+    assert ("straight", "TJQKA") in combos
+    assert ("bomb", "5555") in combos
+    assert ("triple_single", "8882") not in combos  # a two is never a kicker
+
+
+def test_an_airplane_takes_the_lowest_loose_singles_as_wings() -> None:
+    p = plan(ranks("333444579K"))
+    assert ("airplane_single_wings", "33344457") in {(g.combo, text(g.packed)) for g in p.groups}
+
+
+def test_airplane_wings_are_never_of_a_core_rank() -> None:
+    p = plan(ranks("3333444Q"))
+    for g in p.groups:
+        if g.combo.startswith("airplane"):
+            core = {r for r in range(12) if (g.packed >> (4 * r)) & 15 == 3}
+            wings = {r for r in range(15) if (g.packed >> (4 * r)) & 15 in (1, 2)}
+            assert not core & wings
+
+
+def test_fewer_plays_cost_less_and_control_cards_are_worth_keeping() -> None:
+    assert cost(ranks("34567")) < cost(ranks("3457"))
+    assert cost(ranks("2")) < cost(ranks("3"))  # a two wins tricks back, a three does not
+    assert cost(ranks("BR")) < cost(ranks("BK"))  # the rocket whole
+
+
+# -- the rule-based player --------------------------------------------------------
+
+
+def normal(state: object) -> object:
+    return decide(NormalPolicy(), state)
+
+
+def test_normal_goes_out_when_it_can() -> None:
+    state = position(("3S 3H 3D 4S 4H", "9S", "TS"))
+    assert normal(state) == play("3S 3H 3D 4S 4H", "triple_pair")
+
+
+def test_normal_leads_its_weakest_group_and_keeps_the_chain_whole() -> None:
+    state = position(("3S 4S 5S 6S 7S 9S 9H KS 2S", "JS", "QS QH"))
+    assert normal(state) == play("3S 4S 5S 6S 7S", "straight")
+
+
+def test_normal_attaches_the_lowest_loose_single_as_kicker() -> None:
+    state = position(("8S 8H 8D 4S QS KS", "JS", "QH QD"))
+    assert normal(state) == play("8S 8H 8D 4S", "triple_single")
+
+
+def test_normal_farmer_lets_the_partners_play_stand() -> None:
+    state = position(("3S 8S 9S TS", "4S 6S KS 2S 5D", "5S 7S QS JS"), landlord=0)
+    state = run(state, play("3S", "single"), play("6S", "single"))
+    assert normal(state) == PASS
+
+
+def test_normal_does_not_lead_a_single_into_an_opponent_with_one_card() -> None:
+    state = position(("4S 4H 9S", "KS", "QS 6H"), landlord=0)
+    assert normal(state) == play("4S 4H", "pair")
+
+
+def test_normal_feeds_a_partner_about_to_go_out() -> None:
+    state = position(("3H 4D", "5S 5H 9S 9H JS 2S", "6S"), landlord=0)
+    state = run(state, play("3H", "single"), play("2S", "single"), PASS, PASS)
+    # seat 1 leads; its partner, seat 2, plays next and holds one card: the lowest card
+    assert normal(state) == play("5S", "single")
+
+
+def test_normal_bombs_an_opponent_about_to_go_out() -> None:
+    state = position(("3S 9S", "4S 4H 4D 4C 5S 6H 8D", "TS"), landlord=0)
+    state = run(state, play("9S", "single"))
+    assert normal(state) == play("4S 4H 4D 4C", "bomb")
+
+
+def test_normal_keeps_its_bomb_early() -> None:
+    state = position(("3S 9S JH JD QH QD KH", "4S 4H 4D 4C 5S 6H 8D 7C 7D", "TS JS QS AC"))
+    state = run(state, play("9S", "single"))
+    choice = normal(state)
+    assert choice != play("4S 4H 4D 4C", "bomb")
+
+
+def test_normal_bids_with_a_strong_hand_and_passes_a_weak_one() -> None:
+    strong = deal(hands=("BJ RJ 2S 2H 2D AS AH KS KH", "", ""), first_bidder=0)
+    assert normal(strong) == Bid(3)
+    weak = deal(
+        hands=("3S 4H 5D 6C 8S 9H TD JC KS 3H 4D 6S 7H 8D 9C JS QS", "", ""), first_bidder=0
+    )
+    assert normal(weak) == PASS
+    assert bid_strength(packed_counts(mask_of(cards("BJ RJ 2S 2H")))) > bid_strength(
+        packed_counts(mask_of(cards("3S 5H 7D 9C")))
+    )
+
+
+def test_easy_is_greedy_with_some_noise() -> None:
+    state = states(14, seed=2)[-1]
+    (seat,) = GAME.to_act(state)  # type: ignore[arg-type]
+    view = GAME.view(state, seat)  # type: ignore[arg-type]
+    greedy = get_policy("doudizhu", "greedy").choose(view, view.legal, random.Random(0))
+    picks = [EasyPolicy().choose(view, view.legal, random.Random(s)) for s in range(40)]
+    assert picks.count(greedy) >= 20
+    if len(view.legal) > 1:
+        assert any(p != greedy for p in picks)
+
+
+# -- the search -------------------------------------------------------------------
+
+
+def test_sampled_worlds_match_the_view() -> None:
+    state = [s for s in states(40, seed=7) if s.landlord is not None][-1]  # type: ignore[attr-defined]
+    (seat,) = GAME.to_act(state)
+    view = GAME.view(state, seat)
+    sampler = WorldSampler(view)
+    own = packed_counts(mask_of(view.hand))
+    played = sum(read_play(t.play)[0].packed for t in view.history if t.play is not None)
+    deck = sum((4 if r <= 12 else 1) << (4 * r) for r in range(15))
+    rng = random.Random(0)
+    for _ in range(20):
+        hands = sampler.sample(rng)
+        assert hands[seat] == own
+        assert sum(hands) + played == deck
+        for s in range(3):
+            assert sum((hands[s] >> (4 * r)) & 15 for r in range(15)) == view.hand_counts[s]
+
+
+def test_sampled_worlds_give_the_landlord_the_bottom_cards_still_held() -> None:
+    state = position(("3S 4S 5S", "9S 9H", "TS JS"), landlord=0)
+    state = state._replace(bottom=mask_of(cards("3S 4S 5S")))
+    view = GAME.view(state, 1)
+    hands = WorldSampler(view).sample(random.Random(3))
+    assert hands[0] == packed_counts(mask_of(cards("3S 4S 5S")))
+
+
+def test_hard_plays_the_safe_pair_first_when_opponents_hold_one_card() -> None:
+    state = position(("5S 5H 9S", "KS", "QS"), landlord=0)
+    assert decide(HardPolicy(), state) == play("5S 5H", "pair")
+
+
+def test_hard_bombs_first_to_go_out_with_its_last_single() -> None:
+    # the three first loses to any higher single; the bomb first wins the lead back
+    state = position(("3S 7S 7H 7D 7C", "KS", "QS"), landlord=0)
+    assert decide(HardPolicy(), state) == play("7S 7H 7D 7C", "bomb")
+
+
+def test_hard_respects_an_iteration_budget() -> None:
+    state = states(30, seed=1)[-1]
+    policy = HardPolicy()
+    decide(policy, state)
+    assert policy.last_iterations <= SMALL.iterations  # type: ignore[operator]
