@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 
+from engine.doudizhu.ai_normal import EasyPolicy, NormalPolicy
+from engine.doudizhu.ai_search import HardPolicy
 from engine.doudizhu.combos import ACE, BLACK_JOKER, RED_JOKER, TWO, Move
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
@@ -113,5 +115,8 @@ class GreedyPolicy:
 
 POLICIES: Mapping[str, Callable[[], Policy]] = {
     "random": RandomPolicy,
+    "easy": EasyPolicy,
     "greedy": GreedyPolicy,
+    "normal": NormalPolicy,
+    "hard": HardPolicy,
 }
