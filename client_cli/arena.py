@@ -11,6 +11,7 @@ line is one JSON object.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import statistics
@@ -27,6 +28,21 @@ from engine.registry import GAMES, get_game, get_policy
 from engine.rng import derive_rng, new_seed
 
 PolicyFactory = Callable[[], Policy]
+
+EXTERNAL_POLICIES: dict[tuple[str, str], str] = {
+    ("doudizhu", "rlcard-rule"): "client_cli.rlcard_agent:RLCardRulePolicy",
+}
+"""Opponents from outside the engine (optional dependencies), ``module:class``, loaded lazily."""
+
+
+def make_policy(game_id: str, name: str) -> Policy:
+    """A registered policy, or an external one from :data:`EXTERNAL_POLICIES`."""
+    target = EXTERNAL_POLICIES.get((game_id, name))
+    if target is None:
+        return get_policy(game_id, name)
+    module, _, attr = target.partition(":")
+    factory: PolicyFactory = getattr(importlib.import_module(module), attr)
+    return factory()
 
 
 def lineups(game: Game[Any, Any, Any, Any], options: Any) -> list[tuple[str, ...]]:
@@ -110,7 +126,7 @@ def run(
     deals: int,
     seed: int,
     raw_options: dict[str, Any],
-    make_policy: Callable[[str, str], Policy] = get_policy,
+    make_policy: Callable[[str, str], Policy] = make_policy,
     progress: Callable[[int, ArenaTally], None] | None = None,
 ) -> dict[str, Any]:
     """Play ``deals`` duplicate deals of ``a`` against ``b``; return the report."""
@@ -178,7 +194,7 @@ def _main(args: argparse.Namespace) -> int:
         report = run(
             args.game, args.a, args.b, args.deals, args.seed, dict(args.option), progress=progress
         )
-    except (KeyError, OptionsError) as exc:
+    except (KeyError, OptionsError, ImportError) as exc:
         print(f"cardavia arena: {exc}")
         return 2
     print(
