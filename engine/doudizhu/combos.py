@@ -448,7 +448,6 @@ _build_chain_tables()
 
 _MEMO_LIMIT = 20_000
 _LEAD_MEMO: dict[int, tuple[Move, ...]] = {}
-_FOLLOW_MEMO: dict[tuple[int, Move], tuple[Move, ...]] = {}
 
 
 def lead_moves(packed: int) -> tuple[Move, ...]:
@@ -462,14 +461,12 @@ def lead_moves(packed: int) -> tuple[Move, ...]:
 
 
 def follow_moves(packed: int, target: Move) -> tuple[Move, ...]:
-    """Every combination of the hand ``packed`` that beats ``target`` (no pass)."""
-    key = (packed, target)
-    moves = _FOLLOW_MEMO.get(key)
-    if moves is None:
-        if len(_FOLLOW_MEMO) >= _MEMO_LIMIT:
-            _FOLLOW_MEMO.clear()
-        moves = _FOLLOW_MEMO[key] = _generate_follow(packed, target)
-    return moves
+    """Every combination of the hand ``packed`` that beats ``target`` (no pass).
+
+    Not memoised: generating a follow is about as cheap as looking it up, and
+    the same (hand, target) pair rarely comes twice.
+    """
+    return _generate_follow(packed, target)
 
 
 # -- reading a given card set ----------------------------------------------------

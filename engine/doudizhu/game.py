@@ -198,7 +198,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             legal = plays_for(state.hands[seat], lead_moves(state.counts[seat]))
         else:
             target = read_play(state.last)[0]
-            legal = (PASS, *plays_for(state.hands[seat], follow_moves(state.counts[seat], target)))
+            legal = plays_for(state.hands[seat], follow_moves(state.counts[seat], target), PASS)
         return legal
 
     def apply(self, state: DoudizhuState, seat: Seat, action: Action) -> Transition[DoudizhuState]:

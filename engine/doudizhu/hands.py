@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from engine.cards import Card
 from engine.doudizhu.combos import NUM_RANKS, RANKS, Move, all_moves
-from engine.doudizhu.state import Play
+from engine.doudizhu.state import Pass, Play
 
 SUITS = "SHDC"
 
@@ -148,14 +148,16 @@ def clear_play_cache() -> None:
     _cached_plays = 0
 
 
-def plays_for(hand: int, moves: tuple[Move, ...]) -> tuple[Play, ...]:
+def plays_for(
+    hand: int, moves: tuple[Move, ...], first: Pass | None = None
+) -> tuple[Pass | Play, ...]:
     """The concrete plays of ``moves`` (each held by ``hand``), canonical suits.
 
     A move's play depends only on the hand's cards of the move's ranks, so it
     is remembered on the move under those bits: the same play is the same
     object across states (and carries its reading, see :class:`Play`).
     """
-    out = []
+    out: list[Pass | Play] = [] if first is None else [first]
     for m in moves:
         play = m.plays.get(hand & m.nibbles)
         if play is None:
