@@ -64,7 +64,7 @@ def read_play(play: Play) -> tuple[Move, int]:
     mask = mask_of(play.cards)
     if mask <= 0:
         raise IllegalAction("bad_cards", "a play needs distinct Dou Dizhu cards")
-    if play.combo not in COMBO_INDEX:
+    if not isinstance(play.combo, str) or play.combo not in COMBO_INDEX:
         raise IllegalAction("unknown_combo", f"{play.combo!r} is not a combination type")
     move = classify(unpack(packed_counts(mask)), play.combo)
     if move is None:

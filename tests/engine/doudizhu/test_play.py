@@ -144,3 +144,47 @@ def test_played_cards_are_public_in_the_history() -> None:
             (2, play("5S", "single")),
         ]
         assert view.last == play("5S", "single") and view.last_seat == 2
+
+
+def test_malformed_plays_are_refused_with_a_code() -> None:
+    state = position(("3S 4S", "5S", "6S"))
+    for bad, code in (
+        (Play(frozenset(["3S"]), "single"), "bad_cards"),  # type: ignore[list-item]
+        (Play(frozenset(play("3S", "single").cards), ["single"]), "unknown_combo"),  # type: ignore[arg-type]
+        (Play(("3S", "3S"), "pair"), "bad_cards"),  # type: ignore[arg-type]
+        (Play(frozenset(play("3S 4S", "pair").cards), "pair"), "not_a_combination"),
+    ):
+        with pytest.raises(IllegalAction) as err:
+            GAME.apply(state, 0, bad)
+        assert err.value.code == code
+
+
+def test_decoded_plays_from_the_wire_are_accepted() -> None:
+    from engine.codec import to_plain
+
+    state = position(("3S 3H 4S", "5S", "6S"))
+    for action in GAME.legal_actions(state, 0):
+        wire = to_plain(action)
+        decoded = GAME.decode_action(wire)
+        assert decoded == action
+        GAME.apply(state, 0, decoded)
+
+
+@pytest.mark.parametrize(
+    ("cards_text", "combo"),
+    [
+        ("3S 3H 3D 4S 4H 4D 3C 4C", "airplane_single_wings"),  # 333444 + 34
+        ("3S 3H 3D 3C 4S 4H 4D 4C", "four_two_pairs"),  # 3333 + 44 + 44
+        ("3S 3H 3D 4S 4H 4D BJ RJ", "airplane_single_wings"),  # 333444 + BJ RJ
+        ("TS JS QS KS AS 2S", "straight"),  # a straight with a 2
+        ("JS QS KS AS 2S", "straight"),
+        ("3S 4S 5S 6S", "straight"),  # a 4-card straight
+    ],
+)
+def test_the_issues_near_misses_are_refused_by_the_game(cards_text: str, combo: str) -> None:
+    state = position((cards_text + " 9H", "5H", "6H"))
+    candidate = play(cards_text, combo)  # type: ignore[arg-type]
+    assert candidate not in GAME.legal_actions(state, 0)
+    with pytest.raises(IllegalAction) as err:
+        GAME.apply(state, 0, candidate)
+    assert err.value.code == "not_a_combination"
