@@ -14,8 +14,12 @@ the same object, so comparing and hashing them costs nothing.
 * :func:`follow_moves` every combination that beats a given one;
 * :func:`classify` reads a card count vector as a stated combination type.
 
-Both generators are memoised per packed hand, since search AIs and random
-playouts ask about the same hands again and again.
+Speed matters (they are the inner loop of search AIs and random playouts):
+n-of-a-kind moves, triples with kickers and every chain come from tables
+built at import (chains indexed by the set of ranks holding enough cards, as
+bits), wings and kickers are enumerated as packed ints, and leads are
+memoised per packed hand.  :class:`Move` also remembers the concrete plays
+made of it (engine.doudizhu.hands).
 """
 
 from __future__ import annotations

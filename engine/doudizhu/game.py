@@ -1,8 +1,10 @@
 """Dou Dizhu for three players, one deal: auction then card play (rules/doudizhu.md).
 
 Inside, hands are card masks and rank-count vectors (engine.doudizhu.hands,
-engine.doudizhu.combos): legal moves come from memoised rank-level tables
-and are turned into concrete :class:`Play` values only at the interface.
+engine.doudizhu.combos): legal moves come from rank-level tables and are
+turned into concrete :class:`Play` values only at the interface.  The state
+is a named tuple and :meth:`DoudizhuGame.apply` has a short path for the card
+play, since random playouts and search run through these two calls.
 """
 
 from __future__ import annotations
