@@ -65,7 +65,7 @@ EPSILON = 0.1
 """The rollout player's chance of a random play, so rollouts explore."""
 
 
-def _sums(table: Sequence[int]) -> dict[int, list[tuple[int, ...]]]:
+def _sums(table: Sequence[int]) -> dict[int, tuple[tuple[int, ...], ...]]:
     """Groups of two or more table number cards by their total (at most 10)."""
     groups: list[tuple[int, tuple[int, ...]]] = [(0, ())]
     for t in table:
@@ -76,7 +76,24 @@ def _sums(table: Sequence[int]) -> dict[int, list[tuple[int, ...]]]:
     for s, g in groups:
         if len(g) >= 2:
             out.setdefault(s, []).append(g)
-    return out
+    return {s: tuple(gs) for s, gs in out.items()}
+
+
+_NO_SUMS: dict[int, tuple[tuple[int, ...], ...]] = {}
+_SUMS_CACHE: dict[tuple[int, ...], dict[int, tuple[tuple[int, ...], ...]]] = {}
+SUMS_CACHE_SIZE = 20_000
+"""Tables remembered by :func:`_cached_sums` (a few megabytes at most)."""
+
+
+def _cached_sums(table: Sequence[int]) -> dict[int, tuple[tuple[int, ...], ...]]:
+    """:func:`_sums` remembered for recent tables (rollouts meet the same tables often)."""
+    key = tuple(table)
+    found = _SUMS_CACHE.get(key)
+    if found is None:
+        if len(_SUMS_CACHE) >= SUMS_CACHE_SIZE:
+            _SUMS_CACHE.clear()
+        found = _SUMS_CACHE[key] = _sums(table)
+    return found
 
 
 def captures(card: int, table: Sequence[int]) -> list[tuple[int, ...]]:
@@ -85,7 +102,7 @@ def captures(card: int, table: Sequence[int]) -> list[tuple[int, ...]]:
     out: list[tuple[int, ...]] = [(t,) for t in table if RANK[t] == rank]
     v = VAL[card]
     if v:
-        out += _sums(table).get(v, [])
+        out += _sums(table).get(v, ())
     return out
 
 
@@ -221,6 +238,9 @@ RANK_OF_VALUE: tuple[int, ...] = tuple(range(-1, 10))
 """The rank number of a number card of each value 1..10."""
 
 
+NO_ODDS: tuple[float, ...] = (0.0,) * len(RANKS)
+
+
 def rollout_play(world: World, rng: random.Random) -> tuple[int, tuple[int, ...]]:
     """A fast player for imagined deals: greedy with an eye on the next player's reply.
 
@@ -231,7 +251,8 @@ def rollout_play(world: World, rng: random.Random) -> tuple[int, tuple[int, ...]
     (piles, table, own hand), as in a real game.
     """
     seat = world.turn
-    hand = world.hands[seat]
+    hands = world.hands
+    hand = hands[seat]
     table = world.table
     if rng.random() < EPSILON:
         card = hand[rng.randrange(len(hand))]
@@ -239,65 +260,83 @@ def rollout_play(world: World, rng: random.Random) -> tuple[int, tuple[int, ...]
         if options and rng.random() < 0.8:
             return card, options[rng.randrange(len(options))]
         return card, ()
-    last = not world.hands[(seat + 1) & 3]
-    by_rank: dict[int, list[int]] = {}
-    total = 0
-    courts = 0
-    for t in table:
-        by_rank.setdefault(RANK[t], []).append(t)
-        v = VAL[t]
-        total += v
-        courts += not v
-    out = world.public[:]
-    for c in hand:
-        out[RANK[c]] += 1
-    hidden = sum(len(h) for h in world.hands) - len(hand)
-    chance = TAKE_CHANCE[hidden][len(world.hands[(seat + 1) & 3])]
-    odds: list[float] = [chance[4 - k] for k in out]
-
-    def sweep_risk(left_total: int, left_courts: int, left: int, single: int) -> float:
-        """The chance the next player sweeps a table of ``left`` cards."""
-        if last or left == 0:
-            return 0.0
-        if left == 1:
-            return odds[RANK[single]]
-        if left_courts or left_total > 10:
-            return 0.0
-        return odds[RANK_OF_VALUE[left_total]]
-
+    nxt = hands[(seat + 1) & 3]
+    odds: Sequence[float] = NO_ODDS
+    if nxt:
+        hidden = len(hands[0]) + len(hands[1]) + len(hands[2]) + len(hands[3]) - len(hand)
+        chance = TAKE_CHANCE[hidden][len(nxt)]
+        out = world.public[:]
+        for c in hand:
+            out[RANK[c]] += 1
+        odds = [chance[4 - k] for k in out]
     n_table = len(table)
     placed = world.placed
-    sums = _sums(table) if n_table >= 2 else {}
-    best = -math.inf
+    total = 0
+    courts = 0
+    by_rank: dict[int, list[int]] = {}
+    for t in table:
+        v = VAL[t]
+        total += v
+        if not v:
+            courts += 1
+        r = RANK[t]
+        if r in by_rank:
+            by_rank[r].append(t)
+        else:
+            by_rank[r] = [t]
+    best = -1e9
     best_card = hand[0]
     best_capture: tuple[int, ...] = ()
-    for card in hand:
-        own = WORTH[card]
-        rank = RANK[card]
-        for t in by_rank.get(rank, ()):
-            left = n_table - 1
-            single = table[0] if table[0] != t else table[-1]
-            score = own + WORTH[t] + bonuses(card, (t,), n_table, placed)
-            score -= sweep_risk(total - VAL[t], courts - (not VAL[t]), left, single)
-            if score > best:
-                best, best_card, best_capture = score, card, (t,)
-        v = VAL[card]
-        if v and v in sums:
-            for group in sums[v]:
-                left = n_table - len(group)
-                single = -1
-                if left == 1:
-                    single = next(t for t in table if t not in group)
-                score = own + sum(WORTH[c] for c in group) + bonuses(card, group, n_table, placed)
-                score -= sweep_risk(total - v, courts, left, single)
+    if n_table:
+        sums = _cached_sums(table) if n_table - courts >= 2 else _NO_SUMS
+        for card in hand:
+            rank = RANK[card]
+            own = WORTH[card]
+            for t in by_rank.get(rank, ()):
+                # a match: Scùa on a lone card, Picada on the card just placed
+                score = own + WORTH[t] + (n_table == 1) + (t == placed)
+                if n_table == 2:
+                    single = table[0] if table[1] == t else table[1]
+                    score -= odds[RANK[single]]
+                elif n_table > 2 and not courts - (not VAL[t]):
+                    left_total = total - VAL[t]
+                    if left_total <= 10:
+                        score -= odds[RANK_OF_VALUE[left_total]]
                 if score > best:
-                    best, best_card, best_capture = score, card, group
-        # place it
-        score = -0.5 * own - rng.random() * 0.02
-        if not last:
-            score -= odds[rank] * (1 + (n_table == 0))
-            if n_table:
-                score -= sweep_risk(total + v, courts + (not v), n_table + 1, card)
+                    best, best_card, best_capture = score, card, (t,)
+            v = VAL[card]
+            if v in sums:
+                suit = SUIT[card]
+                for group in sums[v]:
+                    n = len(group)
+                    score = own
+                    same = True
+                    for c in group:
+                        score += WORTH[c]
+                        if SUIT[c] != suit:
+                            same = False
+                    score += same + (n >= 3)
+                    left = n_table - n
+                    if left == 0:
+                        score += 1.0
+                    elif left == 1:
+                        single = next(t for t in table if t not in group)
+                        score -= odds[RANK[single]]
+                    elif not courts and total - v <= 10:
+                        score -= odds[RANK_OF_VALUE[total - v]]
+                    if score > best:
+                        best, best_card, best_capture = score, card, group
+    # place a card: what it may give the next player (Picada, Scùa)
+    for card in hand:
+        rank = RANK[card]
+        v = VAL[card]
+        score = -0.5 * WORTH[card]
+        if n_table == 0:
+            score -= 2.0 * odds[rank]
+        else:
+            score -= odds[rank]
+            if v and not courts and total + v <= 10:
+                score -= odds[RANK_OF_VALUE[total + v]]
         if score > best:
             best, best_card, best_capture = score, card, ()
     return best_card, best_capture
