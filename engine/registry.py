@@ -7,6 +7,8 @@ from typing import Any
 
 from engine.cicera.game import CiceraGame
 from engine.cicera.policies import POLICIES as CICERA_POLICIES
+from engine.doudizhu.game import DoudizhuGame
+from engine.doudizhu.policies import POLICIES as DOUDIZHU_POLICIES
 from engine.game import Game
 from engine.policy import Policy
 from engine.schafkopf.game import SchafkopfGame
@@ -33,12 +35,14 @@ class UnknownPolicy(KeyError):
 GAMES: Mapping[str, Game[Any, Any, Any, Any]] = {
     "scopa": ScopaGame(),
     "cicera": CiceraGame(),
+    "doudizhu": DoudizhuGame(),
     "schafkopf": SchafkopfGame(),
 }
 
 POLICIES: Mapping[str, Mapping[str, Callable[[], Policy]]] = {
     "scopa": SCOPA_POLICIES,
     "cicera": CICERA_POLICIES,
+    "doudizhu": DOUDIZHU_POLICIES,
     "schafkopf": SCHAFKOPF_POLICIES,
 }
 
