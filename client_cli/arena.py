@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from client_cli.options import add_option_argument
-from engine.game import Game, OptionsError
+from engine.game import Budget, Game, OptionsError
 from engine.policy import Policy
 from engine.registry import GAMES, get_game, get_policy
 from engine.rng import derive_rng, new_seed
@@ -79,6 +79,7 @@ def play_lineup(
     lineup: Sequence[str],
     policies: dict[str, Policy],
     tally: ArenaTally,
+    budget: Budget | None = None,
 ) -> tuple[float, float, float]:
     """Play one game; return side a's win (1, ½ for a draw, 0), points and margin."""
     rng = derive_rng(seed, "arena", "".join(lineup))
@@ -88,7 +89,7 @@ def play_lineup(
         side = lineup[seat]
         view = game.view(state, seat)
         t0 = time.perf_counter()
-        action = policies[side].choose(view, view.legal, rng)
+        action = policies[side].choose(view, view.legal, rng, budget)
         tally.times[side].append(time.perf_counter() - t0)
         state = game.apply(state, seat, action).state
     result = game.result(state)
@@ -128,8 +129,13 @@ def run(
     raw_options: dict[str, Any],
     make_policy: Callable[[str, str], Policy] = make_policy,
     progress: Callable[[int, ArenaTally], None] | None = None,
+    budget: Budget | None = None,
 ) -> dict[str, Any]:
-    """Play ``deals`` duplicate deals of ``a`` against ``b``; return the report."""
+    """Play ``deals`` duplicate deals of ``a`` against ``b``; return the report.
+
+    ``budget`` goes to every decision of both sides (``None``: each policy's
+    default); an iteration-only budget makes the run reproducible.
+    """
     game = get_game(game_id)
     options = game.options(raw_options)
     policies = {"a": make_policy(game_id, a), "b": make_policy(game_id, b)}
@@ -137,7 +143,9 @@ def run(
     ups = lineups(game, options)
     for i in range(deals):
         deal_seed = new_seed(derive_rng(seed, "arena-deal", i))
-        outcomes = [play_lineup(game, options, deal_seed, up, policies, tally) for up in ups]
+        outcomes = [
+            play_lineup(game, options, deal_seed, up, policies, tally, budget) for up in ups
+        ]
         tally.deal_wins.append(statistics.fmean(o[0] for o in outcomes))
         tally.deal_points.append(statistics.fmean(o[1] for o in outcomes))
         tally.deal_margin.append(statistics.fmean(o[2] for o in outcomes))
@@ -170,6 +178,18 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--b", required=True, help="policy of side b")
     p.add_argument("--deals", type=int, default=100, help="duplicate deals (default 100)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        help="search iterations per decision, no time limit (reproducible runs)",
+    )
+    p.add_argument(
+        "--think-ms",
+        type=float,
+        default=None,
+        help="time cap per decision in ms (default: each policy's own budget)",
+    )
     add_option_argument(p, "deals=1")
     p.set_defaults(func=_main)
 
@@ -178,6 +198,10 @@ def _main(args: argparse.Namespace) -> int:
     if args.deals < 1:
         print("cardavia arena: --deals must be at least 1")
         return 2
+    budget = None
+    if args.iterations is not None or args.think_ms is not None:
+        seconds = None if args.think_ms is None else args.think_ms / 1000.0
+        budget = Budget(iterations=args.iterations, seconds=seconds)
     started = time.perf_counter()
 
     def progress(done: int, tally: ArenaTally) -> None:
@@ -192,7 +216,14 @@ def _main(args: argparse.Namespace) -> int:
 
     try:
         report = run(
-            args.game, args.a, args.b, args.deals, args.seed, dict(args.option), progress=progress
+            args.game,
+            args.a,
+            args.b,
+            args.deals,
+            args.seed,
+            dict(args.option),
+            progress=progress,
+            budget=budget,
         )
     except (KeyError, OptionsError, ImportError) as exc:
         print(f"cardavia arena: {exc}")

@@ -8,6 +8,7 @@ import pytest
 
 from client_cli.arena import lineups, run
 from client_cli.main import main
+from engine.game import Budget
 from engine.registry import GAMES, get_game
 
 
@@ -51,3 +52,13 @@ def test_arena_command_prints_the_report_as_json_last(capsys):
 def test_arena_reports_unknown_policies(capsys):
     assert main(["arena", "--game", "scopa", "--a", "wizard", "--b", "easy", "--deals", "2"]) == 2
     assert "wizard" in capsys.readouterr().out
+
+
+def test_an_iteration_budget_makes_search_runs_reproducible():
+    budget = Budget(iterations=8)
+    first = run("scopa", "hard", "normal", 2, 4, {"target": 3}, budget=budget)
+    again = run("scopa", "hard", "normal", 2, 4, {"target": 3}, budget=budget)
+    for r in (first, again):
+        for key in [k for k in r if "ms" in k]:
+            r.pop(key)
+    assert first == again
