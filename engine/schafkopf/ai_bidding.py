@@ -179,9 +179,10 @@ def offers(hand: Sequence[Card]) -> list[Offer]:
     if wenz >= WENZ_THRESHOLD:
         out.append(Offer("wenz", None, (wenz - WENZ_THRESHOLD) / 2.0))
     for s in SUITS:
-        if not any(c.suit == s and c.rank not in "OU" for c in hand):
+        plain = sum(1 for c in hand if c.suit == s and c.rank not in "OU")
+        if not plain or high + plain < 5:  # below five trumps no Solo scores enough
             continue
-        if sure_winners(hand, mode_of("solo_tout", s)):
+        if high + plain >= 7 and sure_winners(hand, mode_of("solo_tout", s)):
             out.append(Offer("solo_tout", s, 50.0))
         score = solo_score(hand, s)
         if score >= SOLO_THRESHOLD:

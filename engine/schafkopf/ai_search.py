@@ -55,7 +55,7 @@ from engine.schafkopf.rules import (
 from engine.schafkopf.state import Action, Bid, Pass, PlayCard, SchafkopfState, SchafkopfView
 
 GAME = SchafkopfGame()
-DEFAULT_BUDGET = Budget(iterations=2400, seconds=0.18)
+DEFAULT_BUDGET = Budget(iterations=4000, seconds=0.2)
 """Playouts (worlds × candidate cards) and wall time per decision."""
 
 SHAPE = 0.25
@@ -152,15 +152,32 @@ def _top_of_suit(card: Card, hands: Sequence[Sequence[Card]], mode: Mode) -> boo
     return not any(eff[d] == suit and power[d] > p for h in hands for d in h)
 
 
-def _schmier_key(card: Card, mode: Mode) -> float:
+_OU_KEEP = {"O": 4.0, "U": 2.5}
+
+
+def _keep(card: Card, mode: Mode) -> float:
+    """What keeping ``card`` is worth later: trumps by rank, plain aces and tens a little."""
     pts = CARD_POINTS[card]
-    if mode.eff[card] != TRUMP:
-        return pts
-    return pts - 3.0 - (10.0 if card.rank in "OU" else 0.0)
+    if mode.eff[card] == TRUMP:
+        return 1.5 + 0.5 * pts + _OU_KEEP.get(card.rank, 0.0)
+    return 3.0 if card.rank == "A" else 1.0 if card.rank == "T" else 0.0
 
 
-def _low_key(card: Card, mode: Mode) -> tuple[bool, int, int]:
-    return (mode.eff[card] == TRUMP, CARD_POINTS[card], mode.power[card])
+DYNAMIC_KEEP = True
+
+
+def _keep_dynamic(card: Card, mode: Mode, out: Sequence[Card]) -> float:
+    """:func:`_keep` from the cards still out: a card nobody can beat is worth more."""
+    eff, power = mode.eff, mode.power
+    suit, p = eff[card], power[card]
+    higher = sum(1 for d in out if eff[d] == suit and power[d] > p)
+    pts = CARD_POINTS[card]
+    if suit == TRUMP:
+        survive = 0.4 + 0.6 / (1 + higher)
+        return survive * pts + 2.0 + 6.0 / (1 + higher)
+    if higher == 0:
+        return 4.0 + 0.3 * pts
+    return 1.0 if pts >= 10 else 0.0
 
 
 def rollout_card(
@@ -173,45 +190,60 @@ def rollout_card(
     in_side: Sequence[bool],
     ace_active: bool,
 ) -> Card:
-    """The rollout's card for ``seat`` in a fully known world."""
+    """The rollout's card for ``seat`` in a fully known world.
+
+    Following, each card is valued like the ``normal`` level does, with the
+    world's cards in place of chances: ± (points in the trick) as the own side
+    takes it or not — a card wins when nobody of the other side behind can
+    beat it — less what the card is still worth later.
+    """
     if len(legal) == 1:
         return legal[0]
     mode = deal.mode
-    eff, power = mode.eff, mode.power
+    power = mode.power
     mine = in_side[seat]
-    tout = deal.kind in TOUTS
     if not trick:
         return _rollout_lead(deal, hands, legal, seat, in_side, ace_active)
-    led = eff[trick[0]]
+    led = mode.eff[trick[0]]
     wi = trick_winner(trick, mode)
     wcard = trick[wi]
-    wseat = (leader + wi) % 4
     rest = [(leader + k) % 4 for k in range(len(trick) + 1, 4)]
-    foes_rest = [s for s in rest if in_side[s] != mine]
-    pot = sum(CARD_POINTS[c] for c in trick)
-    if in_side[wseat] == mine:
-        if not any(_can_beat(hands[s], wcard, led, mode) for s in foes_rest):
-            return max(legal, key=lambda c: (_schmier_key(c, mode), -power[c]))
-        if pot >= 10 or tout:
-            safe = [
-                c
-                for c in legal
-                if _beats(c, wcard, led, mode)
-                and not any(_can_beat(hands[s], c, led, mode) for s in foes_rest)
-            ]
-            if safe:
-                return min(safe, key=power.__getitem__)
-        return min(legal, key=lambda c: _low_key(c, mode))
-    winners = [c for c in legal if _beats(c, wcard, led, mode)]
-    if winners:
-        safe = [c for c in winners if not any(_can_beat(hands[s], c, led, mode) for s in foes_rest)]
-        if safe:
-            card = min(safe, key=lambda c: (eff[c] == TRUMP, power[c]))
-            if tout or pot + CARD_POINTS[card] >= 3 or eff[card] != TRUMP:
-                return card
-        elif tout and not mine:
-            return max(winners, key=power.__getitem__)
-    return min(legal, key=lambda c: _low_key(c, mode))
+    foes_rest = [hands[s] for s in rest if in_side[s] != mine]
+    pot = sum(CARD_POINTS[c] for c in trick) + 3 * len(rest)
+    if deal.kind in TOUTS:
+        pot += 200  # every trick decides a Tout
+    if in_side[(leader + wi) % 4] == mine:
+        hold = not any(_can_beat(h, wcard, led, mode) for h in foes_rest)
+    else:  # a friend playing last who can beat the trick will take it
+        hold = (
+            len(rest) == 2
+            and in_side[rest[1]] == mine
+            and in_side[rest[0]] != mine
+            and _can_beat(hands[rest[1]], wcard, led, mode)
+            and not _can_beat(hands[rest[0]], wcard, led, mode)
+        ) or (
+            len(rest) == 1
+            and in_side[rest[0]] == mine
+            and _can_beat(hands[rest[0]], wcard, led, mode)
+        )
+    best = -1e9
+    choice = legal[0]
+    out = [d for s in range(4) if s != seat for d in hands[s]] if DYNAMIC_KEEP else []
+    for c in legal:
+        if _beats(c, wcard, led, mode):
+            wins = not any(_can_beat(h, c, led, mode) for h in foes_rest)
+        else:
+            wins = hold
+        gain = pot + CARD_POINTS[c]
+        keep = _keep_dynamic(c, mode, out) if DYNAMIC_KEEP else _keep(c, mode)
+        value = (gain if wins else -gain) - keep - 0.001 * power[c]
+        if value > best:
+            best, choice = value, c
+    return choice
+
+
+def _cheap(card: Card, mode: Mode) -> tuple[int, int]:
+    return (CARD_POINTS[card], mode.power[card])
 
 
 def _rollout_lead(
@@ -237,20 +269,27 @@ def _rollout_lead(
         called = [c for c in plain if eff[c] == ace.suit and c != ace]
         if called and (not mine or seat == deal.declarer):
             return min(called, key=power.__getitem__)
-    if mine and trumps:
-        foe_trumps = any(eff[c] == TRUMP for s in range(4) if in_side[s] != mine for c in hands[s])
-        if foe_trumps:
-            top = max(trumps, key=power.__getitem__)
-            if _top_of_suit(top, others, mode):
-                return top
-            if len(trumps) >= 2 or not plain:
-                return min(trumps, key=power.__getitem__)
-    cash = [c for c in plain if CARD_POINTS[c] >= 10 and _top_of_suit(c, others, mode)]
+    foes = [hands[s] for s in range(4) if in_side[s] != mine]
+    if mine and trumps and any(eff[c] == TRUMP for h in foes for c in h):
+        top = max(trumps, key=power.__getitem__)
+        if _top_of_suit(top, others, mode):
+            return top
+        if len(trumps) >= 2 or not plain:
+            return min(trumps, key=lambda c: _cheap(c, mode))
+    cash = []
+    for c in plain:
+        if CARD_POINTS[c] >= 10 and _top_of_suit(c, others, mode):
+            suit = eff[c]
+            ruffed = any(
+                not any(eff[d] == suit for d in h) and any(eff[d] == TRUMP for d in h) for h in foes
+            )
+            if not ruffed:
+                cash.append(c)
     if cash:
         return max(cash, key=CARD_POINTS.__getitem__)
     if plain:
-        return min(plain, key=lambda c: (CARD_POINTS[c], power[c]))
-    return min(trumps, key=power.__getitem__)
+        return min(plain, key=lambda c: _cheap(c, mode))
+    return min(trumps, key=lambda c: _cheap(c, mode))
 
 
 def playout(
@@ -343,6 +382,37 @@ def sample(view: SchafkopfView, rng: random.Random) -> SchafkopfState:
 
 
 # -- the policy ----------------------------------------------------------------
+def _twins(low: Card, high: Card, mode: Mode, gone: set[Card]) -> bool:
+    eff, power = mode.eff, mode.power
+    suit = eff[high]
+    if eff[low] != suit or CARD_POINTS[low] != CARD_POINTS[high]:
+        return False
+    lo, hi = power[low], power[high]
+    return not any(eff[x] == suit and lo < power[x] < hi and x not in gone for x in eff)
+
+
+def distinct_cards(view: SchafkopfView, cards: Sequence[Card]) -> list[Card]:
+    """``cards`` less those equivalent to a lower one kept.
+
+    Two cards of the same effective suit and the same points are equivalent
+    when no card still out ranks between them: whichever is played, the same
+    tricks go the same way.  The lowest of each group stays.
+    """
+    contract = view.contract
+    assert contract is not None
+    mode = mode_of(contract.kind, contract.suit)
+    power = mode.power
+    gone = {c for t in view.tricks for c in t.cards} | set(view.trick) | set(view.hand)
+    ace = contract.called_ace
+    out: list[Card] = []
+    for c in sorted(cards, key=power.__getitem__):
+        if c != ace and any(_twins(d, c, mode, gone) for d in out if d != ace):
+            continue
+        out.append(c)
+    order = {c: i for i, c in enumerate(cards)}
+    return sorted(out, key=order.__getitem__)
+
+
 class PimcSearch:
     """Perfect-information Monte Carlo over sampled worlds with rollouts."""
 
@@ -355,6 +425,10 @@ class PimcSearch:
     ) -> Card:
         """The card with the best mean value over the sampled worlds."""
         budget = budget or self.default_budget
+        cards = distinct_cards(view, cards)
+        if len(cards) == 1:
+            self.last_worlds = 0
+            return cards[0]
         n = len(cards)
         max_worlds = max(1, budget.iterations // n) if budget.iterations is not None else 10**9
         deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else math.inf
