@@ -1,4 +1,16 @@
-"""Cicera policies that decide from a seat's view only (ARCHITECTURE.md, AI)."""
+"""Cicera policies that decide from a seat's view only (ARCHITECTURE.md, AI).
+
+* ``random`` — any legal play.
+* ``easy`` — ``greedy`` that now and then plays at random.
+* ``greedy`` — the best immediate value (:func:`greedy_score`).
+* ``normal`` — counts the unseen cards and weighs each play's bonuses and
+  cards against the next opponent's expected reply and the partner's
+  chances (:mod:`engine.cicera.ai_normal`).
+* ``hard`` — determinized search over the rest of the deal with a fast
+  simulator, scored by the team's deal points minus the other team's
+  (:mod:`engine.cicera.ai_search`); in :data:`EXTRA_POLICIES` until the
+  lead registers it.
+"""
 
 from __future__ import annotations
 
