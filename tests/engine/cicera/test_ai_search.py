@@ -6,10 +6,12 @@ import random
 
 import pytest
 
-from engine.cicera.ai_search import CARDS, INDEX, HardPolicy, Sampler, captures
+from engine.cards import Card
+from engine.cicera import CiceraState
+from engine.cicera.ai_search import CARDS, INDEX, HardPolicy, Sampler, captures, rollout_play
 from engine.game import Budget
 from engine.policy import RandomPolicy
-from tests.engine.cicera.helpers import GAME, OPTIONS, play, position
+from tests.engine.cicera.helpers import GAME, OPTIONS, apply, card, cards, play, position
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -69,3 +71,34 @@ def test_hard_keeps_the_last_capture_for_its_team() -> None:
     view = GAME.view(state, 0)
     choice = HardPolicy().choose(view, view.legal, random.Random(0), Budget(iterations=20))
     assert choice == play("5C", "5B")
+
+
+def rollout_choice(state: CiceraState) -> tuple[Card, frozenset[Card]]:
+    (seat,) = GAME.to_act(state)
+    world = Sampler(GAME.view(state, seat)).world(random.Random(0))
+    world.hands = [[INDEX[c] for c in h] for h in state.hands]
+    card, capture = rollout_play(world, NoNoise())
+    return CARDS[card], frozenset(CARDS[c] for c in capture)
+
+
+class NoNoise(random.Random):
+    """A generator whose ``random()`` never triggers the rollout player's random plays."""
+
+    def random(self) -> float:
+        return 0.99
+
+
+def test_rollout_player_takes_back_a_placed_card_for_picada() -> None:
+    state = position(["5C 9C", "5D 8C", "8S 7S", "9B 8B"], "")
+    state = apply(state, 0, "5C").state
+    assert rollout_choice(state) == (card("5D"), frozenset(cards("5C")))
+
+
+def test_rollout_player_places_a_rank_whose_other_cards_are_all_seen() -> None:
+    state = position(["9C 5C", "9D 8C", "8S 7S", "9B 8B"], "RB", pile1="5D 5S 5B")
+    assert rollout_choice(state) == (card("5C"), frozenset())
+
+
+def test_rollout_player_does_not_leave_a_lone_card_to_sweep() -> None:
+    state = position(["7B 5B", "9D 2D", "8S 7S", "9B 2B"], "2C 3C 4D", pile1="4S 4B 4C")
+    assert rollout_choice(state) == (card("5B"), frozenset(cards("2C 3C")))
