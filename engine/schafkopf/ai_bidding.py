@@ -31,7 +31,7 @@ _UNTER = {"E": 1.8, "G": 1.6, "H": 1.5, "S": 1.4}
 _SUIT_TRUMP = {"A": 1.3, "T": 1.2, "K": 1.1, "9": 1.0, "8": 1.0, "7": 1.0}
 _WENZ_UNTER = {"E": 3.0, "G": 2.6, "H": 2.3, "S": 2.0}
 
-RUFER_THRESHOLD = 7.2
+RUFER_THRESHOLD = 6.0
 SOLO_THRESHOLD = 13.0
 WENZ_THRESHOLD = 10.0
 """Scores a hand needs for each contract (tuned by self-play in the arena)."""

@@ -55,7 +55,7 @@ from engine.schafkopf.rules import (
 from engine.schafkopf.state import Action, Bid, Pass, PlayCard, SchafkopfState, SchafkopfView
 
 GAME = SchafkopfGame()
-DEFAULT_BUDGET = Budget(iterations=4000, seconds=0.2)
+DEFAULT_BUDGET = Budget(iterations=4000, seconds=0.22)
 """Playouts (worlds × candidate cards) and wall time per decision."""
 
 SHAPE = 0.25

@@ -16,7 +16,9 @@ from engine.schafkopf.ai_search import (
     HardPolicy,
     _deal_of,
     bid_likelihood,
+    distinct_cards,
     laufende_units,
+    rollout_card,
     settlement,
 )
 from engine.schafkopf.policies import EXTRA_POLICIES
@@ -333,3 +335,43 @@ def test_bid_likelihood_reads_passes_and_announcements() -> None:
     assert bid_likelihood((Bid(0, None), Bid(1, said.contract, said.suit)), dealt, 0)
     # the viewer's own word is never questioned
     assert bid_likelihood((Bid(1, None),), dealt, 1)
+
+
+def test_hard_keeps_one_card_of_each_equivalent_group() -> None:
+    state = bid(deal(*SOLO_HEARTS), "pass", "pass", "pass", "solo H")
+    state = play(state, "AE 7E 7S")
+    view = GAME.view(state, 3)
+    legal = [a.card for a in view.legal if isinstance(a, PlayCard)]
+    kept = distinct_cards(view, legal)
+    # 7H ~ 8H and UE ~ UG (nothing between them is out), OE ~ OG ~ OH (the
+    # viewer holds them all); OS is out, so OH and UE differ; AS stands alone
+    assert set(kept) == set(cards("7H UG OH AS"))
+
+
+def test_hard_rollout_schmiert_and_takes_fat_tricks_cheaply() -> None:
+    state = bid(deal(*SOLO_HEARTS), "pass", "pass", "pass", "solo H")
+    view = GAME.view(state, 0)
+    d = _deal_of(view)
+    hands = [list(h) for h in state.hands]
+    in_side = [False, False, False, True]
+    # seat 3 (declarer) is last on AE 7E 7S: it trumps with its cheapest trump
+    trick = cards("AE 7E 7S")
+    for c in trick:
+        for h in hands:
+            if c in h:
+                h.remove(c)
+    legal = tuple(hands[3])
+    d3 = replace_me(d, 3)
+    assert rollout_card(d3, hands, legal, trick, 0, 3, in_side, False) == cards("7H")[0]
+    # seat 1 follows seat 0's AE: the declarer behind is void and trumps, so no schmieren
+    hands = [list(h) for h in state.hands]
+    hands[0].remove(cards("AE")[0])
+    d1 = replace_me(d, 1)
+    got = rollout_card(d1, hands, tuple(cards("KE 8E 7E")), cards("AE"), 0, 1, in_side, False)
+    assert got == cards("7E")[0]
+
+
+def replace_me(d, seat):  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    return replace(d, me=seat)
