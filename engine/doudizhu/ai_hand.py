@@ -12,11 +12,15 @@ it lowers the cost of what is left (:func:`delta`).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from itertools import islice
+from typing import Any, NamedTuple
 
 from engine.doudizhu.combos import ACE, BLACK_JOKER, NUM_RANKS, RED_JOKER, TWO
 
 PLAY_COST = 10.0
+BOMB_VALUE = 12.0
+ROCKET_VALUE = 14.0
+"""Control value of a bomb (plus its rank / 6) and of the rocket, in cost units."""
 _SHIFTS = tuple(4 * r for r in range(NUM_RANKS))
 _MEMO_LIMIT = 200_000
 
@@ -38,6 +42,13 @@ class Plan(NamedTuple):
     groups: tuple[Group, ...]
 
 
+def _trim(memo: dict[tuple[int, int], Any]) -> None:
+    """Forget the oldest quarter of a full memo (insertion order), keep the rest warm."""
+    if len(memo) >= _MEMO_LIMIT:
+        for key in list(islice(memo, _MEMO_LIMIT // 4)):
+            del memo[key]
+
+
 def _counts(packed: int) -> list[int]:
     return [(packed >> s) & 15 for s in _SHIFTS]
 
@@ -53,7 +64,7 @@ def _rest(c: list[int], cap: int) -> tuple[float, int, list[Group]]:
     plays = 0
     if c[BLACK_JOKER] and c[RED_JOKER]:
         groups.append(Group("rocket", (1 << 52) | (1 << 56), RED_JOKER))
-        value += 9.0
+        value += ROCKET_VALUE
         plays += 1
         jokers: tuple[int, ...] = ()
     else:
@@ -65,7 +76,7 @@ def _rest(c: list[int], cap: int) -> tuple[float, int, list[Group]]:
         n = c[r]
         if n == 4:
             groups.append(Group("bomb", 4 << (4 * r), r))
-            value += 7.0 + r / 6.0
+            value += BOMB_VALUE + r / 6.0
             plays += 1
         elif n == 3:
             triples.append(r)
@@ -169,7 +180,7 @@ def _rest_cost(packed: int, cap: int) -> float:
     bj = (packed >> 52) & 15
     rj = (packed >> 56) & 15
     if bj and rj:
-        value += 9.0
+        value += ROCKET_VALUE
         plays += 1
     else:
         if bj:
@@ -199,7 +210,7 @@ def _rest_cost(packed: int, cap: int) -> float:
             plays += 1
             value += 3.0 if r == TWO else 1.0 if r == ACE else 0.0
         elif n == 4:
-            value += 7.0 + r / 6.0
+            value += BOMB_VALUE + r / 6.0
             plays += 1
         p >>= 4
         r += 1
@@ -237,8 +248,7 @@ def _search_cost(packed: int, cap: int) -> float:
             total -= 1.0
         if total < best:
             best = total
-    if len(_COST_MEMO) >= _MEMO_LIMIT:
-        _COST_MEMO.clear()
+    _trim(_COST_MEMO)
     _COST_MEMO[key] = best
     return best
 
@@ -261,8 +271,7 @@ def _search(packed: int, cap: int) -> Plan:
         total = sub.cost + PLAY_COST - bonus
         if total < best.cost:
             best = Plan(total, sub.plays + 1, (Group(combo, chain, top, length), *sub.groups))
-    if len(_MEMO) >= _MEMO_LIMIT:
-        _MEMO.clear()
+    _trim(_MEMO)
     _MEMO[key] = best
     return best
 

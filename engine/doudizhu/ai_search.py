@@ -44,6 +44,9 @@ BID_BUDGET = Budget(iterations=60, seconds=0.2)
 BID_WIN_RATES = (0.45, 0.55, 0.62)
 """Estimated landlord win rate needed to bid 1, 2, 3."""
 EXPLORATION = 0.6
+NEAR_MISS = 0.3
+PASS_TRUST = 0.15
+SAMPLE_TRIES = 12
 MAX_CANDIDATES = 10
 _MAX_STEPS = 400
 
@@ -90,6 +93,20 @@ def rollout(
     raise RuntimeError("a rollout did not finish")
 
 
+def outcome(hands: Sequence[int], winner: int, seat: int, landlord: int) -> float:
+    """A finished rollout's value for ``seat``: 1 for a win of its side, else a little
+    for how close its side came (:data:`NEAR_MISS` × the share of cards shed), so
+    that a seat facing a likely loss still prefers the lines that keep it in the game.
+    """
+    if (winner == landlord) == (seat == landlord):
+        return 1.0
+    if seat == landlord:
+        left = _size(hands[seat])
+    else:
+        left = min(_size(hands[s]) for s in range(3) if s != landlord)
+    return NEAR_MISS * (1.0 - min(left, 20) / 20.0)
+
+
 def _size(packed: int) -> int:
     n = 0
     while packed:
@@ -98,8 +115,37 @@ def _size(packed: int) -> int:
     return n
 
 
+_ABOVE = tuple(-1 << (4 * (r + 1)) for r in range(16))
+_ONES = sum(1 << (4 * r) for r in range(15))
+
+
+def could_beat(hand: int, target: Move) -> bool:
+    """Whether ``hand`` holds a combination of ``target``'s type that beats it (no bombs)."""
+    if target.combo in ("bomb", "rocket"):
+        return False
+    n = target.size
+    if target.combo in ("single", "pair", "triple"):
+        if n == 1:
+            has = (hand | (hand >> 1) | (hand >> 2)) & _ONES
+        elif n == 2:
+            has = ((hand >> 1) | (hand >> 2)) & _ONES
+        else:
+            has = ((hand & (hand >> 1)) | (hand >> 2)) & _ONES
+        return bool(has & _ABOVE[target.main])
+    combo = target.combo
+    return any(m.combo == combo for m in follow_moves(hand, target))
+
+
 class WorldSampler:
-    """Deals the unseen cards of one view at rank level (the seat's information only)."""
+    """Deals the unseen cards of one view at rank level (the seat's information only).
+
+    Inference from passes: a seat that passed on an opponent's play usually had
+    nothing of that type to beat it.  Each sampled world is checked against
+    those passes (the passer's hand then = its hand in the world plus what it
+    played since); a world breaking ``v`` of them is kept with probability
+    :data:`PASS_TRUST` ** ``v``, else redrawn (at most :data:`SAMPLE_TRIES`
+    draws; then the draw breaking fewest is used).
+    """
 
     def __init__(self, view: DoudizhuView) -> None:
         assert view.seat is not None
@@ -107,22 +153,39 @@ class WorldSampler:
         own = packed_counts(mask_of(view.hand)) if view.hand else 0
         played_mask = 0
         played = 0
+        landlord = view.landlord
+        # passes on an opponent's play: (passer, target, what the passer played since)
+        pending: list[tuple[int, Move, int]] = []
+        later = [0, 0, 0]
+        last: Move | None = None
+        last_seat: int | None = None
+        marks: list[tuple[int, Move, tuple[int, int, int]]] = []
         for turn in view.history:
             if turn.play is not None:
                 move, mask = read_play(turn.play)
                 played_mask |= mask
                 played += move.packed
+                later[turn.seat] += move.packed
+                last, last_seat = move, turn.seat
+            elif last is not None and last_seat is not None and turn.seat != self.seat:
+                opponents = landlord is not None and (
+                    turn.seat == landlord or last_seat == landlord
+                )
+                if opponents:
+                    marks.append((turn.seat, last, (later[0], later[1], later[2])))
+        for passer, target, before in marks:
+            pending.append((passer, target, later[passer] - before[passer]))
+        self.passes = pending
         self.own = own
         self.counts = view.hand_counts
-        self.landlord = view.landlord
+        self.landlord = landlord
         forced = 0
-        if view.landlord is not None and view.landlord != view.seat and view.bottom:
+        if landlord is not None and landlord != view.seat and view.bottom:
             forced = packed_counts(mask_of(view.bottom) & ~played_mask)
         self.forced = forced
         self.pool = _ranks(FULL_PACKED - own - played - forced)
 
-    def sample(self, rng: random.Random) -> list[int]:
-        """Three packed hands consistent with the view."""
+    def _deal(self, rng: random.Random) -> list[int]:
         pool = self.pool[:]
         rng.shuffle(pool)
         hands = [0, 0, 0]
@@ -136,6 +199,27 @@ class WorldSampler:
             hands[s] = base + _pack(pool[at : at + need])
             at += need
         return hands
+
+    def violations(self, hands: Sequence[int]) -> int:
+        """How many recorded passes the world ``hands`` contradicts."""
+        return sum(
+            1 for passer, target, since in self.passes if could_beat(hands[passer] + since, target)
+        )
+
+    def sample(self, rng: random.Random) -> list[int]:
+        """Three packed hands consistent with the view (and, mostly, with the passes)."""
+        if not self.passes:
+            return self._deal(rng)
+        best: list[int] = []
+        fewest = 10**9
+        for _ in range(SAMPLE_TRIES):
+            hands = self._deal(rng)
+            v = self.violations(hands)
+            if v == 0 or rng.random() < PASS_TRUST**v:
+                return hands
+            if v < fewest:
+                best, fewest = hands, v
+        return best
 
 
 def candidates(hand: int, last: Move | None, sit: Situation) -> list[Move | None]:
@@ -220,7 +304,7 @@ class HardPolicy:
         visits = [0] * n
         wins = [0.0] * n
         it = 0
-        while it < max_iter and (it < n or time.perf_counter() < deadline):
+        while it < max_iter and (it == 0 or time.perf_counter() < deadline):
             if it < n:
                 i = it
             else:
@@ -241,8 +325,7 @@ class HardPolicy:
                 else:
                     winner = rollout(hands, landlord, (seat + 1) % 3, move, seat)
             visits[i] += 1
-            if (winner == landlord) == (seat == landlord):
-                wins[i] += 1.0
+            wins[i] += outcome(hands, winner, seat, landlord)
         self.last_iterations = it
         best = max(range(n), key=lambda k: (wins[k] / visits[k] if visits[k] else -1.0, -k))
         return play_for(legal, cands[best])

@@ -8,11 +8,11 @@ import pytest
 
 from engine.doudizhu.ai_hand import cost, plan
 from engine.doudizhu.ai_normal import EasyPolicy, NormalPolicy, bid_strength
-from engine.doudizhu.ai_search import HardPolicy, WorldSampler
+from engine.doudizhu.ai_search import HardPolicy, WorldSampler, could_beat
 from engine.doudizhu.combos import RANKS, pack
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
-from engine.doudizhu.state import Bid, Pass
+from engine.doudizhu.state import Bid, Pass, Play
 from engine.game import Budget
 from engine.registry import get_policy, policy_names
 
@@ -126,7 +126,7 @@ def test_a_plan_splits_the_whole_hand() -> None:
         hand = pack(tuple(counts))
         p = plan(hand)
         assert sum(g.packed for g in p.groups) == hand
-        assert p.cost == cost(hand)
+        assert p.cost == pytest.approx(cost(hand))
         assert p.plays <= len(p.groups)
 
 
@@ -288,3 +288,34 @@ def test_hard_respects_an_iteration_budget() -> None:
     policy = HardPolicy()
     decide(policy, state)
     assert policy.last_iterations <= SMALL.iterations  # type: ignore[operator]
+
+
+def test_could_beat_reads_the_type_and_rank() -> None:
+    single_k = read_play(play("KS", "single"))[0]
+    assert could_beat(ranks("3A"), single_k)
+    assert not could_beat(ranks("3QQ"), single_k)
+    assert not could_beat(ranks("4444"), single_k)  # bombs are not counted
+    straight = read_play(play("3S 4S 5S 6S 7S", "straight"))[0]
+    assert could_beat(ranks("45678"), straight)
+    assert not could_beat(ranks("4567K"), straight)
+
+
+def test_sampled_worlds_mostly_respect_passes_on_an_opponents_play() -> None:
+    # seat 0 (landlord) leads a single Q; farmer 1 passes: it likely holds nothing above Q
+    high = "KS KH KD KC AS AH AD AC 2S 2H 2D BJ RJ"  # all above Q but 2C
+    state = deal(hands=("QS", "", high), first_bidder=0)
+    state = GAME.apply(state, 0, Bid(3)).state
+    view0 = GAME.view(state, 0)
+    queen = next(
+        a
+        for a in view0.legal
+        if isinstance(a, Play) and read_play(a)[0].combo == "single" and read_play(a)[0].main == 9
+    )
+    state = run(state, queen, PASS)
+    view = GAME.view(state, 2)
+    sampler = WorldSampler(view)
+    assert len(sampler.passes) == 1
+    rng = random.Random(5)
+    raw = sum(sampler.violations(sampler._deal(rng)) for _ in range(60))
+    kept = sum(sampler.violations(sampler.sample(rng)) for _ in range(60))
+    assert raw > 15 and kept < raw / 3
