@@ -21,7 +21,7 @@ from engine.schafkopf.ai_search import (
     rollout_card,
     settlement,
 )
-from engine.schafkopf.policies import EXTRA_POLICIES
+from engine.schafkopf.policies import EXTRA_POLICIES, EasyPolicy, GreedyPolicy, choose_bid
 from engine.schafkopf.rules import mode_of
 from engine.schafkopf.state import Action, Bid
 from tests.engine.schafkopf.helpers import GAME, bid, cards, columns, deal, play, plays
@@ -113,28 +113,58 @@ def test_choice_is_unchanged_when_hidden_cards_are_permuted(level: str) -> None:
     assert changed > 0
 
 
+def side_totals(strong: str, weak: str, seeds: range) -> tuple[int, int]:
+    """Units won by each level over single deals, seats alternating."""
+    totals = {strong: 0, weak: 0}
+    for seed in seeds:
+        names = [strong, weak] * 2 if seed % 2 else [weak, strong] * 2
+        for seat, score in enumerate(series(seed, names)):
+            totals[names[seat]] += score
+    return totals[strong], totals[weak]
+
+
 def test_easy_beats_random_and_normal_beats_easy() -> None:
-    easy = random_ = normal = easy2 = 0
-    for seed in range(24):
-        flip = seed % 2
-        for names, (hi, lo) in (
-            (["easy", "random"] * 2, ("easy", "random")),
-            (["normal", "easy"] * 2, ("normal", "easy")),
-        ):
-            names = names[flip:] + names[:flip]
-            scores = series(seed, names)
-            for seat, name in enumerate(names):
-                if hi == "easy":
-                    if name == "easy":
-                        easy += scores[seat]
-                    else:
-                        random_ += scores[seat]
-                elif name == "normal":
-                    normal += scores[seat]
-                else:
-                    easy2 += scores[seat]
+    easy, random_ = side_totals("easy", "random", range(24))
     assert easy > 0 > random_
-    assert normal > 0 > easy2
+    normal, easy = side_totals("normal", "easy", range(60))
+    assert normal > 0 > easy
+
+
+# -- easy and greedy ---------------------------------------------------------------
+def test_greedy_bids_by_strength() -> None:
+    weak = cards("7E 8E 9E 7G 8G 9G 7S 8S")
+    legal: tuple[Action, ...] = (Pass(), *[Announce("rufer", s) for s in "EGS"], Announce("wenz"))
+    assert choose_bid(weak, legal) == Pass()
+    sie = cards("OE OG OH OS UE UG UH US")
+    assert choose_bid(sie, (Pass(), Announce("sie"))) == Announce("sie")
+    solo = cards("OE OG OH UE UG AG TG 9G")
+    assert choose_bid(solo, (Pass(), Announce("solo", "G"), Announce("rufer", "E"))) == Announce(
+        "solo", "G"
+    )
+
+
+def test_greedy_partner_feeds_points_to_the_declarers_trick() -> None:
+    state = bid(deal(*columns(RUFER_SCHNEIDER)), "rufer G", "pass", "pass", "pass")
+    state = play(state, "OE 9H")
+    view = GAME.view(state, 2)
+    assert GreedyPolicy().choose(view, view.legal, random.Random(0)) == PlayCard(cards("KH")[0])
+
+
+def test_easy_is_greedy_with_some_noise() -> None:
+    easy, greedy = EasyPolicy(), GreedyPolicy()
+    same = differ = 0
+    rng = random.Random(3)
+    for state in positions(40, seed=13):
+        (seat,) = GAME.to_act(state)
+        view = GAME.view(state, seat)
+        if view.phase == "bidding":  # easy bids exactly like greedy
+            assert easy.choose(view, view.legal, rng) == greedy.choose(view, view.legal, rng)
+            continue
+        if easy.choose(view, view.legal, rng) == greedy.choose(view, view.legal, rng):
+            same += 1
+        else:
+            differ += 1
+    assert same > differ > 0
 
 
 # -- bidding ---------------------------------------------------------------------
@@ -152,7 +182,7 @@ def legal_for(hand: str) -> tuple[Action, ...]:
     return tuple(a for a in ALL_BIDS if a in GAME_LEGAL(hand))
 
 
-def GAME_LEGAL(hand: str) -> tuple[Action, ...]:  # noqa: N802
+def GAME_LEGAL(hand: str) -> tuple[Action, ...]:
     from engine.schafkopf.rules import announcements
 
     return (Pass(), *announcements(cards(hand), -1))
@@ -317,9 +347,7 @@ def test_hard_settlement_agrees_with_the_rules_scoring() -> None:
         side = frozenset(s for s in (record.declarer, record.partner) if s is not None)
         side_points = record.declarer_points
         lauf = laufende_units(d, first_play.dealt, side)
-        got = settlement(
-            d, side, side_points, record.declarer_tricks, record.tricks_played, lauf
-        )
+        got = settlement(d, side, side_points, record.declarer_tricks, record.tricks_played, lauf)
         assert got == record.settlement[0]
         checked += 1
     assert checked > 60
