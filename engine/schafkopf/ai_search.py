@@ -10,13 +10,17 @@ each card to play:
    otherwise than it did (by the ``normal`` evaluation) is kept only with a
    small probability, so a pass makes strong hands unlikely and an
    announcement makes its typical hands likely.
-2. **Playouts.**  In every world each legal card is tried and the deal is
-   played to its end by a fast, deterministic rollout on plain lists
-   (:func:`playout`), which knows the world's cards: it schmiert to a safe
-   partner trick, takes a trick only with a card nobody behind can beat,
-   draws trumps for the declaring side and looks for the called ace as a
-   defender.  The same world serves every candidate card (common random
-   numbers), which makes the comparison sharp with few worlds.
+2. **Playouts.**  In every world each legal card is tried (cards that are
+   equivalent — same suit and points, nothing still out between them — only
+   once, :func:`distinct_cards`) and the deal is played to its end by a fast,
+   deterministic rollout on plain lists (:func:`playout`).  The rollout knows
+   the world's cards and values each card as the ``normal`` level does, with
+   certainties for chances: it schmiert to a trick its side keeps, takes a
+   trick only with a card nobody behind can beat, spends no trump on an
+   empty trick, draws trumps for the declaring side, cashes aces nobody can
+   trump and looks for the called ace.  The same world serves every
+   candidate card (common random numbers), which makes the comparison sharp
+   with few worlds.
 3. **Value.**  The seat's settlement of the deal in units, exactly as
    :func:`engine.schafkopf.rules.score_deal` scores it (Schneider, Schwarz,
    Laufende, Tout), plus a small share of the own side's card points to break
