@@ -121,6 +121,16 @@ class Budget:
     iterations: int | None = None
     seconds: float | None = None
 
+    def over(self, default: Budget) -> Budget:
+        """This budget laid over a policy's ``default`` (see the class docstring)."""
+        iterations = self.iterations if self.iterations is not None else default.iterations
+        return Budget(iterations=iterations, seconds=self.seconds)
+
+
+def resolve_budget(budget: Budget | None, default: Budget) -> Budget:
+    """The budget a policy with ``default`` should spend for a caller's ``budget``."""
+    return default if budget is None else budget.over(default)
+
 
 class Game(ABC, Generic[OptT, S, A, V]):
     """One card game behind the common interface.

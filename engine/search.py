@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from engine.game import Budget, Game
+from engine.game import Budget, Game, resolve_budget
 
 S = TypeVar("S")
 
@@ -71,6 +71,28 @@ class DeterminizedSearch:
         self.default_budget = default_budget
         self.last_iterations = 0
 
+    def choose(state: Any, seat: int, rng: random.Random) -> Any:
+        legal = game.legal_actions(state, seat)
+        return legal[rng.randrange(len(legal))]
+
+    return choose
+
+
+DEFAULT_BUDGET = Budget(iterations=400, seconds=0.2)
+EXPLORATION = 0.7
+
+
+class DeterminizedSearch:
+    """Flat UCB1 over root actions, each iteration in a freshly sampled world."""
+
+    def __init__(
+        self, spec: SearchSpec[Any], name: str = "hard", default_budget: Budget = DEFAULT_BUDGET
+    ) -> None:
+        self.spec = spec
+        self.name = name
+        self.default_budget = default_budget
+        self.last_iterations = 0
+
     def effective_budget(self, budget: Budget | None) -> Budget:
         """The caller's budget, its unset iteration count taken from the default.
 
@@ -93,7 +115,7 @@ class DeterminizedSearch:
         if len(legal) == 1:
             self.last_iterations = 0
             return legal[0]
-        budget = self.effective_budget(budget)
+        budget = resolve_budget(budget, self.default_budget)
         spec = self.spec
         game = spec.game
         seat = view.seat
