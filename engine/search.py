@@ -71,41 +71,6 @@ class DeterminizedSearch:
         self.default_budget = default_budget
         self.last_iterations = 0
 
-    def choose(state: Any, seat: int, rng: random.Random) -> Any:
-        legal = game.legal_actions(state, seat)
-        return legal[rng.randrange(len(legal))]
-
-    return choose
-
-
-DEFAULT_BUDGET = Budget(iterations=400, seconds=0.2)
-EXPLORATION = 0.7
-
-
-class DeterminizedSearch:
-    """Flat UCB1 over root actions, each iteration in a freshly sampled world."""
-
-    def __init__(
-        self, spec: SearchSpec[Any], name: str = "hard", default_budget: Budget = DEFAULT_BUDGET
-    ) -> None:
-        self.spec = spec
-        self.name = name
-        self.default_budget = default_budget
-        self.last_iterations = 0
-
-    def effective_budget(self, budget: Budget | None) -> Budget:
-        """The caller's budget, its unset iteration count taken from the default.
-
-        A caller's ``seconds`` is used as given (``None``: no time limit), so
-        an iteration-only budget is fully deterministic.
-        """
-        if budget is None:
-            return self.default_budget
-        iterations = budget.iterations
-        if iterations is None:
-            iterations = self.default_budget.iterations
-        return Budget(iterations=iterations, seconds=budget.seconds)
-
     def choose(
         self, view: Any, legal: Sequence[Any], rng: random.Random, budget: Budget | None = None
     ) -> Any:
