@@ -443,6 +443,7 @@ class HardPolicy:
         self.last_iterations = 0
         if len(legal) == 1:
             return legal[0]
+        start = time.perf_counter()
         assert view.seat is not None
         team = team_of(view.seat)
         scores = score_plays(view, legal)
@@ -455,7 +456,6 @@ class HardPolicy:
         budget = budget or self.default_budget
         max_iter = budget.iterations if budget.iterations is not None else 10**9
         seconds = budget.seconds if budget.seconds is not None else math.inf
-        start = time.perf_counter()
         sampler = Sampler(view)
         totals = [0.0] * len(plays)
         active = list(range(len(plays)))
