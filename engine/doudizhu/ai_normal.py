@@ -41,6 +41,9 @@ from engine.game import Budget
 FULL_PACKED = sum((4 if r <= TWO else 1) << (4 * r) for r in range(NUM_RANKS))
 """The rank counts of the whole 54-card deck, packed."""
 _BOMB_LIKE = ("bomb", "rocket")
+LANDLORD_LIMIT = 0.0
+FARMER_LIMIT = 0.0
+"""How much worse (in plan cost) a hand may get by answering an opponent's play."""
 
 
 class Situation(NamedTuple):
@@ -171,13 +174,11 @@ def _follow(hand: int, last: Move, sit: Situation) -> Move | None:
     opponents_left = min(left[s] for s in range(3) if s != seat and (not farmer or s == landlord))
     pressure = left[last_seat] <= 2 or opponents_left <= 2
     if best is not None:
-        limit = 0.0
+        limit = FARMER_LIMIT if farmer else LANDLORD_LIMIT
         if pressure:
             limit = 99.0
         elif left[last_seat] <= 5:
-            limit = 6.0
-        elif farmer and (seat + 1) % 3 == landlord and last_seat != landlord:
-            limit = -1.0
+            limit = max(limit, 6.0)
         if delta <= limit:
             return best
     if bombs:

@@ -41,7 +41,7 @@ from engine.game import Budget
 
 DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.18)
 BID_BUDGET = Budget(iterations=60, seconds=0.2)
-BID_WIN_RATES = (0.45, 0.55, 0.62)
+BID_WIN_RATES = (0.3, 0.33, 0.36)
 """Estimated landlord win rate needed to bid 1, 2, 3."""
 EXPLORATION = 0.6
 NEAR_MISS = 0.3
@@ -66,10 +66,20 @@ def _pack(ranks: Sequence[int]) -> int:
 
 
 def rollout(
-    hands: list[int], landlord: int, turn: int, last: Move | None, last_seat: int | None
+    hands: list[int],
+    landlord: int,
+    turn: int,
+    last: Move | None,
+    last_seat: int | None,
+    passes: int = 0,
 ) -> int:
-    """Play the deal out with the normal core for every seat; return the winner's seat."""
-    passes = 0
+    """Play the deal out with the normal core for every seat; return the winner's seat.
+
+    ``passes`` counts the passes since ``last`` was played (two end the trick).
+    ``hands`` is updated in place to the hands at the end.
+    """
+    if passes >= 2:
+        last, passes = None, 0
     total = hands[0] + hands[1] + hands[2]
     left = [_size(h) for h in hands]
     for _ in range(_MAX_STEPS):
@@ -298,6 +308,8 @@ class HardPolicy:
         max_iter, seconds = self._budget(budget, self.default_budget)
         deadline = time.perf_counter() + seconds
         sampler = WorldSampler(view)
+        # passes since the play to beat: the seats between its player and us
+        passed = (sit.seat - sit.last_seat) % 3 - 1 if sit.last_seat is not None else 0
         seat = sit.seat
         landlord = sit.landlord
         n = len(cands)
@@ -317,7 +329,7 @@ class HardPolicy:
             hands = sampler.sample(rng)
             move = cands[i]
             if move is None:
-                winner = rollout(hands, landlord, (seat + 1) % 3, last, sit.last_seat)
+                winner = rollout(hands, landlord, (seat + 1) % 3, last, sit.last_seat, passed + 1)
             else:
                 hands[seat] -= move.packed
                 if hands[seat] == 0:

@@ -8,7 +8,7 @@ import pytest
 
 from engine.doudizhu.ai_hand import cost, plan
 from engine.doudizhu.ai_normal import EasyPolicy, NormalPolicy, bid_strength
-from engine.doudizhu.ai_search import HardPolicy, WorldSampler, could_beat
+from engine.doudizhu.ai_search import HardPolicy, WorldSampler, could_beat, rollout
 from engine.doudizhu.combos import RANKS, pack
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
@@ -319,3 +319,14 @@ def test_sampled_worlds_mostly_respect_passes_on_an_opponents_play() -> None:
     raw = sum(sampler.violations(sampler._deal(rng)) for _ in range(60))
     kept = sum(sampler.violations(sampler.sample(rng)) for _ in range(60))
     assert raw > 15 and kept < raw / 3
+
+
+def test_a_rollout_ends_the_trick_after_two_passes() -> None:
+    nine = read_play(play("9S", "single"))[0]
+    # seat 0 played the nine; seats 1 and 2 passed: seat 0 leads its last card and wins
+    hands = [ranks("3"), ranks("4"), ranks("5")]
+    assert rollout(hands, 0, 0, nine, 0, passes=2) == 0
+    # one pass only: seat 2 must still answer the nine (it cannot), then seat 0 leads
+    hands = [ranks("3"), ranks("4"), ranks("5")]
+    assert rollout(hands, 0, 2, nine, 0, passes=1) == 0
+    assert hands[0] == 0 and hands[1] == ranks("4")
