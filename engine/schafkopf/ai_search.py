@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.cards import Card
-from engine.game import Budget
+from engine.game import Budget, resolve_budget
 from engine.schafkopf.ai_bidding import best_bid
 from engine.schafkopf.game import SchafkopfGame
 from engine.schafkopf.rules import (
@@ -428,7 +428,7 @@ class PimcSearch:
         self, view: SchafkopfView, cards: Sequence[Card], rng: random.Random, budget: Budget | None
     ) -> Card:
         """The card with the best mean value over the sampled worlds."""
-        budget = budget or self.default_budget
+        budget = resolve_budget(budget, self.default_budget)
         cards = distinct_cards(view, cards)
         if len(cards) == 1:
             self.last_worlds = 0

@@ -403,3 +403,14 @@ def replace_me(d, seat):  # type: ignore[no-untyped-def]
     from dataclasses import replace
 
     return replace(d, me=seat)
+
+
+def test_hard_takes_the_callers_budget_as_a_cap() -> None:
+    state = bid(deal(*SOLO_HEARTS), "pass", "pass", "pass", "solo H")
+    view = GAME.view(state, 0)
+    hard = HardPolicy()
+    hard.choose(view, view.legal, random.Random(0), Budget(iterations=30))
+    n = len(distinct_cards(view, [a.card for a in view.legal if isinstance(a, PlayCard)]))
+    assert hard.search.last_worlds == max(1, 30 // n)
+    hard.choose(view, view.legal, random.Random(0), Budget(seconds=0.01))  # default iterations
+    assert 1 <= hard.search.last_worlds <= 4000 // n
