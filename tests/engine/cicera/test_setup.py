@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 
 from engine.cicera import CiceraDeal
+from engine.cicera.rules import team_of
 from engine.game import IllegalAction, OptionsError
 from tests.engine.cicera.helpers import DECK, GAME, OPTIONS, apply, cards, full_deal, position
 
@@ -91,3 +92,10 @@ def test_hand_sizes_decide_who_is_to_act_in_a_position() -> None:
     with pytest.raises(IllegalAction) as err:
         apply(state, 0, "5C")
     assert err.value.code == "not_your_turn"
+
+
+def test_teams_are_the_partnerships_seated_opposite() -> None:
+    # Partnerships and seats: seats 0 and 2 against seats 1 and 3
+    teams = GAME.teams(OPTIONS)
+    assert teams == (frozenset({0, 2}), frozenset({1, 3}))
+    assert all(team_of(s) == k for k, team in enumerate(teams) for s in team)
