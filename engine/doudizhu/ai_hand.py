@@ -280,8 +280,17 @@ def plan(packed: int) -> Plan:
     """The cheapest split of the hand ``packed`` into plays (airplanes get their wings)."""
     if packed == 0:
         return Plan(0.0, 0, ())
-    best = _search(packed, 0)
-    return Plan(best.cost, best.plays, _attach_wings(best.groups))
+    found = _PLANS.get(packed)
+    if found is None:
+        best = _search(packed, 0)
+        found = Plan(best.cost, best.plays, _attach_wings(best.groups))
+        if len(_PLANS) >= _MEMO_LIMIT:
+            _PLANS.clear()
+        _PLANS[packed] = found
+    return found
+
+
+_PLANS: dict[int, Plan] = {}
 
 
 def cost(packed: int) -> float:

@@ -2,12 +2,14 @@
 
 Each iteration deals the cards the seat cannot see to the other two hands
 (by their counts; bottom cards the landlord took and has not played stay
-with the landlord), then plays the deal out with the ``normal`` decision
-core (engine.doudizhu.ai_normal.decide) for every seat.  Root moves are
-chosen by UCB1 and scored by the win (1) or loss (0) of the seat's side.
-Everything runs on rank counts, so a rollout costs a few hundred
-microseconds; the world sampler uses the view only (its own hand, the
-public plays, the public bottom and the hand counts).
+with the landlord; worlds that contradict an opponent's pass are mostly
+redrawn, see :class:`WorldSampler`), then plays the deal out with the
+``normal`` decision core (engine.doudizhu.ai_normal.decide) for every seat.
+Root moves are chosen by UCB1 (the answer is the most visited) and scored
+1 for a win of the seat's side, else a small near-miss credit
+(:func:`outcome`).  Everything runs on rank counts, so a rollout costs about
+a millisecond; the sampler uses the view only (its own hand, the public
+plays and passes, the public bottom and the hand counts).
 
 Candidate moves: the ``normal`` choice, the first play of every group of
 the cheapest hand split, the pass, and the legal moves that leave the
@@ -15,7 +17,11 @@ cheapest hands (kicker variants reduced to their best kicker).
 
 Bidding: the seat imagines itself landlord in sampled worlds (the bottom
 from the unseen cards), plays them out the same way and bids by the win
-rate found (:data:`BID_WIN_RATES`).
+rate found (:data:`BID_WIN_RATES`).  The rollouts' farmers are ``normal``
+players that cooperate perfectly, so the estimate is pessimistic: a hand
+found to win 30-36% of such rollouts already wins most real deals as
+landlord (the thresholds were set from arena runs; see the report of
+issue 7).
 """
 
 from __future__ import annotations
@@ -33,13 +39,13 @@ from engine.doudizhu.ai_normal import (
     play_for,
     situation,
 )
-from engine.doudizhu.combos import Move, follow_moves, lead_moves
+from engine.doudizhu.combos import COMBO_INDEX, Move, follow_moves, lead_moves
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Action, Bid, DoudizhuView, Pass
 from engine.game import Budget
 
-DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.18)
+DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.2)
 BID_BUDGET = Budget(iterations=60, seconds=0.2)
 BID_WIN_RATES = (0.3, 0.33, 0.36)
 """Estimated landlord win rate needed to bid 1, 2, 3."""
@@ -125,6 +131,7 @@ def _size(packed: int) -> int:
     return n
 
 
+_TRIPLE_INDEX = COMBO_INDEX["triple"]
 _ABOVE = tuple(-1 << (4 * (r + 1)) for r in range(16))
 _ONES = sum(1 << (4 * r) for r in range(15))
 
@@ -134,7 +141,7 @@ def could_beat(hand: int, target: Move) -> bool:
     if target.combo in ("bomb", "rocket"):
         return False
     n = target.size
-    if target.combo in ("single", "pair", "triple"):
+    if target.combo_index <= _TRIPLE_INDEX:  # single, pair, triple
         if n == 1:
             has = (hand | (hand >> 1) | (hand >> 2)) & _ONES
         elif n == 2:
@@ -149,8 +156,8 @@ def could_beat(hand: int, target: Move) -> bool:
 class WorldSampler:
     """Deals the unseen cards of one view at rank level (the seat's information only).
 
-    Inference from passes: a seat that passed on an opponent's play usually had
-    nothing of that type to beat it.  Each sampled world is checked against
+    Inference from passes: a seat that passed on an opponent's single, pair or
+    triple usually had nothing of that type to beat it.  Each sampled world is checked against
     those passes (the passer's hand then = its hand in the world plus what it
     played since); a world breaking ``v`` of them is kept with probability
     :data:`PASS_TRUST` ** ``v``, else redrawn (at most :data:`SAMPLE_TRIES`
@@ -181,7 +188,7 @@ class WorldSampler:
                 opponents = landlord is not None and (
                     turn.seat == landlord or last_seat == landlord
                 )
-                if opponents:
+                if opponents and last.combo_index <= _TRIPLE_INDEX:
                     marks.append((turn.seat, last, (later[0], later[1], later[2])))
         for passer, target, before in marks:
             pending.append((passer, target, later[passer] - before[passer]))
@@ -339,7 +346,12 @@ class HardPolicy:
             visits[i] += 1
             wins[i] += outcome(hands, winner, seat, landlord)
         self.last_iterations = it
-        best = max(range(n), key=lambda k: (wins[k] / visits[k] if visits[k] else -1.0, -k))
+        # the most visited move (robust against a lucky few rollouts); then the best mean;
+        # ties go to the earlier candidate (the normal choice first)
+        best = max(
+            range(n),
+            key=lambda k: (visits[k], wins[k] / visits[k] if visits[k] else -1.0, -k),
+        )
         return play_for(legal, cands[best])
 
     def landlord_win_rate(
