@@ -12,6 +12,8 @@ How it plays:
 * **Leading.** The declaring side draws trumps while the opponents may hold
   some, with the top trump when it is the highest one out; the Rufer
   declarer first leads the called suit so the partner's ace takes the trick.
+  The partner shows itself by leading trump when it holds three or more;
+  a weaker partner stays hidden (no trump lead, the called ace kept).
   Defenders look for the partner by leading the called suit, cash plain aces
   whose suit has not run, and force the declarer by leading into his voids.
 * **Following.** Every legal card is valued as (chance that the own side
@@ -57,6 +59,8 @@ class Knowledge:
     tricks_left: int
     trumps: tuple[float, ...]
     """Expected number of unseen trumps each seat holds (0 for the viewer)."""
+    hidden_partner: bool
+    """The viewer is the Rufer partner and nobody else knows it yet."""
 
 
 def _voids(view: SchafkopfView, mode: Mode) -> list[set[str]]:
@@ -140,8 +144,12 @@ def knowledge(view: SchafkopfView) -> Knowledge:
         declaring=declaring,
         tricks_left=8 - len(view.tricks),
         trumps=_expected_trumps(view, mode, unseen, voids),
+        hidden_partner=ace is not None and view.partner is None and ace in view.hand,
     )
 
+
+SHOW_TRUMPS = 3
+"""A Rufer partner with this many trumps shows itself by leading trump."""
 
 DECLARER_TRUMPS = {
     "rufer": 5.0,
@@ -380,6 +388,12 @@ def lead(k: Knowledge, cards: Sequence[Card]) -> Card:
         called = [c for c in plain if ace is not None and eff[c] == ace.suit]
         if called_open and called and k.me == contract.declarer:
             return min(called, key=power.__getitem__)  # the partner's ace takes it
+        hidden = k.hidden_partner
+        if hidden and len(trumps) < SHOW_TRUMPS and plain:
+            # a weak partner stays hidden: no trump lead, and not the called ace
+            others = [c for c in plain if c != ace] or plain
+            aces = _safe_aces(k, others, foes)
+            return aces[0] if aces else _cheapest(k, others)
         if trumps and foe_trumps:
             top = max(trumps, key=power.__getitem__)
             if not any(power[c] > power[top] for c in out_trumps):

@@ -414,3 +414,33 @@ def test_hard_takes_the_callers_budget_as_a_cap() -> None:
     assert hard.search.last_worlds == max(1, 30 // n)
     hard.choose(view, view.legal, random.Random(0), Budget(seconds=0.01))  # default iterations
     assert 1 <= hard.search.last_worlds <= 4000 // n
+
+
+PARTNER_WEAK = (
+    "OE UH AH 9H 7G AE 9S 8S",  # declarer: calls the leaves ace
+    "OS US UE 8G 9G 7S 8E 9E",
+    "AG TG OG 7H KS TE KE 7E",  # the partner: OG and one small trump
+    "KG UG TH KH OH 8H AS TS",
+)
+PARTNER_STRONG = (
+    "OE UH AH 9H 7G AE 9S 8S",
+    "OS US UE 8G 9G 7S 8E 9E",
+    "AG TG OG KH TH 7H TE 7E",  # the partner: OG and three more trumps
+    "KG UG KS KE OH 8H AS TS",
+)
+
+
+def test_normal_weak_partner_stays_hidden() -> None:
+    state = bid(deal(*PARTNER_WEAK), "rufer G", "pass", "pass", "pass")
+    state = play(state, "UH US OG 8H")  # the partner wins and leads
+    assert GAME.to_act(state) == (2,)
+    assert knowledge(GAME.view(state, 2)).hidden_partner
+    choice = choose_normal(state)
+    assert choice not in plays("7H AG")  # neither a trump nor the called ace
+
+
+def test_normal_strong_partner_shows_itself_with_a_trump_lead() -> None:
+    state = bid(deal(*PARTNER_STRONG), "rufer G", "pass", "pass", "pass")
+    state = play(state, "UH US OG 8H")
+    choice = choose_normal(state)
+    assert choice in plays("KH TH 7H")
