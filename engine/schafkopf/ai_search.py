@@ -156,22 +156,12 @@ def _top_of_suit(card: Card, hands: Sequence[Sequence[Card]], mode: Mode) -> boo
     return not any(eff[d] == suit and power[d] > p for h in hands for d in h)
 
 
-_OU_KEEP = {"O": 4.0, "U": 2.5}
+def _keep(card: Card, mode: Mode, out: Sequence[Card]) -> float:
+    """What keeping ``card`` is worth later, from the cards still ``out``.
 
-
-def _keep(card: Card, mode: Mode) -> float:
-    """What keeping ``card`` is worth later: trumps by rank, plain aces and tens a little."""
-    pts = CARD_POINTS[card]
-    if mode.eff[card] == TRUMP:
-        return 1.5 + 0.5 * pts + _OU_KEEP.get(card.rank, 0.0)
-    return 3.0 if card.rank == "A" else 1.0 if card.rank == "T" else 0.0
-
-
-DYNAMIC_KEEP = True
-
-
-def _keep_dynamic(card: Card, mode: Mode, out: Sequence[Card]) -> float:
-    """:func:`_keep` from the cards still out: a card nobody can beat is worth more."""
+    A trump keeps its power to win a trick and likely its own points; a plain
+    card nobody can beat any more is worth an ace's trick; others little.
+    """
     eff, power = mode.eff, mode.power
     suit, p = eff[card], power[card]
     higher = sum(1 for d in out if eff[d] == suit and power[d] > p)
@@ -232,14 +222,14 @@ def rollout_card(
         )
     best = -1e9
     choice = legal[0]
-    out = [d for s in range(4) if s != seat for d in hands[s]] if DYNAMIC_KEEP else []
+    out = [d for s in range(4) if s != seat for d in hands[s]]
     for c in legal:
         if _beats(c, wcard, led, mode):
             wins = not any(_can_beat(h, c, led, mode) for h in foes_rest)
         else:
             wins = hold
         gain = pot + CARD_POINTS[c]
-        keep = _keep_dynamic(c, mode, out) if DYNAMIC_KEEP else _keep(c, mode)
+        keep = _keep(c, mode, out)
         value = (gain if wins else -gain) - keep - 0.001 * power[c]
         if value > best:
             best, choice = value, c
