@@ -35,7 +35,7 @@ from engine.cicera.rules import (
     team_of,
 )
 from engine.cicera.state import CiceraView, Play
-from engine.game import Budget
+from engine.game import Budget, resolve_budget
 
 CARDS: tuple[Card, ...] = BRESCIANE_52.cards
 INDEX: dict[Card, int] = {c: i for i, c in enumerate(CARDS)}
@@ -454,7 +454,7 @@ class HardPolicy:
         moves = [
             (INDEX[p.card], tuple(INDEX[c] for c in view.table if c in p.capture)) for p in plays
         ]
-        budget = budget or self.default_budget
+        budget = resolve_budget(budget, self.default_budget)
         max_iter = budget.iterations if budget.iterations is not None else 10**9
         seconds = budget.seconds if budget.seconds is not None else math.inf
         sampler = Sampler(view)

@@ -8,8 +8,7 @@
   chances (:mod:`engine.cicera.ai_normal`).
 * ``hard`` — determinized search over the rest of the deal with a fast
   simulator, scored by the team's deal points minus the other team's
-  (:mod:`engine.cicera.ai_search`); in :data:`EXTRA_POLICIES` until the
-  lead registers it.
+  (:mod:`engine.cicera.ai_search`).
 """
 
 from __future__ import annotations
@@ -157,7 +156,5 @@ POLICIES: Mapping[str, Callable[[], Policy]] = {
     "easy": EasyPolicy,
     "greedy": GreedyPolicy,
     "normal": NormalPolicy,
+    "hard": HardPolicy,
 }
-
-EXTRA_POLICIES: Mapping[str, Callable[[], Policy]] = {"hard": HardPolicy}
-"""Levels the lead registers in :data:`POLICIES` once reviewed (issue 7)."""

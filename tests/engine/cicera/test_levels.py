@@ -7,17 +7,17 @@ import random
 import pytest
 
 from engine.cicera import CiceraState
-from engine.cicera.policies import EXTRA_POLICIES, POLICIES
+from engine.cicera.policies import POLICIES
 from engine.game import Budget
 from engine.policy import Policy, RandomPolicy
 from tests.engine.cicera.helpers import GAME, OPTIONS
 
-LEVELS = [*POLICIES, *EXTRA_POLICIES]
+LEVELS = list(POLICIES)
 SMALL = Budget(iterations=30)
 
 
 def make(name: str) -> Policy:
-    return EXTRA_POLICIES[name]() if name in EXTRA_POLICIES else POLICIES[name]()
+    return POLICIES[name]()
 
 
 def states(n: int, seed: int, every: int = 4) -> list[CiceraState]:
