@@ -26,7 +26,7 @@ class ServerConfig:
     store: str = "memory"
     quick_fill_wait: float = 10.0
     ai_delay: float = 0.8
-    ai_think: float = 1.0
+    ai_think: float = 0.25
     ai_deadline: float = 5.0
     ai_workers: int = 4
     ai_mode: str = "thread"
@@ -50,7 +50,7 @@ HELP: dict[str, str] = {
     "store": "Where table records live: memory (the default, nothing to install).",
     "quick_fill_wait": "Seconds a quick-play table waits for other humans before the AI fills it.",
     "ai_delay": "Default seconds an AI move waits before it shows (tables may override).",
-    "ai_think": "Time budget (seconds) handed to an AI policy for one decision.",
+    "ai_think": "Time cap (seconds) for one AI decision; search levels may stop sooner.",
     "ai_deadline": "Hard limit (s) on one AI decision; past it a fast fallback policy moves.",
     "ai_workers": "Worker threads (or processes) that run AI decisions off the event loop.",
     "ai_mode": "thread (starts at once) or process (heavy search never slows the loop).",
