@@ -23,6 +23,9 @@ ROCKET_VALUE = 14.0
 """Control value of a bomb (plus its rank / 6) and of the rocket, in cost units."""
 _SHIFTS = tuple(4 * r for r in range(NUM_RANKS))
 _MEMO_LIMIT = 200_000
+_PLAN_LIMIT = 4_000
+"""Memo sizes: costs are plain ints and floats (the garbage collector skips them);
+plans are tuples it must scan, so fewer are kept (large memos mean long GC pauses)."""
 
 
 class Group(NamedTuple):
@@ -42,10 +45,10 @@ class Plan(NamedTuple):
     groups: tuple[Group, ...]
 
 
-def _trim(memo: dict[tuple[int, int], Any]) -> None:
+def _trim(memo: dict[int, Any], limit: int) -> None:
     """Forget the oldest quarter of a full memo (insertion order), keep the rest warm."""
-    if len(memo) >= _MEMO_LIMIT:
-        for key in list(islice(memo, _MEMO_LIMIT // 4)):
+    if len(memo) >= limit:
+        for key in list(islice(memo, limit // 4)):
             del memo[key]
 
 
@@ -233,11 +236,11 @@ def _rest_cost(packed: int, cap: int) -> float:
     return PLAY_COST * plays - value + penalty
 
 
-_COST_MEMO: dict[tuple[int, int], float] = {}
+_COST_MEMO: dict[int, float] = {}
 
 
 def _search_cost(packed: int, cap: int) -> float:
-    key = (packed, cap)
+    key = packed << 4 | cap  # cap < 16: at most 6 airplane links
     found = _COST_MEMO.get(key)
     if found is not None:
         return found
@@ -248,16 +251,16 @@ def _search_cost(packed: int, cap: int) -> float:
             total -= 1.0
         if total < best:
             best = total
-    _trim(_COST_MEMO)
+    _trim(_COST_MEMO, _MEMO_LIMIT)
     _COST_MEMO[key] = best
     return best
 
 
-_MEMO: dict[tuple[int, int], Plan] = {}
+_MEMO: dict[int, Plan] = {}
 
 
 def _search(packed: int, cap: int) -> Plan:
-    key = (packed, cap)
+    key = packed << 4 | cap
     found = _MEMO.get(key)
     if found is not None:
         return found
@@ -271,7 +274,7 @@ def _search(packed: int, cap: int) -> Plan:
         total = sub.cost + PLAY_COST - bonus
         if total < best.cost:
             best = Plan(total, sub.plays + 1, (Group(combo, chain, top, length), *sub.groups))
-    _trim(_MEMO)
+    _trim(_MEMO, _PLAN_LIMIT)
     _MEMO[key] = best
     return best
 
@@ -284,8 +287,7 @@ def plan(packed: int) -> Plan:
     if found is None:
         best = _search(packed, 0)
         found = Plan(best.cost, best.plays, _attach_wings(best.groups))
-        if len(_PLANS) >= _MEMO_LIMIT:
-            _PLANS.clear()
+        _trim(_PLANS, _PLAN_LIMIT)
         _PLANS[packed] = found
     return found
 

@@ -70,7 +70,7 @@ _LEAD_INDEX: dict[int, dict[tuple[int, str], Move]] = {}
 def _lead_index(hand: int) -> dict[tuple[int, str], Move]:
     index = _LEAD_INDEX.get(hand)
     if index is None:
-        if len(_LEAD_INDEX) > 20_000:
+        if len(_LEAD_INDEX) > 5_000:
             _LEAD_INDEX.clear()
         index = _LEAD_INDEX[hand] = {(m.packed, m.combo): m for m in lead_moves(hand)}
     return index
