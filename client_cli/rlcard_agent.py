@@ -21,11 +21,12 @@ its lowest single.  The agent's random fallback draws from numpy's global
 generator, which is seeded from the ``rng`` given to :meth:`choose` (and
 restored afterwards), so arena runs are reproducible.
 
-**Bidding**: RLCard's rule agent has no auction.  This policy bids with
-Cardavia's ``normal`` auction rule (:func:`engine.doudizhu.ai_normal.
-choose_bid` with the default thresholds: control cards minus the plays the
-hand needs), the same rule on both sides of every duplicate pair when the
-other side is ``normal`` or ``hard``.
+**Bidding**: RLCard's rule agent has no auction.  This policy bids by hand
+strength with a fixed rule: Cardavia's strength measure
+(:func:`engine.doudizhu.ai_normal.bid_strength`: jokers, twos, aces and
+bombs minus 1.2 per play the hand needs) against :data:`BID_THRESHOLDS`
+(bid 1 from -3, 2 from 0, 3 from 3: a middling hand passes), the same rule
+in every seat and every duplicate lineup.
 """
 
 from __future__ import annotations
@@ -34,13 +35,15 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from engine.doudizhu.ai_normal import BID_THRESHOLDS, FULL_PACKED, choose_bid
+from engine.doudizhu.ai_normal import FULL_PACKED, choose_bid
 from engine.doudizhu.combos import NUM_RANKS, RANKS, Move
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Action, DoudizhuView, Pass, Play
 from engine.game import Budget
 
+BID_THRESHOLDS = (-3.0, 0.0, 3.0)
+"""Strength the adapter needs to bid 1, 2, 3 for RLCard's agent."""
 RL_CHAR = tuple(name[0] for name in RANKS)  # '3' … 'A', '2', 'B', 'R'
 RL_TYPE = {
     "single": "solo",
@@ -148,7 +151,7 @@ class RLCardRulePolicy:
         rng: random.Random,
         budget: Budget | None = None,
     ) -> Action:
-        """Bid by the normal rule; in the play, ask RLCard's agent with the seat's view."""
+        """Bid by hand strength; in the play, ask RLCard's agent with the seat's view."""
         if not legal:
             raise ValueError("no legal action to choose from")
         if view.phase == "bidding":

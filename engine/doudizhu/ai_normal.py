@@ -226,8 +226,12 @@ def bid_strength(hand: int) -> float:
     return score - 1.2 * plan(hand).plays
 
 
-BID_THRESHOLDS = (-3.0, 0.0, 3.0)
-"""Strength needed to bid 1, 2, 3."""
+BID_THRESHOLDS = (-8.0, -5.0, -2.0)
+"""Strength needed to bid 1, 2, 3: about three hands in four bid, one in three bids 3.
+
+The landlord's three extra cards and first lead make most hands worth
+playing: in arena runs these beat more timid thresholds (``-3, 0, 3``) both
+in win rate and in points against ``greedy`` and ``easy``."""
 
 
 def choose_bid(view: DoudizhuView, legal: Sequence[Action], thresholds: Sequence[float]) -> Action:

@@ -45,7 +45,7 @@ from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Action, Bid, DoudizhuView, Pass
 from engine.game import Budget
 
-DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.2)
+DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.22)
 BID_BUDGET = Budget(iterations=60, seconds=0.2)
 BID_WIN_RATES = (0.3, 0.33, 0.36)
 """Estimated landlord win rate needed to bid 1, 2, 3."""

@@ -225,7 +225,7 @@ def test_normal_bids_with_a_strong_hand_and_passes_a_weak_one() -> None:
     strong = deal(hands=("BJ RJ 2S 2H 2D AS AH KS KH", "", ""), first_bidder=0)
     assert normal(strong) == Bid(3)
     weak = deal(
-        hands=("3S 4H 5D 6C 8S 9H TD JC KS 3H 4D 6S 7H 8D 9C JS QS", "", ""), first_bidder=0
+        hands=("3S 5H 7D 9C JS KH 4S 6H 8D TC QS 3H 5D 7C 9S JH KD", "", ""), first_bidder=0
     )
     assert normal(weak) == PASS
     assert bid_strength(packed_counts(mask_of(cards("BJ RJ 2S 2H")))) > bid_strength(
