@@ -43,7 +43,7 @@ from engine.doudizhu.combos import COMBO_INDEX, Move, follow_moves, lead_moves
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Action, Bid, DoudizhuView, Pass
-from engine.game import Budget
+from engine.game import Budget, resolve_budget
 
 DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.22)
 BID_BUDGET = Budget(iterations=60, seconds=0.2)
@@ -280,16 +280,15 @@ class HardPolicy:
         self.last_iterations = 0
 
     def _budget(self, budget: Budget | None, default: Budget) -> tuple[int, float]:
-        """(iterations, seconds): the caller's budget, unset iterations from ``default``.
+        """(iterations, seconds) of :func:`engine.game.resolve_budget`.
 
         Without a budget the default applies (time-capped); a caller's
         ``seconds`` is used as given (``None``: no time limit, deterministic).
+        The seconds cover the whole decision, candidate generation included.
         """
-        if budget is None:
-            budget = default
-        iterations = budget.iterations if budget.iterations is not None else default.iterations
-        seconds = budget.seconds if budget.seconds is not None else math.inf
-        return (iterations if iterations is not None else 10**9, seconds)
+        resolved = resolve_budget(budget, default)
+        iterations = resolved.iterations if resolved.iterations is not None else 10**9
+        return (iterations, resolved.seconds if resolved.seconds is not None else math.inf)
 
     def choose(
         self,
@@ -299,6 +298,7 @@ class HardPolicy:
         budget: Budget | None = None,
     ) -> Action:
         """The searched choice among ``legal``."""
+        started = time.perf_counter()
         if not legal:
             raise ValueError("no legal action to choose from")
         self.last_iterations = 0
@@ -313,7 +313,7 @@ class HardPolicy:
         if len(cands) == 1 or (cands[0] is not None and cands[0].packed == hand):
             return play_for(legal, cands[0])
         max_iter, seconds = self._budget(budget, self.default_budget)
-        deadline = time.perf_counter() + seconds
+        deadline = started + seconds
         sampler = WorldSampler(view)
         # passes since the play to beat: the seats between its player and us
         passed = (sit.seat - sit.last_seat) % 3 - 1 if sit.last_seat is not None else 0
