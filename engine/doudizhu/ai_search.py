@@ -271,7 +271,11 @@ def candidates(hand: int, last: Move | None, sit: Situation) -> list[Move | None
 
 
 class HardPolicy:
-    """Determinized Monte Carlo search with normal-player rollouts, from the view only."""
+    """Determinized Monte Carlo search with normal-player rollouts, from the view only.
+
+    Default budget: 0.22 s per decision (at most 2000 rollouts), 0.2 s for a
+    bid; an iteration-only budget makes the choice deterministic for a seed.
+    """
 
     name = "hard"
 
