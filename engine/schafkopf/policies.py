@@ -185,15 +185,6 @@ class EasyPolicy:
         return GreedyPolicy().choose(view, legal, rng)
 
 
-POLICIES: Mapping[str, Callable[[], Policy]] = {
-    "random": RandomPolicy,
-    "easy": EasyPolicy,
-    "greedy": GreedyPolicy,
-    "normal": NormalPolicy,
-}
-"""The default levels, weakest first."""
-
-
 def hard_policy() -> Policy:
     """Determinized search (:mod:`engine.schafkopf.ai_search`); imported on demand."""
     from engine.schafkopf.ai_search import HardPolicy
@@ -201,5 +192,11 @@ def hard_policy() -> Policy:
     return HardPolicy()
 
 
-EXTRA_POLICIES: Mapping[str, Callable[[], Policy]] = {"hard": hard_policy}
-"""Stronger but slower policies, kept out of :data:`POLICIES` (the default, fast set)."""
+POLICIES: Mapping[str, Callable[[], Policy]] = {
+    "random": RandomPolicy,
+    "easy": EasyPolicy,
+    "greedy": GreedyPolicy,
+    "normal": NormalPolicy,
+    "hard": hard_policy,
+}
+"""The levels, weakest first."""

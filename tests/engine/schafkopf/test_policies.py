@@ -21,18 +21,18 @@ from engine.schafkopf.ai_search import (
     rollout_card,
     settlement,
 )
-from engine.schafkopf.policies import EXTRA_POLICIES, EasyPolicy, GreedyPolicy, choose_bid
+from engine.schafkopf.policies import EasyPolicy, GreedyPolicy, choose_bid
 from engine.schafkopf.rules import mode_of
 from engine.schafkopf.state import Action, Bid
 from tests.engine.schafkopf.helpers import GAME, bid, cards, columns, deal, play, plays
 from tests.engine.schafkopf.test_scoring_examples import RUFER_SCHNEIDER, SOLO_LEAVES
 
-LEVELS = [*policy_names("schafkopf"), *EXTRA_POLICIES]
+LEVELS = list(policy_names("schafkopf"))
 SMALL = Budget(iterations=24)
 
 
 def make(name: str):  # type: ignore[no-untyped-def]
-    return EXTRA_POLICIES[name]() if name in EXTRA_POLICIES else get_policy("schafkopf", name)
+    return get_policy("schafkopf", name)
 
 
 def series(seed: int, names: list[str]) -> tuple[int, ...]:
@@ -69,8 +69,7 @@ def positions(n: int = 14, seed: int = 3) -> list[SchafkopfState]:
 
 
 def test_levels_are_registered_weakest_first() -> None:
-    assert policy_names("schafkopf") == ("random", "easy", "greedy", "normal")
-    assert list(EXTRA_POLICIES) == ["hard"]
+    assert policy_names("schafkopf") == ("random", "easy", "greedy", "normal", "hard")
 
 
 @pytest.mark.parametrize("level", LEVELS)
