@@ -7,9 +7,12 @@ redrawn, see :class:`WorldSampler`), then plays the deal out with the
 ``normal`` decision core (engine.doudizhu.ai_normal.decide) for every seat.
 Root moves are chosen by UCB1 (the answer is the most visited) and scored
 1 for a win of the seat's side, else a small near-miss credit
-(:func:`outcome`).  Everything runs on rank counts, so a rollout costs about
-a millisecond; the sampler uses the view only (its own hand, the public
-plays and passes, the public bottom and the hand counts).
+(:func:`outcome`).  In the rollouts the opposing side makes a random move
+one time in ten (:data:`OPPONENT_NOISE`): real opponents err, and a search
+that expects flawless ones gives up on hands it can still win.  Everything
+runs on rank counts, so a rollout costs about a millisecond; the sampler
+uses the view only (its own hand, the public plays and passes, the public
+bottom and the hand counts).
 
 Candidate moves: the ``normal`` choice, the first play of every group of
 the cheapest hand split, the pass, and the legal moves that leave the
@@ -51,6 +54,7 @@ BID_WIN_RATES = (0.3, 0.33, 0.36)
 """Estimated landlord win rate needed to bid 1, 2, 3."""
 EXPLORATION = 0.6
 NEAR_MISS = 0.3
+OPPONENT_NOISE = 0.1
 PASS_TRUST = 0.15
 SAMPLE_TRIES = 12
 MAX_CANDIDATES = 10
@@ -78,11 +82,15 @@ def rollout(
     last: Move | None,
     last_seat: int | None,
     passes: int = 0,
+    noisy: int = -1,
+    rng: random.Random | None = None,
 ) -> int:
     """Play the deal out with the normal core for every seat; return the winner's seat.
 
     ``passes`` counts the passes since ``last`` was played (two end the trick).
-    ``hands`` is updated in place to the hands at the end.
+    ``hands`` is updated in place to the hands at the end.  The seats of the
+    side opposed to seat ``noisy`` (if any) make a random move one time in
+    :data:`OPPONENT_NOISE`⁻¹ (drawn from ``rng``): opponents are not perfect.
     """
     if passes >= 2:
         last, passes = None, 0
@@ -91,7 +99,18 @@ def rollout(
     for _ in range(_MAX_STEPS):
         hand = hands[turn]
         sit = Situation(turn, landlord, (left[0], left[1], left[2]), last_seat, total - hand)
-        move = decide(hand, last, sit)
+        if (
+            rng is not None
+            and noisy >= 0
+            and (turn == landlord) != (noisy == landlord)
+            and rng.random() < OPPONENT_NOISE
+        ):
+            options: Sequence[Move | None] = (
+                lead_moves(hand) if last is None else (None, *follow_moves(hand, last))
+            )
+            move = options[rng.randrange(len(options))]
+        else:
+            move = decide(hand, last, sit)
         if move is None:
             passes += 1
             if passes == 2:
@@ -340,13 +359,15 @@ class HardPolicy:
             hands = sampler.sample(rng)
             move = cands[i]
             if move is None:
-                winner = rollout(hands, landlord, (seat + 1) % 3, last, sit.last_seat, passed + 1)
+                winner = rollout(
+                    hands, landlord, (seat + 1) % 3, last, sit.last_seat, passed + 1, seat, rng
+                )
             else:
                 hands[seat] -= move.packed
                 if hands[seat] == 0:
                     winner = seat
                 else:
-                    winner = rollout(hands, landlord, (seat + 1) % 3, move, seat)
+                    winner = rollout(hands, landlord, (seat + 1) % 3, move, seat, 0, seat, rng)
             visits[i] += 1
             wins[i] += outcome(hands, winner, seat, landlord)
         self.last_iterations = it
