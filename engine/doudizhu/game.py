@@ -280,12 +280,12 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         parsed = action._parsed
         move, mask = parsed if parsed is not None else read_play(action)
         hand = state.hands[seat]
-        if move.plays.get(hand & move.nibbles) is action:
-            pass  # the very play listed for this hand: held, canonical suits
-        elif mask & ~hand:
+        # the very play object listed for this hand is held and in canonical suits
+        listed = move.plays.get(hand & move.nibbles) is action
+        if not listed and mask & ~hand:
             missing = format_cards(cards_of(mask & ~hand))
             raise IllegalAction("not_in_hand", f"{missing} not in your hand")
-        elif select(hand, move) != mask:
+        if not listed and select(hand, move) != mask:
             wanted = format_cards(cards_of(select(hand, move)))
             raise IllegalAction(
                 "suit_choice",
