@@ -3,7 +3,7 @@
 Both Scopa and Cicera let a played card take a *group* of two or more table
 cards whose values add up to the card's value.  The games differ in which
 cards have values and whether a single match takes priority; that stays in
-each game.  This module only answers "which groups sum to N".
+each game.  This module answers "which groups sum to N" and "who holds the majority".
 """
 
 from __future__ import annotations
@@ -45,3 +45,10 @@ def groups_summing_to(
     if target > 0:
         walk(0, target, [])
     return tuple(out)
+
+
+def majority(a: int, b: int) -> int | None:
+    """Side 0 or 1 with strictly more, ``None`` on a tie (a tied award gives nobody the point)."""
+    if a == b:
+        return None
+    return 0 if a > b else 1

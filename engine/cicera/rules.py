@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
-from engine.capture import groups_summing_to
+from engine.capture import groups_summing_to, majority
 from engine.cards import BRESCIANE_52, Card
 from engine.cicera.state import CiceraScore, LastPlay, Piles, TeamBonuses
 from engine.game import IllegalAction
@@ -168,12 +168,6 @@ def napula_length(pile: Collection[Card]) -> int:
     return run if run >= 3 else 0
 
 
-def _majority(a: int, b: int) -> int | None:
-    if a == b:
-        return None
-    return 0 if a > b else 1
-
-
 def _holder(card: Card, piles: Piles) -> int | None:
     if card in piles[0]:
         return 0
@@ -197,8 +191,8 @@ def score_deal(
         sum(1 for c in piles[0] if c.suit == SWORDS),
         sum(1 for c in piles[1] if c.suit == SWORDS),
     )
-    cards_award = _majority(*cards)
-    swords_award = _majority(*swords)
+    cards_award = majority(*cards)
+    swords_award = majority(*swords)
     mata = _holder(MATA, piles)
     ten = _holder(TEN_OF_COINS, piles)
     fante = _holder(FANTE_OF_CUPS, piles)
@@ -226,6 +220,6 @@ def score_deal(
         bonuses=bonus_points,
         awards=(award_points[0], award_points[1]),
         points=points,
-        winner=_majority(*points),
+        winner=majority(*points),
         unclaimed=unclaimed,
     )

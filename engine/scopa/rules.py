@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.capture import groups_summing_to
+from engine.capture import groups_summing_to, majority
 from engine.cards import Card
 from engine.scopa.state import DealScore
 
@@ -67,12 +67,6 @@ def primiera_sum(pile: Sequence[Card]) -> int | None:
     return sum(best.values())
 
 
-def _majority(a: int, b: int) -> int | None:
-    if a == b:
-        return None
-    return 0 if a > b else 1
-
-
 def score_deal(piles: tuple[Sequence[Card], Sequence[Card]], scope: tuple[int, int]) -> DealScore:
     """Score a completed deal: scope plus the four awards, a tie giving nobody the point."""
     cards = (len(piles[0]), len(piles[1]))
@@ -88,9 +82,9 @@ def score_deal(piles: tuple[Sequence[Card], Sequence[Card]], scope: tuple[int, i
     elif prim[0] is None:
         prim_award = 1
     else:
-        prim_award = _majority(prim[0], prim[1])
+        prim_award = majority(prim[0], prim[1])
     sette = 0 if SETTEBELLO in piles[0] else 1 if SETTEBELLO in piles[1] else None
-    awards = (_majority(*cards), _majority(*diamonds), sette, prim_award)
+    awards = (majority(*cards), majority(*diamonds), sette, prim_award)
     points = (
         scope[0] + sum(1 for a in awards if a == 0),
         scope[1] + sum(1 for a in awards if a == 1),
