@@ -37,7 +37,7 @@ from engine.cards import GERMAN_32, Card
 from engine.game import Budget
 from engine.schafkopf.ai_bidding import best_bid
 from engine.schafkopf.rules import CARD_POINTS, TOUTS, TRUMP, Mode, mode_of, trick_winner
-from engine.schafkopf.state import Action, Contract, PlayCard, SchafkopfView
+from engine.schafkopf.state import Action, Contract, PlayCard, SchafkopfView, legal_cards
 
 DECK = GERMAN_32.cards
 
@@ -473,6 +473,6 @@ class NormalPolicy:
             raise ValueError("no legal action to choose from")
         if view.phase == "bidding":
             return best_bid(view.hand, legal)
-        cards = [a.card for a in legal if isinstance(a, PlayCard)]
+        cards = legal_cards(legal)
         card = choose_card(view, cards)
-        return next(a for a in legal if isinstance(a, PlayCard) and a.card == card)
+        return PlayCard(card)

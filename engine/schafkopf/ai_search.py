@@ -56,7 +56,15 @@ from engine.schafkopf.rules import (
     mode_of,
     trick_winner,
 )
-from engine.schafkopf.state import Action, Bid, Pass, PlayCard, SchafkopfState, SchafkopfView
+from engine.schafkopf.state import (
+    Action,
+    Bid,
+    Pass,
+    PlayCard,
+    SchafkopfState,
+    SchafkopfView,
+    legal_cards,
+)
 
 GAME = SchafkopfGame()
 DEFAULT_BUDGET = Budget(iterations=4000, seconds=0.22)
@@ -469,6 +477,6 @@ class HardPolicy:
             return best_bid(view.hand, legal)
         if len(legal) == 1:
             return legal[0]
-        cards = [a.card for a in legal if isinstance(a, PlayCard)]
+        cards = legal_cards(legal)
         card = self.search.choose_card(view, cards, rng, budget)
-        return next(a for a in legal if isinstance(a, PlayCard) and a.card == card)
+        return PlayCard(card)

@@ -19,7 +19,14 @@ from engine.schafkopf.rules import (
     mode_of,
     trick_winner,
 )
-from engine.schafkopf.state import Action, Announce, ContractKind, PlayCard, SchafkopfView
+from engine.schafkopf.state import (
+    Action,
+    Announce,
+    ContractKind,
+    PlayCard,
+    SchafkopfView,
+    legal_cards,
+)
 
 
 def _count(hand: Sequence[Card], ranks: str) -> int:
@@ -155,9 +162,9 @@ class GreedyPolicy:
             raise ValueError("no legal action to choose from")
         if view.phase == "bidding":
             return choose_bid(view.hand, legal)
-        cards = [a.card for a in legal if isinstance(a, PlayCard)]
+        cards = legal_cards(legal)
         card = choose_card(view, cards)
-        return next(a for a in legal if isinstance(a, PlayCard) and a.card == card)
+        return PlayCard(card)
 
 
 class EasyPolicy:

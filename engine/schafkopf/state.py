@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
@@ -62,6 +63,11 @@ class PlayCard:
 
 
 Action = Announce | Pass | PlayCard
+
+
+def legal_cards(legal: Sequence[Action]) -> list[Card]:
+    """The cards a seat may play, from its legal actions (one PlayCard per card)."""
+    return [a.card for a in legal if isinstance(a, PlayCard)]
 
 
 # -- public records ------------------------------------------------------------
