@@ -11,26 +11,16 @@ import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from server.app import CardaviaServer, running_server
 from server.config import ServerConfig
+from tests.server.helpers import FAST as SERVER_FAST
 
 T = TypeVar("T")
 
-FAST = ServerConfig(
-    host="127.0.0.1",
-    port=0,
-    ai_delay=0.0,
-    ai_think=0.02,
-    ai_deadline=5.0,
-    ai_workers=2,
-    quick_fill_wait=0.3,
-    disconnect_grace=0.3,
-    rate_per_s=10_000.0,
-    rate_burst=10_000,
-    log_level="error",
-)
+FAST = replace(SERVER_FAST, host="127.0.0.1", log_level="error")
 
 
 class LiveServer:

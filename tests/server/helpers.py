@@ -10,6 +10,7 @@ from engine.codec import to_plain
 from engine.game import Game
 from engine.registry import GAMES
 from protocol import server_messages as sm
+from server.config import ServerConfig
 from server.table_core import plain_event
 
 
@@ -44,6 +45,20 @@ async def watch(client: Client, table: str, recorder: Recorder) -> dict[str, Any
         if state is not None and state.result is not None:
             return state.result
         recorder(await client.receive())
+
+
+# a real server with fast AI, short waits and timers, for tests
+FAST = ServerConfig(
+    port=0,
+    ai_delay=0.0,
+    ai_think=0.02,
+    ai_deadline=5.0,
+    ai_workers=2,
+    quick_fill_wait=0.3,
+    disconnect_grace=0.3,
+    rate_per_s=10_000.0,
+    rate_burst=10_000,
+)
 
 
 def may_see(audience: frozenset[int] | None, seat: int | None) -> bool:

@@ -12,8 +12,7 @@ from engine.codec import to_plain
 from engine.registry import GAMES
 from protocol import server_messages as sm
 from server.app import CardaviaServer, running_server
-from tests.server.conftest import FAST
-from tests.server.helpers import Recorder
+from tests.server.helpers import FAST, Recorder
 
 GAME_IDS = sorted(GAMES)
 
