@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from client_cli.render.base import Renderer
+from client_cli.render.capture import CaptureRenderer
 
 
-class ScopaRenderer(Renderer):
+class ScopaRenderer(CaptureRenderer):
     """Two players; captures and scope per seat; a match to ``target`` points."""
 
     game = "scopa"
@@ -35,13 +35,6 @@ class ScopaRenderer(Renderer):
         lines.append(f"Score: {self.per_seat(view.get('totals') or [])}")
         return lines
 
-    def game_action(self, action: Mapping[str, Any]) -> str | None:
-        if action.get("type") != "play":
-            return None
-        text = f"Play {self.card(action.get('card', '?'))}"
-        capture = action.get("capture") or []
-        return text + (f", capture {self.cards(capture, ' + ')}" if capture else ", no capture")
-
     def game_event(self, kind: str, data: Mapping[str, Any]) -> list[str] | None:
         who = self.seats.title(data.get("seat"))
         if kind == "deal":
@@ -53,11 +46,7 @@ class ScopaRenderer(Renderer):
         if kind == "hand":
             return [f"{who} get{'' if who == 'You' else 's'}: {self.cards(data.get('hand', []))}"]
         if kind == "play":
-            verb = "play" if who == "You" else "plays"
-            line = f"{who} {verb} {self.card(data.get('card', '?'))}"
-            if data.get("captured"):
-                line += f" and capture{'' if who == 'You' else 's'} "
-                line += self.cards(data["captured"], " + ")
+            line = self.capture_line(who, data)
             if data.get("scopa"):
                 line += " — SCOPA!"
             return [line]
