@@ -42,17 +42,22 @@ def _worth(cards: Sequence[Card]) -> float:
     return sum(card_worth(c) for c in cards)
 
 
-def greedy_score(view: ScopaView, play: Play) -> float:
-    """Immediate value of ``play``: what it takes, a sweep, and the sweep it leaves open."""
+def play_gain(view: ScopaView, play: Play, lay_cost: float) -> tuple[float, list[Card]]:
+    """What ``play`` takes (a sweep included), or ``lay_cost`` × the worth of a laid card;
+    and the table it leaves."""
     if play.capture:
         table = [c for c in view.table if c not in play.capture]
-        score = _worth([play.card, *play.capture])
+        gain = _worth([play.card, *play.capture])
         last = view.stock_count == 0 and sum(view.hand_counts) == 1
         if not table and not last:
-            score += SCOPA_BONUS
-    else:
-        table = [*view.table, play.card]
-        score = -_worth([play.card])
+            gain += SCOPA_BONUS
+        return gain, table
+    return -_worth([play.card]) * lay_cost, [*view.table, play.card]
+
+
+def greedy_score(view: ScopaView, play: Play) -> float:
+    """Immediate value of ``play``: what it takes, a sweep, and the sweep it leaves open."""
+    score, table = play_gain(view, play, lay_cost=1.0)
     # a table whose values add up to at most 10 can be swept by the opponent
     if table and sum(VALUE[c.rank] for c in table) <= 10:
         score -= 6.0
@@ -156,15 +161,7 @@ class NormalPolicy:
         answer_is_last = view.stock_count == 0 and held == 1 and view.hand_counts[view.seat] == 1
         scored = []
         for play in legal:
-            if play.capture:
-                table = [c for c in view.table if c not in play.capture]
-                gain = _worth([play.card, *play.capture])
-                last = view.stock_count == 0 and sum(view.hand_counts) == 1
-                if not table and not last:
-                    gain += SCOPA_BONUS
-            else:
-                table = [*view.table, play.card]
-                gain = -_worth([play.card]) * 0.5
+            gain, table = play_gain(view, play, lay_cost=0.5)
             risk = expected_best_answer(table, unseen, held, answer_is_last)
             scored.append((gain - 0.8 * risk, play))
         return _pick_best(scored, rng)
