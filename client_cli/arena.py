@@ -4,8 +4,10 @@ Every deal (one whole game from one seed) is played once per *lineup*: side
 ``a`` takes each position in turn (in two-team games, each team's seats), so
 both sides get the same cards and the luck of the deal cancels.  Reports side
 a's win rate with a 95% confidence interval (normal approximation over the
-paired deals), points per game, and decision-time percentiles.  The last
-line is one JSON object.
+paired deals), the win rate over decided games (draws left out), the win
+rate by position, points per game, and decision-time percentiles.  The last
+line is one JSON object.  Deals are independent, so ``jobs`` > 1 plays them
+in worker processes with the same results as one process.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import math
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,13 +66,25 @@ def lineups(game: Game[Any, Any, Any, Any], options: Any) -> list[tuple[str, ...
 
 @dataclass
 class ArenaTally:
-    """Per-deal outcomes of side a, and decision times of both sides."""
+    """Per-deal outcomes of side a, per-game results, and decision times of both sides."""
 
     deal_wins: list[float] = field(default_factory=list)
     deal_points: list[float] = field(default_factory=list)
     deal_margin: list[float] = field(default_factory=list)
     times: dict[str, list[float]] = field(default_factory=lambda: {"a": [], "b": []})
     games: int = 0
+    a_wins: int = 0
+    b_wins: int = 0
+    draws: int = 0
+    position_wins: list[list[float]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DealOutcome:
+    """One duplicate deal: side a's (win, points, margin) per lineup, and decision times."""
+
+    games: tuple[tuple[float, float, float], ...]
+    times: dict[str, list[float]]
 
 
 def play_lineup(
@@ -78,10 +93,13 @@ def play_lineup(
     seed: int,
     lineup: Sequence[str],
     policies: dict[str, Policy],
-    tally: ArenaTally,
+    times: dict[str, list[float]],
     budget: Budget | None = None,
 ) -> tuple[float, float, float]:
-    """Play one game; return side a's win (1, ½ for a draw, 0), points and margin."""
+    """Play one game; return side a's win (1, ½ for a draw, 0), points and margin.
+
+    Each decision's time is appended to ``times`` under its side.
+    """
     rng = derive_rng(seed, "arena", "".join(lineup))
     state = game.new_state(options, seed)
     while not game.is_over(state):
@@ -90,11 +108,10 @@ def play_lineup(
         view = game.view(state, seat)
         t0 = time.perf_counter()
         action = policies[side].choose(view, view.legal, rng, budget)
-        tally.times[side].append(time.perf_counter() - t0)
+        times[side].append(time.perf_counter() - t0)
         state = game.apply(state, seat, action).state
     result = game.result(state)
     assert result is not None
-    tally.games += 1
     a_seats = [s for s, side in enumerate(lineup) if side == "a"]
     b_seats = [s for s, side in enumerate(lineup) if side == "b"]
     if not result.winners:
@@ -106,10 +123,62 @@ def play_lineup(
     return win, a_points, a_points - b_points
 
 
+def play_deal(
+    game_id: str,
+    raw_options: dict[str, Any],
+    a: str,
+    b: str,
+    seed: int,
+    index: int,
+    budget: Budget | None = None,
+    make_policy: Callable[[str, str], Policy] = make_policy,
+) -> DealOutcome:
+    """Play deal number ``index`` of an arena run once per lineup (a worker's unit of work)."""
+    game = get_game(game_id)
+    options = game.options(raw_options)
+    policies = {"a": make_policy(game_id, a), "b": make_policy(game_id, b)}
+    deal_seed = new_seed(derive_rng(seed, "arena-deal", index))
+    times: dict[str, list[float]] = {"a": [], "b": []}
+    games = tuple(
+        play_lineup(game, options, deal_seed, up, policies, times, budget)
+        for up in lineups(game, options)
+    )
+    return DealOutcome(games, times)
+
+
+def record(tally: ArenaTally, outcome: DealOutcome) -> None:
+    """Add one duplicate deal's outcome to ``tally``."""
+    games = outcome.games
+    tally.games += len(games)
+    tally.deal_wins.append(statistics.fmean(g[0] for g in games))
+    tally.deal_points.append(statistics.fmean(g[1] for g in games))
+    tally.deal_margin.append(statistics.fmean(g[2] for g in games))
+    if not tally.position_wins:
+        tally.position_wins = [[] for _ in games]
+    for position, (win, _, _) in enumerate(games):
+        tally.position_wins[position].append(win)
+        if win == 1.0:
+            tally.a_wins += 1
+        elif win == 0.0:
+            tally.b_wins += 1
+        else:
+            tally.draws += 1
+    for side, times in outcome.times.items():
+        tally.times[side].extend(times)
+
+
 def _ci95(values: Sequence[float]) -> float:
     if len(values) < 2:
         return math.inf
     return 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def _rate_ci95(wins: int, n: int) -> float:
+    """Half-width of the 95% normal-approximation interval of a binomial rate."""
+    if n < 2:
+        return math.inf
+    p = wins / n
+    return 1.96 * math.sqrt(p * (1.0 - p) / n)
 
 
 def _pct(values: Sequence[float], q: float) -> float:
@@ -118,6 +187,31 @@ def _pct(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     k = min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))
     return ordered[k] * 1000.0
+
+
+def _outcomes(
+    game_id: str,
+    a: str,
+    b: str,
+    deals: int,
+    seed: int,
+    raw_options: dict[str, Any],
+    make_policy: Callable[[str, str], Policy],
+    budget: Budget | None,
+    jobs: int,
+) -> Iterator[DealOutcome]:
+    """The deals' outcomes in deal order, played here or by ``jobs`` worker processes."""
+    if jobs <= 1:
+        for i in range(deals):
+            yield play_deal(game_id, raw_options, a, b, seed, i, budget, make_policy)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [
+            pool.submit(play_deal, game_id, raw_options, a, b, seed, i, budget, make_policy)
+            for i in range(deals)
+        ]
+        for future in futures:
+            yield future.result()
 
 
 def run(
@@ -130,27 +224,26 @@ def run(
     make_policy: Callable[[str, str], Policy] = make_policy,
     progress: Callable[[int, ArenaTally], None] | None = None,
     budget: Budget | None = None,
+    jobs: int = 1,
 ) -> dict[str, Any]:
     """Play ``deals`` duplicate deals of ``a`` against ``b``; return the report.
 
     ``budget`` goes to every decision of both sides (``None``: each policy's
-    default); an iteration-only budget makes the run reproducible.
+    default); an iteration-only budget makes the run reproducible.  With
+    ``jobs`` > 1 the deals are shared among worker processes (``make_policy``
+    must then be a module-level function); the report is the same.
     """
     game = get_game(game_id)
-    options = game.options(raw_options)
-    policies = {"a": make_policy(game_id, a), "b": make_policy(game_id, b)}
+    game.options(raw_options)  # bad options fail here, before any worker starts
+    make_policy(game_id, a)
+    make_policy(game_id, b)
     tally = ArenaTally()
-    ups = lineups(game, options)
-    for i in range(deals):
-        deal_seed = new_seed(derive_rng(seed, "arena-deal", i))
-        outcomes = [
-            play_lineup(game, options, deal_seed, up, policies, tally, budget) for up in ups
-        ]
-        tally.deal_wins.append(statistics.fmean(o[0] for o in outcomes))
-        tally.deal_points.append(statistics.fmean(o[1] for o in outcomes))
-        tally.deal_margin.append(statistics.fmean(o[2] for o in outcomes))
+    outcomes = _outcomes(game_id, a, b, deals, seed, raw_options, make_policy, budget, jobs)
+    for i, outcome in enumerate(outcomes):
+        record(tally, outcome)
         if progress is not None:
             progress(i + 1, tally)
+    decided = tally.a_wins + tally.b_wins
     return {
         "game": game_id,
         "a": a,
@@ -160,6 +253,12 @@ def run(
         "seed": seed,
         "win_rate": round(statistics.fmean(tally.deal_wins), 4),
         "ci95": round(_ci95(tally.deal_wins), 4),
+        "a_wins": tally.a_wins,
+        "b_wins": tally.b_wins,
+        "draws": tally.draws,
+        "decided_win_rate": round(tally.a_wins / decided, 4) if decided else None,
+        "decided_ci95": round(_rate_ci95(tally.a_wins, decided), 4) if decided else None,
+        "win_rate_by_position": [round(statistics.fmean(w), 4) for w in tally.position_wins],
         "points_per_deal": round(statistics.fmean(tally.deal_points), 4),
         "margin_per_deal": round(statistics.fmean(tally.deal_margin), 4),
         "margin_ci95": round(_ci95(tally.deal_margin), 4),
@@ -190,6 +289,12 @@ def add_parser(sub: Any) -> None:
         default=None,
         help="time cap per decision in ms (default: each policy's own budget)",
     )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="worker processes playing deals in parallel (same results; default 1)",
+    )
     add_option_argument(p, "deals=1")
     p.set_defaults(func=_main)
 
@@ -197,6 +302,9 @@ def add_parser(sub: Any) -> None:
 def _main(args: argparse.Namespace) -> int:
     if args.deals < 1:
         print("cardavia arena: --deals must be at least 1")
+        return 2
+    if args.jobs < 1:
+        print("cardavia arena: --jobs must be at least 1")
         return 2
     budget = None
     if args.iterations is not None or args.think_ms is not None:
@@ -224,6 +332,7 @@ def _main(args: argparse.Namespace) -> int:
             dict(args.option),
             progress=progress,
             budget=budget,
+            jobs=args.jobs,
         )
     except (KeyError, OptionsError, ImportError) as exc:
         print(f"cardavia arena: {exc}")
@@ -233,6 +342,14 @@ def _main(args: argparse.Namespace) -> int:
         f"({report['games']} games)"
     )
     print(f"  win rate of a: {report['win_rate']:.3f} ± {report['ci95']:.3f} (95%)")
+    if report["decided_win_rate"] is not None and report["draws"]:
+        print(
+            f"  decided games: a {report['a_wins']}, b {report['b_wins']} "
+            f"({report['draws']} drawn): {report['decided_win_rate']:.3f} "
+            f"± {report['decided_ci95']:.3f}"
+        )
+    positions = ", ".join(f"{w:.3f}" for w in report["win_rate_by_position"])
+    print(f"  win rate of a by position: {positions}")
     print(
         f"  points per deal: {report['points_per_deal']:.3f}, margin "
         f"{report['margin_per_deal']:.3f} ± {report['margin_ci95']:.3f}"

@@ -62,3 +62,37 @@ def test_an_iteration_budget_makes_search_runs_reproducible():
         for key in [k for k in r if "ms" in k]:
             r.pop(key)
     assert first == again
+
+
+def test_decided_games_and_positions_account_for_every_game():
+    report = run("cicera", "normal", "easy", 6, 3, {})
+    assert report["a_wins"] + report["b_wins"] + report["draws"] == report["games"] == 12
+    decided = report["a_wins"] + report["b_wins"]
+    assert report["decided_win_rate"] == round(report["a_wins"] / decided, 4)
+    # two lineups (one per team); the deal mean is the mean over positions
+    by_position = report["win_rate_by_position"]
+    assert len(by_position) == 2
+    assert report["win_rate"] == pytest.approx(sum(by_position) / 2, abs=1e-3)
+
+
+def test_win_rate_by_position_follows_the_seat_of_side_a():
+    report = run("doudizhu", "greedy", "random", 4, 5, {})
+    assert len(report["win_rate_by_position"]) == 3
+    assert report["a_wins"] + report["b_wins"] + report["draws"] == 12
+
+
+def test_worker_processes_give_the_same_report():
+    one = run("scopa", "normal", "easy", 6, 9, {"target": 5})
+    two = run("scopa", "normal", "easy", 6, 9, {"target": 5}, jobs=2)
+    for r in (one, two):
+        for key in [k for k in r if "ms" in k]:
+            r.pop(key)
+    assert one == two
+
+
+def test_arena_refuses_bad_jobs_and_bad_options(capsys):
+    assert main(["arena", "--game", "scopa", "--a", "easy", "--b", "easy", "--jobs", "0"]) == 2
+    assert "--jobs" in capsys.readouterr().out
+    code = main(["arena", "--game", "scopa", "--a", "easy", "--b", "easy", "-o", "target=0"])
+    assert code == 2
+    assert "target" in capsys.readouterr().out
