@@ -70,7 +70,7 @@ def groups(value: int, table: Sequence[int]) -> list[tuple[int, ...]]:
 
 IndexGroups = tuple[tuple[int, ...], ...]
 _CAPTURES: dict[tuple[int, ...], tuple[IndexGroups, ...]] = {}
-_CAPTURES_MAX = 200_000
+_CAPTURES_MAX = 50_000
 
 
 def capture_table(values: tuple[int, ...]) -> tuple[IndexGroups, ...]:
@@ -498,6 +498,9 @@ DEFAULT_BUDGET = Budget(iterations=5000, seconds=0.2)
 """Sampled worlds per decision (an iteration: one world, every root play rolled out in
 it), capped by 0.2 s of thinking (the decision-time goal is a 250 ms median)."""
 
+SOLVE_STOCK = 0
+"""Each world is solved exactly (minimax) instead of rolled out once the stock holds at
+most this many cards."""
 MIN_WORLDS = 120
 CHECK_EVERY = 10
 CONFIDENCE = 4.0
@@ -534,6 +537,7 @@ class ScopaSearch:
         self.name = name
         self.match_aware = match_aware
         self.min_worlds = MIN_WORLDS
+        self.solve_stock = SOLVE_STOCK
         self.confidence = CONFIDENCE
         self.default_budget = default_budget
         self.last_iterations = 0
@@ -565,7 +569,7 @@ class ScopaSearch:
             table = match_values(seat, view.totals, view.options.target)
         else:
             table = margin_values(seat)
-        exact = view.stock_count == 0
+        exact = view.stock_count <= self.solve_stock
         worlds = 0
         while worlds < max_iter and (worlds == 0 or time.perf_counter() < deadline):
             world = sample_deal(base, unseen, held, rng)
@@ -577,7 +581,7 @@ class ScopaSearch:
                     values[i].append(solve(d, seat, table, -math.inf, math.inf))
                 else:
                     values[i].append(rollout(d, table))
-            if exact:
+            if view.stock_count == 0:
                 break  # the unseen cards are the opponent's hand: one world is the real one
             if worlds >= self.min_worlds and worlds % CHECK_EVERY == 0:
                 lead = max(range(n), key=lambda k: sum(values[k]))

@@ -14,6 +14,8 @@ from engine.scopa.ai_search import (
     deal_from_view,
     groups,
     margin_values,
+    match_values,
+    match_win,
     moves,
     rollout,
     rollout_choice,
@@ -172,3 +174,24 @@ def test_the_fused_rollout_plays_the_rollout_policy_move_by_move():
             slow.play(card, group)
         assert value == slow.points()[0] - slow.points()[1]
         assert fast.points() == slow.points()
+
+
+def test_the_match_win_chance_follows_the_match_rule():
+    # checked only after a deal: at least the target and strictly ahead wins, a tie plays on
+    assert match_win(11, 10, 11) == 1.0
+    assert match_win(12, 13, 11) == 0.0
+    assert match_win(11, 11, 11) == 0.5
+    assert abs(match_win(0, 0, 11) - 0.5) < 1e-9
+    assert match_win(10, 3, 11) > match_win(9, 3, 11) > match_win(9, 4, 11) > 0.5
+    for mine, theirs in [(3, 7), (10, 9), (0, 5)]:
+        assert abs(match_win(mine, theirs, 11) + match_win(theirs, mine, 11) - 1.0) < 1e-9
+
+
+def test_near_the_target_the_deal_value_is_the_match():
+    # at 10-10 to 11, winning the deal by one point wins the match: worth far more than
+    # a bigger margin at 0-0 would be
+    late = match_values(0, (10, 10), 11)
+    early = match_values(0, (0, 0), 11)
+    assert late[3][2] - late[2][3] > early[3][2] - early[2][3]
+    # a deal that is lost either way is still better lost by less
+    assert late[0][5] > late[0][6]
