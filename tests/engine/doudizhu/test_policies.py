@@ -92,3 +92,61 @@ def test_greedy_keeps_its_bomb_unless_the_opponent_is_close_to_out() -> None:
     choice = GreedyPolicy().choose(view, view.legal, random.Random(0))
     assert choice == play("KS", "single")
     assert all(isinstance(a, (Play, Pass)) for a in view.legal)
+
+
+# -- hard: paired search and bidding (engine.doudizhu.ai_search) -------------------
+
+
+def test_survivors_drop_a_clearly_worse_move_and_keep_a_close_one() -> None:
+    from engine.doudizhu.ai_search import _survivors
+
+    best = [1.0, 1.0, 0.0, 1.0] * 4
+    close = [1.0, 0.0, 1.0, 1.0] * 4  # as good on average, different worlds
+    worse = [0.0, 0.0, 0.0, 1.0] * 4  # loses every world the leader loses and more
+    assert _survivors([0, 1, 2], [best, close, worse]) == [0, 1]
+
+
+def test_survivors_keep_equal_moves() -> None:
+    from engine.doudizhu.ai_search import _survivors
+
+    same = [1.0, 0.0] * 8
+    assert _survivors([0, 1], [same, same[:]]) == [0, 1]
+
+
+def _hard_choice(state: object, iterations: int, seed: int) -> object:
+    from engine.doudizhu.ai_search import HardPolicy
+    from engine.game import Budget
+
+    (seat,) = GAME.to_act(state)  # type: ignore[arg-type]
+    view = GAME.view(state, seat)  # type: ignore[arg-type]
+    policy = HardPolicy()
+    choice = policy.choose(view, view.legal, random.Random(seed), Budget(iterations=iterations))
+    assert policy.last_iterations <= iterations
+    return choice
+
+
+def test_paired_search_is_deterministic_for_a_seed_and_an_iteration_budget() -> None:
+    state = position(("3S 4S 5S 9S 9H KS", "6S 8S", "7S TS JS"), landlord=0)
+    first = _hard_choice(state, 60, 5)
+    assert _hard_choice(state, 60, 5) == first
+
+
+def test_paired_search_with_fewer_iterations_than_moves_still_answers() -> None:
+    state = position(("3S 4S 5S 9S 9H KS", "6S 8S", "7S TS JS"), landlord=0)
+    assert _hard_choice(state, 2, 1) in GAME.view(state, 0).legal
+
+
+def test_paired_search_avoids_the_losing_lead() -> None:
+    # a single three is answered by the farmer's last card; the pair or the two win
+    state = position(("3S 3H 2S", "KS", "QS"), landlord=0)
+    assert _hard_choice(state, 60, 2) in (play("3S 3H", "pair"), play("2S", "single"))
+
+
+def test_hard_bids_three_or_passes() -> None:
+    from engine.doudizhu.ai_search import HardPolicy
+    from engine.game import Budget
+
+    strong = deal(hands=("BJ RJ 2S 2H 2D AS AH KS KH QS QH", "", ""), first_bidder=0)
+    view = GAME.view(strong, 0)
+    choice = HardPolicy().choose(view, view.legal, random.Random(0), Budget(iterations=30))
+    assert choice == Bid(3)
