@@ -2,8 +2,8 @@
 
 The generic :mod:`engine.search` plays its imagined deals through the full
 ``Game.apply`` (frozen states, events, validation).  Here the rest of a deal is
-played on plain ints and lists instead, about ten times faster, so the same
-think time buys many more sampled worlds.
+played on plain ints and lists instead: about five times as many rollouts in the
+same think time (1,548 against 291 in 0.2 s from an opening position).
 
 * Cards are ints ``0..39`` in :data:`~engine.cards.SCOPA_40` order:
   ``suit * 10 + rank``, so the capture value is ``card % 10 + 1`` and the
@@ -14,9 +14,11 @@ think time buys many more sampled worlds.
   cards *are* the opponent's hand, so the world is the real one.
 * Each world is played once per root play with the same cards (paired
   comparisons: the luck of the world cancels between the plays), each side
-  then following :func:`rollout_choice`.  The value of a finished deal is the
-  seat's deal points minus the opponent's (scope and the four awards).
+  then following :func:`rollout_choice`.  A finished deal is valued by the
+  chance to win the match that its points leave (:func:`match_values`), plus
+  the point margin.
 * With the stock empty the rest of the deal is solved exactly by minimax.
+* A decision stops early when one play is clearly best over the worlds so far.
 """
 
 from __future__ import annotations
@@ -408,7 +410,7 @@ def _deal_distribution() -> list[tuple[int, int, float]]:
 
 
 _DISTRIBUTION = _deal_distribution()
-_MATCH_WIN: dict[tuple[int, int, int], float] = {}
+_MATCH_WIN: dict[int, list[list[float]]] = {}
 
 
 def match_win(mine: int, theirs: int, target: int) -> float:
@@ -419,12 +421,29 @@ def match_win(mine: int, theirs: int, target: int) -> float:
         if mine != theirs:
             return 1.0 if mine > theirs else 0.0
         return 0.5
-    key = (mine, theirs, target)
-    hit = _MATCH_WIN.get(key)
-    if hit is None:
-        hit = sum(p * match_win(mine + x, theirs + y, target) for x, y, p in _DISTRIBUTION)
-        _MATCH_WIN[key] = hit
-    return hit
+    table = _MATCH_WIN.get(target)
+    if table is None:
+        table = _match_table(target)
+        _MATCH_WIN[target] = table
+    return table[mine][theirs]
+
+
+def _match_table(target: int) -> list[list[float]]:
+    """``match_win`` below the target, from the highest totals down (a deal always
+    scores at least one point, so later totals are known first)."""
+    table = [[0.0] * target for _ in range(target)]
+    for total in range(2 * target - 2, -1, -1):
+        for mine in range(max(0, total - target + 1), min(total, target - 1) + 1):
+            theirs = total - mine
+            chance = 0.0
+            for x, y, p in _DISTRIBUTION:
+                a, b = mine + x, theirs + y
+                if max(a, b) >= target:
+                    chance += p * (1.0 if a > b else 0.0 if b > a else 0.5)
+                else:
+                    chance += p * table[a][b]
+            table[mine][theirs] = chance
+    return table
 
 
 MATCH_WEIGHT = 20.0
