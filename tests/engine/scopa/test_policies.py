@@ -9,7 +9,7 @@ import pytest
 from engine.game import Budget
 from engine.policy import RandomPolicy
 from engine.registry import get_policy, policy_names
-from engine.scopa.policies import NormalPolicy, expected_best_answer
+from engine.scopa.policies import NormalPolicy, determinized_policy, expected_best_answer
 from tests.engine.scopa.helpers import GAME, cards, position
 
 LEVELS = list(policy_names("scopa"))
@@ -93,3 +93,13 @@ def test_expected_best_answer_weights_by_hypergeometric_odds():
     one = expected_best_answer(table, unseen, 1, last_play=False)
     all_ = expected_best_answer(table, unseen, 4, last_play=False)
     assert 0 < one < all_
+
+
+def test_the_generic_search_baseline_still_plays_scopa():
+    # determinized_policy: engine/search.py on Scopa, the baseline hard is measured against
+    state = position("5S KS QS", "AS 2S 3S", "2D 3D", turn=0)
+    view = GAME.view(state, 0)
+    policy = determinized_policy()
+    choice = policy.choose(view, view.legal, random.Random(3), Budget(iterations=30))
+    assert policy.last_iterations == 30
+    assert str(choice.card) == "5S"  # the sweep of 2D+3D
