@@ -15,7 +15,12 @@ search won 0.873, UCB1 0.833).  A rollout scores 1 for a win of the seat's
 side, else a small near-miss credit (:func:`outcome`).  In the rollouts the
 opposing side makes a random move one time in ten (:data:`OPPONENT_NOISE`):
 real opponents err, and a search that expects flawless ones gives up on
-hands it can still win.  Everything runs on rank counts, so a rollout
+hands it can still win.  Nor do all players hold back as ``normal`` does:
+in half the worlds (:data:`EAGER_ODDS`) each other seat follows *eagerly*,
+beating any play it can with its lowest combination of the type
+(:func:`eager_follow`), unless the public history shows that seat passing
+by choice (:attr:`WorldSampler.voluntary`); then it is modelled as
+``normal``.  Everything runs on rank counts, so a rollout
 costs well under a millisecond; the sampler uses the view only (its own
 hand, the public plays and passes, the public bottom and the hand counts).
 
@@ -66,6 +71,9 @@ OPPONENT_NOISE = 0.1
 PASS_TRUST = 0.15
 SAMPLE_TRIES = 12
 MAX_CANDIDATES = 10
+EAGER_ODDS = 0.5
+"""Share of the worlds in which another seat follows eagerly (:func:`eager_follow`),
+unless the history shows it passing by choice (:attr:`WorldSampler.voluntary`)."""
 PAIRED_CHECK = 8
 PAIRED_DROP = 2.5
 """Paired search: worlds between checks, and the deficit (in standard errors) that drops a move."""
@@ -95,6 +103,7 @@ def rollout(
     passes: int = 0,
     noisy: int = -1,
     rng: random.Random | None = None,
+    eager: int = 0,
 ) -> int:
     """Play the deal out with the normal core for every seat; return the winner's seat.
 
@@ -102,6 +111,8 @@ def rollout(
     ``hands`` is updated in place to the hands at the end.  The seats of the
     side opposed to seat ``noisy`` (if any) make a random move one time in
     :data:`OPPONENT_NOISE`⁻¹ (drawn from ``rng``): opponents are not perfect.
+    The seats in the bit mask ``eager`` follow as eager players do
+    (:func:`eager_follow`).
     """
     if passes >= 2:
         last, passes = None, 0
@@ -120,6 +131,8 @@ def rollout(
                 lead_moves(hand) if last is None else (None, *follow_moves(hand, last))
             )
             move = options[rng.randrange(len(options))]
+        elif last is not None and eager >> turn & 1:
+            move = eager_follow(hand, last, sit)
         else:
             move = decide(hand, last, sit)
         if move is None:
@@ -137,6 +150,21 @@ def rollout(
             last, last_seat, passes = move, turn, 0
         turn = (turn + 1) % 3
     raise RuntimeError("a rollout did not finish")
+
+
+def eager_follow(hand: int, last: Move, sit: Situation) -> Move | None:
+    """An eager player's answer: the lowest combination of the same type that beats
+    ``last`` (whoever played it, even a partner); with none, the normal core decides
+    (pass, or a bomb).  Simple players follow so (RLCard's rule agent, ``greedy``
+    against opponents)."""
+    best: Move | None = None
+    if last.combo not in ("bomb", "rocket"):
+        for m in follow_moves(hand, last):
+            if m.combo == last.combo and (
+                best is None or (m.main, m.packed) < (best.main, best.packed)
+            ):
+                best = m  # the lowest main rank, then the lowest kickers
+    return best if best is not None else decide(hand, last, sit)
 
 
 def outcome(hands: Sequence[int], winner: int, seat: int, landlord: int) -> float:
@@ -187,11 +215,14 @@ class WorldSampler:
     """Deals the unseen cards of one view at rank level (the seat's information only).
 
     Inference from passes: a seat that passed on an opponent's single, pair or
-    triple usually had nothing of that type to beat it.  Each sampled world is checked against
-    those passes (the passer's hand then = its hand in the world plus what it
-    played since); a world breaking ``v`` of them is kept with probability
-    :data:`PASS_TRUST` ** ``v``, else redrawn (at most :data:`SAMPLE_TRIES`
-    draws; then the draw breaking fewest is used).
+    triple usually had nothing of that type to beat it.  Each sampled world is
+    checked against those passes (the passer's hand then = its hand in the
+    world plus what it played since); a world breaking ``v`` of them is kept
+    with probability :data:`PASS_TRUST` ** ``v``, else redrawn (at most
+    :data:`SAMPLE_TRIES` draws; then the draw breaking fewest is used).  A seat
+    shown to pass by choice (it passed on a play that cards it certainly held
+    could beat: cards it played later, or bottom cards it still holds) is a
+    strategic passer: none of its passes is used (:attr:`voluntary`).
     """
 
     def __init__(self, view: DoudizhuView) -> None:
@@ -206,7 +237,7 @@ class WorldSampler:
         later = [0, 0, 0]
         last: Move | None = None
         last_seat: int | None = None
-        marks: list[tuple[int, Move, tuple[int, int, int]]] = []
+        marks: list[tuple[int, Move, tuple[int, int, int], bool]] = []
         for turn in view.history:
             if turn.play is not None:
                 move, mask = read_play(turn.play)
@@ -218,17 +249,31 @@ class WorldSampler:
                 opponents = landlord is not None and (
                     turn.seat == landlord or last_seat == landlord
                 )
-                if opponents and last.combo_index <= _TRIPLE_INDEX:
-                    marks.append((turn.seat, last, (later[0], later[1], later[2])))
-        for passer, target, before in marks:
-            pending.append((passer, target, later[passer] - before[passer]))
-        self.passes = pending
-        self.own = own
-        self.counts = view.hand_counts
-        self.landlord = landlord
+                if last.combo_index <= _TRIPLE_INDEX:
+                    marks.append((turn.seat, last, (later[0], later[1], later[2]), opponents))
         forced = 0
         if landlord is not None and landlord != view.seat and view.bottom:
             forced = packed_counts(mask_of(view.bottom) & ~played_mask)
+        every: list[tuple[int, Move, int]] = []
+        for passer, target, before, opposed in marks:
+            mark = (passer, target, later[passer] - before[passer])
+            every.append(mark)
+            if opposed:
+                pending.append(mark)
+        # a pass (on an opponent's or a partner's play) is proven voluntary when cards
+        # the passer certainly held then (played since, or bottom cards it still
+        # holds) could beat the play: such a seat passes by choice, so its passes
+        # say nothing about its hand
+        voluntary = {
+            passer
+            for passer, target, since in every
+            if could_beat(since + (forced if passer == landlord else 0), target)
+        }
+        self.passes = [m for m in pending if m[0] not in voluntary]
+        self.voluntary = frozenset(voluntary)
+        self.own = own
+        self.counts = view.hand_counts
+        self.landlord = landlord
         self.forced = forced
         self.pool = _ranks(FULL_PACKED - own - played - forced)
 
@@ -309,18 +354,19 @@ def _play_out(
     last_seat: int | None,
     passed: int,
     rng: random.Random,
+    eager: int = 0,
 ) -> float:
     """Make ``move`` for ``seat`` in the world ``hands`` (changed in place), play the
     deal out and return its :func:`outcome` for ``seat``."""
     nxt = (seat + 1) % 3
     if move is None:
-        winner = rollout(hands, landlord, nxt, last, last_seat, passed + 1, seat, rng)
+        winner = rollout(hands, landlord, nxt, last, last_seat, passed + 1, seat, rng, eager)
     else:
         hands[seat] -= move.packed
         if hands[seat] == 0:
             winner = seat
         else:
-            winner = rollout(hands, landlord, nxt, move, seat, 0, seat, rng)
+            winner = rollout(hands, landlord, nxt, move, seat, 0, seat, rng, eager)
     return outcome(hands, winner, seat, landlord)
 
 
@@ -368,7 +414,10 @@ class HardPolicy:
         """
         resolved = resolve_budget(budget, default)
         iterations = resolved.iterations if resolved.iterations is not None else 10**9
-        return (iterations, resolved.seconds if resolved.seconds is not None else math.inf)
+        return (
+            iterations,
+            resolved.seconds if resolved.seconds is not None else math.inf,
+        )
 
     def choose(
         self,
@@ -399,8 +448,11 @@ class HardPolicy:
         passed = (sit.seat - sit.last_seat) % 3 - 1 if sit.last_seat is not None else 0
         seat = sit.seat
         landlord = sit.landlord
+        # the other seats follow eagerly in a share of the worlds, unless shown to pass by choice
+        odds = tuple(0.0 if s == seat or s in sampler.voluntary else EAGER_ODDS for s in range(3))
         if self.paired:
             best = self._paired(
+                odds,
                 cands,
                 hands_of=sampler.sample,
                 rng=rng,
@@ -428,8 +480,11 @@ class HardPolicy:
                 )
             it += 1
             hands = sampler.sample(rng)
+            eager = sum(1 << s for s in range(3) if odds[s] and rng.random() < odds[s])
             visits[i] += 1
-            wins[i] += _play_out(hands, cands[i], seat, landlord, last, sit.last_seat, passed, rng)
+            wins[i] += _play_out(
+                hands, cands[i], seat, landlord, last, sit.last_seat, passed, rng, eager
+            )
         self.last_iterations = it
         # the most visited move (robust against a lucky few rollouts); then the best mean;
         # ties go to the earlier candidate (the normal choice first)
@@ -441,6 +496,7 @@ class HardPolicy:
 
     def _paired(
         self,
+        odds: Sequence[float],
         cands: Sequence[Move | None],
         hands_of: Callable[[random.Random], list[int]],
         rng: random.Random,
@@ -465,6 +521,7 @@ class HardPolicy:
         while worlds == 0 or (it + len(active) <= max_iter and time.perf_counter() < deadline):
             world = hands_of(rng)
             noise = rng.getrandbits(32)
+            eager = sum(1 << s for s in range(3) if odds[s] and rng.random() < odds[s])
             for i in active:
                 results[i].append(
                     _play_out(
@@ -476,6 +533,7 @@ class HardPolicy:
                         last_seat,
                         passed,
                         random.Random(noise),
+                        eager,
                     )
                 )
             it += len(active)
