@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from engine.game import Budget, resolve_budget
-from engine.scopa.policies import hard_policy
+from engine.scopa.policies import determinized_policy
 from tests.engine.scopa.helpers import GAME, position
 
 
@@ -21,7 +21,7 @@ def test_a_callers_budget_caps_the_default():
 def test_search_spends_exactly_the_iterations_given():
     state = position("7S 5S KS", "AS 2S 3S", "7H 2D 3D 4C", turn=0)
     view = GAME.view(state, 0)
-    policy = hard_policy()
+    policy = determinized_policy()
     policy.choose(view, view.legal, random.Random(1), Budget(iterations=25))
     assert policy.last_iterations == 25
 
@@ -30,5 +30,5 @@ def test_search_finds_the_sweep():
     # 5S sweeps 2D+3D; nothing else comes close
     state = position("5S KS QS", "AS 2S 3S", "2D 3D", turn=0)
     view = GAME.view(state, 0)
-    choice = hard_policy().choose(view, view.legal, random.Random(3), Budget(iterations=60))
+    choice = determinized_policy().choose(view, view.legal, random.Random(3), Budget(iterations=60))
     assert str(choice.card) == "5S"
