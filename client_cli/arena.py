@@ -77,14 +77,20 @@ class ArenaTally:
     b_wins: int = 0
     draws: int = 0
     position_wins: list[list[float]] = field(default_factory=list)
+    role_wins: dict[str, list[float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class DealOutcome:
-    """One duplicate deal: side a's (win, points, margin) per lineup, and decision times."""
+    """One duplicate deal: side a's (win, points, margin) per lineup, and decision times.
+
+    ``roles``: per lineup, the role side a's seat played (:meth:`Game.seat_role`),
+    or ``None`` where the game has no roles or side a holds several seats.
+    """
 
     games: tuple[tuple[float, float, float], ...]
     times: dict[str, list[float]]
+    roles: tuple[str | None, ...] = ()
 
 
 def play_lineup(
@@ -95,8 +101,9 @@ def play_lineup(
     policies: dict[str, Policy],
     times: dict[str, list[float]],
     budget: Budget | None = None,
-) -> tuple[float, float, float]:
-    """Play one game; return side a's win (1, ½ for a draw, 0), points and margin.
+) -> tuple[tuple[float, float, float], str | None]:
+    """Play one game; return side a's win (1, ½ for a draw, 0), points and margin,
+    and the role of side a's seat (if it holds one seat and the game has roles).
 
     Each decision's time is appended to ``times`` under its side.
     """
@@ -120,7 +127,8 @@ def play_lineup(
         win = 1.0 if any(s in result.winners for s in a_seats) else 0.0
     a_points = statistics.fmean(result.scores[s] for s in a_seats)
     b_points = statistics.fmean(result.scores[s] for s in b_seats)
-    return win, a_points, a_points - b_points
+    role = game.seat_role(result, a_seats[0]) if len(a_seats) == 1 else None
+    return (win, a_points, a_points - b_points), role
 
 
 def play_deal(
@@ -139,11 +147,11 @@ def play_deal(
     policies = {"a": make_policy(game_id, a), "b": make_policy(game_id, b)}
     deal_seed = new_seed(derive_rng(seed, "arena-deal", index))
     times: dict[str, list[float]] = {"a": [], "b": []}
-    games = tuple(
+    played = [
         play_lineup(game, options, deal_seed, up, policies, times, budget)
         for up in lineups(game, options)
-    )
-    return DealOutcome(games, times)
+    ]
+    return DealOutcome(tuple(g for g, _ in played), times, tuple(role for _, role in played))
 
 
 def record(tally: ArenaTally, outcome: DealOutcome) -> None:
@@ -163,6 +171,9 @@ def record(tally: ArenaTally, outcome: DealOutcome) -> None:
             tally.b_wins += 1
         else:
             tally.draws += 1
+    for role, (win, _, _) in zip(outcome.roles, games, strict=False):
+        if role is not None:
+            tally.role_wins.setdefault(role, []).append(win)
     for side, times in outcome.times.items():
         tally.times[side].extend(times)
 
@@ -259,6 +270,10 @@ def run(
         "decided_win_rate": round(tally.a_wins / decided, 4) if decided else None,
         "decided_ci95": round(_rate_ci95(tally.a_wins, decided), 4) if decided else None,
         "win_rate_by_position": [round(statistics.fmean(w), 4) for w in tally.position_wins],
+        "by_role": {
+            role: {"games": len(wins), "win_rate": round(statistics.fmean(wins), 4)}
+            for role, wins in sorted(tally.role_wins.items())
+        },
         "points_per_deal": round(statistics.fmean(tally.deal_points), 4),
         "margin_per_deal": round(statistics.fmean(tally.deal_margin), 4),
         "margin_ci95": round(_ci95(tally.deal_margin), 4),
@@ -350,6 +365,8 @@ def _main(args: argparse.Namespace) -> int:
         )
     positions = ", ".join(f"{w:.3f}" for w in report["win_rate_by_position"])
     print(f"  win rate of a by position: {positions}")
+    for role, figures in report["by_role"].items():
+        print(f"  as {role}: {figures['win_rate']:.3f} in {figures['games']} games")
     print(
         f"  points per deal: {report['points_per_deal']:.3f}, margin "
         f"{report['margin_per_deal']:.3f} ± {report['margin_ci95']:.3f}"

@@ -229,6 +229,14 @@ class Game(ABC, Generic[OptT, S, A, V]):
     def result(self, state: S) -> Result | None:
         """The result of a finished game, else ``None``."""
 
+    def seat_role(self, result: Result, seat: Seat) -> str | None:
+        """The role ``seat`` played in a finished game, for reports (``None``: no roles).
+
+        Games whose seats change roles from deal to deal (e.g. Dou Dizhu's
+        landlord) override this so that measurements can be broken down by role.
+        """
+        return None
+
     @abstractmethod
     def sample_world(self, view: V, rng: random.Random) -> S:
         """A full state consistent with ``view``: hidden cards placed at random.

@@ -420,6 +420,13 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         """The deal is over once a player has played all cards."""
         return state.winner is not None
 
+    def seat_role(self, result: Result, seat: Seat) -> str | None:
+        """``landlord``, ``farmer_after`` (plays right after the landlord) or ``farmer_before``."""
+        landlord = int(result.summary["landlord"])
+        if seat == landlord:
+            return "landlord"
+        return "farmer_after" if seat == (landlord + 1) % 3 else "farmer_before"
+
     def result(self, state: DoudizhuState) -> Result | None:
         """Zero-sum points: each farmer ±bid×multiplier, the landlord ∓ twice that."""
         if state.winner is None or state.landlord is None:

@@ -75,10 +75,21 @@ def test_decided_games_and_positions_account_for_every_game():
     assert report["win_rate"] == pytest.approx(sum(by_position) / 2, abs=1e-3)
 
 
-def test_win_rate_by_position_follows_the_seat_of_side_a():
+def test_win_rate_by_position_and_by_role_cover_every_game():
     report = run("doudizhu", "greedy", "random", 4, 5, {})
     assert len(report["win_rate_by_position"]) == 3
     assert report["a_wins"] + report["b_wins"] + report["draws"] == 12
+    roles = report["by_role"]
+    assert set(roles) <= {"landlord", "farmer_after", "farmer_before"}
+    assert sum(r["games"] for r in roles.values()) == 12
+    wins = sum(r["win_rate"] * r["games"] for r in roles.values())
+    assert wins == pytest.approx(report["a_wins"] + report["draws"] / 2, abs=1e-2)
+
+
+def test_games_without_roles_report_none():
+    assert run("scopa", "easy", "random", 2, 1, {"target": 3})["by_role"] == {}
+    # a team holds two seats: no single role
+    assert run("cicera", "easy", "random", 2, 1, {})["by_role"] == {}
 
 
 def test_worker_processes_give_the_same_report():

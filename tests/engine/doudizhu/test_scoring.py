@@ -102,6 +102,14 @@ def test_spring_and_bombs_multiply() -> None:
     assert result.scores == (-8, 16, -8)
 
 
+def test_seat_roles_follow_the_landlord() -> None:
+    state = position(("5S", "3S 3H 3D 3C 4S", "6S"), landlord=1, bid=2)
+    state = run(state, play("3S 3H 3D 3C", "bomb"), PASS, PASS, play("4S", "single"))
+    result = _result(state)
+    roles = [GAME.seat_role(result, s) for s in range(3)]
+    assert roles == ["farmer_before", "landlord", "farmer_after"]
+
+
 def test_the_final_view_shows_the_final_multiplier() -> None:
     state = position(("3S 4S", "5S", "6S"), landlord=0, bid=3)
     state = run(state, play("4S", "single"), PASS, PASS, play("3S", "single"))
