@@ -24,6 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from client_cli.arena_roles import FIXED_ROLES, Script
 from client_cli.options import add_option_argument
 from engine.game import Budget, Game, OptionsError
 from engine.policy import Policy
@@ -101,11 +102,14 @@ def play_lineup(
     policies: dict[str, Policy],
     times: dict[str, list[float]],
     budget: Budget | None = None,
+    script: Script | None = None,
 ) -> tuple[tuple[float, float, float], str | None]:
     """Play one game; return side a's win (1, ½ for a draw, 0), points and margin,
     and the role of side a's seat (if it holds one seat and the game has roles).
 
-    Each decision's time is appended to ``times`` under its side.
+    Each decision's time is appended to ``times`` under its side.  ``script``
+    (fixed roles) may take a decision out of the policies' hands; those are
+    not timed.
     """
     rng = derive_rng(seed, "arena", "".join(lineup))
     state = game.new_state(options, seed)
@@ -113,9 +117,11 @@ def play_lineup(
         seat = game.to_act(state)[0]
         side = lineup[seat]
         view = game.view(state, seat)
-        t0 = time.perf_counter()
-        action = policies[side].choose(view, view.legal, rng, budget)
-        times[side].append(time.perf_counter() - t0)
+        action = script(view) if script is not None else None
+        if action is None:
+            t0 = time.perf_counter()
+            action = policies[side].choose(view, view.legal, rng, budget)
+            times[side].append(time.perf_counter() - t0)
         state = game.apply(state, seat, action).state
     result = game.result(state)
     assert result is not None
@@ -140,13 +146,27 @@ def play_deal(
     index: int,
     budget: Budget | None = None,
     make_policy: Callable[[str, str], Policy] = make_policy,
+    fixed_roles: bool = False,
 ) -> DealOutcome:
-    """Play deal number ``index`` of an arena run once per lineup (a worker's unit of work)."""
+    """Play deal number ``index`` of an arena run once per lineup (a worker's unit of work).
+
+    ``fixed_roles``: the lineups of :data:`client_cli.arena_roles.FIXED_ROLES`
+    (roles set by script) instead of side a through every seat.
+    """
     game = get_game(game_id)
     options = game.options(raw_options)
     policies = {"a": make_policy(game_id, a), "b": make_policy(game_id, b)}
     deal_seed = new_seed(derive_rng(seed, "arena-deal", index))
     times: dict[str, list[float]] = {"a": [], "b": []}
+    if fixed_roles:
+        games, roles = [], []
+        for up in FIXED_ROLES[game_id](options):
+            g, _ = play_lineup(
+                game, options, deal_seed, up.seats, policies, times, budget, up.script
+            )
+            games.append(g)
+            roles.append(up.role)
+        return DealOutcome(tuple(games), times, tuple(roles))
     played = [
         play_lineup(game, options, deal_seed, up, policies, times, budget)
         for up in lineups(game, options)
@@ -210,16 +230,17 @@ def _outcomes(
     make_policy: Callable[[str, str], Policy],
     budget: Budget | None,
     jobs: int,
+    fixed_roles: bool,
 ) -> Iterator[DealOutcome]:
     """The deals' outcomes in deal order, played here or by ``jobs`` worker processes."""
+    args = (budget, make_policy, fixed_roles)
     if jobs <= 1:
         for i in range(deals):
-            yield play_deal(game_id, raw_options, a, b, seed, i, budget, make_policy)
+            yield play_deal(game_id, raw_options, a, b, seed, i, *args)
         return
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = [
-            pool.submit(play_deal, game_id, raw_options, a, b, seed, i, budget, make_policy)
-            for i in range(deals)
+            pool.submit(play_deal, game_id, raw_options, a, b, seed, i, *args) for i in range(deals)
         ]
         for future in futures:
             yield future.result()
@@ -236,6 +257,7 @@ def run(
     progress: Callable[[int, ArenaTally], None] | None = None,
     budget: Budget | None = None,
     jobs: int = 1,
+    fixed_roles: bool = False,
 ) -> dict[str, Any]:
     """Play ``deals`` duplicate deals of ``a`` against ``b``; return the report.
 
@@ -243,13 +265,19 @@ def run(
     default); an iteration-only budget makes the run reproducible.  With
     ``jobs`` > 1 the deals are shared among worker processes (``make_policy``
     must then be a module-level function); the report is the same.
+    ``fixed_roles`` sets the roles by script (games in
+    :data:`client_cli.arena_roles.FIXED_ROLES`) instead of letting them be bid for.
     """
+    if fixed_roles and game_id not in FIXED_ROLES:
+        raise KeyError(f"{game_id} has no fixed roles (only: {', '.join(sorted(FIXED_ROLES))})")
     game = get_game(game_id)
     game.options(raw_options)  # bad options fail here, before any worker starts
     make_policy(game_id, a)
     make_policy(game_id, b)
     tally = ArenaTally()
-    outcomes = _outcomes(game_id, a, b, deals, seed, raw_options, make_policy, budget, jobs)
+    outcomes = _outcomes(
+        game_id, a, b, deals, seed, raw_options, make_policy, budget, jobs, fixed_roles
+    )
     for i, outcome in enumerate(outcomes):
         record(tally, outcome)
         if progress is not None:
@@ -262,6 +290,7 @@ def run(
         "deals": deals,
         "games": tally.games,
         "seed": seed,
+        "fixed_roles": fixed_roles,
         "win_rate": round(statistics.fmean(tally.deal_wins), 4),
         "ci95": round(_ci95(tally.deal_wins), 4),
         "a_wins": tally.a_wins,
@@ -310,6 +339,11 @@ def add_parser(sub: Any) -> None:
         default=1,
         help="worker processes playing deals in parallel (same results; default 1)",
     )
+    p.add_argument(
+        "--fixed-roles",
+        action="store_true",
+        help="set the roles instead of bidding (Dou Dizhu: a as landlord, then as both farmers)",
+    )
     add_option_argument(p, "deals=1")
     p.set_defaults(func=_main)
 
@@ -348,6 +382,7 @@ def _main(args: argparse.Namespace) -> int:
             progress=progress,
             budget=budget,
             jobs=args.jobs,
+            fixed_roles=args.fixed_roles,
         )
     except (KeyError, OptionsError, ImportError) as exc:
         print(f"cardavia arena: {exc}")

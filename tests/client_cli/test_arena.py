@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
 from client_cli.arena import lineups, run
+from client_cli.arena_roles import doudizhu_lineups
 from client_cli.main import main
 from engine.game import Budget
-from engine.registry import GAMES, get_game
+from engine.registry import GAMES, get_game, get_policy
 
 
 def test_two_player_lineups_swap_seats():
@@ -107,3 +109,43 @@ def test_arena_refuses_bad_jobs_and_bad_options(capsys):
     code = main(["arena", "--game", "scopa", "--a", "easy", "--b", "easy", "-o", "target=0"])
     assert code == 2
     assert "target" in capsys.readouterr().out
+
+
+def test_fixed_roles_seat_side_a_as_landlord_and_as_both_farmers():
+    game = get_game("doudizhu")
+    ups = doudizhu_lineups(game.options())
+    assert sorted(u.role for u in ups) == ["farmers"] * 3 + ["landlord"] * 3
+    for up in ups:
+        a_seats = [s for s, side in enumerate(up.seats) if side == "a"]
+        assert len(a_seats) == (1 if up.role == "landlord" else 2)
+
+
+def test_fixed_roles_make_the_scripted_seat_the_landlord():
+    report = run("doudizhu", "greedy", "random", 3, 2, {}, fixed_roles=True)
+    assert report["games"] == 18 and report["fixed_roles"] is True
+    assert {r: v["games"] for r, v in report["by_role"].items()} == {"landlord": 9, "farmers": 9}
+
+    game = get_game("doudizhu")
+    options = game.options()
+    policy = get_policy("doudizhu", "random")
+    rng = random.Random(1)
+    for up in doudizhu_lineups(options):
+        expected = up.seats.index("a") if up.role == "landlord" else up.seats.index("b")
+        state = game.new_state(options, 5)
+        while state.landlord is None:
+            seat = game.to_act(state)[0]
+            view = game.view(state, seat)
+            action = up.script(view)
+            assert action is not None  # the whole auction is scripted
+            state = game.apply(state, seat, action).state
+        assert state.landlord == expected and state.bid == 3
+        view = game.view(state, game.to_act(state)[0])
+        assert up.script(view) is None  # card play is left to the policies
+        assert policy.choose(view, view.legal, rng) in view.legal
+
+
+def test_fixed_roles_are_refused_for_games_without_them(capsys):
+    with pytest.raises(KeyError):
+        run("scopa", "easy", "easy", 1, 1, {}, fixed_roles=True)
+    assert main(["arena", "--game", "scopa", "--a", "easy", "--b", "easy", "--fixed-roles"]) == 2
+    assert "fixed roles" in capsys.readouterr().out

@@ -1,0 +1,55 @@
+"""Fixed-role lineups for the arena: the roles are set, not bid for.
+
+In Dou Dizhu the auction decides who is the landlord, so a strong bidder can
+end up in one role almost always and its play in the other role goes
+unmeasured.  The field's standard evaluation (DouZero's) fixes the roles
+instead: for every deal, side a plays the landlord against two b farmers and
+then the two farmers against a b landlord, in each seat.  Here the auction is
+scripted (the chosen seat bids 3, everybody else passes) and the rest of the
+deal is played by the policies; the bidding decisions are not timed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from engine.doudizhu.state import Bid, DoudizhuView, Pass
+
+Script = Callable[[Any], Any | None]
+"""Returns the scripted action for a view, or ``None`` to let the policy decide."""
+
+
+@dataclass(frozen=True)
+class FixedLineup:
+    """A seating (``"a"``/``"b"`` per seat), its scripted actions and side a's role."""
+
+    seats: tuple[str, ...]
+    script: Script
+    role: str
+
+
+def _landlord_script(landlord: int) -> Script:
+    def script(view: DoudizhuView) -> Bid | Pass | None:
+        if view.phase != "bidding":
+            return None
+        return Bid(3) if view.seat == landlord else Pass()
+
+    return script
+
+
+def doudizhu_lineups(options: Any) -> list[FixedLineup]:
+    """Side a as the landlord in each seat, then as both farmers against each b landlord."""
+    out = []
+    for landlord in range(3):
+        script = _landlord_script(landlord)
+        alone = tuple("a" if s == landlord else "b" for s in range(3))
+        out.append(FixedLineup(alone, script, "landlord"))
+        farmers = tuple("b" if s == landlord else "a" for s in range(3))
+        out.append(FixedLineup(farmers, script, "farmers"))
+    return out
+
+
+FIXED_ROLES: dict[str, Callable[[Any], list[FixedLineup]]] = {"doudizhu": doudizhu_lineups}
+"""Games whose roles the arena can fix (``cardavia arena --fixed-roles``)."""
