@@ -230,18 +230,18 @@ def _acc_of(pile: Sequence[Card]) -> list[int]:
     return a
 
 
-def rollout_choice(deal: Deal) -> tuple[int, tuple[int, ...]]:
-    """The rollout player's move: the most valuable capture (a sweep above all), else the
-    least valuable card to lay; either way avoiding a table the opponent could sweep."""
-    hand = deal.hands[deal.turn]
-    table = deal.table
-    last = deal.is_last_play()
+def best_move(hand: Sequence[int], table: Sequence[int], last: bool) -> tuple[int, tuple[int, ...]]:
+    """The rollout player's move as (card, table positions taken): the most valuable
+    capture (a sweep above all, unless ``last``), else the least valuable card to lay;
+    either way avoiding a table the opponent could sweep."""
     values = tuple([VAL[t] for t in table])
-    options = capture_table(values)
+    options = _CAPTURES.get(values)
+    if options is None:
+        options = capture_table(values)
     tsum = sum(values)
+    ntable = len(table)
     best: tuple[int, tuple[int, ...]] = (hand[0], ())
     best_score = -1e9
-    ntable = len(table)
     for c in hand:
         v = VAL[c]
         gs = options[v]
@@ -263,7 +263,13 @@ def rollout_choice(deal: Deal) -> tuple[int, tuple[int, ...]]:
                 s -= SWEEP_RISK
             if s > best_score:
                 best_score, best = s, (c, ())
-    c, ig = best
+    return best
+
+
+def rollout_choice(deal: Deal) -> tuple[int, tuple[int, ...]]:
+    """The rollout player's move in ``deal`` (:func:`best_move`), the capture as cards."""
+    table = deal.table
+    c, ig = best_move(deal.hands[deal.turn], table, deal.is_last_play())
     return c, tuple([table[i] for i in ig])
 
 
@@ -280,7 +286,8 @@ def rollout(deal: Deal, value: ValueTable) -> float:
     """Play ``deal`` to its end with :func:`rollout_choice`; the value of its points.
 
     The same moves as ``rollout_choice`` + ``Deal.play`` in a loop, fused into one
-    function on local variables: this loop is where the search spends its time.
+    function on local variables (the move itself from :func:`best_move`): this loop
+    is where the search spends its time.
     """
     hands = deal.hands
     table = deal.table
@@ -292,7 +299,6 @@ def rollout(deal: Deal, value: ValueTable) -> float:
     first = 1 - deal.dealer
     drawn = 0
     left_in_stock = len(stock)
-    cache = _CAPTURES
     while True:
         hand = hands[turn]
         other = hands[1 - turn]
@@ -307,37 +313,8 @@ def rollout(deal: Deal, value: ValueTable) -> float:
             drawn += 6
             turn = first
             continue
-        values = tuple([VAL[t] for t in table])
-        options = cache.get(values)
-        if options is None:
-            options = capture_table(values)
-        tsum = sum(values)
-        ntable = len(table)
         last_play = drawn >= left_in_stock and len(hand) + len(other) == 1
-        best_card = hand[0]
-        best_group: tuple[int, ...] = ()
-        best_score = -1e9
-        for c in hand:
-            v = VAL[c]
-            gs = options[v]
-            if gs:
-                for ig in gs:
-                    s = WORTH[c]
-                    for i in ig:
-                        s += WORTH[table[i]]
-                    if len(ig) == ntable:
-                        if not last_play:
-                            s += SWEEP_BONUS
-                    elif tsum - v <= 10:
-                        s -= SWEEP_RISK
-                    if s > best_score:
-                        best_score, best_card, best_group = s, c, ig
-            else:
-                s = -WORTH[c]
-                if tsum + v <= 10:
-                    s -= SWEEP_RISK
-                if s > best_score:
-                    best_score, best_card, best_group = s, c, ()
+        best_card, best_group = best_move(hand, table, last_play)
         hand.remove(best_card)
         if best_group:
             a = acc[turn]
