@@ -24,7 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from client_cli.arena_roles import FIXED_ROLES, Script
+from client_cli.arena_roles import FIXED_ROLES, Lineup, Script
 from client_cli.options import add_option_argument
 from engine.game import Budget, Game, OptionsError
 from engine.policy import Policy
@@ -85,8 +85,9 @@ class ArenaTally:
 class DealOutcome:
     """One duplicate deal: side a's (win, points, margin) per lineup, and decision times.
 
-    ``roles``: per lineup, the role side a's seat played (:meth:`Game.seat_role`),
-    or ``None`` where the game has no roles or side a holds several seats.
+    ``roles``: per lineup, side a's role: the one the lineup sets (fixed roles), else
+    its seat's :meth:`Game.seat_role`, or ``None`` where the game has no roles or side a
+    holds several seats.
     """
 
     games: tuple[tuple[float, float, float], ...]
@@ -159,19 +160,18 @@ def play_deal(
     deal_seed = new_seed(derive_rng(seed, "arena-deal", index))
     times: dict[str, list[float]] = {"a": [], "b": []}
     if fixed_roles:
-        games, roles = [], []
-        for up in FIXED_ROLES[game_id](options):
-            g, _ = play_lineup(
-                game, options, deal_seed, up.seats, policies, times, budget, up.script
-            )
-            games.append(g)
-            roles.append(up.role)
-        return DealOutcome(tuple(games), times, tuple(roles))
+        ups = FIXED_ROLES[game_id](options)
+    else:
+        ups = [Lineup(seats) for seats in lineups(game, options)]
     played = [
-        play_lineup(game, options, deal_seed, up, policies, times, budget)
-        for up in lineups(game, options)
+        play_lineup(game, options, deal_seed, up.seats, policies, times, budget, up.script)
+        for up in ups
     ]
-    return DealOutcome(tuple(g for g, _ in played), times, tuple(role for _, role in played))
+    return DealOutcome(
+        tuple(g for g, _ in played),
+        times,
+        tuple(up.role or role for up, (_, role) in zip(ups, played, strict=True)),
+    )
 
 
 def record(tally: ArenaTally, outcome: DealOutcome) -> None:

@@ -22,12 +22,13 @@ Script = Callable[[Any], Any | None]
 
 
 @dataclass(frozen=True)
-class FixedLineup:
-    """A seating (``"a"``/``"b"`` per seat), its scripted actions and side a's role."""
+class Lineup:
+    """A seating (``"a"``/``"b"`` per seat), its scripted actions if any, and side a's
+    role if the lineup sets it (else the game's :meth:`~engine.game.Game.seat_role`)."""
 
     seats: tuple[str, ...]
-    script: Script
-    role: str
+    script: Script | None = None
+    role: str | None = None
 
 
 def _landlord_script(landlord: int) -> Script:
@@ -39,17 +40,17 @@ def _landlord_script(landlord: int) -> Script:
     return script
 
 
-def doudizhu_lineups(options: Any) -> list[FixedLineup]:
+def doudizhu_lineups(options: Any) -> list[Lineup]:
     """Side a as the landlord in each seat, then as both farmers against each b landlord."""
     out = []
     for landlord in range(3):
         script = _landlord_script(landlord)
         alone = tuple("a" if s == landlord else "b" for s in range(3))
-        out.append(FixedLineup(alone, script, "landlord"))
+        out.append(Lineup(alone, script, "landlord"))
         farmers = tuple("b" if s == landlord else "a" for s in range(3))
-        out.append(FixedLineup(farmers, script, "farmers"))
+        out.append(Lineup(farmers, script, "farmers"))
     return out
 
 
-FIXED_ROLES: dict[str, Callable[[Any], list[FixedLineup]]] = {"doudizhu": doudizhu_lineups}
+FIXED_ROLES: dict[str, Callable[[Any], list[Lineup]]] = {"doudizhu": doudizhu_lineups}
 """Games whose roles the arena can fix (``cardavia arena --fixed-roles``)."""
