@@ -8,10 +8,10 @@ redrawn, see :class:`WorldSampler`), then plays the deal out with the
 Root moves are compared *paired* (:meth:`HardPolicy._paired`): every move
 still in the race is played out in each sampled world with the same rollout
 noise, so the luck of the world cancels in the comparison, and a move whose
-paired deficit to the leader is clearly significant leaves the race (the
-flat UCB1 of earlier versions stays available as ``paired = False``; on 150
-forced-landlord deals against RLCard's rule agent at 600 rollouts the paired
-search won 0.873, UCB1 0.833).  A rollout scores 1 for a win of the seat's
+paired deficit to the leader is clearly significant leaves the race (it
+replaced the flat UCB1 of earlier versions: on 150 forced-landlord deals
+against RLCard's rule agent at 600 rollouts the paired search won 0.873,
+UCB1 0.833).  A rollout scores 1 for a win of the seat's
 side, else a small near-miss credit (:func:`outcome`).  In the rollouts the
 opposing side makes a random move one time in ten (:data:`OPPONENT_NOISE`):
 real opponents err, and a search that expects flawless ones gives up on
@@ -65,7 +65,6 @@ BID_BUDGET = Budget(iterations=60, seconds=0.2)
 BID_WIN_RATES = (0.1, 0.1, 0.1)
 """Estimated landlord win rate needed to bid 1, 2, 3 (one threshold: bid 3 or pass,
 since a lower bid is often overbid and the landlord's seat is what pays)."""
-EXPLORATION = 0.6
 NEAR_MISS = 0.3
 OPPONENT_NOISE = 0.1
 PASS_TRUST = 0.15
@@ -389,17 +388,14 @@ def _survivors(active: list[int], results: list[list[float]]) -> list[int]:
 
 
 class HardPolicy:
-    """Determinized Monte Carlo search with normal-player rollouts, from the view only.
-
-    ``paired`` (default): paired comparison of the root moves over shared
-    worlds; ``False``: flat UCB1, answering the most visited move.
+    """Determinized Monte Carlo search with normal-player rollouts, from the view only;
+    the root moves are compared paired, over shared worlds (:meth:`_paired`).
 
     Default budget: 0.22 s per decision (at most 2000 rollouts), 0.2 s for a
     bid; an iteration-only budget makes the choice deterministic for a seed.
     """
 
     name = "hard"
-    paired = True
 
     def __init__(self, default_budget: Budget = DEFAULT_BUDGET) -> None:
         self.default_budget = default_budget
@@ -450,47 +446,18 @@ class HardPolicy:
         landlord = sit.landlord
         # the other seats follow eagerly in a share of the worlds, unless shown to pass by choice
         odds = tuple(0.0 if s == seat or s in sampler.voluntary else EAGER_ODDS for s in range(3))
-        if self.paired:
-            best = self._paired(
-                odds,
-                cands,
-                hands_of=sampler.sample,
-                rng=rng,
-                seat=seat,
-                landlord=landlord,
-                last=last,
-                last_seat=sit.last_seat,
-                passed=passed,
-                max_iter=max_iter,
-                deadline=deadline,
-            )
-            return play_for(legal, cands[best])
-        n = len(cands)
-        visits = [0] * n
-        wins = [0.0] * n
-        it = 0
-        while it < max_iter and (it == 0 or time.perf_counter() < deadline):
-            if it < n:
-                i = it
-            else:
-                log_t = math.log(it)
-                i = max(
-                    range(n),
-                    key=lambda k: wins[k] / visits[k] + EXPLORATION * math.sqrt(log_t / visits[k]),
-                )
-            it += 1
-            hands = sampler.sample(rng)
-            eager = sum(1 << s for s in range(3) if odds[s] and rng.random() < odds[s])
-            visits[i] += 1
-            wins[i] += _play_out(
-                hands, cands[i], seat, landlord, last, sit.last_seat, passed, rng, eager
-            )
-        self.last_iterations = it
-        # the most visited move (robust against a lucky few rollouts); then the best mean;
-        # ties go to the earlier candidate (the normal choice first)
-        best = max(
-            range(n),
-            key=lambda k: (visits[k], wins[k] / visits[k] if visits[k] else -1.0, -k),
+        best = self._paired(
+            odds,
+            cands,
+            hands_of=sampler.sample,
+            rng=rng,
+            seat=seat,
+            landlord=landlord,
+            last=last,
+            last_seat=sit.last_seat,
+            passed=passed,
+            max_iter=max_iter,
+            deadline=deadline,
         )
         return play_for(legal, cands[best])
 
