@@ -42,6 +42,11 @@ class ServerConfig:
     hello_timeout: float = 30.0
     replays_kept: int = 5
     log_level: str = "info"
+    # -- AI pool and fairness --
+    # -- quotas, liveness, names --
+    # -- operations: metrics, TLS --
+    # -- hot path --
+    # -- persistence and scaling --
 
 
 HELP: dict[str, str] = {
@@ -66,6 +71,11 @@ HELP: dict[str, str] = {
     "hello_timeout": "Seconds a new connection has to say hello before it is closed.",
     "replays_kept": "Finished games a table keeps for get_replay.",
     "log_level": "Minimum level of the JSON log lines on stderr.",
+    # -- AI pool and fairness --
+    # -- quotas, liveness, names --
+    # -- operations: metrics, TLS --
+    # -- hot path --
+    # -- persistence and scaling --
 }
 """What each setting means (the --help text)."""
 
@@ -153,3 +163,8 @@ def validate(config: ServerConfig) -> None:
             raise ValueError(f"{name} must be at least 1")
     if config.max_frame < 1024:
         raise ValueError("max_frame must be at least 1024 bytes")
+    # -- AI pool and fairness --
+    # -- quotas, liveness, names --
+    # -- operations: metrics, TLS --
+    # -- hot path --
+    # -- persistence and scaling --
