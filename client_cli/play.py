@@ -471,12 +471,13 @@ class PlaySession:
             waiting = self.render.turn_line(self.view) if self.view else "The game has not begun."
             self.screen.show([f"It is not your turn. {waiting}"])
             return
-        pick = choose_move(text, self.moves, self.render)
+        moves = self.render.typed_moves(text, self.moves, self.view)  # the cards as typed
+        pick = choose_move(text, moves, self.render)
         if isinstance(pick, str):
             self.screen.show([pick])
             self.reprompt()
             return
-        action, version = self.moves[pick], self.moves_version
+        action, version = moves[pick], self.moves_version
         self.moves = []
         self.screen.ask(None)
         try:

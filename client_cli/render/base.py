@@ -198,6 +198,16 @@ class Renderer:
                     out.update(v for v in value if isinstance(v, str))
         return frozenset(out)
 
+    def typed_moves(
+        self, text: str, legal: list[dict[str, Any]], view: Mapping[str, Any] | None
+    ) -> list[dict[str, Any]]:
+        """The moves to match ``text`` against, by position as in ``legal``.
+
+        Generic: ``legal`` itself.  A game whose listed moves stand for other,
+        equally legal card choices puts the typed cards in the move they name.
+        """
+        return legal
+
     def moves_lines(self, legal: Sequence[Mapping[str, Any]]) -> list[str]:
         """The legal actions numbered from 1, in columns when they are many."""
         labels = [f"{i}) {self.action(a)}" for i, a in enumerate(legal, 1)]

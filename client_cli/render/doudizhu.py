@@ -8,6 +8,18 @@ from typing import Any
 from client_cli.render.base import Renderer
 
 _RANKS = "3456789TJQKA2"
+_JOKERS = ("BJ", "RJ")
+
+
+def _typed_cards(text: str) -> list[str] | None:
+    """The distinct card codes ``text`` names (``5d, 5c``), or None if it names anything else."""
+    codes = [t.upper() for t in text.replace(",", " ").replace("+", " ").split()]
+    valid = all(c in _JOKERS or (len(c) == 2 and c[0] in _RANKS and c[1] in "SHDC") for c in codes)
+    return codes if codes and valid and len(set(codes)) == len(codes) else None
+
+
+def _ranks(codes: Sequence[str]) -> list[str]:
+    return sorted(c if c in _JOKERS else c[0] for c in codes)
 
 
 def _rank_order(code: str) -> tuple[int, str]:
@@ -81,6 +93,27 @@ class DoudizhuRenderer(Renderer):
         if kind == "play":
             return self.combo(action)
         return None
+
+    def typed_moves(
+        self, text: str, legal: list[dict[str, Any]], view: Mapping[str, Any] | None
+    ) -> list[dict[str, Any]]:
+        """``legal`` with the typed cards in each play of the same ranks.
+
+        Suits never matter (rules: any suit choice of held cards is legal): the
+        server lists each play once in one choice of suits, and a player who
+        types other cards of the same ranks, all in hand, plays those cards.
+        """
+        typed = _typed_cards(text)
+        hand = set((view or {}).get("hand") or [])
+        if typed is None or not set(typed) <= hand:
+            return legal
+        ranks = _ranks(typed)
+        return [
+            {**a, "cards": typed}
+            if a.get("type") == "play" and _ranks(a.get("cards") or []) == ranks
+            else a
+            for a in legal
+        ]
 
     def moves_lines(self, legal: Sequence[Mapping[str, Any]]) -> list[str]:
         """Few moves: one per line; many (a free lead): grouped by combination, wrapped."""

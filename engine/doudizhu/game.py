@@ -28,7 +28,6 @@ from engine.doudizhu.hands import (
     mask_of,
     packed_counts,
     plays_for,
-    select,
 )
 from engine.doudizhu.rules import MAX_BID, auction_end, score_deal
 from engine.doudizhu.state import (
@@ -72,7 +71,11 @@ def read_play(play: Play) -> tuple[Move, int]:
     if move is None:
         text = format_cards(cards_of(mask))
         raise IllegalAction("not_a_combination", f"{text} is not a valid {play.combo}")
-    return move, mask
+    parsed = (move, mask)
+    # a pure function of the public fields: kept so that a play read once (one
+    # in the history, in any suits) is not read again by every later look
+    object.__setattr__(play, "_parsed", parsed)
+    return parsed
 
 
 def _replace_hand(hands: tuple[int, int, int], seat: int, hand: int) -> tuple[int, int, int]:
@@ -280,18 +283,12 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         parsed = action._parsed
         move, mask = parsed if parsed is not None else read_play(action)
         hand = state.hands[seat]
-        # the very play object listed for this hand is held and in canonical suits
-        listed = move.plays.get(hand & move.nibbles) is action
-        if not listed and mask & ~hand:
+        # the very play object listed for this hand is held; any other play, in
+        # whatever suits (Cards, Decision: any suit choice of held cards), is
+        # checked card by card
+        if move.plays.get(hand & move.nibbles) is not action and mask & ~hand:
             missing = format_cards(cards_of(mask & ~hand))
             raise IllegalAction("not_in_hand", f"{missing} not in your hand")
-        if not listed and select(hand, move) != mask:
-            wanted = format_cards(cards_of(select(hand, move)))
-            raise IllegalAction(
-                "suit_choice",
-                f"suits never matter: of each rank play the cards first in suit order "
-                f"S H D C, here {wanted}",
-            )
         last = state.last
         if last is not None and not beats(move, (last._parsed or read_play(last))[0]):
             raise IllegalAction(

@@ -5,11 +5,14 @@ A set of cards is kept as an int *mask*: rank ``r`` (0 = ``3`` … 12 = ``2``,
 the order ``S H D C`` (a joker uses the first bit of its nibble).  Bit tricks
 then give the rank counts of a hand and the cards a combination takes.
 
-Suits never matter, but every card keeps its identity, so a legal play names
-concrete cards.  **Canonical suit choice**: of a rank, a play takes the cards
-first in suit order ``S H D C`` that the hand holds (a pair of fives from
-``5H 5D 5C`` is ``5H 5D``).  Every combination of ranks is thus one legal
-action, not one per suit choice; :func:`select` computes it.
+Suits never matter, but every card keeps its identity, so a play names
+concrete cards, and a player may play any of their cards of the ranks a
+combination needs (rules/doudizhu.md, Cards, Decision).  The *listed* plays
+(:func:`plays_for`, behind ``legal_actions``) use one **canonical suit
+choice** so that every combination of ranks is one listed action, not one per
+suit choice: of a rank, the cards first in suit order ``S H D C`` that the
+hand holds (a pair of fives from ``5H 5D 5C`` is listed as ``5H 5D``;
+``5H 5C`` and ``5D 5C`` are as legal, and played as chosen).
 """
 
 from __future__ import annotations
@@ -98,17 +101,6 @@ def packed_counts(mask: int) -> int:
         mask >>= 4
         shift += 4
     return packed
-
-
-def select(hand: int, move: Move) -> int:
-    """The cards of ``hand`` that ``move`` plays (canonical suits), ``-1`` if it lacks some."""
-    mask = 0
-    for shift, n in move.shifts:
-        sub = _LOWEST[(hand >> shift) & 15][n]
-        if sub < 0:
-            return -1
-        mask |= sub << shift
-    return mask
 
 
 _PLAY_CACHE_LIMIT = 100_000

@@ -36,10 +36,13 @@ class Pass:
 class Play:
     """Play ``cards`` read as the combination ``combo`` (Combinations).
 
+    ``cards`` are the very cards played: any suit choice of held cards of the
+    ranks the combination needs (rules/doudizhu.md, Cards, Decision).
+
     ``_parsed`` is a private cache of ``(move, mask)``, the rank-level reading
-    and the card mask, set on the plays the engine lists as legal; it is a
-    pure function of the two public fields, excluded from equality and from
-    the wire.  A play built by anyone else has none and is read in full.
+    and the card mask, set on the plays the engine lists as legal and on any
+    play once it has been read; it is a pure function of the two public
+    fields, excluded from equality and from the wire.
     """
 
     kind: ClassVar[str] = "play"

@@ -150,6 +150,21 @@ def _mutations(game: Game[Any, Any, Any, Any], action: Any, rng: random.Random) 
     return out
 
 
+def _listed_in_other_suits(
+    game: Game[Any, Any, Any, Any], state: Any, seat: int, candidate: Any, legal: set[Any]
+) -> bool:
+    """Dou Dizhu (rules/doudizhu.md, Cards, Decision): a listed play in other held suits."""
+    cards = getattr(candidate, "cards", None)
+    if game.id != "doudizhu" or not isinstance(cards, frozenset):
+        return False
+    ranks = sorted(c.rank for c in cards)
+    return cards <= set(game.view(state, seat).hand) and any(
+        getattr(a, "combo", None) == candidate.combo
+        and sorted(c.rank for c in getattr(a, "cards", ())) == ranks
+        for a in legal
+    )
+
+
 def test_illegal_actions_raise_and_change_nothing(traces: Any) -> None:
     game, all_traces = traces
     rng = random.Random(7)
@@ -172,6 +187,9 @@ def test_illegal_actions_raise_and_change_nothing(traces: Any) -> None:
                     assert err.value.code == "not_your_turn"
             for candidate in _mutations(game, action, rng):
                 if candidate in legal:
+                    continue
+                if _listed_in_other_suits(game, state, seat, candidate, legal):
+                    game.apply(state, seat, candidate)  # legal though not listed
                     continue
                 with pytest.raises(IllegalAction):
                     game.apply(state, seat, candidate)

@@ -94,18 +94,6 @@ def test_the_stated_reading_must_fit_the_cards() -> None:
     assert err.value.code == "unknown_combo"
 
 
-def test_suits_never_matter_so_each_rank_is_played_in_suit_order() -> None:
-    """Decision (hands.py): a legal play takes a rank's cards in suit order S H D C."""
-    state = position(("5H 5D 5C 9S", "KS", "QS"))
-    legal = GAME.legal_actions(state, 0)
-    pairs = [a for a in legal if isinstance(a, Play) and a.combo == "pair"]
-    assert pairs == [play("5H 5D", "pair")]
-    with pytest.raises(IllegalAction) as err:
-        GAME.apply(state, 0, play("5D 5C", "pair"))
-    assert err.value.code == "suit_choice"
-    assert "5H 5D" in err.value.message
-
-
 def test_the_deal_ends_when_a_hand_is_empty() -> None:
     state = position(("3S", "4S 5S", "6S 7S"))
     state = run(state, play("3S", "single"))

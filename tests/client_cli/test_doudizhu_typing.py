@@ -1,0 +1,80 @@
+"""Dou Dizhu in the terminal: the cards a player types are the cards played.
+
+The server lists each play once in one choice of suits; any other held cards
+of the same ranks are as legal (rules/doudizhu.md, Cards, Decision), so the
+typed cards, not the listed ones, go to the server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from client_cli.play import choose_move
+from client_cli.render import Seats, renderer_for
+from engine.codec import to_plain
+from engine.doudizhu.state import Play
+from tests.engine.doudizhu.helpers import GAME, position
+
+HAND = "5H 5D 5C 9S 9D KH"
+
+
+def plain_view() -> dict[str, Any]:
+    """Seat 0's view, as the server sends it, leading with ``HAND``."""
+    return to_plain(GAME.view(position((HAND, "KS", "QS")), 0))  # type: ignore[no-any-return]
+
+
+def typed(text: str, view: dict[str, Any]) -> dict[str, Any] | str:
+    """The move the terminal client sends for ``text`` (or its message), as ``move`` does."""
+    render = renderer_for("doudizhu", Seats(me=0), "french")
+    moves = render.typed_moves(text, list(view["legal"]), view)
+    pick = choose_move(text, moves, render)
+    return pick if isinstance(pick, str) else moves[pick]
+
+
+@pytest.mark.parametrize(
+    ("text", "combo", "cards"),
+    [
+        ("5d 5c", "pair", {"5D", "5C"}),
+        ("5C 5H", "pair", {"5H", "5C"}),
+        ("5H 5D", "pair", {"5H", "5D"}),  # the listed suits
+        ("5D", "single", {"5D"}),
+        ("5c, 5d, 5h, 9d", "triple_single", {"5H", "5D", "5C", "9D"}),
+        ("5C 5D 5H 9D 9S", "triple_pair", {"5H", "5D", "5C", "9S", "9D"}),
+    ],
+)
+def test_typed_cards_of_held_suits_are_sent_as_typed(
+    text: str, combo: str, cards: set[str]
+) -> None:
+    view = plain_view()
+    action = typed(text, view)
+    assert isinstance(action, dict), action
+    assert action["type"] == "play" and action["combo"] == combo
+    assert set(action["cards"]) == cards
+    # the engine takes exactly those cards from the hand
+    decoded = GAME.decode_action(action)
+    assert isinstance(decoded, Play)
+    after = GAME.apply(position((HAND, "KS", "QS")), 0, decoded).state
+    left = set(to_plain(GAME.view(after, 0).hand))
+    assert left == set(HAND.split()) - cards
+
+
+def test_numbers_and_words_pick_the_listed_move() -> None:
+    view = plain_view()
+    assert typed("1", view) == view["legal"][0]
+    pair = next(i for i, a in enumerate(view["legal"]) if a.get("combo") == "pair")
+    assert typed(str(pair + 1), view) == view["legal"][pair]
+
+
+def test_cards_not_in_hand_are_not_a_move() -> None:
+    view = plain_view()
+    for text in ("5S 5H", "5S", "5D XX"):
+        message = typed(text, view)
+        assert isinstance(message, str) and "not one of your moves" in message, text
+
+
+def test_other_games_match_the_listed_moves_only() -> None:
+    render = renderer_for("scopa", Seats(me=0), "napoletane")
+    legal = [{"type": "play", "card": "7D", "capture": []}]
+    assert render.typed_moves("7C", legal, {"hand": ["7D", "7C"]}) is legal
