@@ -28,6 +28,7 @@ normally one of ``view["legal"]``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import itertools
 import random
@@ -56,8 +57,10 @@ __all__ = [
 ]
 
 M = TypeVar("M")
-RATE_LIMIT_RETRIES = 6
-"""Attempts of a request the server answers with ``rate_limited`` (backing off 50 ms, 100 ms …)."""
+RATE_LIMIT_RETRIES = 8
+"""Attempts of a request the server answers with ``rate_limited``."""
+RATE_LIMIT_PAUSE = 0.1
+"""First pause after ``rate_limited``; it doubles (up to 2 s) while refusals go on."""
 Chooser = Callable[[dict[str, Any]], Any]
 """Picks an action (plain data) from a seat's view (plain data); may be async."""
 
@@ -125,6 +128,10 @@ class Client:
         self._pushed: asyncio.Queue[Any] = asyncio.Queue()
         self._closed: ClientClosed | None = None
         self._reader: asyncio.Task[None] | None = None
+        self._calm_until = 0.0
+        """No request is sent before this loop time (set when the server rate-limits us)."""
+        self._limited = 0
+        """Consecutive ``rate_limited`` answers (sets the length of the next pause)."""
 
     # -- opening and closing -------------------------------------------------
     @classmethod
@@ -164,7 +171,8 @@ class Client:
 
     async def close(self) -> None:
         """Close the connection (the session stays resumable with :attr:`token`)."""
-        await self.ws.close()
+        with contextlib.suppress(ConnectionClosed):  # the server closed it with an error
+            await self.ws.close()
         if self._reader is not None:
             await asyncio.gather(self._reader, return_exceptions=True)
 
@@ -270,16 +278,32 @@ class Client:
         await self.ws.send(frame)
 
     async def _request(self, msg: Any, expect: type[M]) -> M:
-        """Send ``msg`` and wait for its reply; retry (backing off) while rate-limited."""
+        """Send ``msg`` and wait for its reply; retry (backing off) while rate-limited.
+
+        A ``rate_limited`` answer pauses every request of this client, not only
+        the refused one, so retries do not pile up refusals (strikes) while the
+        server's bucket refills.
+        """
+        loop = asyncio.get_running_loop()
         for attempt in range(RATE_LIMIT_RETRIES):
+            pause = self._calm_until - loop.time()
+            if pause > 0:
+                await asyncio.sleep(pause)
             try:
-                return await self._request_once(msg, expect)
+                reply = await self._request_once(msg, expect)
             except ServerError as exc:
                 # a connection-wide limit clears in milliseconds; a table's chat limit does not
                 connection_limit = exc.code == "rate_limited" and exc.error.table is None
                 if not connection_limit or attempt == RATE_LIMIT_RETRIES - 1:
                     raise
-                await asyncio.sleep(0.05 * 2**attempt)
+                self._limited += 1
+                delay = min(2.0, RATE_LIMIT_PAUSE * 2 ** (self._limited - 1))
+                self._calm_until = max(
+                    self._calm_until, loop.time() + delay * random.uniform(0.8, 1.2)
+                )
+                continue
+            self._limited = 0
+            return reply
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _request_once(self, msg: Any, expect: type[M]) -> M:
@@ -291,8 +315,13 @@ class Client:
         try:
             await self.ws.send(encode(msg.model_copy(update={"id": rid})))
             reply = await future
+        except ConnectionClosed:  # e.g. refused at once (quota_exceeded, close code 1008)
+            await asyncio.gather(self._reader or asyncio.sleep(0), return_exceptions=True)
+            raise self._closed or ClientClosed(self.ws.close_code, "") from None
         finally:
             self._pending.pop(rid, None)
+            if future.done() and not future.cancelled():
+                future.exception()  # retrieved: the caller gets it or ConnectionClosed
         if isinstance(reply, sm.Error):
             raise ServerError(reply)
         if not isinstance(reply, expect):

@@ -120,6 +120,8 @@ class Connection:
             self._refuse(True, Error(ref=msg.id, code=ErrorCode.RATE_LIMITED, message=message))
             return
         try:
+            if self.player is not None and self.player.spare_token is not None:
+                self.app.sessions.confirm(self.player)  # the welcome (new token) arrived
             if isinstance(msg, Ping):
                 self.send(Pong(ref=msg.id))
             elif isinstance(msg, Hello):
@@ -161,7 +163,7 @@ class Connection:
                 raise RequestError(
                     ErrorCode.BAD_TOKEN, "unknown session token; say hello without one"
                 )
-            sessions.rotate(player)  # the token just sent in clear text is spent
+            sessions.rotate(player, msg.token)  # the token just sent is spent
             old = sessions.attach(player, self)
             if old is not None and old is not self:
                 old.close(4000, "the session was resumed on another connection")

@@ -49,6 +49,9 @@ class Player:
     away_since: float | None = None
     address: str = ""
     """The client address that opened the session (for per-address quotas)."""
+    spare_token: str | None = None
+    """The token the last resume used: still valid until the new connection sends a
+    message after ``welcome`` (so a ``welcome`` lost on the way costs no session)."""
 
     @property
     def connected(self) -> bool:
@@ -85,12 +88,26 @@ class Sessions:
         """The session holding ``token``, or ``None``."""
         return self._by_token.get(token)
 
-    def rotate(self, player: Player) -> str:
-        """Give ``player`` a new token; the old one stops working.  Return the new one."""
-        self._by_token.pop(player.token, None)
+    def rotate(self, player: Player, used: str) -> str:
+        """Give ``player`` a new token after a resume with ``used``; return the new one.
+
+        Every other old token stops working now; ``used`` stays valid as the
+        spare until :meth:`confirm` (the client has shown it got the new one).
+        """
+        for old in (player.token, player.spare_token):
+            if old is not None and old != used:
+                self._by_token.pop(old, None)
         player.token = secrets.token_urlsafe(24)
+        player.spare_token = used
         self._by_token[player.token] = player
+        self._by_token[used] = player
         return player.token
+
+    def confirm(self, player: Player) -> None:
+        """The client uses its new connection: the spare token stops working."""
+        if player.spare_token is not None:
+            self._by_token.pop(player.spare_token, None)
+            player.spare_token = None
 
     def get(self, player_id: str) -> Player | None:
         """The session of ``player_id``."""
@@ -133,6 +150,8 @@ class Sessions:
     def forget(self, player: Player) -> None:
         """Drop a session for good."""
         self._by_token.pop(player.token, None)
+        if player.spare_token is not None:
+            self._by_token.pop(player.spare_token, None)
         self._by_id.pop(player.player_id, None)
 
     def __iter__(self) -> Iterator[Player]:
