@@ -60,7 +60,11 @@ M = TypeVar("M")
 RATE_LIMIT_RETRIES = 8
 """Attempts of a request the server answers with ``rate_limited``."""
 RATE_LIMIT_PAUSE = 0.1
-"""First pause after ``rate_limited``; it doubles (up to 2 s) while refusals go on."""
+"""Pause of every request after a ``rate_limited`` answer."""
+RATE_LIMIT_GAP = (0.02, 0.5)
+"""First and largest gap between sends once rate-limited (the first matches the default
+50 messages/s): it doubles with each new refusal and shrinks by 2 % with each success,
+to none once it is below an eighth of the first."""
 Chooser = Callable[[dict[str, Any]], Any]
 """Picks an action (plain data) from a seat's view (plain data); may be async."""
 
@@ -128,10 +132,12 @@ class Client:
         self._pushed: asyncio.Queue[Any] = asyncio.Queue()
         self._closed: ClientClosed | None = None
         self._reader: asyncio.Task[None] | None = None
-        self._calm_until = 0.0
-        """No request is sent before this loop time (set when the server rate-limits us)."""
-        self._limited = 0
-        """Consecutive ``rate_limited`` answers (sets the length of the next pause)."""
+        self._next_send = 0.0
+        """No request is sent before this loop time (paced when the server rate-limits us)."""
+        self._gap = 0.0
+        """Seconds between two requests while pacing (0: not pacing)."""
+        self._slowed_at = 0.0
+        """When the gap last grew: refusals of requests sent before then do not grow it."""
 
     # -- opening and closing -------------------------------------------------
     @classmethod
@@ -281,14 +287,18 @@ class Client:
         """Send ``msg`` and wait for its reply; retry (backing off) while rate-limited.
 
         A ``rate_limited`` answer pauses every request of this client, not only
-        the refused one, so retries do not pile up refusals (strikes) while the
-        server's bucket refills.
+        the refused one, and from then on requests are paced (a gap that grows
+        with new refusals and shrinks with successes), so retries do not pile
+        up refusals (which the server counts as strikes) while its bucket refills.
         """
         loop = asyncio.get_running_loop()
         for attempt in range(RATE_LIMIT_RETRIES):
-            pause = self._calm_until - loop.time()
-            if pause > 0:
-                await asyncio.sleep(pause)
+            now = loop.time()
+            start = max(now, self._next_send)
+            self._next_send = start + self._gap
+            if start > now:
+                await asyncio.sleep(start - now)
+            sent_at = loop.time()
             try:
                 reply = await self._request_once(msg, expect)
             except ServerError as exc:
@@ -296,13 +306,16 @@ class Client:
                 connection_limit = exc.code == "rate_limited" and exc.error.table is None
                 if not connection_limit or attempt == RATE_LIMIT_RETRIES - 1:
                     raise
-                self._limited += 1
-                delay = min(2.0, RATE_LIMIT_PAUSE * 2 ** (self._limited - 1))
-                self._calm_until = max(
-                    self._calm_until, loop.time() + delay * random.uniform(0.8, 1.2)
-                )
+                now = loop.time()
+                if sent_at >= self._slowed_at:  # not one of a wave already answered
+                    low, high = RATE_LIMIT_GAP
+                    self._gap = min(high, max(low, self._gap * 2))
+                    self._slowed_at = now
+                pause = RATE_LIMIT_PAUSE * random.uniform(0.8, 1.2)
+                self._next_send = max(self._next_send, now + pause)
                 continue
-            self._limited = 0
+            if self._gap:
+                self._gap = 0.0 if self._gap < RATE_LIMIT_GAP[0] / 8 else self._gap * 0.98
             return reply
         raise AssertionError("unreachable")  # pragma: no cover
 
