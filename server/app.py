@@ -91,6 +91,7 @@ class CardaviaServer:
             compression=None,
             ping_interval=self.config.ping_interval or None,
             ping_timeout=self.config.ping_timeout,
+            close_timeout=self.config.ping_timeout,
         )
         sock = next(iter(self._server.sockets))
         self.port = sock.getsockname()[1]

@@ -59,7 +59,7 @@ class ServerConfig:
     rate_strikes: int = 100
     rate_strike_decay: float = 50.0
     ping_interval: float = 10.0
-    ping_timeout: float = 10.0
+    ping_timeout: float = 5.0
     # -- operations: metrics, TLS --
     # -- hot path --
     # -- persistence and scaling --
@@ -109,7 +109,9 @@ HELP: dict[str, str] = {
     "rate_strikes": "Rate-limited messages a connection may pile up before it is closed (1008).",
     "rate_strike_decay": "Rate-limit strikes forgiven per second (default: as many as rate_per_s).",
     "ping_interval": "Seconds between keepalive pings to each client (0: no pings).",
-    "ping_timeout": "Seconds a ping may wait for its pong before the peer counts as gone.",
+    "ping_timeout": "Seconds a ping may wait for its pong, and a closing handshake may take,"
+    " before the peer counts as gone (a frozen peer is dropped within"
+    " ping_interval + 2 x ping_timeout).",
     # -- operations: metrics, TLS --
     # -- hot path --
     # -- persistence and scaling --
