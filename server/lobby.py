@@ -123,6 +123,8 @@ class Lobby:
     async def create(self, player: Player, msg: CreateTable) -> TableActor:
         """A new table as ``msg`` asks; the creator sits (or watches) there."""
         self.check_room(player)
+        if msg.options.seat is None:
+            self.quotas.check_watch(player)  # else the new table would have nobody at it
         actor = await self._new_table(player, msg.game, msg.options, quick=False)
         if msg.options.seat is None:
             actor.submit(Command("spectate", player, msg.id))

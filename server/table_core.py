@@ -172,11 +172,11 @@ class TableCore:
         return seated + list(self.spectators)
 
     def name_taken(self, name: str, player_id: str | None = None) -> bool:
-        """Whether somebody else here (seated, watching, or a seat's leaver) uses a
-        name that looks like ``name`` (same :func:`~server.names.skeleton`)."""
+        """Whether somebody else here (seated or watching) uses a name that looks
+        like ``name`` (the same :func:`~server.names.skeleton`)."""
         want = skeleton(name)
         for slot in self.seats:
-            if slot.name is None or (slot.kind == "human" and slot.player_id == player_id):
+            if slot.kind != "human" or slot.name is None or slot.player_id == player_id:
                 continue
             if skeleton(slot.name) == want:
                 return True

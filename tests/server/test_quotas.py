@@ -287,6 +287,11 @@ async def test_watched_tables_and_spectators_per_table() -> None:
                 "max_spectators_per_table",
             )
             assert len(srv.lobby.tables[tables[0]].core.spectators) == 2
+            # creating a table only to watch it counts as watching one more
+            with pytest.raises(ServerError) as info:
+                await fans[0].create_table("scopa", {"seat": None})
+            assert info.value.detail == "max_watched_tables_per_session"
+            assert len(srv.lobby.tables) == 3
             await fans[1].leave(tables[0])
             await fans[2].spectate(tables[0])
         finally:
