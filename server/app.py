@@ -170,7 +170,7 @@ class CardaviaServer:
             forwarded = ws.request.headers.get("X-Forwarded-For")
             conn.address = client_address(conn.address, forwarded, self._proxies)
         try:
-            self.lobby.quotas.connect(conn.address)
+            self.lobby.quotas.connect(conn.address, time.monotonic())
         except RequestError as exc:  # one error, then close: the hello is never read
             error = Error(ref=None, code=exc.code, message=exc.message, detail=exc.detail)
             with contextlib.suppress(ConnectionClosed):

@@ -45,6 +45,7 @@ class ServerConfig:
     # -- AI pool and fairness --
     # -- quotas, liveness, names --
     max_connections_per_address: int = 50
+    connect_rate_per_address: float = 5.0
     max_sessions_per_address: int = 50
     max_created_tables_per_session: int = 5
     max_created_tables_per_address: int = 20
@@ -91,6 +92,8 @@ HELP: dict[str, str] = {
     # -- AI pool and fairness --
     # -- quotas, liveness, names --
     "max_connections_per_address": "Open connections from one client address (0: no cap).",
+    "connect_rate_per_address": "New connections per second one client address may open,"
+    " in bursts up to max_connections_per_address (0: no cap).",
     "max_sessions_per_address": "Live sessions (connected or kept for a reconnect) opened from"
     " one client address (0: no cap).",
     "max_created_tables_per_session": "Open tables one session has created.",
@@ -206,6 +209,7 @@ def validate(config: ServerConfig) -> None:
     # -- quotas, liveness, names --
     for name in (
         "max_connections_per_address",
+        "connect_rate_per_address",
         "max_sessions_per_address",
         "max_created_tables_per_address",
         "max_waiting_tables_per_address",

@@ -3,8 +3,11 @@
 What is capped (each by the :class:`~server.config.ServerConfig` setting
 named in the refusal's ``detail``; per-address caps of 0 mean no cap):
 
-- open connections per client address (``max_connections_per_address``);
-  a session has at most one connection anyway (a resume closes the old one);
+- open connections per client address (``max_connections_per_address``),
+  and how fast an address opens new ones (``connect_rate_per_address`` per
+  second, in bursts up to the connection cap): a client cut off cannot
+  reconnect in a tight loop; a session has at most one connection anyway (a
+  resume closes the old one);
 - live sessions per address (``max_sessions_per_address``): opened from it
   and not yet expired;
 - open tables a session, or an address, has created
@@ -31,10 +34,13 @@ from dataclasses import dataclass
 
 from protocol.errors import ErrorCode
 from server.config import ServerConfig
+from server.ratelimit import TokenBucket
 from server.sessions import Player
 from server.table_options import RequestError
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+_BUCKETS_PRUNE_AT = 4096
+"""Connect-rate buckets kept before the refilled ones are dropped."""
 
 
 def parse_networks(spec: str) -> tuple[Network, ...]:
@@ -101,18 +107,40 @@ class Quotas:
         self.config = config
         self.is_waiting = is_waiting
         self._connections: dict[str, int] = {}
+        self._connects: dict[str, TokenBucket] = {}
         self._sessions: dict[str, set[Player]] = {}
         self._created: dict[str, _Created] = {}
 
     # -- connections -----------------------------------------------------------
-    def connect(self, address: str) -> None:
-        """Count a new connection from ``address``; raise if that is one too many."""
+    def connect(self, address: str, now: float = 0.0) -> None:
+        """Count a new connection from ``address`` at ``now``; raise if that is one too
+        many, or if the address opens connections faster than ``connect_rate_per_address``
+        (in bursts up to ``max_connections_per_address``)."""
         cap = self.config.max_connections_per_address
         if cap and self._connections.get(address, 0) >= cap:
             raise _refuse(
                 "max_connections_per_address", f"{cap} connections from your address already"
             )
+        rate = self.config.connect_rate_per_address
+        if rate:
+            bucket = self._connects.get(address)
+            if bucket is None:
+                if len(self._connects) >= _BUCKETS_PRUNE_AT:
+                    self._prune(now)
+                burst = max(1, cap or 50)
+                bucket = self._connects[address] = TokenBucket(rate, burst, stamp=now)
+            if not bucket.allow(now):
+                raise _refuse(
+                    "connect_rate_per_address",
+                    f"your address opens connections too fast ({rate:g}/s); wait a little",
+                )
         self._connections[address] = self._connections.get(address, 0) + 1
+
+    def _prune(self, now: float) -> None:
+        """Forget the connect buckets that have refilled (they hold no information)."""
+        for address, bucket in list(self._connects.items()):
+            if bucket.tokens + (now - bucket.stamp) * bucket.rate >= bucket.burst:
+                del self._connects[address]
 
     def disconnect(self, address: str) -> None:
         """A connection counted by :meth:`connect` ended."""

@@ -38,7 +38,7 @@ def _detail(call: object) -> str:
 
 
 def test_connections_per_address() -> None:
-    q = Quotas(ServerConfig(max_connections_per_address=2))
+    q = Quotas(ServerConfig(max_connections_per_address=2, connect_rate_per_address=0))
     q.connect("a")
     q.connect("a")
     q.connect("b")
@@ -51,8 +51,25 @@ def test_connections_per_address() -> None:
     assert q.connections("b") == 0
 
 
+def test_connect_rate_per_address() -> None:
+    q = Quotas(ServerConfig(max_connections_per_address=4, connect_rate_per_address=2.0))
+    for _ in range(4):  # a burst up to the connection cap
+        q.connect("a", 10.0)
+        q.disconnect("a")
+    assert _detail(lambda: q.connect("a", 10.0)) == "connect_rate_per_address"
+    q.connect("b", 10.0)  # other addresses are not affected
+    q.connect("a", 10.5)  # one more after half a second at 2/s
+    q.disconnect("a")
+    assert _detail(lambda: q.connect("a", 10.6)) == "connect_rate_per_address"
+    assert q.connections("a") == 0
+
+
 def test_no_cap_when_zero() -> None:
-    q = Quotas(ServerConfig(max_connections_per_address=0, max_sessions_per_address=0))
+    q = Quotas(
+        ServerConfig(
+            max_connections_per_address=0, max_sessions_per_address=0, connect_rate_per_address=0
+        )
+    )
     for i in range(500):
         q.connect("a")
         q.check_session("a")
@@ -152,7 +169,8 @@ def test_settings_are_validated() -> None:
 
 
 async def test_connections_over_the_cap_get_an_error_and_1008() -> None:
-    async with running_server(dataclasses.replace(FAST, max_connections_per_address=2)) as srv:
+    config = dataclasses.replace(FAST, max_connections_per_address=2, connect_rate_per_address=0)
+    async with running_server(config) as srv:
         a = await Client.connect(srv.url, "a")
         b = await Client.connect(srv.url, "b")
         try:
@@ -172,6 +190,21 @@ async def test_connections_over_the_cap_get_an_error_and_1008() -> None:
         finally:
             await a.close()
             await b.close()
+
+
+async def test_a_reconnect_loop_is_slowed_down() -> None:
+    config = dataclasses.replace(FAST, max_connections_per_address=3, connect_rate_per_address=2.0)
+    async with running_server(config) as srv:
+        refused = 0
+        for _ in range(8):
+            try:
+                client = await Client.connect(srv.url, "loop")
+            except ClientClosed as exc:
+                assert exc.code == 1008 and exc.reason.endswith("connect_rate_per_address")
+                refused += 1
+            else:
+                await client.close()
+        assert 3 <= refused <= 5
 
 
 async def test_sessions_per_address() -> None:
