@@ -167,7 +167,7 @@ class CardaviaServer:
     async def _handler(self, ws: ServerConnection) -> None:
         conn = Connection(ws, self)
         if ws.request is not None:
-            forwarded = ws.request.headers.get("X-Forwarded-For")
+            forwarded = ", ".join(ws.request.headers.get_all("X-Forwarded-For"))
             conn.address = client_address(conn.address, forwarded, self._proxies)
         try:
             self.lobby.quotas.connect(conn.address, time.monotonic())

@@ -58,7 +58,7 @@ class ServerConfig:
     waiting_table_grace: float = 30.0
     playing_session_ttl: float = 3600.0
     rate_strikes: int = 100
-    rate_strike_decay: float = 50.0
+    rate_strike_decay: float = 1.0
     ping_interval: float = 10.0
     ping_timeout: float = 5.0
     # -- operations: metrics, TLS --
@@ -110,7 +110,8 @@ HELP: dict[str, str] = {
     "playing_session_ttl": "Seconds a disconnected session holding a seat in a game in progress"
     " is kept at most (the AI plays for it meanwhile).",
     "rate_strikes": "Rate-limited messages a connection may pile up before it is closed (1008).",
-    "rate_strike_decay": "Rate-limit strikes forgiven per second (default: as many as rate_per_s).",
+    "rate_strike_decay": "Rate-limit strikes forgiven per second, as a multiple of rate_per_s"
+    " (1: a client averaging under the rate is never closed).",
     "ping_interval": "Seconds between keepalive pings to each client (0: no pings).",
     "ping_timeout": "Seconds a ping may wait for its pong, and a closing handshake may take,"
     " before the peer counts as gone (a frozen peer is dropped within"

@@ -42,7 +42,8 @@ class Connection:
         self.player: Player | None = None
         self._outbox: asyncio.Queue[BaseModel | None] = asyncio.Queue(OUTBOX_LIMIT)
         self._bucket = TokenBucket(rate=app.config.rate_per_s, burst=app.config.rate_burst)
-        self._strikes = Strikes(app.config.rate_strikes, app.config.rate_strike_decay)
+        config = app.config
+        self._strikes = Strikes(config.rate_strikes, config.rate_strike_decay * config.rate_per_s)
         self.address = str(ws.remote_address[0]) if ws.remote_address else ""
         """The client's address (the app sets it from a trusted proxy's header)."""
         self._close: tuple[int, str] | None = None

@@ -226,8 +226,8 @@ async def test_forwarded_address_from_a_trusted_proxy() -> None:
     config = dataclasses.replace(FAST, max_sessions_per_address=1, trusted_proxies="127.0.0.1")
     async with running_server(config) as srv:
 
-        async def hello(forwarded: str) -> object:
-            headers = {"X-Forwarded-For": forwarded}
+        async def hello(*forwarded: str) -> object:
+            headers = [("X-Forwarded-For", f) for f in forwarded]
             async with connect(srv.url, additional_headers=headers) as ws:
                 await ws.send(encode(Hello(id=1, version=PROTOCOL_VERSION, name="n")))
                 return decode_server(await asyncio.wait_for(ws.recv(), 5))
@@ -236,7 +236,9 @@ async def test_forwarded_address_from_a_trusted_proxy() -> None:
         assert isinstance(await hello("203.0.113.2"), Welcome)  # another client
         refused = await hello("203.0.113.1")
         assert isinstance(refused, Error) and refused.detail == "max_sessions_per_address"
-        assert {p.address for p in srv.sessions} == {"203.0.113.1", "203.0.113.2"}
+        # two headers read as one list; the forged first hop is ignored
+        assert isinstance(await hello("203.0.113.1", "203.0.113.3"), Welcome)
+        assert {p.address for p in srv.sessions} == {"203.0.113.1", "203.0.113.2", "203.0.113.3"}
 
 
 async def test_created_and_waiting_tables_per_session() -> None:

@@ -183,7 +183,7 @@ async def test_a_waiting_table_survives_a_short_drop() -> None:
 
 async def test_bursty_client_under_the_rate_stays_connected() -> None:
     config = dataclasses.replace(
-        FAST, rate_per_s=100.0, rate_burst=10, rate_strikes=20, rate_strike_decay=100.0
+        FAST, rate_per_s=100.0, rate_burst=10, rate_strikes=20, rate_strike_decay=1.0
     )
     async with running_server(config) as srv:
         calm = await Client.connect(srv.url, "calm")
@@ -208,7 +208,7 @@ async def test_bursty_client_under_the_rate_stays_connected() -> None:
 
 async def test_client_backs_off_on_rate_limited() -> None:
     config = dataclasses.replace(
-        FAST, rate_per_s=100.0, rate_burst=5, rate_strikes=50, rate_strike_decay=1.0
+        FAST, rate_per_s=100.0, rate_burst=5, rate_strikes=50, rate_strike_decay=0.01
     )
     async with running_server(config) as srv:
         client = await Client.connect(srv.url, "eager")
