@@ -31,7 +31,7 @@ from server.connection import Connection
 from server.lobby import Lobby
 from server.logs import configure, get_logger
 from server.metrics import Metrics
-from server.quotas import client_address, parse_networks
+from server.quotas import address_group, client_address, parse_networks
 from server.sessions import Player, Sessions
 from server.store import Store, make_store
 from server.table import Command
@@ -169,6 +169,7 @@ class CardaviaServer:
         if ws.request is not None:
             forwarded = ", ".join(ws.request.headers.get_all("X-Forwarded-For"))
             conn.address = client_address(conn.address, forwarded, self._proxies)
+        conn.address = address_group(conn.address)
         try:
             self.lobby.quotas.connect(conn.address, time.monotonic())
         except RequestError as exc:  # one error, then close: the hello is never read

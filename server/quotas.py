@@ -23,7 +23,9 @@ table itself (:mod:`server.table_core`).  Every refusal is a
 
 The client address is the TCP peer's, or, when the peer is one of the
 ``trusted_proxies``, the one its ``X-Forwarded-For`` header names
-(:func:`client_address`).
+(:func:`client_address`).  IPv6 clients are counted by their /64 network
+(:func:`address_group`): one subscriber line usually holds a whole /64, so
+counting single addresses would let one client take billions of them.
 """
 
 from __future__ import annotations
@@ -61,6 +63,20 @@ def _trusted(address: str, networks: Iterable[Network]) -> bool:
     except ValueError:
         return False
     return any(ip in net for net in networks)
+
+
+def address_group(address: str) -> str:
+    """What quotas count ``address`` as: an IPv4 address itself, an IPv6 one by its
+    /64 network (an IPv4-mapped one as the IPv4 address); anything else as is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 def client_address(peer: str, forwarded_for: str | None, trusted: tuple[Network, ...]) -> str:
@@ -108,6 +124,7 @@ class Quotas:
         self.is_waiting = is_waiting
         self._connections: dict[str, int] = {}
         self._connects: dict[str, TokenBucket] = {}
+        self._pruned_at = float("-inf")
         self._sessions: dict[str, set[Player]] = {}
         self._created: dict[str, _Created] = {}
 
@@ -125,11 +142,11 @@ class Quotas:
         if rate:
             bucket = self._connects.get(address)
             if bucket is None:
-                if len(self._connects) >= _BUCKETS_PRUNE_AT:
+                if len(self._connects) >= _BUCKETS_PRUNE_AT and now - self._pruned_at >= 1.0:
                     self._prune(now)
                 burst = max(1, cap or 50)
                 bucket = self._connects[address] = TokenBucket(rate, burst, stamp=now)
-            if not bucket.allow(now):
+            if not bucket.allow(now):  # refused attempts take no token: a loop waits it out
                 raise _refuse(
                     "connect_rate_per_address",
                     f"your address opens connections too fast ({rate:g}/s); wait a little",
@@ -138,6 +155,7 @@ class Quotas:
 
     def _prune(self, now: float) -> None:
         """Forget the connect buckets that have refilled (they hold no information)."""
+        self._pruned_at = now
         for address, bucket in list(self._connects.items()):
             if bucket.tokens + (now - bucket.stamp) * bucket.rate >= bucket.burst:
                 del self._connects[address]

@@ -48,7 +48,7 @@ class Player:
     tables: dict[str, int | None] = field(default_factory=dict)
     away_since: float | None = None
     address: str = ""
-    """The client address that opened the session (for per-address quotas)."""
+    """The client address that opened the session (an IPv6 one as its /64), for quotas."""
     spare_token: str | None = None
     """The token the last resume used: still valid until the new connection sends a
     message after ``welcome`` (so a ``welcome`` lost on the way costs no session)."""

@@ -15,7 +15,7 @@ from protocol.codec import decode_server, encode
 from protocol.server_messages import Error, Welcome
 from server.app import running_server
 from server.config import ServerConfig, validate
-from server.quotas import Quotas, client_address, parse_networks
+from server.quotas import Quotas, address_group, client_address, parse_networks
 from server.sessions import Player
 from server.table_options import RequestError
 from tests.server.helpers import FAST
@@ -134,6 +134,15 @@ def test_watched_tables() -> None:
     q.check_watch(bob)
     bob.tables["y"] = None
     assert _detail(lambda: q.check_watch(bob)) == "max_watched_tables_per_address"
+
+
+def test_ipv6_clients_count_by_their_64() -> None:
+    assert address_group("2001:db8:1:2:aaaa::1") == address_group("2001:db8:1:2:bbbb::9")
+    assert address_group("2001:db8:1:2::1") == "2001:db8:1:2::/64"
+    assert address_group("2001:db8:1:3::1") != address_group("2001:db8:1:2::1")
+    assert address_group("::ffff:192.0.2.7") == "192.0.2.7"
+    assert address_group("192.0.2.7") == "192.0.2.7"
+    assert address_group("") == ""
 
 
 def test_client_address_behind_trusted_proxies() -> None:
