@@ -115,10 +115,14 @@ class Lobby:
 
     # -- making tables ---------------------------------------------------------
     def check_room(self, player: Player) -> None:
-        """Refuse (``forbidden``) a player already at as many tables as allowed."""
+        """Refuse (``quota_exceeded``) a player already at as many tables as allowed."""
         if len(player.tables) >= self.config.max_tables_per_player:
             limit = self.config.max_tables_per_player
-            raise RequestError(ErrorCode.FORBIDDEN, f"you are at {limit} tables already")
+            raise RequestError(
+                ErrorCode.QUOTA_EXCEEDED,
+                f"you are at {limit} tables already",
+                "max_tables_per_player",
+            )
 
     async def create(self, player: Player, msg: CreateTable) -> TableActor:
         """A new table as ``msg`` asks; the creator sits (or watches) there."""
