@@ -45,7 +45,7 @@ class ServerConfig:
     # -- AI pool and fairness --
     # -- quotas, liveness, names --
     max_connections_per_address: int = 50
-    connect_rate_per_address: float = 5.0
+    connect_rate_per_address: float = 2.0
     max_sessions_per_address: int = 50
     max_created_tables_per_session: int = 5
     max_created_tables_per_address: int = 20
