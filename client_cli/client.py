@@ -28,6 +28,7 @@ normally one of ``view["legal"]``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import itertools
 import random
@@ -56,8 +57,14 @@ __all__ = [
 ]
 
 M = TypeVar("M")
-RATE_LIMIT_RETRIES = 6
-"""Attempts of a request the server answers with ``rate_limited`` (backing off 50 ms, 100 ms …)."""
+RATE_LIMIT_RETRIES = 8
+"""Attempts of a request the server answers with ``rate_limited``."""
+RATE_LIMIT_PAUSE = 0.1
+"""Pause of every request after a ``rate_limited`` answer."""
+RATE_LIMIT_GAP = (0.02, 0.5)
+"""First and largest gap between sends once rate-limited (the first matches the default
+50 messages/s): it doubles with each new refusal and shrinks by 2 % with each success,
+to none once it is below an eighth of the first."""
 Chooser = Callable[[dict[str, Any]], Any]
 """Picks an action (plain data) from a seat's view (plain data); may be async."""
 
@@ -125,6 +132,12 @@ class Client:
         self._pushed: asyncio.Queue[Any] = asyncio.Queue()
         self._closed: ClientClosed | None = None
         self._reader: asyncio.Task[None] | None = None
+        self._next_send = 0.0
+        """No request is sent before this loop time (paced when the server rate-limits us)."""
+        self._gap = 0.0
+        """Seconds between two requests while pacing (0: not pacing)."""
+        self._slowed_at = 0.0
+        """When the gap last grew: refusals of requests sent before then do not grow it."""
 
     # -- opening and closing -------------------------------------------------
     @classmethod
@@ -164,7 +177,8 @@ class Client:
 
     async def close(self) -> None:
         """Close the connection (the session stays resumable with :attr:`token`)."""
-        await self.ws.close()
+        with contextlib.suppress(ConnectionClosed):  # the server closed it with an error
+            await self.ws.close()
         if self._reader is not None:
             await asyncio.gather(self._reader, return_exceptions=True)
 
@@ -270,16 +284,39 @@ class Client:
         await self.ws.send(frame)
 
     async def _request(self, msg: Any, expect: type[M]) -> M:
-        """Send ``msg`` and wait for its reply; retry (backing off) while rate-limited."""
+        """Send ``msg`` and wait for its reply; retry (backing off) while rate-limited.
+
+        A ``rate_limited`` answer pauses every request of this client, not only
+        the refused one, and from then on requests are paced (a gap that grows
+        with new refusals and shrinks with successes), so retries do not pile
+        up refusals (which the server counts as strikes) while its bucket refills.
+        """
+        loop = asyncio.get_running_loop()
         for attempt in range(RATE_LIMIT_RETRIES):
+            now = loop.time()
+            start = max(now, self._next_send)
+            self._next_send = start + self._gap
+            if start > now:
+                await asyncio.sleep(start - now)
+            sent_at = loop.time()
             try:
-                return await self._request_once(msg, expect)
+                reply = await self._request_once(msg, expect)
             except ServerError as exc:
                 # a connection-wide limit clears in milliseconds; a table's chat limit does not
                 connection_limit = exc.code == "rate_limited" and exc.error.table is None
                 if not connection_limit or attempt == RATE_LIMIT_RETRIES - 1:
                     raise
-                await asyncio.sleep(0.05 * 2**attempt)
+                now = loop.time()
+                if sent_at >= self._slowed_at:  # not one of a wave already answered
+                    low, high = RATE_LIMIT_GAP
+                    self._gap = min(high, max(low, self._gap * 2))
+                    self._slowed_at = now
+                pause = RATE_LIMIT_PAUSE * random.uniform(0.8, 1.2)
+                self._next_send = max(self._next_send, now + pause)
+                continue
+            if self._gap:
+                self._gap = 0.0 if self._gap < RATE_LIMIT_GAP[0] / 8 else self._gap * 0.98
+            return reply
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _request_once(self, msg: Any, expect: type[M]) -> M:
@@ -291,8 +328,13 @@ class Client:
         try:
             await self.ws.send(encode(msg.model_copy(update={"id": rid})))
             reply = await future
+        except ConnectionClosed:  # e.g. refused at once (quota_exceeded, close code 1008)
+            await asyncio.gather(self._reader or asyncio.sleep(0), return_exceptions=True)
+            raise self._closed or ClientClosed(self.ws.close_code, "") from None
         finally:
             self._pending.pop(rid, None)
+            if future.done() and not future.cancelled():
+                future.exception()  # retrieved: the caller gets it or ConnectionClosed
         if isinstance(reply, sm.Error):
             raise ServerError(reply)
         if not isinstance(reply, expect):

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -16,18 +17,21 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from protocol import client_messages as cm
 from protocol.base import PROTOCOL_VERSION
+from protocol.codec import encode
 from protocol.errors import ErrorCode
-from protocol.server_messages import Shutdown
+from protocol.server_messages import Error, Shutdown
 from server.ai import AiRunner
 from server.config import ServerConfig
 from server.connection import Connection
 from server.lobby import Lobby
 from server.logs import configure, get_logger
 from server.metrics import Metrics
+from server.quotas import address_group, client_address, parse_networks
 from server.sessions import Player, Sessions
 from server.store import Store, make_store
 from server.table import Command
@@ -68,6 +72,7 @@ class CardaviaServer:
         self._started = time.time()
         self._stopping = False
         self._log = get_logger(component="server")
+        self._proxies = parse_networks(config.trusted_proxies)
 
     @property
     def url(self) -> str:
@@ -84,6 +89,9 @@ class CardaviaServer:
             process_request=self._http,
             max_size=self.config.max_frame,
             compression=None,
+            ping_interval=self.config.ping_interval or None,
+            ping_timeout=self.config.ping_timeout,
+            close_timeout=self.config.ping_timeout,
         )
         sock = next(iter(self._server.sockets))
         self.port = sock.getsockname()[1]
@@ -113,13 +121,19 @@ class CardaviaServer:
         self._log.info("stopped")
 
     async def _sweep(self) -> None:
-        """Forget sessions that stayed away past ``session_ttl``."""
-        period = min(60.0, self.config.session_ttl / 2)
+        """Forget sessions that stayed away past ``session_ttl`` (``playing_session_ttl``
+        while they hold a seat in a game in progress)."""
+        config = self.config
+        period = min(15.0, config.session_ttl / 4)
         while True:
             await asyncio.sleep(period)
-            for player in self.sessions.expired(self.clock(), self.config.session_ttl):
+            expired = self.sessions.expired(
+                self.clock(), config.session_ttl, config.playing_session_ttl, self.lobby.in_game
+            )
+            for player in expired:
                 self.lobby.forget(player)
                 self.sessions.forget(player)
+                self.lobby.quotas.drop_session(player)
                 self._log.info("session_expired", player=player.player_id)
 
     # -- HTTP and WebSocket ----------------------------------------------------
@@ -152,11 +166,24 @@ class CardaviaServer:
 
     async def _handler(self, ws: ServerConnection) -> None:
         conn = Connection(ws, self)
+        if ws.request is not None:
+            forwarded = ", ".join(ws.request.headers.get_all("X-Forwarded-For"))
+            conn.address = client_address(conn.address, forwarded, self._proxies)
+        conn.address = address_group(conn.address)
+        try:
+            self.lobby.quotas.connect(conn.address, time.monotonic())
+        except RequestError as exc:  # one error, then close: the hello is never read
+            error = Error(ref=None, code=exc.code, message=exc.message, detail=exc.detail)
+            with contextlib.suppress(ConnectionClosed):
+                await ws.send(encode(error))
+                await ws.close(1008, f"quota_exceeded: {exc.detail}")
+            return
         self.connections.add(conn)
         try:
             await conn.run()
         finally:
             self.connections.discard(conn)
+            self.lobby.quotas.disconnect(conn.address)
 
     def detach(self, player: Player, conn: Connection) -> None:
         """A connection ended: if it was the player's, their tables start the grace period."""

@@ -31,7 +31,7 @@ class ServerConfig:
     ai_workers: int = 4
     ai_mode: str = "thread"
     disconnect_grace: float = 15.0
-    session_ttl: float = 3600.0
+    session_ttl: float = 300.0
     max_tables: int = 1000
     max_tables_per_player: int = 10
     chat_max_len: int = 300
@@ -44,6 +44,23 @@ class ServerConfig:
     log_level: str = "info"
     # -- AI pool and fairness --
     # -- quotas, liveness, names --
+    max_connections_per_address: int = 50
+    connect_rate_per_address: float = 2.0
+    max_sessions_per_address: int = 50
+    max_created_tables_per_session: int = 5
+    max_created_tables_per_address: int = 20
+    max_waiting_tables_per_session: int = 3
+    max_waiting_tables_per_address: int = 10
+    max_watched_tables_per_session: int = 5
+    max_watched_tables_per_address: int = 20
+    max_spectators_per_table: int = 50
+    trusted_proxies: str = ""
+    waiting_table_grace: float = 30.0
+    playing_session_ttl: float = 3600.0
+    rate_strikes: int = 100
+    rate_strike_decay: float = 1.0
+    ping_interval: float = 10.0
+    ping_timeout: float = 5.0
     # -- operations: metrics, TLS --
     # -- hot path --
     # -- persistence and scaling --
@@ -60,7 +77,8 @@ HELP: dict[str, str] = {
     "ai_workers": "Worker threads (or processes) that run AI decisions off the event loop.",
     "ai_mode": "thread (starts at once) or process (heavy search never slows the loop).",
     "disconnect_grace": "Seconds a disconnected human keeps their turns before the AI covers them.",
-    "session_ttl": "Seconds a disconnected session is kept for a reconnect before it is dropped.",
+    "session_ttl": "Seconds a disconnected session is kept for a reconnect before it is dropped"
+    " (longer while it holds a seat in a game in progress: see playing_session_ttl).",
     "max_tables": "Tables this process holds at most.",
     "max_tables_per_player": "Tables one player may be at (seated or watching) at once.",
     "chat_max_len": "Longest chat line, in characters.",
@@ -73,6 +91,31 @@ HELP: dict[str, str] = {
     "log_level": "Minimum level of the JSON log lines on stderr.",
     # -- AI pool and fairness --
     # -- quotas, liveness, names --
+    "max_connections_per_address": "Open connections from one client address (0: no cap).",
+    "connect_rate_per_address": "New connections per second one client address may open,"
+    " in bursts up to max_connections_per_address (0: no cap).",
+    "max_sessions_per_address": "Live sessions (connected or kept for a reconnect) opened from"
+    " one client address (0: no cap).",
+    "max_created_tables_per_session": "Open tables one session has created.",
+    "max_created_tables_per_address": "Open tables created from one client address (0: no cap).",
+    "max_waiting_tables_per_session": "Tables one session has created that wait for players.",
+    "max_waiting_tables_per_address": "Waiting tables created from one client address (0: no cap).",
+    "max_watched_tables_per_session": "Tables one session watches as a spectator at once.",
+    "max_watched_tables_per_address": "Tables watched from one client address (0: no cap).",
+    "max_spectators_per_table": "Spectators one table admits.",
+    "trusted_proxies": "Comma-separated IPs or CIDR networks of load balancers whose"
+    " X-Forwarded-For header names the client address (empty: trust nobody's header).",
+    "waiting_table_grace": "Seconds a table that waits for players is kept once no human at it"
+    " is connected.",
+    "playing_session_ttl": "Seconds a disconnected session holding a seat in a game in progress"
+    " is kept at most (the AI plays for it meanwhile).",
+    "rate_strikes": "Rate-limited messages a connection may pile up before it is closed (1008).",
+    "rate_strike_decay": "Rate-limit strikes forgiven per second, as a multiple of rate_per_s"
+    " (1: a client averaging under the rate is never closed).",
+    "ping_interval": "Seconds between keepalive pings to each client (0: no pings).",
+    "ping_timeout": "Seconds a ping may wait for its pong, and a closing handshake may take,"
+    " before the peer counts as gone (a frozen peer is dropped within"
+    " ping_interval + 2 x ping_timeout).",
     # -- operations: metrics, TLS --
     # -- hot path --
     # -- persistence and scaling --
@@ -165,6 +208,35 @@ def validate(config: ServerConfig) -> None:
         raise ValueError("max_frame must be at least 1024 bytes")
     # -- AI pool and fairness --
     # -- quotas, liveness, names --
+    for name in (
+        "max_connections_per_address",
+        "connect_rate_per_address",
+        "max_sessions_per_address",
+        "max_created_tables_per_address",
+        "max_waiting_tables_per_address",
+        "max_watched_tables_per_address",
+        "ping_interval",
+        "waiting_table_grace",
+        "rate_strike_decay",
+    ):
+        if getattr(config, name) < 0:
+            raise ValueError(f"{name} must not be negative")
+    for name in (
+        "max_created_tables_per_session",
+        "max_waiting_tables_per_session",
+        "max_watched_tables_per_session",
+        "max_spectators_per_table",
+        "rate_strikes",
+    ):
+        if getattr(config, name) < 1:
+            raise ValueError(f"{name} must be at least 1")
+    if config.ping_timeout <= 0:
+        raise ValueError("ping_timeout must be positive")
+    if config.playing_session_ttl < config.session_ttl:
+        raise ValueError("playing_session_ttl must not be shorter than session_ttl")
+    from server.quotas import parse_networks  # here: quotas imports this module
+
+    parse_networks(config.trusted_proxies)
     # -- operations: metrics, TLS --
     # -- hot path --
     # -- persistence and scaling --

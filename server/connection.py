@@ -22,7 +22,7 @@ from protocol.codec import FrameError, decode_client, encode
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Pong, Welcome
 from server.logs import get_logger
-from server.ratelimit import TokenBucket
+from server.ratelimit import Strikes, TokenBucket
 from server.sessions import NameError_, Player, validate_name
 from server.table_options import RequestError
 
@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 
 OUTBOX_LIMIT = 2000
 """Messages queued for a client before it counts as too slow and is dropped."""
-STRIKES_LIMIT = 100
-"""Rate-limited messages tolerated before the connection is closed (1008)."""
 
 
 class Connection:
@@ -44,7 +42,10 @@ class Connection:
         self.player: Player | None = None
         self._outbox: asyncio.Queue[BaseModel | None] = asyncio.Queue(OUTBOX_LIMIT)
         self._bucket = TokenBucket(rate=app.config.rate_per_s, burst=app.config.rate_burst)
-        self._strikes = 0
+        config = app.config
+        self._strikes = Strikes(config.rate_strikes, config.rate_strike_decay * config.rate_per_s)
+        self.address = str(ws.remote_address[0]) if ws.remote_address else ""
+        """The client's address (the app sets it from a trusted proxy's header)."""
         self._close: tuple[int, str] | None = None
         self._log = get_logger(remote=str(ws.remote_address[0]) if ws.remote_address else "")
 
@@ -120,6 +121,8 @@ class Connection:
             self._refuse(True, Error(ref=msg.id, code=ErrorCode.RATE_LIMITED, message=message))
             return
         try:
+            if self.player is not None and self.player.spare_token is not None:
+                self.app.sessions.confirm(self.player)  # the welcome (new token) arrived
             if isinstance(msg, Ping):
                 self.send(Pong(ref=msg.id))
             elif isinstance(msg, Hello):
@@ -142,10 +145,8 @@ class Connection:
 
     def _refuse(self, limited: bool, error: Error) -> None:
         """Answer ``error``; a connection rate-limited too often is closed (1008)."""
-        if limited:
-            self._strikes += 1
-            if self._strikes > STRIKES_LIMIT:
-                self.close(1008, "rate limit exceeded")
+        if limited and self._strikes.add(time.monotonic()):
+            self.close(1008, "rate limit exceeded")
         self.send(error)
 
     def _hello(self, msg: Hello) -> None:
@@ -163,6 +164,7 @@ class Connection:
                 raise RequestError(
                     ErrorCode.BAD_TOKEN, "unknown session token; say hello without one"
                 )
+            sessions.rotate(player, msg.token)  # the token just sent is spent
             old = sessions.attach(player, self)
             if old is not None and old is not self:
                 old.close(4000, "the session was resumed on another connection")
@@ -176,7 +178,10 @@ class Connection:
             name = validate_name(msg.name)
         except NameError_ as exc:
             raise RequestError(ErrorCode.BAD_NAME, str(exc)) from None
-        player = sessions.open(name, self)
+        quotas = self.app.lobby.quotas
+        quotas.check_session(self.address)
+        player = sessions.open(name, self, self.address)
+        quotas.add_session(player)
         self.player = player
         self._log = self._log.bind(player=player.player_id)
         self.send(self._welcome(msg, player, resumed=False))

@@ -22,6 +22,7 @@ from server.ai import AiRunner
 from server.config import ServerConfig
 from server.logs import get_logger
 from server.metrics import Metrics
+from server.quotas import Quotas
 from server.sessions import Player, Sessions
 from server.store import Store, TableRecord
 from server.table import Command, TableActor
@@ -59,6 +60,7 @@ class Lobby:
         self.seed_source = seed_source
         self.tables: dict[str, TableActor] = {}
         self._log = get_logger(component="lobby")
+        self.quotas = Quotas(config, self._is_waiting)
 
     # -- reading -------------------------------------------------------------
     def games(self, ref: int | None) -> Games:
@@ -113,14 +115,20 @@ class Lobby:
 
     # -- making tables ---------------------------------------------------------
     def check_room(self, player: Player) -> None:
-        """Refuse (``forbidden``) a player already at as many tables as allowed."""
+        """Refuse (``quota_exceeded``) a player already at as many tables as allowed."""
         if len(player.tables) >= self.config.max_tables_per_player:
             limit = self.config.max_tables_per_player
-            raise RequestError(ErrorCode.FORBIDDEN, f"you are at {limit} tables already")
+            raise RequestError(
+                ErrorCode.QUOTA_EXCEEDED,
+                f"you are at {limit} tables already",
+                "max_tables_per_player",
+            )
 
     async def create(self, player: Player, msg: CreateTable) -> TableActor:
         """A new table as ``msg`` asks; the creator sits (or watches) there."""
         self.check_room(player)
+        if msg.options.seat is None:
+            self.quotas.check_watch(player)  # else the new table would have nobody at it
         actor = await self._new_table(player, msg.game, msg.options, quick=False)
         if msg.options.seat is None:
             actor.submit(Command("spectate", player, msg.id))
@@ -144,6 +152,7 @@ class Lobby:
                 and core.fill_level == (msg.level or core.setup.strongest)
                 and len(core.free_seats()) > actor.pending_joins
                 and not core.is_member(player.player_id)
+                and not core.name_taken(player.name)
             ):
                 actor.pending_joins += 1
                 actor.submit(Command("join", player, msg.id, None))
@@ -196,10 +205,17 @@ class Lobby:
             replays_kept=self.config.replays_kept,
             fill_at=None if options.fill_after is None else now + options.fill_after,
             fill_level=level,
+            max_spectators=self.config.max_spectators_per_table,
+            waiting_grace=self.config.waiting_table_grace,
         )
-        await self.store.create(
-            TableRecord(table_id=table_id, game=game_id, options=options.model_dump())
-        )
+        self.quotas.reserve_table(table_id, player)
+        try:
+            await self.store.create(
+                TableRecord(table_id=table_id, game=game_id, options=options.model_dump())
+            )
+        except BaseException:
+            self.quotas.drop_table(table_id)
+            raise
         actor = TableActor(
             core,
             store=self.store,
@@ -208,6 +224,7 @@ class Lobby:
             on_close=self._closed,
             clock=self.clock,
             metrics=self.metrics,
+            quotas=self.quotas,
         )
         self.tables[table_id] = actor
         actor.start()
@@ -216,6 +233,20 @@ class Lobby:
 
     def _closed(self, table_id: str) -> None:
         self.tables.pop(table_id, None)
+        self.quotas.drop_table(table_id)
+
+    def _is_waiting(self, table_id: str) -> bool:
+        """Whether a table waits for players (one still being created does)."""
+        actor = self.tables.get(table_id)
+        return actor is None or actor.core.status == "waiting"
+
+    def in_game(self, player: Player) -> bool:
+        """Whether ``player`` holds a seat in a game in progress (their session is kept)."""
+        for table_id, seat in player.tables.items():
+            actor = self.tables.get(table_id)
+            if seat is not None and actor is not None and actor.core.status == "playing":
+                return True
+        return False
 
     # -- sessions coming and going -------------------------------------------
     def _each_table_of(self, player: Player, kind: str) -> None:

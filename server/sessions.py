@@ -2,21 +2,26 @@
 
 ``hello`` opens a session: a public player id, a display name and a secret
 token (192 random bits from :mod:`secrets`).  ``hello`` with that token later
-re-attaches the player, on a new connection, to every table they were at.
+re-attaches the player, on a new connection, to every table they were at,
+and hands out a fresh token (the old one stops working).
+
+A session without a connection expires after ``session_ttl``, except while
+it holds a seat in a game in progress: then it is kept until that game ends
+(the AI covers its turns after the grace), up to ``playing_session_ttl``.
 """
 
 from __future__ import annotations
 
 import secrets
-import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from pydantic import BaseModel
 
-NAME_MAX = 24
-"""Longest display name, in characters."""
+from server.names import NAME_MAX, NameError_, validate_name
+
+__all__ = ["NAME_MAX", "Link", "NameError_", "Player", "Sessions", "validate_name"]
 
 
 class Link(Protocol):
@@ -27,27 +32,6 @@ class Link(Protocol):
 
     def close(self, code: int, reason: str) -> None:
         """Close the connection soon."""
-
-
-class NameError_(ValueError):
-    """A display name that is refused; the message says why."""
-
-
-def validate_name(raw: str) -> str:
-    """The display name ``raw`` with outer spaces stripped; raise :class:`NameError_`.
-
-    1 to :data:`NAME_MAX` characters, no control or format characters
-    (Unicode categories C*), no line or paragraph separators.
-    """
-    name = unicodedata.normalize("NFC", raw).strip()
-    if not name:
-        raise NameError_("the name is empty")
-    if len(name) > NAME_MAX:
-        raise NameError_(f"the name is longer than {NAME_MAX} characters")
-    for ch in name:
-        if unicodedata.category(ch)[0] == "C" or unicodedata.category(ch) in ("Zl", "Zp"):
-            raise NameError_(f"the name holds a control character (U+{ord(ch):04X})")
-    return name
 
 
 @dataclass(eq=False)
@@ -63,6 +47,11 @@ class Player:
     link: Link | None = None
     tables: dict[str, int | None] = field(default_factory=dict)
     away_since: float | None = None
+    address: str = ""
+    """The client address that opened the session (an IPv6 one as its /64), for quotas."""
+    spare_token: str | None = None
+    """The token the last resume used: still valid until the new connection sends a
+    message after ``welcome`` (so a ``welcome`` lost on the way costs no session)."""
 
     @property
     def connected(self) -> bool:
@@ -82,13 +71,14 @@ class Sessions:
         self._by_token: dict[str, Player] = {}
         self._by_id: dict[str, Player] = {}
 
-    def open(self, name: str, link: Link) -> Player:
+    def open(self, name: str, link: Link, address: str = "") -> Player:
         """A new session for ``name`` (already validated) attached to ``link``."""
         player = Player(
             player_id="p_" + secrets.token_hex(8),
             name=name,
             token=secrets.token_urlsafe(24),
             link=link,
+            address=address,
         )
         self._by_token[player.token] = player
         self._by_id[player.player_id] = player
@@ -97,6 +87,27 @@ class Sessions:
     def resume(self, token: str) -> Player | None:
         """The session holding ``token``, or ``None``."""
         return self._by_token.get(token)
+
+    def rotate(self, player: Player, used: str) -> str:
+        """Give ``player`` a new token after a resume with ``used``; return the new one.
+
+        Every other old token stops working now; ``used`` stays valid as the
+        spare until :meth:`confirm` (the client has shown it got the new one).
+        """
+        for old in (player.token, player.spare_token):
+            if old is not None and old != used:
+                self._by_token.pop(old, None)
+        player.token = secrets.token_urlsafe(24)
+        player.spare_token = used
+        self._by_token[player.token] = player
+        self._by_token[used] = player
+        return player.token
+
+    def confirm(self, player: Player) -> None:
+        """The client uses its new connection: the spare token stops working."""
+        if player.spare_token is not None:
+            self._by_token.pop(player.spare_token, None)
+            player.spare_token = None
 
     def get(self, player_id: str) -> Player | None:
         """The session of ``player_id``."""
@@ -117,15 +128,30 @@ class Sessions:
         player.away_since = now
         return True
 
-    def expired(self, now: float, ttl: float) -> list[Player]:
-        """Sessions away for longer than ``ttl`` seconds."""
-        return [
-            p for p in self._by_id.values() if p.away_since is not None and now - p.away_since > ttl
-        ]
+    def expired(
+        self,
+        now: float,
+        ttl: float,
+        playing_ttl: float | None = None,
+        in_game: Callable[[Player], bool] = lambda _: False,
+    ) -> list[Player]:
+        """Sessions to forget: away for longer than ``ttl`` seconds and not seated
+        in a running game (``in_game``), or away for longer than ``playing_ttl``."""
+        longest = ttl if playing_ttl is None else max(ttl, playing_ttl)
+        out = []
+        for p in self._by_id.values():
+            if p.away_since is None:
+                continue
+            away = now - p.away_since
+            if away > longest or (away > ttl and not in_game(p)):
+                out.append(p)
+        return out
 
     def forget(self, player: Player) -> None:
         """Drop a session for good."""
         self._by_token.pop(player.token, None)
+        if player.spare_token is not None:
+            self._by_token.pop(player.spare_token, None)
         self._by_id.pop(player.player_id, None)
 
     def __iter__(self) -> Iterator[Player]:

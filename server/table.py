@@ -24,6 +24,7 @@ from protocol.server_messages import Error, Joined, Left, Ok, TableClosed
 from server.ai import AiRunner
 from server.logs import get_logger
 from server.metrics import Metrics
+from server.quotas import Quotas
 from server.replay import build_replay
 from server.sessions import Player, Sessions
 from server.store import Store
@@ -57,8 +58,10 @@ class TableActor:
         on_close: Callable[[str], None],
         clock: Callable[[], float] = time.monotonic,
         metrics: Metrics | None = None,
+        quotas: Quotas | None = None,
     ) -> None:
         self.core = core
+        self.quotas = quotas
         self.metrics = metrics or Metrics()
         self.store = store
         self.sessions = sessions
@@ -221,6 +224,8 @@ class TableActor:
     async def _on_spectate(self, command: Command) -> None:
         player = command.player
         assert player is not None
+        if self.quotas is not None and self.id not in player.tables:
+            self.quotas.check_watch(player)
         eff = self.core.spectate(player.player_id, player.name, self.clock())
         player.tables[self.id] = None
         self._reply(

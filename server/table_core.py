@@ -31,6 +31,7 @@ from protocol.server_messages import (
     TableChanged,
     Update,
 )
+from server.names import clean_chat, skeleton
 from server.ratelimit import TokenBucket
 from server.store import LoggedAction
 from server.table_options import RequestError, TableSetup
@@ -116,6 +117,8 @@ class TableCore:
         replays_kept: int = 5,
         fill_at: float | None = None,
         fill_level: str | None = None,
+        max_spectators: int | None = None,
+        waiting_grace: float | None = None,
     ) -> None:
         self.id = table_id
         self.setup = setup
@@ -146,6 +149,10 @@ class TableCore:
         self.archive: list[FinishedGame] = []
         self._chat_buckets: dict[str, TokenBucket] = {}
         self._covered_seen: set[int] = set()
+        self.max_spectators = max_spectators
+        self.waiting_grace = waiting_grace
+        self.spectators_away: dict[str, float] = {}
+        """Spectators whose connection dropped, and since when."""
 
     # -- who is here ---------------------------------------------------------
     def seat_of(self, player_id: str) -> int | None:
@@ -163,6 +170,41 @@ class TableCore:
         """Every human here: seated players, then spectators."""
         seated = [s.player_id for s in self.seats if s.kind == "human" and s.player_id]
         return seated + list(self.spectators)
+
+    def name_taken(self, name: str, player_id: str | None = None) -> bool:
+        """Whether somebody else here (seated or watching) uses a name that looks
+        like ``name`` (the same :func:`~server.names.skeleton`)."""
+        want = skeleton(name)
+        for slot in self.seats:
+            if slot.kind != "human" or slot.name is None or slot.player_id == player_id:
+                continue
+            if skeleton(slot.name) == want:
+                return True
+        return any(
+            pid != player_id and skeleton(other) == want for pid, other in self.spectators.items()
+        )
+
+    def _check_name(self, player_id: str, name: str) -> None:
+        if self.name_taken(name, player_id):
+            raise RequestError(
+                ErrorCode.NAME_TAKEN, f"somebody at this table is called (like) {name!r}"
+            )
+
+    def abandoned_until(self) -> float | None:
+        """When a waiting table that no connected human is at closes (None: not abandoned)."""
+        if self.status != "waiting" or self.waiting_grace is None:
+            return None
+        since: list[float] = []
+        for slot in self.seats:
+            if slot.kind == "human":
+                if slot.connected or slot.away_since is None:
+                    return None
+                since.append(slot.away_since)
+        for pid in self.spectators:
+            if pid not in self.spectators_away:
+                return None
+            since.append(self.spectators_away[pid])
+        return max(since) + self.waiting_grace if since else None
 
     def free_seats(self) -> list[int]:
         """Seats nobody holds yet."""
@@ -233,7 +275,9 @@ class TableCore:
             raise RequestError(ErrorCode.NOT_FOUND, f"seats are 0 to {len(self.seats) - 1}")
         elif seat not in free:
             raise RequestError(ErrorCode.TABLE_FULL, f"seat {seat} is taken")
+        self._check_name(player_id, name)
         self.spectators.pop(player_id, None)
+        self.spectators_away.pop(player_id, None)
         self.seats[seat] = SeatSlot(kind="human", player_id=player_id, name=name)
         if self.owner is None:
             self.owner = player_id
@@ -243,6 +287,17 @@ class TableCore:
         """Watch the table: a snapshot of the spectator view if a game is on."""
         if self.seat_of(player_id) is not None:
             raise RequestError(ErrorCode.FORBIDDEN, "you are seated here; leave to watch")
+        if (
+            player_id not in self.spectators
+            and self.max_spectators is not None
+            and len(self.spectators) >= self.max_spectators
+        ):
+            raise RequestError(
+                ErrorCode.QUOTA_EXCEEDED,
+                f"this table admits {self.max_spectators} spectators",
+                "max_spectators_per_table",
+            )
+        self._check_name(player_id, name)
         self.spectators[player_id] = name
         return Effects(outs=self._changed(now) + self.resync(player_id, now))
 
@@ -262,6 +317,7 @@ class TableCore:
                 self.seats[seat] = SeatSlot()
             self.rematch_votes.discard(seat)
         self.spectators.pop(player_id, None)
+        self.spectators_away.pop(player_id, None)
         if self.owner == player_id:
             members = self.members()
             self.owner = members[0] if members else None
@@ -277,6 +333,8 @@ class TableCore:
         """The player's connection dropped: their seat waits, then the AI covers."""
         seat = self.seat_of(player_id)
         if seat is None:
+            if player_id in self.spectators:
+                self.spectators_away[player_id] = now
             return Effects()
         slot = self.seats[seat]
         slot.connected = False
@@ -285,6 +343,7 @@ class TableCore:
 
     def reconnect(self, player_id: str, now: float) -> Effects:
         """The player is back: their seat is theirs again; a full snapshot follows."""
+        self.spectators_away.pop(player_id, None)
         seat = self.seat_of(player_id)
         if seat is not None:
             slot = self.seats[seat]
@@ -482,12 +541,19 @@ class TableCore:
             for seat in self.game.to_act(self.state):
                 if timer is not None and self.seats[seat].kind == "human":
                     times.append(self.turn_started + timer)
+        abandoned = self.abandoned_until()
+        if abandoned is not None:
+            times.append(abandoned)
         future = [t for t in times if t > now]
         return min(future) if future else None
 
     def tick(self, now: float) -> Effects:
         """Time passed: fill a table whose wait is over; start one that is full;
-        tell everybody when the AI starts covering an absent human."""
+        tell everybody when the AI starts covering an absent human; close a waiting
+        table whose humans have all been gone for ``waiting_grace``."""
+        abandoned = self.abandoned_until()
+        if abandoned is not None and now >= abandoned:
+            return Effects(closed=True)
         if self.status == "waiting" and self.fill_at is not None and now >= self.fill_at:
             return self.fill_with_ai(now)
         if self.status == "waiting" and not self.free_seats():
@@ -537,15 +603,18 @@ class TableCore:
         """A chat line to everybody at the table (length- and rate-limited)."""
         if not self.is_member(player_id):
             raise RequestError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
-        line = text.strip()
+        try:
+            line = clean_chat(text)  # invisible and bidi characters are removed
+        except ValueError:
+            raise RequestError(
+                ErrorCode.BAD_MESSAGE, "chat lines may not hold control characters"
+            ) from None
         if not line:
             raise RequestError(ErrorCode.BAD_MESSAGE, "the chat line is empty")
         if len(line) > self.chat_max_len:
             raise RequestError(
                 ErrorCode.BAD_MESSAGE, f"chat lines hold at most {self.chat_max_len} characters"
             )
-        if any(ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0 for ch in line):
-            raise RequestError(ErrorCode.BAD_MESSAGE, "chat lines may not hold control characters")
         bucket = self._chat_buckets.setdefault(
             player_id,
             TokenBucket(rate=self.chat_per_minute / 60.0, burst=min(5, self.chat_per_minute)),

@@ -163,7 +163,10 @@ async def test_tables_per_player_are_limited() -> None:
                 await client.create_table("scopa", {"seat": 0})
             with pytest.raises(ServerError) as info:
                 await client.create_table("scopa", {"seat": 0})
-            assert info.value.code == "forbidden"
+            assert (info.value.code, info.value.detail) == (
+                "quota_exceeded",
+                "max_tables_per_player",
+            )
             with pytest.raises(ServerError):
                 await client.quick_play("scopa")
         finally:
