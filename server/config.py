@@ -45,6 +45,9 @@ class ServerConfig:
     # -- AI pool and fairness --
     # -- quotas, liveness, names --
     # -- operations: metrics, TLS --
+    shutdown_drain: float = 0.0
+    tls_cert: str = ""
+    tls_key: str = ""
     # -- hot path --
     # -- persistence and scaling --
 
@@ -74,6 +77,9 @@ HELP: dict[str, str] = {
     # -- AI pool and fairness --
     # -- quotas, liveness, names --
     # -- operations: metrics, TLS --
+    "shutdown_drain": "Seconds /readyz answers 503 on shutdown before clients are closed.",
+    "tls_cert": "PEM certificate chain: serve wss:// and https:// (with --tls-key).",
+    "tls_key": "PEM private key of --tls-cert.",
     # -- hot path --
     # -- persistence and scaling --
 }
@@ -166,5 +172,13 @@ def validate(config: ServerConfig) -> None:
     # -- AI pool and fairness --
     # -- quotas, liveness, names --
     # -- operations: metrics, TLS --
+    if config.shutdown_drain < 0:
+        raise ValueError("shutdown_drain must not be negative")
+    if bool(config.tls_cert) != bool(config.tls_key):
+        raise ValueError("tls_cert and tls_key go together: give both or neither")
+    for name in ("tls_cert", "tls_key"):
+        path = getattr(config, name)
+        if path and not os.path.isfile(path):
+            raise ValueError(f"{name}: no such file {path!r}")
     # -- hot path --
     # -- persistence and scaling --
