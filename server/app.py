@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -46,6 +47,15 @@ READY_STORE_TIMEOUT = 2.0
 """Seconds the store has to answer ``/readyz``'s health check."""
 
 
+def tls_context(config: ServerConfig) -> ssl.SSLContext | None:
+    """The server's TLS context when ``tls_cert``/``tls_key`` are set (wss:// and https://)."""
+    if not config.tls_cert:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(config.tls_cert, config.tls_key)
+    return context
+
+
 class CardaviaServer:
     """Sessions, lobby and tables behind one WebSocket endpoint."""
 
@@ -77,7 +87,8 @@ class CardaviaServer:
     @property
     def url(self) -> str:
         """The WebSocket URL clients connect to."""
-        return f"ws://{self.config.host}:{self.port}"
+        scheme = "wss" if self.config.tls_cert else "ws"
+        return f"{scheme}://{self.config.host}:{self.port}"
 
     # -- lifecycle -----------------------------------------------------------
     async def start(self) -> None:
@@ -89,6 +100,7 @@ class CardaviaServer:
             process_request=self._http,
             max_size=self.config.max_frame,
             compression=None,
+            ssl=tls_context(self.config),
         )
         sock = next(iter(self._server.sockets))
         self.port = sock.getsockname()[1]
