@@ -134,6 +134,8 @@ class Metrics:
         self.registry = CollectorRegistry()
         self._metrics: dict[str, _Metric] = {}
         self._labels: dict[str, tuple[str, ...]] = {}
+        self._children: dict[tuple[str, tuple[tuple[str, str], ...]], _Metric] = {}
+        """Labelled children by (name, labels as passed): the hot path skips prometheus' lock."""
 
     # -- recording -------------------------------------------------------------
     def inc(self, name: str, value: float = 1.0, **labels: str) -> None:
@@ -180,6 +182,13 @@ class Metrics:
 
     # -- internals -----------------------------------------------------------
     def _child(self, name: str, default: Kind, labels: Mapping[str, str]) -> _Metric:
+        key = (name, tuple(labels.items()))
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = self._resolve(name, default, labels)
+        return child
+
+    def _resolve(self, name: str, default: Kind, labels: Mapping[str, str]) -> _Metric:
         metric = self._metrics.get(name)
         if metric is None:
             metric = self._declare(name, default, tuple(sorted(labels)))
