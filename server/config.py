@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import ssl
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -180,5 +181,12 @@ def validate(config: ServerConfig) -> None:
         path = getattr(config, name)
         if path and not os.path.isfile(path):
             raise ValueError(f"{name}: no such file {path!r}")
+    if config.tls_cert:
+        try:
+            ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(
+                config.tls_cert, config.tls_key
+            )
+        except ssl.SSLError as exc:
+            raise ValueError(f"tls_cert/tls_key: cannot load them ({exc.reason or exc})") from None
     # -- hot path --
     # -- persistence and scaling --

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import trustme
+from websockets.exceptions import InvalidHandshake
 
 from client_cli.client import Client
 from client_cli.common import CliError, connect
@@ -86,7 +87,7 @@ async def test_plain_ws_clients_are_not_served_by_a_tls_server(
     tls_server: CardaviaServer,
 ) -> None:
     plain = tls_server.url.replace("wss://", "ws://")
-    with pytest.raises(Exception):  # noqa: B017 - the handshake fails one way or another
+    with pytest.raises(InvalidHandshake):  # the server answers TLS, not HTTP
         await Client.connect(plain, "clear", open_timeout=3)
 
 
@@ -114,5 +115,11 @@ def test_tls_settings_are_checked(pems: Pems) -> None:
         load_config(["--tls-cert", pems.cert], env={})
     with pytest.raises(ValueError, match="no such file"):
         load_config(["--tls-cert", pems.cert, "--tls-key", pems.cert + ".missing"], env={})
+    garbage = Path(pems.key).with_name("garbage.pem")
+    garbage.write_text("not a certificate\n")
+    with pytest.raises(ValueError, match="cannot load"):
+        load_config(["--tls-cert", str(garbage), "--tls-key", pems.key], env={})
+    with pytest.raises(ValueError, match="cannot load"):
+        load_config(["--tls-cert", pems.cert, "--tls-key", pems.ca], env={})  # not its key
     with pytest.raises(ValueError, match="shutdown_drain"):
         load_config(["--shutdown-drain", "-1"], env={})
