@@ -354,7 +354,10 @@ class Conn:
     internal_errors: int = 0
 
     def send(self, frame: bytes | str) -> None:
-        self.ws.send(frame)
+        try:
+            self.ws.send(frame)
+        except ConnectionClosed as exc:
+            raise Closed(exc.rcvd.code if exc.rcvd else None) from None
 
     def wait_reply(self, ref: int, timeout: float = REPLY_TIMEOUT) -> dict[str, Any]:
         """Read until the reply carrying ``ref`` (pushes in between are scanned, then dropped)."""

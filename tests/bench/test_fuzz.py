@@ -42,3 +42,22 @@ async def test_a_non_ascii_invite_is_refused_not_an_internal_error() -> None:
         finally:
             await owner.close()
             await guest.close()
+
+
+@pytest.mark.parametrize("game", ["doudizhu", "schafkopf"])
+@pytest.mark.parametrize("action", [{"type": {}}, {"type": []}, {"type": "play", "card": {}}])
+async def test_an_odd_action_at_a_union_table_is_bad_action(game: str, action: dict) -> None:
+    """The issue's case (``"type": {}`` raised TypeError in the codec): now a typed refusal."""
+    seats = {"doudizhu": 3, "schafkopf": 4}[game]
+    async with (
+        running_server(FAST) as server,
+        await Client.connect(server.url, "odd") as client,
+    ):
+        ai = [{"seat": s} for s in range(1, seats)]
+        joined = await client.create_table(game, {"seat": 0, "ai": ai})
+        table = joined.table.id
+        await client.wait_for(lambda m: client.tables[table].my_turn, 30)
+        with pytest.raises(ServerError) as err:
+            await client.act(table, action)
+        assert (err.value.code, err.value.detail) == ("illegal_action", "bad_action")
+        assert server.metrics.value("cardavia_errors_total", code="internal_error") == 0
