@@ -24,6 +24,7 @@ from client_cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     CliError,
+    add_ca_file,
     connect,
     refused,
     run,
@@ -39,6 +40,7 @@ def add_parser(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
+    add_ca_file(p)
     p.add_argument("--game", required=True, help="scopa, cicera, doudizhu, schafkopf …")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--quick", action="store_true", help="quick-play (the default)")
@@ -92,7 +94,7 @@ async def bot_main(args: argparse.Namespace) -> int:
     clients: list[Client] = []
     try:
         for i in range(args.count):
-            clients.append(await connect(args.url, f"{args.name}-{i + 1}"))
+            clients.append(await connect(args.url, f"{args.name}-{i + 1}", ca_file=args.ca_file))
         results = await asyncio.gather(
             *(run_bot(c, args, policy, i) for i, c in enumerate(clients))
         )

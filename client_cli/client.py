@@ -32,6 +32,7 @@ import contextlib
 import inspect
 import itertools
 import random
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -126,6 +127,7 @@ class Client:
         self.name = ""
         self.token = ""
         self.resumed = False
+        self.ca_file: str | None = None
         self.tables: dict[str, TableState] = {}
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Any]] = {}
@@ -148,14 +150,22 @@ class Client:
         *,
         token: str | None = None,
         open_timeout: float = 10.0,
+        ca_file: str | None = None,
     ) -> Client:
         """Connect to ``url`` and open a session (resume it when ``token`` is given).
 
+        A ``wss://`` URL is verified against the system's CAs, or against the
+        PEM file ``ca_file`` (e.g. a self-signed server certificate).
         Raises :class:`ServerError` (``bad_name``, ``bad_token`` …), ``OSError``
-        when nothing listens there, ``TimeoutError`` after ``open_timeout``.
+        when nothing listens there (``ssl.SSLError`` for an untrusted
+        certificate), ``TimeoutError`` after ``open_timeout``.
         """
-        ws = await connect(url, open_timeout=open_timeout, max_size=2**24, compression=None)
+        tls: dict[str, Any] = {}
+        if ca_file is not None and url.startswith("wss:"):
+            tls["ssl"] = ssl.create_default_context(cafile=ca_file)
+        ws = await connect(url, open_timeout=open_timeout, max_size=2**24, compression=None, **tls)
         client = cls(ws)
+        client.ca_file = ca_file
         client._reader = asyncio.create_task(client._read())
         try:
             welcome = await asyncio.wait_for(

@@ -7,8 +7,10 @@ into one line on stderr and an exit status instead of a traceback.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
+import ssl
 import sys
 from collections.abc import Coroutine, Sequence
 from typing import Any
@@ -32,10 +34,21 @@ class CliError(Exception):
         self.status = status
 
 
-async def connect(url: str, name: str, *, timeout: float = 10.0) -> Client:
+def add_ca_file(parser: argparse.ArgumentParser) -> None:
+    """The ``--ca-file`` option of the sub-commands that take ``--url``."""
+    parser.add_argument(
+        "--ca-file",
+        metavar="PEM",
+        help="trust this CA (or self-signed certificate) for a wss:// URL",
+    )
+
+
+async def connect(
+    url: str, name: str, *, timeout: float = 10.0, ca_file: str | None = None
+) -> Client:
     """Open a session at ``url``; raise :class:`CliError` saying why not."""
     try:
-        return await Client.connect(url, name, open_timeout=timeout)
+        return await Client.connect(url, name, open_timeout=timeout, ca_file=ca_file)
     except InvalidURI:
         raise CliError(
             f"bad server URL {url!r}: expected ws://HOST:PORT or wss://HOST:PORT", EXIT_USAGE
@@ -44,6 +57,11 @@ async def connect(url: str, name: str, *, timeout: float = 10.0) -> Client:
         raise CliError(
             f"{url} did not accept a WebSocket connection ({exc}); is it a Cardavia server?",
             EXIT_UNREACHABLE,
+        ) from None
+    except ssl.SSLError as exc:
+        hint = "" if ca_file else "; for a self-signed certificate give --ca-file"
+        raise CliError(
+            f"TLS with {url} failed: {exc.reason or exc}{hint}", EXIT_UNREACHABLE
         ) from None
     except (OSError, TimeoutError) as exc:
         if isinstance(exc, ConnectionRefusedError):

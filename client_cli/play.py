@@ -23,7 +23,16 @@ from typing import Any
 from websockets.exceptions import InvalidHandshake
 
 from client_cli.client import Client, ClientClosed, ServerError
-from client_cli.common import EXIT_OK, EXIT_USAGE, CliError, connect, parse_options, refused, run
+from client_cli.common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    CliError,
+    add_ca_file,
+    connect,
+    parse_options,
+    refused,
+    run,
+)
 from client_cli.render import Renderer, Seats, renderer_for, seat_name
 from client_cli.terminal import Screen, StdinLines
 from protocol import server_messages as sm
@@ -53,6 +62,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("game", help="scopa, cicera, doudizhu, schafkopf …")
     p.add_argument("--url", help="server to play on (default: start one in this process)")
+    add_ca_file(p)
     p.add_argument("--name", default="player", help="your display name")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--table", metavar="ID", help="join this table instead of creating one")
@@ -113,7 +123,7 @@ async def play_main(args: argparse.Namespace) -> int:
 async def play_at(url: str, args: argparse.Namespace, *, embedded: bool) -> int:
     """Connect to ``url``, take a seat as asked, and run the interactive session."""
     screen = Screen()
-    client = await connect(url, args.name)
+    client = await connect(url, args.name, ca_file=args.ca_file)
     session: PlaySession | None = None
     try:
         joined = await take_seat(client, args)
@@ -295,7 +305,11 @@ class PlaySession:
             await asyncio.sleep(delay)
             try:
                 client = await Client.connect(
-                    self.url, self.client.name, token=self.client.token, open_timeout=5.0
+                    self.url,
+                    self.client.name,
+                    token=self.client.token,
+                    open_timeout=5.0,
+                    ca_file=self.client.ca_file,
                 )
             except (OSError, TimeoutError, InvalidHandshake, ServerError, ClientClosed):
                 continue

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 import types
 import typing
 from collections.abc import Mapping
@@ -24,6 +25,24 @@ from engine.cards import Card, CardError, parse_card
 
 class DecodeError(ValueError):
     """Plain data that does not fit the expected type; the message says where."""
+
+
+INT_MIN = -(2**63)
+INT_MAX = 2**64 - 1
+"""The integers plain data may hold: msgpack's range (signed and unsigned 64 bits)."""
+
+_LABEL_CHARS = 40
+
+
+def _label(value: object) -> str:
+    """A short, always printable label for a piece of untrusted data in an error message."""
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, int) and not isinstance(value, bool):
+        text = str(value) if INT_MIN <= value <= INT_MAX else "<huge integer>"
+    else:
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= _LABEL_CHARS else text[: _LABEL_CHARS - 1] + "…"
 
 
 def to_plain(value: object) -> Any:
@@ -80,7 +99,7 @@ def from_plain(tp: Any, data: Any, where: str = "$") -> Any:
             raise DecodeError(f"{where}: expected null")
         return None
     if tp is Card:
-        if not isinstance(data, str):
+        if not isinstance(data, str) or len(data) > _LABEL_CHARS:
             raise DecodeError(f"{where}: expected a card like '7D'")
         try:
             return parse_card(data)
@@ -93,10 +112,16 @@ def from_plain(tp: Any, data: Any, where: str = "$") -> Any:
     if tp is int:
         if not isinstance(data, int) or isinstance(data, bool):
             raise DecodeError(f"{where}: expected an integer")
+        if not INT_MIN <= data <= INT_MAX:
+            raise DecodeError(f"{where}: integer out of range")
         return data
     if tp is float:
         if not isinstance(data, (int, float)) or isinstance(data, bool):
             raise DecodeError(f"{where}: expected a number")
+        if isinstance(data, int) and not INT_MIN <= data <= INT_MAX:
+            raise DecodeError(f"{where}: number out of range")
+        if not math.isfinite(data):
+            raise DecodeError(f"{where}: expected a finite number")
         return float(data)
     if tp is str:
         if not isinstance(data, str):
@@ -104,6 +129,8 @@ def from_plain(tp: Any, data: Any, where: str = "$") -> Any:
         return data
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         try:
+            if isinstance(data, (list, dict)):
+                raise ValueError(data)  # unhashable: never a member's value
             return tp(data)
         except ValueError:
             allowed = ", ".join(repr(m.value) for m in tp)
@@ -113,7 +140,7 @@ def from_plain(tp: Any, data: Any, where: str = "$") -> Any:
     origin = get_origin(tp)
     args = get_args(tp)
     if origin is Literal:
-        if data not in args or isinstance(data, bool) != any(isinstance(a, bool) for a in args):
+        if not any(type(data) is type(a) and data == a for a in args):
             raise DecodeError(f"{where}: expected one of {', '.join(map(repr, args))}")
         return data
     if origin in (Union, types.UnionType):
@@ -140,7 +167,7 @@ def from_plain(tp: Any, data: Any, where: str = "$") -> Any:
             raise DecodeError(f"{where}: expected a map")
         kt, vt = args if args else (Any, Any)
         return {
-            from_plain(kt, k, f"{where}.key"): from_plain(vt, v, f"{where}.{k}")
+            from_plain(kt, k, f"{where}.key"): from_plain(vt, v, f"{where}.{_label(k)}")
             for k, v in data.items()
         }
     raise TypeError(f"{where}: cannot decode type {tp!r}")
@@ -155,7 +182,7 @@ def _union_from_plain(args: tuple[Any, ...], data: Any, where: str) -> Any:
             names = ", ".join(map(repr, tagged))
             raise DecodeError(f"{where}: expected a map whose 'type' is one of {names}")
         tag = data.get("type")
-        if tag not in tagged:
+        if not isinstance(tag, str) or tag not in tagged:
             raise DecodeError(f"{where}.type: expected one of {', '.join(map(repr, tagged))}")
         return _dataclass_from_plain(tagged[tag], data, where)
     errors = []
@@ -177,7 +204,9 @@ def _dataclass_from_plain(cls: type, data: Any, where: str) -> Any:
     kind = getattr(cls, "kind", None)
     extra = set(data) - names - ({"type"} if isinstance(kind, str) else set())
     if extra:
-        raise DecodeError(f"{where}: unknown field(s) {', '.join(sorted(map(str, extra)))}")
+        shown = sorted(map(_label, extra))
+        more = f" (+{len(shown) - 5} more)" if len(shown) > 5 else ""
+        raise DecodeError(f"{where}: unknown field(s) {', '.join(shown[:5])}{more}")
     if isinstance(kind, str) and "type" in data and data["type"] != kind:
         raise DecodeError(f"{where}.type: expected {kind!r}")
     hints = _hints(cls)
@@ -189,5 +218,5 @@ def _dataclass_from_plain(cls: type, data: Any, where: str) -> Any:
             raise DecodeError(f"{where}: missing field {f.name!r}")
     try:
         return cls(**kwargs)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, ArithmeticError) as exc:
         raise DecodeError(f"{where}: {exc}") from None

@@ -88,6 +88,12 @@ class AiRunner:
             self.metrics.inc(
                 "cardavia_ai_decision_seconds_total", loop.time() - started, game=game_id
             )
+            self.metrics.observe(
+                "cardavia_ai_decision_duration_seconds",
+                loop.time() - started,
+                game=game_id,
+                outcome=outcome,
+            )
         budget = Budget(seconds=min(self.think, 0.2)) if self.think > 0 else None
         try:
             return decide(game_id, fallback, view, legal, seed, budget)

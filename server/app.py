@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import ssl
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -30,7 +31,7 @@ from server.config import ServerConfig
 from server.connection import Connection
 from server.lobby import Lobby
 from server.logs import configure, get_logger
-from server.metrics import Metrics
+from server.metrics import CONTENT_TYPE, Metrics, Reading
 from server.quotas import address_group, client_address, parse_networks
 from server.sessions import Player, Sessions
 from server.store import Store, make_store
@@ -44,6 +45,19 @@ _TABLE_COMMANDS: dict[type[Any], str] = {
     cm.Rematch: "rematch",
     cm.GetReplay: "replay",
 }
+
+
+READY_STORE_TIMEOUT = 2.0
+"""Seconds the store has to answer ``/readyz``'s health check."""
+
+
+def tls_context(config: ServerConfig) -> ssl.SSLContext | None:
+    """The server's TLS context when ``tls_cert``/``tls_key`` are set (wss:// and https://)."""
+    if not config.tls_cert:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(config.tls_cert, config.tls_key)
+    return context
 
 
 class CardaviaServer:
@@ -60,6 +74,7 @@ class CardaviaServer:
         self.clock = clock
         self.sessions = Sessions()
         self.metrics = Metrics()
+        self.metrics.read_gauges(self._gauges)
         self.store = store if store is not None else make_store(config.store)
         self.ai = AiRunner(
             config.ai_workers, config.ai_think, config.ai_deadline, self.metrics, config.ai_mode
@@ -77,7 +92,8 @@ class CardaviaServer:
     @property
     def url(self) -> str:
         """The WebSocket URL clients connect to."""
-        return f"ws://{self.config.host}:{self.port}"
+        scheme = "wss" if self.config.tls_cert else "ws"
+        return f"{scheme}://{self.config.host}:{self.port}"
 
     # -- lifecycle -----------------------------------------------------------
     async def start(self) -> None:
@@ -92,6 +108,7 @@ class CardaviaServer:
             ping_interval=self.config.ping_interval or None,
             ping_timeout=self.config.ping_timeout,
             close_timeout=self.config.ping_timeout,
+            ssl=tls_context(self.config),
         )
         sock = next(iter(self._server.sockets))
         self.port = sock.getsockname()[1]
@@ -104,6 +121,8 @@ class CardaviaServer:
             return
         self._stopping = True
         self._log.info("shutting_down", connections=len(self.connections))
+        if self.config.shutdown_drain > 0:  # /readyz says 503; balancers stop sending clients
+            await asyncio.sleep(self.config.shutdown_drain)
         if self._sweeper is not None:
             self._sweeper.cancel()
         if self._server is not None:
@@ -137,18 +156,19 @@ class CardaviaServer:
                 self._log.info("session_expired", player=player.player_id)
 
     # -- HTTP and WebSocket ----------------------------------------------------
-    def _http(self, connection: ServerConnection, request: Request) -> Response | None:
+    async def _http(self, connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?")[0]
         if path == "/metrics":
-            text = self.metrics.render(
-                {
-                    "cardavia_tables": len(self.lobby.tables),
-                    "cardavia_sessions": len(self.sessions),
-                    "cardavia_connections": len(self.connections),
-                }
-            )
-            headers = Headers([("Content-Type", "text/plain; version=0.0.4")])
-            return Response(HTTPStatus.OK.value, "OK", headers, text.encode())
+            headers = Headers([("Content-Type", CONTENT_TYPE)])
+            return Response(HTTPStatus.OK.value, "OK", headers, self.metrics.render())
+        if path == "/readyz":
+            reason = await self.not_ready()
+            status = HTTPStatus.OK if reason is None else HTTPStatus.SERVICE_UNAVAILABLE
+            body = json.dumps(
+                {"status": "ready"} if reason is None else {"status": "not_ready", "reason": reason}
+            ).encode()
+            headers = Headers([("Content-Type", "application/json")])
+            return Response(status.value, status.phrase, headers, body)
         if path == "/healthz":
             body = json.dumps(
                 {
@@ -164,6 +184,39 @@ class CardaviaServer:
             return Response(HTTPStatus.OK.value, "OK", headers, body)
         return None
 
+    async def not_ready(self) -> str | None:
+        """Why the server should get no new clients now (``None``: it is ready).
+
+        Ready means listening, not shutting down, and the store answering its
+        health check within :data:`READY_STORE_TIMEOUT` seconds.
+        """
+        if self._stopping:
+            return "shutting down"
+        if self._server is None or not self._server.is_serving():
+            return "not listening"
+        try:
+            healthy = await asyncio.wait_for(self.store.ping(), READY_STORE_TIMEOUT)
+        except Exception as exc:  # a store that cannot even answer is not ready
+            return f"store unreachable ({type(exc).__name__})"
+        return None if healthy else "store unreachable"
+
+    def _gauges(self) -> list[Reading]:
+        """The gauges read at each scrape of ``/metrics``."""
+        out = [
+            Reading("cardavia_connections", "Open WebSocket connections.", len(self.connections)),
+            Reading("cardavia_sessions", "Sessions held (connected or not).", len(self.sessions)),
+            Reading("cardavia_tables", "Tables held by this process.", len(self.lobby.tables)),
+        ]
+        counts: dict[tuple[str, str], int] = {}
+        for actor in self.lobby.tables.values():
+            key = (actor.core.game.id, actor.core.status)
+            counts[key] = counts.get(key, 0) + 1
+        help_ = "Tables by game and state (waiting, playing, finished)."
+        for (game, state), n in sorted(counts.items()):
+            labels = {"game": game, "state": state}
+            out.append(Reading("cardavia_tables_by_state", help_, n, labels))
+        return out
+
     async def _handler(self, ws: ServerConnection) -> None:
         conn = Connection(ws, self)
         if ws.request is not None:
@@ -174,6 +227,7 @@ class CardaviaServer:
             self.lobby.quotas.connect(conn.address, time.monotonic())
         except RequestError as exc:  # one error, then close: the hello is never read
             error = Error(ref=None, code=exc.code, message=exc.message, detail=exc.detail)
+            self.metrics.inc("cardavia_errors_total", code=str(exc.code))
             with contextlib.suppress(ConnectionClosed):
                 await ws.send(encode(error))
                 await ws.close(1008, f"quota_exceeded: {exc.detail}")

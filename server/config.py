@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import ssl
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -62,6 +63,9 @@ class ServerConfig:
     ping_interval: float = 10.0
     ping_timeout: float = 5.0
     # -- operations: metrics, TLS --
+    shutdown_drain: float = 0.0
+    tls_cert: str = ""
+    tls_key: str = ""
     # -- hot path --
     # -- persistence and scaling --
 
@@ -117,6 +121,9 @@ HELP: dict[str, str] = {
     " before the peer counts as gone (a frozen peer is dropped within"
     " ping_interval + 2 x ping_timeout).",
     # -- operations: metrics, TLS --
+    "shutdown_drain": "Seconds /readyz answers 503 on shutdown before clients are closed.",
+    "tls_cert": "PEM certificate chain: serve wss:// and https:// (with --tls-key).",
+    "tls_key": "PEM private key of --tls-cert.",
     # -- hot path --
     # -- persistence and scaling --
 }
@@ -238,5 +245,20 @@ def validate(config: ServerConfig) -> None:
 
     parse_networks(config.trusted_proxies)
     # -- operations: metrics, TLS --
+    if config.shutdown_drain < 0:
+        raise ValueError("shutdown_drain must not be negative")
+    if bool(config.tls_cert) != bool(config.tls_key):
+        raise ValueError("tls_cert and tls_key go together: give both or neither")
+    for name in ("tls_cert", "tls_key"):
+        path = getattr(config, name)
+        if path and not os.path.isfile(path):
+            raise ValueError(f"{name}: no such file {path!r}")
+    if config.tls_cert:
+        try:
+            ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(
+                config.tls_cert, config.tls_key
+            )
+        except ssl.SSLError as exc:
+            raise ValueError(f"tls_cert/tls_key: cannot load them ({exc.reason or exc})") from None
     # -- hot path --
     # -- persistence and scaling --

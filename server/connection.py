@@ -56,6 +56,7 @@ class Connection:
             return
         if isinstance(message, Error):
             self.app.metrics.inc("cardavia_errors_total", code=str(message.code))
+        self.app.metrics.observe("cardavia_send_queue_depth", self._outbox.qsize())
         try:
             self._outbox.put_nowait(message)
         except asyncio.QueueFull:

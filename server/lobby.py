@@ -107,7 +107,7 @@ class Lobby:
             and (
                 invite is None
                 or core.invite is None
-                or not secrets.compare_digest(invite, core.invite)
+                or not secrets.compare_digest(invite.encode(), core.invite.encode())
             )
         ):
             raise RequestError(ErrorCode.NOT_FOUND, f"no table {table_id!r}")

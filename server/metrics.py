@@ -1,51 +1,222 @@
-"""Counters for operators, served as Prometheus text on ``/metrics`` (no dependency)."""
+"""Metrics for operators, served as Prometheus text on ``/metrics`` (prometheus-client).
+
+Each :class:`Metrics` owns its own ``CollectorRegistry`` (never the global
+one), so several servers in one process keep separate figures.  Call sites
+name a metric and pass labels: ``inc`` bumps a counter, ``observe`` records a
+histogram sample or sets a gauge.  The metrics listed in :data:`SPECS` have
+fixed help texts, label names and buckets; any other name is created on first
+use (a counter for ``inc``, a histogram for ``observe``) with the label names
+of that first call, and every later call must use the same label names.
+
+Figures that are cheaper to read than to track (connections, sessions, tables
+by game and state) come from :meth:`Metrics.read_gauges`: a function called at
+each scrape.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
 
-Labels = tuple[tuple[str, str], ...]
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
+from prometheus_client.registry import Collector
 
-HELP: dict[str, str] = {
-    "cardavia_messages_in_total": "Client messages received, by type.",
-    "cardavia_errors_total": "Error replies sent, by code.",
-    "cardavia_actions_total": "Actions applied, by game and by who chose them.",
-    "cardavia_games_started_total": "Games started, by game.",
-    "cardavia_games_finished_total": "Games finished, by game.",
-    "cardavia_ai_decisions_total": "AI decisions, by game and outcome (ok, deadline, error).",
-    "cardavia_ai_decision_seconds_total": "Seconds spent in AI decisions, by game.",
+disable_created_metrics()  # type: ignore[no-untyped-call]  # no ``*_created`` series: they double the output for nothing here
+
+CONTENT_TYPE = CONTENT_TYPE_PLAIN_0_0_4
+"""The Content-Type of :meth:`Metrics.render`'s output."""
+
+Kind = Literal["counter", "gauge", "histogram"]
+
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+AI_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+STORE_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0)
+DEPTH_BUCKETS = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2000)
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """How one metric is declared: its kind, help text, label names and buckets."""
+
+    kind: Kind
+    help: str
+    labels: tuple[str, ...] = ()
+    buckets: tuple[float, ...] | None = None
+
+
+SPECS: Mapping[str, Spec] = {
+    "cardavia_messages_in_total": Spec("counter", "Client messages received, by type.", ("type",)),
+    "cardavia_errors_total": Spec("counter", "Error replies sent, by code.", ("code",)),
+    "cardavia_actions_total": Spec(
+        "counter", "Actions applied, by game and by who chose them.", ("by", "game")
+    ),
+    "cardavia_games_started_total": Spec("counter", "Games started, by game.", ("game",)),
+    "cardavia_games_finished_total": Spec("counter", "Games finished, by game.", ("game",)),
+    "cardavia_ai_decisions_total": Spec(
+        "counter", "AI decisions, by game and outcome (ok, deadline, error).", ("game", "outcome")
+    ),
+    "cardavia_action_latency_seconds": Spec(
+        "histogram",
+        "A human's action from its command reaching the server to its updates queued for"
+        " sending (stored first), by game.",
+        ("game",),
+        LATENCY_BUCKETS,
+    ),
+    "cardavia_ai_decision_seconds_total": Spec(
+        "counter", "Seconds spent in AI decisions, by game.", ("game",)
+    ),
+    "cardavia_ai_decision_duration_seconds": Spec(
+        "histogram",
+        "Wall-clock time of one AI decision (waiting for a worker included), by game and outcome.",
+        ("game", "outcome"),
+        AI_BUCKETS,
+    ),
+    "cardavia_store_seconds": Spec(
+        "histogram",
+        "Latency of the store's writes on the action path, by operation (append, start_game).",
+        ("op",),
+        STORE_BUCKETS,
+    ),
+    "cardavia_send_queue_depth": Spec(
+        "histogram",
+        "Messages already waiting in a connection's send queue when one more is queued.",
+        (),
+        DEPTH_BUCKETS,
+    ),
 }
+"""The declared metrics (others are created on first use, see the module docstring)."""
 
 
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+class Reading(NamedTuple):
+    """One gauge value read at scrape time."""
+
+    name: str
+    help: str
+    value: float
+    labels: Mapping[str, str] = {}
+
+
+class _Readings(Collector):
+    """Turns the readings of a function into gauge families at each scrape."""
+
+    def __init__(self, read: Callable[[], Iterable[Reading]]) -> None:
+        self._read = read
+
+    def collect(self) -> Iterator[Metric]:
+        families: dict[str, GaugeMetricFamily] = {}
+        for r in self._read():
+            family = families.get(r.name)
+            if family is None:
+                family = GaugeMetricFamily(r.name, r.help, labels=sorted(r.labels))
+                families[r.name] = family
+            family.add_metric([r.labels[k] for k in sorted(r.labels)], r.value)
+        yield from families.values()
+
+
+_Metric = Counter | Gauge | Histogram
 
 
 class Metrics:
-    """Monotonic counters with labels; cheap enough to bump on every message."""
+    """The server's metrics in a registry of their own (see the module docstring)."""
 
     def __init__(self) -> None:
-        self._counters: dict[str, dict[Labels, float]] = defaultdict(lambda: defaultdict(float))
+        self.registry = CollectorRegistry()
+        self._metrics: dict[str, _Metric] = {}
+        self._labels: dict[str, tuple[str, ...]] = {}
+        self._children: dict[tuple[str, tuple[tuple[str, str], ...]], _Metric] = {}
+        """Labelled children by (name, labels as passed): the hot path skips prometheus' lock."""
 
+    # -- recording -------------------------------------------------------------
     def inc(self, name: str, value: float = 1.0, **labels: str) -> None:
         """Add ``value`` to counter ``name`` with ``labels``."""
-        self._counters[name][tuple(sorted(labels.items()))] += value
+        metric = self._child(name, "counter", labels)
+        if not isinstance(metric, Counter):
+            raise TypeError(f"metric {name!r} is not a counter")
+        metric.inc(value)
 
+    def observe(self, name: str, value: float, **labels: str) -> None:
+        """Record ``value`` in histogram ``name``, or set gauge ``name`` to it."""
+        metric = self._child(name, "histogram", labels)
+        if isinstance(metric, Histogram):
+            metric.observe(value)
+        elif isinstance(metric, Gauge):
+            metric.set(value)
+        else:
+            raise TypeError(f"metric {name!r} is a counter: use inc")
+
+    def read_gauges(self, read: Callable[[], Iterable[Reading]]) -> None:
+        """Call ``read`` at every scrape and expose what it returns as gauges."""
+        self.registry.register(_Readings(read))
+
+    # -- reading -------------------------------------------------------------
     def value(self, name: str, **labels: str) -> float:
-        """The current value of one counter (0 if never bumped)."""
-        return self._counters.get(name, {}).get(tuple(sorted(labels.items())), 0.0)
+        """A counter's or gauge's value, a histogram's sample count (0 if never recorded)."""
+        spec = SPECS.get(name)
+        sample = f"{name}_count" if spec is not None and spec.kind == "histogram" else name
+        found = self.registry.get_sample_value(sample, {k: str(v) for k, v in labels.items()})
+        return 0.0 if found is None else found
 
-    def render(self, gauges: Mapping[str, float]) -> str:
-        """The Prometheus text exposition of every counter and the given gauges."""
-        lines: list[str] = []
-        for name, value in sorted(gauges.items()):
-            lines += [f"# TYPE {name} gauge", f"{name} {value:g}"]
-        for name in sorted(self._counters):
-            if name in HELP:
-                lines.append(f"# HELP {name} {HELP[name]}")
-            lines.append(f"# TYPE {name} counter")
-            for labels, value in sorted(self._counters[name].items()):
-                text = ",".join(f'{k}="{_escape(v)}"' for k, v in labels)
-                lines.append(f"{name}{{{text}}} {value:g}" if text else f"{name} {value:g}")
-        return "\n".join(lines) + "\n"
+    def samples(self, name: str) -> dict[tuple[tuple[str, str], ...], float]:
+        """Every labelled value of counter or gauge ``name``: sorted label pairs to value."""
+        out: dict[tuple[tuple[str, str], ...], float] = defaultdict(float)
+        for family in self.registry.collect():
+            for s in family.samples:
+                if s.name == name:
+                    out[tuple(sorted(s.labels.items()))] += s.value
+        return dict(out)
+
+    def render(self) -> bytes:
+        """The Prometheus text exposition of every metric (Content-Type :data:`CONTENT_TYPE`)."""
+        return generate_latest(self.registry)
+
+    # -- internals -----------------------------------------------------------
+    def _child(self, name: str, default: Kind, labels: Mapping[str, str]) -> _Metric:
+        key = (name, tuple(labels.items()))
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = self._resolve(name, default, labels)
+        return child
+
+    def _resolve(self, name: str, default: Kind, labels: Mapping[str, str]) -> _Metric:
+        metric = self._metrics.get(name)
+        if metric is None:
+            metric = self._declare(name, default, tuple(sorted(labels)))
+        names = self._labels[name]
+        if not names:
+            if labels:
+                raise ValueError(f"metric {name!r} takes no labels, got {sorted(labels)}")
+            return metric
+        if len(labels) != len(names):
+            raise ValueError(f"metric {name!r} takes labels {list(names)}, got {sorted(labels)}")
+        try:
+            return metric.labels(*(str(labels[k]) for k in names))
+        except KeyError:
+            raise ValueError(
+                f"metric {name!r} takes labels {list(names)}, got {sorted(labels)}"
+            ) from None
+
+    def _declare(self, name: str, default: Kind, labels: tuple[str, ...]) -> _Metric:
+        spec = SPECS.get(name) or Spec(default, name.replace("_", " "), labels)
+        metric: _Metric
+        if spec.kind == "counter":
+            metric = Counter(name, spec.help, spec.labels, registry=self.registry)
+        elif spec.kind == "gauge":
+            metric = Gauge(name, spec.help, spec.labels, registry=self.registry)
+        else:
+            buckets = spec.buckets or Histogram.DEFAULT_BUCKETS
+            registry = self.registry
+            metric = Histogram(name, spec.help, spec.labels, registry=registry, buckets=buckets)
+        self._metrics[name] = metric
+        self._labels[name] = spec.labels
+        return metric

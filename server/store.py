@@ -58,6 +58,9 @@ class Store(Protocol):
     async def table_ids(self) -> list[str]:
         """Every recorded table."""
 
+    async def ping(self) -> bool:
+        """Whether the store is reachable and healthy; cheap (``/readyz`` calls it)."""
+
 
 class MemoryStore:
     """The default store: records in a dict, gone when the process ends."""
@@ -96,6 +99,10 @@ class MemoryStore:
     async def table_ids(self) -> list[str]:
         """Every recorded table id."""
         return list(self._records)
+
+    async def ping(self) -> bool:
+        """Always healthy: the records are in this process."""
+        return True
 
 
 def make_store(kind: str) -> Store:

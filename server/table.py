@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
@@ -37,12 +37,16 @@ _SILENT = frozenset({"tick", "disconnect", "reconnect", "forget", "ai_move", "st
 
 @dataclass(frozen=True)
 class Command:
-    """A request from a player: ``kind`` names it, ``ref`` is echoed in the reply."""
+    """A request from a player: ``kind`` names it, ``ref`` is echoed in the reply.
+
+    ``received`` (``time.perf_counter``) is when it was made, for the latency metrics.
+    """
 
     kind: str
     player: Player | None = None
     ref: int | None = None
     args: Any = None
+    received: float = field(default_factory=time.perf_counter, compare=False)
 
 
 class TableActor:
@@ -161,11 +165,17 @@ class TableActor:
         game = self.core.game.id
         if eff.started is not None:
             game_no, seed = eff.started
+            began = time.perf_counter()
             await self.store.start_game(self.id, game_no, seed)
+            self.metrics.observe(
+                "cardavia_store_seconds", time.perf_counter() - began, op="start_game"
+            )
             self.metrics.inc("cardavia_games_started_total", game=game)
             self._log.info("game_started", game_no=game_no, version=self.core.version)
         if eff.applied is not None:
+            began = time.perf_counter()
             await self.store.append(self.id, eff.applied)
+            self.metrics.observe("cardavia_store_seconds", time.perf_counter() - began, op="append")
             self.metrics.inc("cardavia_actions_total", game=game, by=eff.applied.by)
             self._log.debug(
                 "applied", seat=eff.applied.seat, by=eff.applied.by, version=self.core.version
@@ -276,6 +286,8 @@ class TableActor:
         eff = self.core.act(command.player.player_id, seat, version, action, "human", self.clock())
         await self._commit(eff)
         self._reply(command, Ok(ref=command.ref))
+        latency = time.perf_counter() - command.received
+        self.metrics.observe("cardavia_action_latency_seconds", latency, game=self.core.game.id)
 
     async def _on_chat(self, command: Command) -> None:
         assert command.player is not None

@@ -1,0 +1,791 @@
+"""Hypothesis-driven frames against a real server: nothing may crash, fail or change when refused.
+
+    python -m bench.fuzz --seconds 30 [--seed 1]
+
+A server runs in-process (``server.app.running_server``, 127.0.0.1, in a
+thread of its own); an owner client sets up tables in every situation (a
+public and a private waiting table, private and public tables in play where
+the owner's turn is due, a finished game).  Then hypothesis draws one step at
+a time: a frame of every client message type with valid and invalid fields,
+random bytes, text frames, msgpack junk, huge and deeply nested payloads,
+sent before hello, at tables not joined or left or finished, and actions for
+random games, seats and versions.  Each step waits for its reply.
+
+Counted (the last line of stdout is one JSON object; progress on stderr):
+
+* ``crashes`` — a connection closed that should not have been (only an
+  oversized frame may close one, with 1009), a request left without a reply,
+  a table actor or the sweeper task dead, an exception in the server's log;
+* ``internal_errors`` — ``internal_error`` replies;
+* ``state_changes`` — a refused request that changed something: the lobby's
+  tables or sessions, or any quiescent table (its version, status, seats,
+  spectators, rematch votes or public view), compared just before and after.
+
+``errors_logged`` (error lines without an exception) is reported, not judged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import functools
+import itertools
+import json
+import logging
+import math
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import msgpack  # type: ignore[import-untyped]
+import structlog
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from client_cli.client import Client, play_table, random_chooser
+from engine.codec import to_plain
+from engine.registry import GAMES, policy_names
+from protocol.base import PROTOCOL_VERSION
+from protocol.client_messages import CLIENT_MESSAGES
+from server.app import CardaviaServer, running_server
+from server.config import ServerConfig
+from server.logs import configure
+
+T = TypeVar("T")
+
+MAX_FRAME = 65536
+REPLY_TIMEOUT = 10.0
+REPLIES = frozenset({"welcome", "error", "ok", "pong", "games", "tables", "joined", "left"})
+"""Message types that answer a request (``replay`` too, checked separately)."""
+
+CONFIG = ServerConfig(
+    port=0,
+    ai_delay=0.0,
+    ai_think=0.01,
+    ai_workers=2,
+    quick_fill_wait=0.3,
+    disconnect_grace=0.3,
+    rate_per_s=100_000.0,
+    rate_burst=100_000,
+    max_frame=MAX_FRAME,
+    max_tables=400,
+)
+"""Fast AI and short waits; rate limits out of the way so requests reach the handlers."""
+
+TYPES = tuple(m.model_fields["type"].default for m in CLIENT_MESSAGES)
+
+
+# -- junk ----------------------------------------------------------------------
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.floats()
+    | st.text(max_size=8)
+    | st.binary(max_size=8)
+    | st.sampled_from(["play", "bid", "pass", "announce", "7D", "AH", "OG", "BJ", "act", "hello"])
+)
+JUNK = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=6) | st.sampled_from(TYPES), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+"""Anything msgpack can carry, small."""
+
+
+_ACTION_TYPES = st.sampled_from(["play", "bid", "pass", "announce"])
+_ACTION_FIELDS = ["card", "capture", "value", "cards", "combo", "contract", "suit"]
+ACTION_LIKE = (
+    st.fixed_dictionaries({"type": JUNK}, optional={k: JUNK for k in _ACTION_FIELDS})
+    | st.fixed_dictionaries({"type": _ACTION_TYPES}, optional={k: JUNK for k in _ACTION_FIELDS})
+    | JUNK
+)
+"""Junk shaped like an action: a right or wrong ``type`` tag and right or wrong fields."""
+
+SESSIONS = 3
+SEATS = {"scopa": 2, "cicera": 4, "doudizhu": 3, "schafkopf": 4}
+
+
+def _nested(depth: int, leaf: Any) -> Any:
+    value = leaf
+    for i in range(depth):
+        value = [value] if i % 2 else {"type": value}
+    return value
+
+
+# -- the server in a thread of its own ----------------------------------------------
+class LogTap:
+    """A text stream for the server's JSON log lines that keeps what matters."""
+
+    def __init__(self) -> None:
+        self.exceptions: list[str] = []
+        self.errors = 0
+
+    def write(self, text: str) -> int:
+        for line in text.splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if "exception" in entry or entry.get("level") == "critical":
+                self.exceptions.append(f"{entry.get('event')}: {entry.get('error', '')}"[:300])
+            elif entry.get("level") == "error":
+                self.errors += 1
+        return len(text)
+
+    def flush(self) -> None:
+        """Nothing is buffered."""
+
+
+class _StdlibTap(logging.Handler):
+    """Errors logged by websockets or asyncio (a failed handler, a lost task exception)."""
+
+    def __init__(self, tap: LogTap) -> None:
+        super().__init__(logging.ERROR)
+        self.tap = tap
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.tap.exceptions.append(f"{record.name}: {record.getMessage()}"[:300])
+
+
+@dataclass(frozen=True)
+class Known:
+    """A table the fuzzer knows about: its id and invite code (private tables)."""
+
+    id: str
+    invite: str | None = None
+
+
+class ServerThread:
+    """A running server and its owner's tables, driven from the fuzzer's thread."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.tap = LogTap()
+        self.tables: list[Known] = []
+        self.url = ""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: CardaviaServer | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._failure: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="fuzz-server", daemon=True)
+
+    def __enter__(self) -> ServerThread:
+        self._thread.start()
+        self._ready.wait(60)
+        if self._failure is not None or self._server is None:
+            raise RuntimeError(f"the server did not start: {self._failure!r}")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._loop is not None and self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(30)
+
+    def call(self, fn: Callable[[CardaviaServer], T]) -> T:
+        """Run ``fn(server)`` on the server's loop (consistent reads) and return its result."""
+        assert self._loop is not None and self._server is not None
+        server = self._server
+
+        async def run() -> T:
+            return fn(server)
+
+        return asyncio.run_coroutine_threadsafe(run(), self._loop).result(30)
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as exc:  # reported by __enter__ or as a crash
+            self._failure = exc
+            self._ready.set()
+
+    async def _main(self) -> None:
+        saved = structlog.get_config()
+        configure("warning", stream=self.tap)  # type: ignore[arg-type]
+        handler = _StdlibTap(self.tap)
+        for name in ("websockets", "asyncio"):
+            logging.getLogger(name).addHandler(handler)
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(
+            lambda _, ctx: self.tap.exceptions.append(f"loop: {ctx.get('message')}"[:300])
+        )
+        self._loop = loop
+        self._stop = asyncio.Event()
+        try:
+            async with running_server(self.config) as server:
+                self._server = server
+                self.url = server.url
+                owner = await Client.connect(server.url, "owner")
+                try:
+                    await self._set_up(owner)
+                    self._ready.set()
+                    await self._stop.wait()
+                finally:
+                    await owner.close()
+        finally:
+            for name in ("websockets", "asyncio"):
+                logging.getLogger(name).removeHandler(handler)
+            structlog.configure(**saved)
+
+    async def _set_up(self, owner: Client) -> None:
+        """Tables in every situation, owned by a client that never acts on them again."""
+        specs: list[tuple[str, dict[str, Any]]] = [
+            ("scopa", {"seat": 0}),  # public, waiting for a second player
+            ("cicera", {"seat": 0, "private": True}),  # private, waiting
+            ("doudizhu", {"seat": 0, "private": True, "ai": [{"seat": 1}, {"seat": 2}]}),
+            ("schafkopf", {"seat": 0, "ai": [{"seat": s} for s in (1, 2, 3)]}),
+            ("cicera", {"seat": 0, "ai": [{"seat": s} for s in (1, 2, 3)]}),
+        ]
+        for game, options in specs:
+            joined = await owner.create_table(game, options)
+            self.tables.append(Known(joined.table.id, joined.invite))
+        final = await owner.create_table(
+            "scopa", {"seat": 0, "ai": [{"seat": 1}], "game": {"target": 1}}
+        )
+        self.tables.append(Known(final.table.id, final.invite))
+        await play_table(owner, final.table.id, random_chooser(7))
+
+
+# -- what the fuzzer reads from the server ----------------------------------------------
+@dataclass(frozen=True)
+class Snapshot:
+    """The lobby and every quiescent table, as far as a refused request must leave them."""
+
+    lobby: frozenset[str]
+    sessions: int
+    tables: dict[str, Any]
+
+    def changed(self, after: Snapshot) -> list[str]:
+        """What differs in ``after`` (quiescent tables of ``self`` only)."""
+        out = []
+        if after.lobby != self.lobby:
+            out.append(f"lobby tables {sorted(self.lobby ^ after.lobby)}")
+        if after.sessions != self.sessions:
+            out.append(f"sessions {self.sessions} -> {after.sessions}")
+        for tid, before in self.tables.items():
+            now = after.tables.get(tid)
+            if now != before:
+                keys = [k for k in before[0] if now is None or now[0].get(k) != before[0][k]]
+                out.append(f"table {tid} ({', '.join(keys) or 'view or spectators'})")
+        return out
+
+
+def snapshot(server: CardaviaServer) -> Snapshot:
+    """Read on the server's loop: quiescent tables are those where nothing can happen by itself."""
+    now = server.clock()
+    tables: dict[str, Any] = {}
+    for tid, actor in server.lobby.tables.items():
+        core = actor.core
+        quiet = (
+            not actor.closed
+            and actor.queue.empty()
+            and actor.pending_joins == 0
+            and not core.ai_due(now)
+            and core.next_wakeup(-math.inf) is None  # nothing scheduled, due or not
+        )
+        if quiet:
+            info = core.info(now).model_dump(exclude={"turn_timer"})
+            view = None if core.state is None else to_plain(core.game.view(core.state, None))
+            tables[tid] = (info, sorted(core.spectators), view)
+    return Snapshot(frozenset(server.lobby.tables), len(server.sessions), tables)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a fuzzer needs to aim an action: the table's game, version and legal moves."""
+
+    game: str
+    version: int
+    legal: dict[int, list[Any]]
+
+
+def table_facts(server: CardaviaServer, table_id: str) -> Facts | None:
+    """The facts of ``table_id`` (``None``: no such table)."""
+    actor = server.lobby.tables.get(table_id)
+    if actor is None:
+        return None
+    core = actor.core
+    legal: dict[int, list[Any]] = {}
+    if core.state is not None and not core.game.is_over(core.state):
+        for seat in core.game.to_act(core.state):
+            legal[seat] = [to_plain(a) for a in core.game.legal_actions(core.state, seat)]
+    return Facts(core.game.id, core.version, legal)
+
+
+def dead_tasks(server: CardaviaServer) -> list[str]:
+    """Table actors or the sweeper that stopped although nobody stopped them."""
+    out = []
+    for tid, actor in server.lobby.tables.items():
+        task = actor._task  # the audit looks inside on purpose
+        if not actor.closed and task is not None and task.done():
+            out.append(f"table {tid} actor died: {task.exception()!r}")
+    sweeper = server._sweeper
+    if sweeper is not None and sweeper.done():
+        out.append("the session sweeper died")
+    return out
+
+
+# -- the fuzzer's connections --------------------------------------------------------
+class Closed(Exception):
+    """The connection closed while waiting for a reply."""
+
+    def __init__(self, code: int | None) -> None:
+        super().__init__(f"closed with {code}")
+        self.code = code
+
+
+@dataclass
+class Conn:
+    """One fuzzer connection; a session one keeps its token to resume after a close."""
+
+    ws: ClientConnection
+    token: str | None = None
+    internal_errors: int = 0
+
+    def send(self, frame: bytes | str) -> None:
+        try:
+            self.ws.send(frame)
+        except ConnectionClosed as exc:
+            raise Closed(exc.rcvd.code if exc.rcvd else None) from None
+
+    def wait_reply(self, ref: int, timeout: float = REPLY_TIMEOUT) -> dict[str, Any]:
+        """Read until the reply carrying ``ref`` (pushes in between are scanned, then dropped)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no reply to request {ref}")
+            try:
+                raw = self.ws.recv(timeout=left)
+            except ConnectionClosed as exc:
+                raise Closed(exc.rcvd.code if exc.rcvd else None) from None
+            msg = msgpack.unpackb(raw) if isinstance(raw, bytes) else {}
+            if msg.get("type") == "error" and msg.get("code") == "internal_error":
+                self.internal_errors += 1
+            answer = msg.get("type") in REPLIES or msg.get("type") == "replay"
+            if answer and msg.get("ref") == ref:
+                return msg
+
+    def request(self, msg: dict[str, Any], ref: int) -> dict[str, Any]:
+        self.send(msgpack.packb({**msg, "id": ref}))
+        return self.wait_reply(ref)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.ws.close()
+
+
+@dataclass
+class Tally:
+    """What the run counted."""
+
+    cases: int = 0
+    crashes: int = 0
+    internal_errors: int = 0
+    state_changes: int = 0
+    refused: int = 0
+    accepted: int = 0
+    expected_closes: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def note(self, text: str) -> None:
+        if len(self.notes) < 20:
+            self.notes.append(text)
+            print(f"fuzz: {text}", file=sys.stderr)
+
+
+class Fuzzer:
+    """Draws steps with hypothesis and checks each against the server."""
+
+    def __init__(self, srv: ServerThread) -> None:
+        self.srv = srv
+        self.tally = Tally()
+        self.ids = itertools.count(1)
+        self.tables: list[Known] = list(srv.tables)
+        self.dead_tokens: list[str] = []
+        self.seats: dict[int, list[tuple[str, int]]] = {}
+        """Where each fuzz session sits: (table, seat), so actions can reach the rules."""
+        self.sessions: list[Conn] = [self._session(f"fuzz-{i}") for i in range(SESSIONS)]
+        for index, conn in enumerate(self.sessions):
+            for game in sorted(GAMES):
+                ai = [{"seat": s} for s in range(1, SEATS[game])]
+                reply = conn.request(
+                    {"type": "create_table", "game": game, "options": {"seat": 0, "ai": ai}},
+                    next(self.ids),
+                )
+                self._joined(index, reply)
+
+    # -- connections ---------------------------------------------------------
+    def _open(self) -> Conn:
+        ws = connect(self.srv.url, max_size=2**24, compression=None, open_timeout=10)
+        return Conn(ws.__enter__())  # closed by Conn.close
+
+    def _session(self, name: str, token: str | None = None) -> Conn:
+        conn = self._open()
+        hello = {"type": "hello", "version": PROTOCOL_VERSION, "name": name, "token": token}
+        welcome = conn.request(hello, next(self.ids))
+        if welcome.get("type") != "welcome":
+            raise RuntimeError(f"cannot open a fuzz session: {welcome}")
+        conn.token = welcome["token"]
+        return conn
+
+    def _reopen(self, index: int) -> None:
+        old = self.sessions[index]
+        self.tally.internal_errors += old.internal_errors
+        old.close()
+        self.sessions[index] = self._session(f"fuzz-{index}", old.token)
+
+    def finish(self) -> None:
+        """Close the connections and add up what they saw."""
+        for conn in self.sessions:
+            self.tally.internal_errors += conn.internal_errors
+            conn.close()
+        self.sessions = []
+
+    # -- one step ------------------------------------------------------------
+    def step(self, data: st.DataObject) -> None:
+        """Draw one frame and a sender, send it, check the outcome."""
+        who = data.draw(st.integers(0, 5), label="sender")  # 0, 1: a fresh connection
+        frame, ref = self._frame(data, (who - 2) % len(self.sessions) if who >= 2 else None)
+        self.tally.cases += 1
+        size = len(frame) if isinstance(frame, bytes) else len(frame.encode())
+        oversized = size > MAX_FRAME
+        before = self.srv.call(snapshot)
+        if who < 2:
+            self._fresh(frame, ref, oversized, before)
+        else:
+            self._on_session((who - 2) % len(self.sessions), frame, ref, oversized, before)
+
+    def _fresh(
+        self, frame: bytes | str, ref: int | None, oversized: bool, before: Snapshot
+    ) -> None:
+        conn = self._open()
+        try:
+            reply = self._exchange(conn, frame, ref, oversized)
+            if reply is not None and reply.get("type") == "welcome":
+                self.dead_tokens.append(reply["token"])
+            self._judge(reply, before)
+        finally:
+            self.tally.internal_errors += conn.internal_errors
+            conn.close()
+
+    def _on_session(
+        self, index: int, frame: bytes | str, ref: int | None, oversized: bool, before: Snapshot
+    ) -> None:
+        conn = self.sessions[index]
+        try:
+            reply = self._exchange(conn, frame, ref, oversized)
+        except Closed:
+            self._reopen(index)
+            return
+        self._joined(index, reply)
+        self._judge(reply, before)
+
+    def _joined(self, index: int, reply: dict[str, Any] | None) -> None:
+        """Remember a table the session joined (and its seat there)."""
+        if reply is None or reply.get("type") != "joined":
+            return
+        table = reply.get("table") or {}
+        self.tables.append(Known(table.get("id", ""), reply.get("invite")))
+        if isinstance(reply.get("seat"), int):
+            self.seats.setdefault(index, []).append((table.get("id", ""), reply["seat"]))
+
+    def _exchange(
+        self, conn: Conn, frame: bytes | str, ref: int | None, oversized: bool
+    ) -> dict[str, Any] | None:
+        """Send and wait; ``None`` when the frame carried no usable id (a ping fences it)."""
+        try:
+            conn.send(frame)
+            if ref is not None:
+                return conn.wait_reply(ref)
+            fence = next(self.ids)
+            conn.request({"type": "ping"}, fence)
+            return None
+        except Closed as exc:
+            if oversized and exc.code == 1009:
+                self.tally.expected_closes += 1
+            else:
+                self.tally.crashes += 1
+                self.tally.note(f"connection closed ({exc.code}) after {_show(frame)}")
+            raise
+        except TimeoutError as exc:
+            self.tally.crashes += 1
+            self.tally.note(f"{exc} after {_show(frame)}")
+            raise Closed(None) from None
+
+    def _judge(self, reply: dict[str, Any] | None, before: Snapshot) -> None:
+        if reply is None:
+            return
+        if reply.get("type") != "error":
+            self.tally.accepted += 1
+            return
+        self.tally.refused += 1
+        after = self.srv.call(snapshot)
+        changes = before.changed(after)
+        if changes:
+            self.tally.state_changes += 1
+            self.tally.note(f"refused {reply.get('code')} yet changed {changes}")
+
+    # -- drawing frames ------------------------------------------------------
+    def _frame(self, data: st.DataObject, sender: int | None) -> tuple[bytes | str, int | None]:
+        kind = data.draw(st.integers(0, 19), label="kind")
+        if kind == 0:
+            return data.draw(st.binary(max_size=64), label="bytes"), None
+        if kind == 1:
+            return data.draw(st.text(max_size=64), label="text"), None
+        if kind == 2:
+            return msgpack.packb(data.draw(JUNK, label="junk")), None
+        if kind == 3:
+            return self._huge(data)
+        msg = self._message(data, sender)
+        how = data.draw(st.integers(0, 9), label="id")
+        ref: int | None = None
+        if how < 8:
+            ref = next(self.ids)
+            msg["id"] = ref
+        elif how == 8:
+            msg["id"] = data.draw(JUNK, label="bad id")
+        return msgpack.packb(msg), ref
+
+    def _huge(self, data: st.DataObject) -> tuple[bytes | str, int | None]:
+        ref = next(self.ids)
+        size = data.draw(st.sampled_from([3000, 60_000, 70_000, 200_000]), label="size")
+        shape = data.draw(st.integers(0, 3), label="shape")
+        table = self._table_id(data)
+        if shape == 0:
+            msg: dict[str, Any] = {"type": "chat", "table": table, "text": "x" * size}
+        elif shape == 1:
+            depth = data.draw(st.integers(10, 400), label="depth")
+            msg = {"type": "act", "table": table, "seat": 0, "version": 1}
+            msg["action"] = {"type": "play", "card": _nested(depth, "7D")}
+        elif shape == 2:
+            msg = {"type": "create_table", "game": "scopa", "options": {"game": {}}}
+            msg["options"]["game"] = {f"k{i}": i for i in range(size // 8)}
+        else:
+            msg = {"type": "hello", "version": PROTOCOL_VERSION, "name": "n" * size}
+        msg["id"] = ref
+        return msgpack.packb(msg), ref
+
+    def _table_id(self, data: st.DataObject) -> Any:
+        pick = data.draw(st.integers(0, 9), label="table pick")
+        if pick < 8:
+            known = _choose(data, self.tables, "table")
+            return known.id if known is not None else "none"
+        if pick == 8:
+            return data.draw(st.sampled_from(["nope", "", "x" * 65]), label="bad table")
+        return data.draw(JUNK, label="junk table")
+
+    def _message(self, data: st.DataObject, sender: int | None) -> dict[str, Any]:
+        pick = data.draw(st.integers(0, 29), label="type pick")
+        if pick == 0:
+            mtype: Any = data.draw(st.text(max_size=12) | JUNK, label="bad type")
+        else:
+            mtype = TYPES[pick % len(TYPES)]
+        msg: dict[str, Any] = {"type": mtype}
+        known = next((m for m in CLIENT_MESSAGES if m.model_fields["type"].default == mtype), None)
+        names = [n for n in known.model_fields if n not in ("type", "id")] if known else []
+        facts: Facts | None = None
+        for name in names:
+            fate = data.draw(st.integers(0, 9), label=f"{name} fate")
+            if fate == 9:
+                continue  # left out
+            if fate == 8:
+                msg[name] = data.draw(JUNK, label=f"junk {name}")
+                continue
+            if name == "table":
+                msg["table"] = self._table_id(data)
+            else:
+                msg[name] = self._field(data, mtype, name)
+        if mtype == "act":  # aim: the sender's own seat, the version, a move or junk
+            aim = data.draw(st.integers(0, 9), label="aim")
+            mine = _choose(data, self.seats.get(sender, []) if sender is not None else [], "mine")
+            if aim < 7 and mine is not None and "table" in msg and "seat" in msg:
+                msg["table"], msg["seat"] = mine
+            target = msg.get("table")
+            if isinstance(target, str):
+                facts = self.srv.call(functools.partial(table_facts, table_id=target))
+            action = self._action(data, facts, msg.get("seat"))
+            shift = data.draw(st.sampled_from([0, 0, -1, 1]), label="version shift")
+            if facts is not None and "action" in msg:
+                msg["action"] = action
+                if "version" in msg:
+                    msg["version"] = max(0, facts.version + shift)
+        if data.draw(st.integers(0, 19), label="extra") == 0:
+            msg[data.draw(st.text(max_size=6), label="extra key")] = data.draw(JUNK)
+        return msg
+
+    def _field(self, data: st.DataObject, mtype: Any, name: str) -> Any:
+        draw = data.draw
+        if name == "seat":
+            return draw(st.integers(0, 4) | st.none(), label="seat")
+        if name == "version":
+            return PROTOCOL_VERSION if mtype == "hello" else draw(st.integers(0, 200), label="v")
+        if name == "name":
+            names = st.sampled_from(["alice", "Server", "AI (hard)", " ", "\u3164", "Аnn"])
+            return draw(names | st.text(max_size=24), label="name")
+        if name == "token":
+            dead = _choose(data, self.dead_tokens, "dead token")
+            return draw(st.just(dead) | st.text(max_size=40) | st.none(), label="token")
+        if name == "game":
+            return draw(st.sampled_from([*GAMES, "chess"]), label="game")
+        if name == "level":
+            levels = [lv for g in GAMES for lv in policy_names(g)]
+            return draw(st.sampled_from([*levels, "godlike"]) | st.none(), label="level")
+        if name == "invite":
+            invite = _choose(data, [t.invite for t in self.tables if t.invite], "invite")
+            return draw(st.just(invite) | st.text(max_size=10), label="invite")
+        if name == "text":
+            return draw(st.text(min_size=0, max_size=40), label="text")
+        if name == "game_no":
+            return draw(st.integers(-1, 5) | st.none(), label="game_no")
+        if name == "options":
+            return self._options(data)
+        if name == "action":
+            return draw(JUNK, label="action")
+        return draw(JUNK, label=name)
+
+    def _options(self, data: st.DataObject) -> Any:
+        draw = data.draw
+        seats = st.integers(0, 4)
+        ai = st.lists(
+            st.fixed_dictionaries({"seat": seats}, optional={"level": st.sampled_from(["random"])}),
+            max_size=4,
+        )
+        game = st.dictionaries(st.sampled_from(["target", "deals", "pattern", "zzz"]), JUNK)
+        return draw(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "seat": seats | st.none(),
+                    "ai": ai,
+                    "private": st.booleans(),
+                    "fill_after": st.floats(0, 2) | st.none(),
+                    "turn_timer": st.floats(0, 5) | st.none(),
+                    "ai_delay": st.floats(0, 1),
+                    "game": game | st.just({"target": 1}),
+                },
+            )
+            | JUNK,
+            label="options",
+        )
+
+    def _action(self, data: st.DataObject, facts: Facts | None, seat: Any) -> Any:
+        """A legal move of the table, one of another game or deal, or junk.
+
+        Every draw happens whatever the table looks like, so that hypothesis
+        sees the same shape of choices for the same prefix (the server moves on).
+        """
+        pick = data.draw(st.integers(0, 4), label="action pick")
+        legal = facts.legal.get(seat, []) if facts is not None and isinstance(seat, int) else []
+        mine = _choose(data, legal, "legal action")
+        game = GAMES[data.draw(st.sampled_from(sorted(GAMES)), label="other game")]
+        state = game.new_state(game.options(), data.draw(st.integers(0, 9), label="deal"))
+        foreign = [to_plain(a) for a in game.legal_actions(state, game.to_act(state)[0])]
+        other = foreign[data.draw(st.integers(0, 10_000), label="foreign action") % len(foreign)]
+        junk = data.draw(ACTION_LIKE, label="junk action")
+        if pick <= 1 and mine is not None:
+            return mine
+        return other if pick == 2 else junk
+
+
+def _choose(data: st.DataObject, items: list[T], label: str) -> T | None:
+    """One of ``items`` (``None`` if empty), drawn as an index so the draw never varies."""
+    index = data.draw(st.integers(0, 1 << 16), label=label)
+    return items[index % len(items)] if items else None
+
+
+def _show(frame: bytes | str) -> str:
+    return repr(frame[:80]) + ("…" if len(frame) > 80 else "")
+
+
+def _examples(fuzzer: Fuzzer, count: int, seed: int) -> None:
+    """One batch of ``count`` hypothesis examples (no shrinking: the server's state moves on)."""
+
+    @hypothesis_seed(seed)
+    @settings(
+        max_examples=count,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(st.data())
+    def run(data: st.DataObject) -> None:
+        with contextlib.suppress(Closed):
+            fuzzer.step(data)
+
+    run()
+
+
+def fuzz(seconds: float, seed: int = 0, progress: bool = True) -> dict[str, Any]:
+    """Fuzz a fresh in-process server for about ``seconds``; the counts (see module docstring)."""
+    started = time.monotonic()
+    with ServerThread(CONFIG) as srv:
+        fuzzer = Fuzzer(srv)
+        last = started
+        for batch in itertools.count():
+            if time.monotonic() - started >= seconds:
+                break
+            _examples(fuzzer, 25, seed * 100_003 + batch)
+            if batch % 8 == 0:
+                for death in srv.call(dead_tasks):
+                    fuzzer.tally.crashes += 1
+                    fuzzer.tally.note(death)
+            if progress and time.monotonic() - last >= 1.0:
+                last = time.monotonic()
+                t = fuzzer.tally
+                print(
+                    f"fuzz: {t.cases} cases, {t.refused} refused, {t.accepted} accepted, "
+                    f"{t.crashes} crashes, {t.internal_errors} internal, "
+                    f"{t.state_changes} changes",
+                    file=sys.stderr,
+                )
+        fuzzer.finish()
+        deaths = srv.call(dead_tasks)
+        internal = srv.call(
+            lambda s: s.metrics.value("cardavia_errors_total", code="internal_error")
+        )
+    tally = fuzzer.tally
+    tally.crashes += len(deaths) + len(srv.tap.exceptions)
+    for text in deaths + srv.tap.exceptions[:5]:
+        tally.note(text)
+    return {
+        "cases": tally.cases,
+        "crashes": tally.crashes,
+        "internal_errors": max(tally.internal_errors, int(internal)),
+        "state_changes": tally.state_changes,
+        "refused": tally.refused,
+        "accepted": tally.accepted,
+        "expected_closes": tally.expected_closes,
+        "errors_logged": srv.tap.errors,
+        "seconds": round(time.monotonic() - started, 1),
+        "notes": tally.notes[:5],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bench.fuzz``: exit status 1 when anything but ``cases`` is non-zero."""
+    doc = (__doc__ or "").split("\n")[0]
+    parser = argparse.ArgumentParser(prog="python -m bench.fuzz", description=doc)
+    parser.add_argument("--seconds", type=float, default=30.0, help="how long to fuzz")
+    parser.add_argument("--seed", type=int, default=0, help="hypothesis seed of the first batch")
+    args = parser.parse_args(argv)
+    result = fuzz(args.seconds, args.seed)
+    print(json.dumps(result))
+    bad = result["crashes"] + result["internal_errors"] + result["state_changes"]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

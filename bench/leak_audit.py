@@ -1,0 +1,388 @@
+"""Leak audit: full games with human clients, AI seats and spectators; every frame checked.
+
+    python -m bench.leak_audit --games 8 [--seed 1] [--short]
+
+For each game (Scopa, Cicera, Dou Dizhu, Schafkopf in turn) a real server
+(in-process, 127.0.0.1) hosts a table with one or more headless human
+clients, which play random legal moves chosen from the view they receive,
+AI seats at mixed levels, a spectator from the start and one who arrives
+mid-game (a snapshot).  Every WebSocket frame each client receives is kept
+as raw msgpack.
+
+When the game is over, the truth is rebuilt from the table's durable record
+(``server.store``: options, seed, action log; the final state checked against
+:func:`server.replay.rebuild`), and every frame is checked:
+
+* an ``update`` or ``snapshot`` carries exactly ``game.view(state, seat)`` of
+  the state at its version (``view_mismatches``);
+* no frame of any type holds a card the recipient may not know at that point:
+  one shown in its views so far or in the events the engine addressed to it
+  (``hidden_cards``: another hand, the stock, hidden bottom cards …).
+
+The last line of stdout is ``{"games", "frames", "leaks", ...}`` with
+``leaks`` = view mismatches + hidden cards; progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import time
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+import structlog
+from websockets.asyncio.client import ClientConnection
+
+from client_cli.client import Client, play_table, random_chooser
+from engine.codec import to_plain
+from engine.game import Event, Game
+from engine.registry import GAMES
+from server.app import CardaviaServer, running_server
+from server.config import ServerConfig
+from server.replay import rebuild
+from server.store import LoggedAction
+
+GAME_IDS = ("scopa", "cicera", "doudizhu", "schafkopf")
+
+CONFIG = ServerConfig(
+    port=0, ai_delay=0.0, ai_think=0.01, ai_workers=2, rate_per_s=10_000.0, rate_burst=10_000
+)
+
+SHORT_OPTIONS: dict[str, dict[str, Any]] = {"scopa": {"target": 1}, "schafkopf": {"deals": 1}}
+"""Game options for ``--short``: one deal where a game has a knob for it."""
+
+
+# -- recording every frame ------------------------------------------------------
+class _Recording:
+    """Wraps a client's WebSocket: every frame it reads is also kept (as plain data)."""
+
+    def __init__(self, ws: ClientConnection, frames: list[dict[str, Any]]) -> None:
+        self._ws = ws
+        self._frames = frames
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ws, name)
+
+    async def __aiter__(self) -> AsyncIterator[bytes | str]:
+        async for frame in self._ws:
+            if isinstance(frame, bytes):
+                self._frames.append(msgpack.unpackb(frame, raw=False))
+            yield frame
+
+
+class TappedClient(Client):
+    """A :class:`Client` that keeps every frame it receives in :attr:`frames`."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.frames: list[dict[str, Any]] = []
+        super().__init__(_Recording(ws, self.frames))  # type: ignore[arg-type]
+
+
+# -- the truth ---------------------------------------------------------------------
+def card_codes(game: Game[Any, Any, Any, Any]) -> frozenset[str]:
+    """Every card of the game's deck in its wire notation."""
+    return frozenset(c.rank + c.suit for c in game.deck.cards)
+
+
+def cards_in(value: Any, codes: frozenset[str]) -> set[str]:
+    """Every card named anywhere in plain ``value`` (strings and map keys)."""
+    found: set[str] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if item in codes:
+                found.add(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return found
+
+
+def visible(event: Event, seat: int | None) -> bool:
+    """The audience rule, restated so that a server bug cannot hide behind it."""
+    return event.audience is None or (seat is not None and seat in event.audience)
+
+
+@dataclass
+class Truth:
+    """A game rebuilt from its record: states by step, and what each seat may know by then."""
+
+    game: Game[Any, Any, Any, Any]
+    states: list[Any]
+    events: list[tuple[Event, ...]]
+    first_version: int
+    codes: frozenset[str]
+    _known: dict[int | None, list[frozenset[str]]] = field(default_factory=dict)
+
+    @classmethod
+    def rebuild(
+        cls,
+        game: Game[Any, Any, Any, Any],
+        options: Any,
+        seed: int,
+        log: Sequence[LoggedAction],
+        final_version: int,
+    ) -> Truth:
+        """Replay ``log`` from ``seed``; the last state must be what ``server.replay`` rebuilds."""
+        state = game.new_state(options, seed)
+        states, events = [state], [game.start_events(state)]
+        for step in log:
+            transition = game.apply(state, step.seat, game.decode_action(step.action))
+            state = transition.state
+            states.append(state)
+            events.append(transition.events)
+        final = rebuild(game, options, seed, log)
+        if to_plain(game.view(final, None)) != to_plain(game.view(state, None)):
+            raise AssertionError("server.replay.rebuild disagrees with the step-by-step replay")
+        first = final_version - len(log)
+        return cls(game, states, events, first, card_codes(game))
+
+    def view(self, step: int, seat: int | None) -> Any:
+        """The plain view of ``seat`` at ``step`` (0: the deal)."""
+        return to_plain(self.game.view(self.states[step], seat))
+
+    def known(self, seat: int | None, step: int) -> frozenset[str]:
+        """The cards ``seat`` may know after ``step``: in its views or its events so far."""
+        if seat not in self._known:
+            acc: set[str] = set()
+            out = []
+            for i in range(len(self.states)):
+                acc |= cards_in(self.view(i, seat), self.codes)
+                for event in self.events[i]:
+                    if visible(event, seat):
+                        acc |= cards_in(to_plain(dict(event.data)), self.codes)
+                out.append(frozenset(acc))
+            self._known[seat] = out
+        return self._known[seat][step] if step >= 0 else frozenset()
+
+
+@dataclass
+class Findings:
+    """What the audit found, with a few examples."""
+
+    frames: int = 0
+    resumed: int = 0
+    view_mismatches: int = 0
+    hidden_cards: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def note(self, text: str) -> None:
+        if len(self.notes) < 10:
+            self.notes.append(text)
+            print(f"leak_audit: {text}", file=sys.stderr)
+
+
+def check_frames(
+    truth: Truth,
+    table: str,
+    game_no: int,
+    seat: int | None,
+    frames: Iterable[dict[str, Any]],
+    findings: Findings,
+    who: str = "",
+) -> None:
+    """Check one client's frames, in the order received, against ``truth``."""
+    step = -1  # before the game's first update: nothing is known
+    for frame in frames:
+        findings.frames += 1
+        kind = frame.get("type")
+        if kind in ("update", "snapshot") and frame.get("table") == table:
+            if frame.get("game_no") != game_no:
+                continue
+            step = frame.get("version", -1) - truth.first_version
+            if not 0 <= step < len(truth.states):
+                findings.view_mismatches += 1
+                findings.note(f"{who}: {kind} at version {frame.get('version')} outside the game")
+                continue
+            if frame.get("seat") != seat or frame.get("view") != truth.view(step, seat):
+                findings.view_mismatches += 1
+                findings.note(f"{who}: {kind} at step {step} is not the view of seat {seat}")
+        extra = cards_in(frame, truth.codes) - truth.known(seat, step)
+        if extra:
+            findings.hidden_cards += 1
+            findings.note(f"{who}: a {kind} frame at step {step} shows {sorted(extra)}")
+
+
+# -- one game -------------------------------------------------------------------------
+async def _connect(url: str, name: str, token: str | None = None) -> TappedClient:
+    client = await TappedClient.connect(url, name, token=token)
+    assert isinstance(client, TappedClient)
+    return client
+
+
+async def _watch(client: Client, table: str) -> None:
+    """Read a spectator's messages until the game is over."""
+    while True:
+        state = client.tables.get(table)
+        if state is not None and state.result is not None and state.game_no > 0:
+            return
+        await client.receive()
+
+
+class _Drop(Exception):
+    """Raised from a chooser to drop the connection in the middle of the game."""
+
+
+async def _play_and_resume(
+    url: str, client: TappedClient, table: str, seed: int, moves: int
+) -> list[TappedClient]:
+    """Play ``moves`` moves, drop the connection, resume the session (a snapshot), play on.
+
+    Returns the client's connections in order (their frames are the seat's frames).
+    """
+    choose = random_chooser(seed)
+    made = 0
+
+    def counted(view: dict[str, Any]) -> Any:
+        nonlocal made
+        made += 1
+        if made > moves:
+            raise _Drop
+        return choose(view)
+
+    try:
+        await play_table(client, table, counted)
+        return [client]  # the game ended first
+    except _Drop:
+        await client.close()
+    again = await _connect(url, client.name, client.token)
+    await play_table(again, table, choose)
+    return [client, again]
+
+
+async def _late_watch(client: Client, table: str, delay: float) -> None:
+    await asyncio.sleep(delay)
+    await client.spectate(table)
+    await _watch(client, table)
+
+
+async def audit_game(
+    server: CardaviaServer, game_id: str, index: int, seed: int, short: bool
+) -> Findings:
+    """Play one game with humans, AI and two spectators; check every frame."""
+    game = GAMES[game_id]
+    options = SHORT_OPTIONS.get(game_id, {}) if short else {}
+    n = game.num_seats(game.options(options))
+    rng = random.Random(seed * 7919 + index)
+    humans = 1 + index % (n - 1)  # at least one human and one AI seat
+    ai = [{"seat": s, "level": "random" if s % 2 else None} for s in range(humans, n)]
+    people = [await _connect(server.url, f"human{i}") for i in range(humans)]
+    early = await _connect(server.url, "early-watcher")
+    late = await _connect(server.url, "late-watcher")
+    clients = [*people, early, late]
+    try:
+        joined = await people[0].create_table(game_id, {"seat": 0, "ai": ai, "game": options})
+        table = joined.table.id
+        await early.spectate(table)
+        for i in range(1, humans):
+            await people[i].join(table, seat=i)
+        # the first human drops and resumes mid-game (a snapshot); the others just play
+        resumed = asyncio.create_task(
+            _play_and_resume(
+                server.url, people[0], table, rng.randrange(1 << 30), rng.randrange(1, 6)
+            )
+        )
+        plays = [play_table(c, table, random_chooser(rng.randrange(1 << 30))) for c in people[1:]]
+        await asyncio.wait_for(
+            asyncio.gather(
+                resumed,
+                *plays,
+                _watch(early, table),
+                _late_watch(late, table, rng.uniform(0, 0.05)),
+            ),
+            300,
+        )
+        connections = resumed.result()
+        clients.extend(connections[1:])
+        await asyncio.sleep(0.05)  # frames still in flight after game_over
+        actor = server.lobby.tables[table]
+        record = await server.store.load(table)
+        if record is None or record.seed is None:
+            raise RuntimeError(f"table {table} has no record")
+        game_options = game.options(record.options.get("game") or {})
+        truth = Truth.rebuild(game, game_options, record.seed, record.actions, actor.core.version)
+        findings = Findings()
+        watched: list[tuple[list[dict[str, Any]], int | None]] = [
+            (c.frames, i) for i, c in enumerate(people[1:], start=1)
+        ]
+        watched += [(early.frames, None), (late.frames, None)]
+        watched.append(([f for c in connections for f in c.frames], 0))
+        for frames, seat in watched:
+            who = f"{game_id} #{index} seat {seat}"
+            check_frames(truth, table, record.game_no, seat, frames, findings, who)
+        findings.resumed += len(connections) - 1
+        return findings
+    finally:
+        for client in clients:
+            await client.close()
+
+
+async def audit(
+    games: int, seed: int = 1, short: bool = False, parallel: int = 4
+) -> dict[str, Any]:
+    """Audit ``games`` games (every game in turn, ``parallel`` at a time); the counts."""
+    started = time.monotonic()
+    total = Findings()
+    by_game: dict[str, int] = {}
+    done = 0
+    saved = structlog.get_config()
+    async with running_server(CONFIG, log_level="warning") as server:
+        for first in range(0, games, parallel):
+            batch = range(first, min(games, first + parallel))
+            results = await asyncio.gather(
+                *(audit_game(server, GAME_IDS[i % 4], i // 4, seed, short) for i in batch)
+            )
+            for i, found in zip(batch, results, strict=True):
+                total.frames += found.frames
+                total.view_mismatches += found.view_mismatches
+                total.hidden_cards += found.hidden_cards
+                total.resumed += found.resumed
+                for text in found.notes:
+                    total.note(text)
+                by_game[GAME_IDS[i % 4]] = by_game.get(GAME_IDS[i % 4], 0) + 1
+                done += 1
+            print(
+                f"leak_audit: {done}/{games} games, {total.frames} frames, "
+                f"{total.view_mismatches + total.hidden_cards} leaks",
+                file=sys.stderr,
+            )
+    structlog.configure(**saved)
+    return {
+        "games": done,
+        "frames": total.frames,
+        "leaks": total.view_mismatches + total.hidden_cards,
+        "view_mismatches": total.view_mismatches,
+        "hidden_cards": total.hidden_cards,
+        "resumed": total.resumed,
+        "by_game": by_game,
+        "seconds": round(time.monotonic() - started, 1),
+        "notes": total.notes[:5],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bench.leak_audit``: exit status 1 when anything leaked."""
+    doc = (__doc__ or "").split("\n")[0]
+    parser = argparse.ArgumentParser(prog="python -m bench.leak_audit", description=doc)
+    parser.add_argument("--games", type=int, default=8, help="games to audit (every game in turn)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the human clients' moves")
+    parser.add_argument(
+        "--short", action="store_true", help="one deal per game where it has a knob for it"
+    )
+    args = parser.parse_args(argv)
+    result = asyncio.run(audit(args.games, args.seed, args.short))
+    print(json.dumps(result))
+    return 1 if result["leaks"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""bench/fuzz.py: a short fuzz run against a real server finds nothing; and what it found once."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench import fuzz
+from client_cli.client import Client, ServerError
+from server.app import running_server
+from tests.server.helpers import FAST
+
+
+def test_a_short_fuzz_run_finds_no_crash_internal_error_or_state_change(capsys) -> None:
+    assert fuzz.main(["--seconds", "6", "--seed", "1"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["cases"] > 100
+    assert result["refused"] > 0 and result["accepted"] > 0
+    assert (result["crashes"], result["internal_errors"], result["state_changes"]) == (0, 0, 0)
+
+
+def test_snapshots_notice_a_changed_table() -> None:
+    before = fuzz.Snapshot(frozenset({"a", "b"}), 2, {"a": ({"version": 3}, [], None)})
+    same = fuzz.Snapshot(frozenset({"a", "b"}), 2, {"a": ({"version": 3}, [], None)})
+    moved = fuzz.Snapshot(frozenset({"a"}), 3, {"a": ({"version": 4}, [], None)})
+    assert before.changed(same) == []
+    assert before.changed(moved) == ["lobby tables ['b']", "sessions 2 -> 3", "table a (version)"]
+
+
+async def test_a_non_ascii_invite_is_refused_not_an_internal_error() -> None:
+    """Found by the fuzzer: compare_digest raised TypeError on non-ASCII text."""
+    async with running_server(FAST) as server:
+        owner = await Client.connect(server.url, "owner")
+        guest = await Client.connect(server.url, "guest")
+        try:
+            joined = await owner.create_table("scopa", {"seat": 0, "private": True})
+            for invite in ("ünïcode", "\u3164" * 3):
+                with pytest.raises(ServerError) as err:
+                    await guest.join(joined.table.id, invite=invite)
+                assert err.value.code == "not_found"
+        finally:
+            await owner.close()
+            await guest.close()
+
+
+@pytest.mark.parametrize("game", ["doudizhu", "schafkopf"])
+@pytest.mark.parametrize("action", [{"type": {}}, {"type": []}, {"type": "play", "card": {}}])
+async def test_an_odd_action_at_a_union_table_is_bad_action(game: str, action: dict) -> None:
+    """The issue's case (``"type": {}`` raised TypeError in the codec): now a typed refusal."""
+    seats = {"doudizhu": 3, "schafkopf": 4}[game]
+    async with (
+        running_server(FAST) as server,
+        await Client.connect(server.url, "odd") as client,
+    ):
+        ai = [{"seat": s} for s in range(1, seats)]
+        joined = await client.create_table(game, {"seat": 0, "ai": ai})
+        table = joined.table.id
+        await client.wait_for(lambda m: client.tables[table].my_turn, 30)
+        with pytest.raises(ServerError) as err:
+            await client.act(table, action)
+        assert (err.value.code, err.value.detail) == ("illegal_action", "bad_action")
+        assert server.metrics.value("cardavia_errors_total", code="internal_error") == 0

@@ -1,0 +1,68 @@
+"""bench/leak_audit.py: a short audit finds no leak, and the checks do catch one."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from bench import leak_audit
+from engine.codec import to_plain
+from engine.game import Event
+from engine.registry import GAMES
+from server.store import LoggedAction
+
+
+def test_a_short_audit_of_every_game_finds_no_leak(capsys) -> None:
+    assert leak_audit.main(["--games", "4", "--short", "--seed", "3"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["games"] == 4 and result["frames"] > 100 and result["resumed"] >= 1
+    assert set(result["by_game"]) == {"scopa", "cicera", "doudizhu", "schafkopf"}
+    assert (result["leaks"], result["view_mismatches"], result["hidden_cards"]) == (0, 0, 0)
+
+
+async def test_a_server_that_shows_every_event_to_everyone_is_caught(monkeypatch) -> None:
+    monkeypatch.setattr(Event, "visible_to", lambda self, seat: True)
+    result = await leak_audit.audit(1, seed=2, short=True)  # one Scopa game
+    assert result["hidden_cards"] > 0 and result["leaks"] == result["hidden_cards"]
+
+
+def _scopa_truth(moves: int) -> leak_audit.Truth:
+    game = GAMES["scopa"]
+    options = game.options({})
+    state = game.new_state(options, 11)
+    log = []
+    rng = random.Random(5)
+    for _ in range(moves):
+        seat = game.to_act(state)[0]
+        action = rng.choice(game.legal_actions(state, seat))
+        log.append(LoggedAction(seat, to_plain(action)))
+        state = game.apply(state, seat, action).state
+    return leak_audit.Truth.rebuild(game, options, 11, log, final_version=1 + moves)
+
+
+def test_frames_are_checked_against_the_rebuilt_views() -> None:
+    truth = _scopa_truth(4)
+    view = truth.view(2, 0)
+    good = {"type": "update", "table": "t", "game_no": 1, "version": 3, "seat": 0, "view": view}
+    found = leak_audit.Findings()
+    leak_audit.check_frames(truth, "t", 1, 0, [good], found)
+    assert (found.frames, found.view_mismatches, found.hidden_cards) == (1, 0, 0)
+
+    other_hand = leak_audit.cards_in(truth.view(2, 1), truth.codes)
+    hidden = sorted(other_hand - truth.known(0, 2))
+    assert hidden  # the other seat holds cards seat 0 has not seen
+    chat = {"type": "chat", "table": "t", "text": "hi", "from": {"x": [hidden[0]]}}
+    wrong = {**good, "view": {**view, "hand": hidden}}
+    found = leak_audit.Findings()
+    leak_audit.check_frames(truth, "t", 1, 0, [good, chat, wrong], found)
+    assert (found.view_mismatches, found.hidden_cards) == (1, 2)
+
+
+@pytest.mark.parametrize(
+    ("value", "cards"),
+    [({"a": ["7D", {"7S": 1}]}, {"7D", "7S"}), (["nope", "7", 7, None], set()), ("AH", {"AH"})],
+)
+def test_cards_are_found_anywhere_in_plain_data(value, cards) -> None:
+    assert leak_audit.cards_in(value, leak_audit.card_codes(GAMES["scopa"])) == cards
