@@ -76,8 +76,17 @@ CONFIG = ServerConfig(
     rate_burst=100_000,
     max_frame=MAX_FRAME,
     max_tables=400,
+    max_created_tables_per_session=20,
+    max_waiting_tables_per_session=20,
+    max_connections_per_address=0,
+    connect_rate_per_address=0.0,
+    max_sessions_per_address=0,
+    max_created_tables_per_address=0,
+    max_waiting_tables_per_address=0,
+    max_watched_tables_per_address=0,
 )
-"""Fast AI and short waits; rate limits out of the way so requests reach the handlers."""
+"""Fast AI and short waits; rate limits and the per-address caps (every fuzzing client comes
+from 127.0.0.1) out of the way so requests reach the handlers; the per-session caps stay on."""
 
 TYPES = tuple(m.model_fields["type"].default for m in CLIENT_MESSAGES)
 
