@@ -23,13 +23,16 @@ from protocol.base import PROTOCOL_VERSION
 from protocol.errors import ErrorCode
 from protocol.server_messages import Shutdown
 from server.ai import AiRunner
+from server.cluster import Cluster
 from server.config import ServerConfig
 from server.connection import Connection
 from server.lobby import Lobby
 from server.logs import configure, get_logger
 from server.metrics import Metrics
+from server.session_store import SessionStore
 from server.sessions import Player, Sessions
-from server.store import Store, make_store
+from server.store import Store, StoreUnavailable, make_store
+from server.store_redis import RedisStore
 from server.table import Command
 from server.table_options import RequestError
 
@@ -56,7 +59,9 @@ class CardaviaServer:
         self.clock = clock
         self.sessions = Sessions()
         self.metrics = Metrics()
-        self.store = store if store is not None else make_store(config.store)
+        self.store = store if store is not None else self._make_store(config)
+        self.cluster: Cluster | None = None
+        self.session_store: SessionStore | None = None
         self.ai = AiRunner(
             config.ai_workers, config.ai_think, config.ai_deadline, self.metrics, config.ai_mode
         )
@@ -68,6 +73,54 @@ class CardaviaServer:
         self._started = time.time()
         self._stopping = False
         self._log = get_logger(component="server")
+        self._background: set[asyncio.Task[None]] = set()
+
+    @staticmethod
+    def _make_store(config: ServerConfig) -> Store:
+        if config.store != "redis":
+            return make_store(config.store)
+        return RedisStore(
+            config.redis_url,
+            prefix=config.redis_prefix,
+            lease_ttl=config.lease_ttl,
+            replay_ttl=config.replay_ttl,
+            replays_kept=config.replays_kept,
+            timeout=config.store_timeout,
+        )
+
+    async def _start_cluster(self) -> None:
+        """With the redis store: check Redis answers, share sessions, take the tables."""
+        if not isinstance(self.store, RedisStore):
+            return
+        await self.store.open()
+        self.session_store = SessionStore(
+            self.store.redis, self.config.redis_prefix, self.config.session_ttl
+        )
+        self.cluster = Cluster(self.store, self.lobby, self.config.takeover_interval)
+        await self.cluster.start()
+
+    async def before_hello(self, token: str | None) -> None:
+        """A resume with a token this process does not know: look for the session in Redis."""
+        if token is None or self.session_store is None or self.sessions.resume(token):
+            return
+        try:
+            found = await self.session_store.load(token)
+        except StoreUnavailable:
+            raise RequestError(
+                ErrorCode.STORE_UNAVAILABLE, "sessions cannot be read now; retry soon"
+            ) from None
+        if found is None or self.sessions.get(found[0]) is not None:
+            return
+        player = Player(player_id=found[0], name=found[1], token=token)
+        player.tables.update(self.lobby.tables_of(player.player_id))
+        self.sessions.adopt(player)
+
+    def after_hello(self, player: Player | None) -> None:
+        """A session opened or resumed: record it (and its current token) in Redis."""
+        if player is not None and self.session_store is not None:
+            task = asyncio.create_task(self.session_store.save(player))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
 
     @property
     def url(self) -> str:
@@ -76,7 +129,12 @@ class CardaviaServer:
 
     # -- lifecycle -----------------------------------------------------------
     async def start(self) -> None:
-        """Listen (on ``config.port``, or any free port when it is 0)."""
+        """Listen (on ``config.port``, or any free port when it is 0).
+
+        With the redis store, Redis must answer first (else :class:`StoreUnavailable`
+        says what to fix) and the recorded tables nobody holds are rebuilt.
+        """
+        await self._start_cluster()
         self._server = await serve(
             self._handler,
             self.config.host,
@@ -109,6 +167,11 @@ class CardaviaServer:
             except TimeoutError:
                 self._log.warning("connections_did_not_close")
         await self.lobby.stop_all()
+        if self.cluster is not None:
+            await self.cluster.stop()
+        close = getattr(self.store, "close", None)
+        if close is not None:
+            await close()
         self.ai.shutdown()
         self._log.info("stopped")
 
@@ -121,6 +184,10 @@ class CardaviaServer:
                 self.lobby.forget(player)
                 self.sessions.forget(player)
                 self._log.info("session_expired", player=player.player_id)
+                if self.session_store is not None:
+                    await self.session_store.forget(player)
+            if self.session_store is not None:
+                await self.session_store.touch(p for p in self.sessions if p.connected)
 
     # -- HTTP and WebSocket ----------------------------------------------------
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:

@@ -98,6 +98,11 @@ class Sessions:
         """The session holding ``token``, or ``None``."""
         return self._by_token.get(token)
 
+    def adopt(self, player: Player) -> None:
+        """Know a session restored from elsewhere (the redis session store), detached."""
+        self._by_token[player.token] = player
+        self._by_id[player.player_id] = player
+
     def get(self, player_id: str) -> Player | None:
         """The session of ``player_id``."""
         return self._by_id.get(player_id)
