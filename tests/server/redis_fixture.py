@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -98,3 +99,120 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
         yield server
     finally:
         server.stop()
+
+
+SERVER_FLAGS = (
+    "--store",
+    "redis",
+    "--lease-ttl",
+    "1.0",
+    "--takeover-interval",
+    "0.25",
+    "--ai-delay",
+    "0",
+    "--ai-think",
+    "0.02",
+    "--ai-workers",
+    "1",
+    "--disconnect-grace",
+    "60",
+    "--store-timeout",
+    "0.5",
+    "--log-level",
+    "warning",
+)
+"""A server process for the Redis tests: short lease, fast AI, humans' seats wait for them."""
+
+
+class ServerProcess:
+    """A ``cardavia-server`` process (``python -m server.main``) on a free port."""
+
+    def __init__(self, redis_url: str, *extra: str, port: int | None = None) -> None:
+        self.redis_url = redis_url
+        self.extra = extra
+        self.port = port or free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = tempfile.TemporaryFile()
+
+    @property
+    def url(self) -> str:
+        """The WebSocket URL of this process."""
+        return f"ws://127.0.0.1:{self.port}"
+
+    def start(self, wait: bool = True) -> None:
+        """Start it; with ``wait``, until /healthz answers."""
+        import sys
+
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "server.main",
+                "--port",
+                str(self.port),
+                "--redis-url",
+                self.redis_url,
+                *SERVER_FLAGS,
+                *self.extra,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+        )
+        if wait:
+            self.wait_ready()
+
+    def wait_ready(self, timeout: float = 20.0) -> None:
+        """Wait until /healthz answers (raise with its stderr if it exits)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited {self.proc.returncode}: {self.output()}")
+            if self.health() is not None:
+                return
+            time.sleep(0.05)
+        raise RuntimeError("server did not answer /healthz")
+
+    def health(self) -> dict[str, object] | None:
+        """The /healthz JSON, or None when it does not answer."""
+        import json
+        import urllib.request
+
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1) as r:
+                return dict(json.loads(r.read()))
+        except OSError:
+            return None
+
+    def signal(self, sig: int) -> None:
+        """Send ``sig`` (SIGKILL, SIGSTOP, SIGCONT …)."""
+        assert self.proc is not None
+        self.proc.send_signal(sig)
+
+    def stop(self, sig: int = 15) -> int:
+        """Stop it with ``sig`` (SIGTERM: gracefully) and return its exit code."""
+        if self.proc is None:
+            return 0
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        code = self.proc.wait(15)
+        self.proc = None
+        return code
+
+    def output(self) -> str:
+        """What it logged on stderr so far."""
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
+
+
+@pytest.fixture
+def servers(redis_server: RedisServer) -> Iterator[list[ServerProcess]]:
+    """A list to put server processes in; every one still running is killed at the end."""
+    started: list[ServerProcess] = []
+    try:
+        yield started
+    finally:
+        for proc in started:
+            if proc.proc is not None:
+                proc.signal(18)  # SIGCONT, in case a test left it stopped
+                proc.stop(9)
