@@ -132,7 +132,7 @@ class ServerProcess:
         self.extra = extra
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
-        self.log = tempfile.TemporaryFile()
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the process)
 
     @property
     def url(self) -> str:
