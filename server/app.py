@@ -24,6 +24,7 @@ from protocol.errors import ErrorCode
 from protocol.server_messages import Shutdown
 from server.ai import AiRunner
 from server.cluster import Cluster
+from server.cluster_bus import Bus
 from server.config import ServerConfig
 from server.connection import Connection
 from server.lobby import Lobby
@@ -61,6 +62,7 @@ class CardaviaServer:
         self.metrics = Metrics()
         self.store = store if store is not None else self._make_store(config)
         self.cluster: Cluster | None = None
+        self.bus: Bus | None = None
         self.session_store: SessionStore | None = None
         self.ai = AiRunner(
             config.ai_workers, config.ai_think, config.ai_deadline, self.metrics, config.ai_mode
@@ -96,8 +98,16 @@ class CardaviaServer:
         self.session_store = SessionStore(
             self.store.redis, self.config.redis_prefix, self.config.session_ttl
         )
+        self.bus = Bus(self.store, self)
+        self.lobby.remote = self.bus
+        await self.bus.start()
         self.cluster = Cluster(self.store, self.lobby, self.config.takeover_interval)
         await self.cluster.start()
+
+    def keep(self, task: asyncio.Task[Any]) -> None:
+        """Hold a background task until it ends."""
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def before_hello(self, token: str | None) -> None:
         """A resume with a token this process does not know: look for the session in Redis."""
@@ -105,22 +115,30 @@ class CardaviaServer:
             return
         try:
             found = await self.session_store.load(token)
+            if found is None:
+                return
+            remote = {} if self.bus is None else await self.bus.remote_tables_of(found[0])
         except StoreUnavailable:
             raise RequestError(
                 ErrorCode.STORE_UNAVAILABLE, "sessions cannot be read now; retry soon"
             ) from None
-        if found is None or self.sessions.get(found[0]) is not None:
+        player = self.sessions.get(found[0])
+        if player is None:
+            player = Player(player_id=found[0], name=found[1], token=token)
+        elif player.token:  # a session of this process under another token: not this one
             return
-        player = Player(player_id=found[0], name=found[1], token=token)
+        player.token = token  # a stand-in for a player connected elsewhere, now here
         player.tables.update(self.lobby.tables_of(player.player_id))
+        player.tables.update(remote)
         self.sessions.adopt(player)
 
     def after_hello(self, player: Player | None) -> None:
         """A session opened or resumed: record it (and its current token) in Redis."""
         if player is not None and self.session_store is not None:
-            task = asyncio.create_task(self.session_store.save(player))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            self.keep(asyncio.create_task(self.session_store.save(player)))
+            if isinstance(self.store, RedisStore):
+                ttl = self.config.session_ttl
+                self.keep(asyncio.create_task(self.store.set_where(player.player_id, ttl)))
 
     @property
     def url(self) -> str:
@@ -169,6 +187,8 @@ class CardaviaServer:
         await self.lobby.stop_all()
         if self.cluster is not None:
             await self.cluster.stop()
+        if self.bus is not None:
+            await self.bus.stop()
         close = getattr(self.store, "close", None)
         if close is not None:
             await close()
@@ -229,11 +249,19 @@ class CardaviaServer:
         """A connection ended: if it was the player's, their tables start the grace period."""
         if self.sessions.detach(player, conn, self.clock()):
             self.lobby.disconnected(player)
+            if isinstance(self.store, RedisStore):
+                self.keep(asyncio.create_task(self.store.clear_where(player.player_id)))
 
     # -- requests --------------------------------------------------------------
-    async def dispatch(self, player: Player, msg: Any) -> None:
-        """Handle one validated request of a player with an open session."""
+    async def dispatch(self, player: Player, msg: Any, *, route: bool = True) -> None:
+        """Handle one validated request of a player with an open session.
+
+        With several processes (``route``), a request for a table another process
+        owns is sent there (:mod:`server.cluster_bus`).
+        """
         lobby = self.lobby
+        if route and self.bus is not None and await self._routed(player, msg):
+            return
         if isinstance(msg, cm.ListGames):
             player.send(lobby.games(msg.id))
         elif isinstance(msg, cm.ListTables):
@@ -262,6 +290,27 @@ class CardaviaServer:
             actor.submit(Command(_TABLE_COMMANDS[type(msg)], player, msg.id, args))
         else:  # pragma: no cover - every message type is handled above
             raise RequestError(ErrorCode.BAD_MESSAGE, f"unexpected message {msg.type!r}")
+
+    async def _routed(self, player: Player, msg: Any) -> bool:
+        """Send ``msg`` to the process owning its table, if another one does; whether sent."""
+        assert self.bus is not None
+        if isinstance(msg, cm.ListTables):
+            player.send(await self.bus.list_tables(player, msg.game, msg.id))
+            return True
+        if isinstance(msg, cm.QuickPlay):
+            target = await self.bus.quick_target(player, msg)
+            if target is None:
+                return False
+            self.lobby.check_room(player)
+            await self.bus.forward(player, msg, target)
+            return True
+        table = getattr(msg, "table", None)
+        if not isinstance(table, str) or table in self.lobby.tables:
+            return False
+        if isinstance(msg, cm.JoinTable | cm.Spectate) and table not in player.tables:
+            self.lobby.check_room(player)
+        await self.bus.forward(player, msg, table)
+        return True
 
 
 @asynccontextmanager

@@ -59,6 +59,8 @@ class Lobby:
         self.clock = clock
         self.seed_source = seed_source
         self.tables: dict[str, TableActor] = {}
+        self.remote: Any = None
+        """The routing to other processes (:class:`server.cluster_bus.Bus`), if any."""
         self._log = get_logger(component="lobby")
 
     # -- reading -------------------------------------------------------------
@@ -227,7 +229,9 @@ class Lobby:
     def _each_table_of(self, player: Player, kind: str) -> None:
         for table_id in list(player.tables):
             actor = self.tables.get(table_id)
-            if actor is None:
+            if actor is None and self.remote is not None:
+                self.remote.presence(player, table_id, kind)
+            elif actor is None:
                 player.tables.pop(table_id, None)
             else:
                 actor.submit(Command(kind, player))
@@ -278,6 +282,8 @@ class Lobby:
                 if player.connected:
                     actor.submit(Command("reconnect", player))
         actor.submit(Command("tick"))
+        if self.remote is not None:
+            await self.remote.adopt_members(actor)
         self._log.info("table_restored", table=table_id, game=record.game, version=core.version)
         return actor
 

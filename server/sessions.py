@@ -98,9 +98,11 @@ class Sessions:
         """The session holding ``token``, or ``None``."""
         return self._by_token.get(token)
 
-    def adopt(self, player: Player) -> None:
-        """Know a session restored from elsewhere (the redis session store), detached."""
-        self._by_token[player.token] = player
+    def adopt(self, player: Player, *, by_token: bool = True) -> None:
+        """Know a session restored from elsewhere (the redis session store), detached;
+        ``by_token=False``: a player connected to another process (not resumable here)."""
+        if by_token:
+            self._by_token[player.token] = player
         self._by_id[player.player_id] = player
 
     def get(self, player_id: str) -> Player | None:

@@ -9,6 +9,8 @@ Keys (``P`` is the configured prefix)::
     P:t:<id>:lease        STRING "<node>:<fence>" with a TTL: the owner is alive
     P:t:<id>:replays      LIST  game numbers of the finished games kept
     P:r:<id>:<game_no>    STRING a finished game (msgpack), expires after replay_ttl
+    P:index               HASH  table id -> the lobby's summary of it (JSON: info, members)
+    P:where:<player_id>   STRING the process a player is connected to (for routing)
 
 Ownership: ``fence`` in the table's hash is bumped by every process that
 takes the table over (:meth:`RedisStore.acquire`), and every write is a Lua
@@ -74,6 +76,7 @@ _META = (
     _FENCED
     + """
 redis.call('HSET', KEYS[1], 'meta', ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], ARGV[4], ARGV[3]) end
 return 1
 """
 )
@@ -94,6 +97,7 @@ _DELETE = (
     + """
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('SREM', KEYS[4], ARGV[2])
+redis.call('HDEL', KEYS[5], ARGV[2])
 return 1
 """
 )
@@ -330,9 +334,17 @@ class RedisStore:
         self._lens[table_id] = expected + 1
 
     async def save_meta(self, table_id: str, meta: dict[str, Any]) -> None:
-        """Replace the seating record (fenced)."""
+        """Replace the seating record (fenced); its ``summary`` goes to the lobby's index."""
         base, _, _ = self._table_keys(table_id)
-        result = await self._run("meta", [base], [self._fence(table_id), json.dumps(meta)])
+        record = dict(meta)
+        summary = record.pop("summary", None)
+        args = [
+            self._fence(table_id),
+            json.dumps(record),
+            "" if summary is None else json.dumps(summary),
+            table_id,
+        ]
+        result = await self._run("meta", [base, self._k("index")], args)
         self._check(table_id, result)
 
     async def archive(self, table_id: str, game_no: int, finished: dict[str, Any]) -> None:
@@ -386,7 +398,7 @@ class RedisStore:
     async def delete(self, table_id: str) -> None:
         """Forget the table (fenced); its replays stay until they expire."""
         base, log, lease = self._table_keys(table_id)
-        keys = [base, log, lease, self._k("tables")]
+        keys = [base, log, lease, self._k("tables"), self._k("index")]
         self._check(table_id, await self._run("delete", keys, [self._fence(table_id), table_id]))
         self.forget(table_id)
 
@@ -396,3 +408,53 @@ class RedisStore:
             return sorted(_text(t) for t in await self.redis.smembers(self._k("tables")))
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+
+    # -- routing between processes ---------------------------------------------------
+    async def owner_of(self, table_id: str) -> str | None:
+        """The process holding the table's lease now, or ``None`` (no table, or moving)."""
+        try:
+            raw = await self.redis.get(self._table_keys(table_id)[2])
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+        return None if raw is None else _text(raw).rsplit(":", 1)[0]
+
+    async def exists(self, table_id: str) -> bool:
+        """Whether the table is recorded (not closed)."""
+        try:
+            return bool(await self.redis.sismember(self._k("tables"), table_id))
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+
+    async def index(self) -> dict[str, dict[str, Any]]:
+        """Every table's lobby summary, by table id."""
+        try:
+            raw = await self.redis.hgetall(self._k("index"))
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+        return {_text(k): json.loads(v) for k, v in raw.items()}
+
+    async def set_where(self, player_id: str, ttl: float) -> None:
+        """Record that the player is connected to this process."""
+        try:
+            await self.redis.set(self._k("where", player_id), self.node, ex=max(1, int(ttl)))
+        except (RedisError, OSError):
+            return
+
+    async def clear_where(self, player_id: str) -> None:
+        """The player's connection to this process ended."""
+        key = self._k("where", player_id)
+        try:
+            if await self.redis.get(key) == self.node.encode():
+                await self.redis.delete(key)
+        except (RedisError, OSError):
+            return
+
+    async def where(self, player_ids: list[str]) -> dict[str, str]:
+        """The process each of these players is connected to (those connected anywhere)."""
+        if not player_ids:
+            return {}
+        try:
+            raw = await self.redis.mget([self._k("where", p) for p in player_ids])
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+        return {p: _text(n) for p, n in zip(player_ids, raw, strict=True) if n is not None}

@@ -229,10 +229,13 @@ class TableActor:
     async def _save_meta(self) -> None:
         """Record the seating when it changed; a failure is retried with the next command."""
         now = self.clock()
-        meta = table_meta(self.core, now, time.time())
-        key = {**meta, "fill_at": self.core.fill_at}
+        core = self.core
+        meta = table_meta(core, now, time.time())
+        key = {**meta, "fill_at": core.fill_at, "status": core.status, "game_no": core.game_no}
         if key == self._saved_meta:
             return
+        info = core.info(now).model_dump(mode="json")
+        meta["summary"] = {"info": info, "members": core.members(), "fill_level": core.fill_level}
         try:
             await self.store.save_meta(self.id, meta)
         except StoreUnavailable as exc:

@@ -1,0 +1,53 @@
+"""Two server processes on one Redis are one service: join, play, watch across them."""
+
+from __future__ import annotations
+
+import asyncio
+
+from client_cli.client import Client
+from protocol import server_messages as sm
+from tests.server.helpers import Recorder, play_random, watch
+from tests.server.redis_fixture import RedisServer, ServerProcess
+from tests.server.test_store_restart import logged
+
+
+async def test_two_processes_share_one_lobby(
+    redis_server: RedisServer, servers: list[ServerProcess]
+) -> None:
+    a, b = ServerProcess(redis_server.url), ServerProcess(redis_server.url)
+    servers += [a, b]
+    a.start()
+    b.start()
+    ann = await Client.connect(a.url, "ann")
+    bob = await Client.connect(b.url, "bob")
+    carl = await Client.connect(b.url, "carl")
+    table = (await ann.create_table("scopa", {"seat": 0})).table.id
+    private = (await ann.create_table("cicera", {"seat": 0, "private": True})).table.id
+
+    listed = {t.id for t in await bob.list_tables()}
+    assert table in listed and private not in listed  # b lists a's public tables
+    assert {t.id for t in await ann.list_tables()} >= {table, private}
+
+    joined = await bob.join(table)  # through b, to the owner a
+    assert joined.seat == 1 and joined.table.id == table
+    await carl.spectate(table)
+    await bob.chat(table, "hello from b")
+    line = await ann.wait_for(lambda m: isinstance(m, sm.ChatLine), 10)
+    assert (line.text, line.name) == ("hello from b", "bob")
+
+    recs = [Recorder(), Recorder(), Recorder()]
+    results = await asyncio.gather(
+        play_random(ann, table, 1, recs[0]),
+        play_random(bob, table, 2, recs[1]),
+        watch(carl, table, recs[2]),
+    )
+    assert results[0] == results[1] == results[2]
+    replay = await carl.replay(table)  # asked at b, answered by a
+    assert replay.result == results[0]
+    log = await logged(redis_server.url, table)
+    assert [action for _, action, _ in log] == [s.action for s in replay.steps]
+    # a watcher at b saw only the spectator's view: no hand of either seat
+    snapshots = [m for m in recs[2].messages if isinstance(m, sm.Update)]
+    assert snapshots and all(m.seat is None for m in snapshots)
+    for client in (ann, bob, carl):
+        await client.close()
