@@ -27,6 +27,8 @@ to rebuild the table in a server process.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import secrets
 import time
@@ -34,7 +36,7 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 from redis import asyncio as aioredis
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 
 from server.store import LeaseLost, LoggedAction, StoreUnavailable, TableRecord
 
@@ -172,6 +174,7 @@ class RedisStore:
         )
         self._fences: dict[str, int] = {}
         self._lens: dict[str, int] = {}
+        self._batch: list[tuple[list[Any], asyncio.Future[Any]]] = []
         self._scripts = {
             name: self.redis.register_script(src)
             for name, src in (
@@ -200,6 +203,7 @@ class RedisStore:
         """Check Redis answers; raise :class:`StoreUnavailable` with what to do if not."""
         try:
             await self.redis.ping()
+            await self.redis.script_load(_APPEND)
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(
                 f"cannot reach Redis at {self.url} ({exc}); start Redis there or point "
@@ -222,6 +226,47 @@ class RedisStore:
             return await self._scripts[name](keys=keys, args=args)
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+
+    async def _append_batched(self, keys: list[str], args: list[Any]) -> Any:
+        """Run the append script, in one pipeline with the appends of other tables
+        that come in the same turn of the event loop (group commit: one round trip)."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._batch.append(([*keys, *args], future))
+        if len(self._batch) == 1:
+            asyncio.get_running_loop().call_soon(self._flush)
+        return await future
+
+    def _flush(self) -> None:
+        batch, self._batch = self._batch, []
+        asyncio.get_running_loop().create_task(self._send(batch))
+
+    async def _send(self, batch: list[tuple[list[Any], asyncio.Future[Any]]]) -> None:
+        script = self._scripts["append"]
+        for attempt in (1, 2):
+            try:
+                pipe = self.redis.pipeline(transaction=False)
+                for words, _ in batch:
+                    pipe.evalsha(script.sha, 2, *words)
+                results = await pipe.execute(raise_on_error=False)
+            except (RedisError, OSError) as exc:
+                error: BaseException = StoreUnavailable(f"Redis did not answer: {exc}")
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(error)
+                return
+            if attempt == 1 and any(isinstance(r, NoScriptError) for r in results):
+                # Redis restarted with an empty script cache: load it, once
+                with contextlib.suppress(RedisError, OSError):
+                    await self.redis.script_load(_APPEND)
+                continue
+            break
+        for (_, future), result in zip(batch, results, strict=True):
+            if future.done():
+                continue
+            if isinstance(result, Exception):
+                future.set_exception(StoreUnavailable(f"Redis refused the append: {result}"))
+            else:
+                future.set_result(result)
 
     def _fence(self, table_id: str) -> int:
         fence = self._fences.get(table_id)
@@ -330,7 +375,7 @@ class RedisStore:
         expected = self._lens.get(table_id, 0)
         packed = _pack([action.seat, action.action, action.by])
         args = [self._fence(table_id), expected, packed, turn_at or time.time()]
-        self._check(table_id, await self._run("append", [base, log], args))
+        self._check(table_id, await self._append_batched([base, log], args))
         self._lens[table_id] = expected + 1
 
     async def save_meta(self, table_id: str, meta: dict[str, Any]) -> None:

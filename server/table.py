@@ -221,7 +221,9 @@ class TableActor:
             await self.store.append(self.id, eff.applied, time.time())
             if core.status == "finished" and core.archive:
                 last = core.archive[-1]
-                await self.store.archive(self.id, last.game_no, finished_to_plain(last))
+                finished = finished_to_plain(last)
+                finished["start_version"] = core.version - len(core.log)
+                await self.store.archive(self.id, last.game_no, finished)
         self._retry_at = None
         if not eff.closed:
             await self._save_meta()
