@@ -197,3 +197,25 @@ def test_redis_down_at_start_up_fails_with_the_fix() -> None:
     assert proc.returncode == 1
     assert f"cannot reach Redis at redis://127.0.0.1:{port}/0" in proc.stderr
     assert "CARDAVIA_REDIS_URL" in proc.stderr
+
+
+async def test_draining_one_process_moves_its_tables_at_once(
+    redis_server: RedisServer, servers: list[ServerProcess]
+) -> None:
+    a = ServerProcess(redis_server.url, "--lease-ttl", "30", "--takeover-interval", "0.25")
+    b = ServerProcess(redis_server.url, "--lease-ttl", "30", "--takeover-interval", "0.25")
+    servers += [a, b]
+    a.start()
+    b.start()
+    client, table = await new_game(a.url)
+    acked: list[dict[str, object]] = []
+    await turns(client, table, 1, acked)
+    token = client.token
+    assert await asyncio.to_thread(a.stop, signal.SIGTERM) == 0  # leases released
+    await client.close()
+    started = time.monotonic()
+    client = await resume(b.url, token, table)
+    assert time.monotonic() - started < 10  # long before the 30 s lease would expire
+    await turns(client, table, 1, acked)
+    assert human_moves(await logged(redis_server.url, table)) == acked
+    await client.close()
