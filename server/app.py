@@ -10,7 +10,7 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from http import HTTPStatus
 from typing import Any
 
@@ -208,6 +208,9 @@ class CardaviaServer:
                     await self.session_store.forget(player)
             if self.session_store is not None:
                 await self.session_store.touch(p for p in self.sessions if p.connected)
+            if self.cluster is not None:
+                with suppress(StoreUnavailable):
+                    await self.cluster.sweep_absent(self.config.session_ttl)
 
     # -- HTTP and WebSocket ----------------------------------------------------
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:
@@ -292,7 +295,21 @@ class CardaviaServer:
             raise RequestError(ErrorCode.BAD_MESSAGE, f"unexpected message {msg.type!r}")
 
     async def _routed(self, player: Player, msg: Any) -> bool:
-        """Send ``msg`` to the process owning its table, if another one does; whether sent."""
+        """Send ``msg`` to the process owning its table, if another one does; whether sent.
+
+        Without Redis, listing and quick play fall back to this process's tables;
+        a request for a table elsewhere is refused with ``store_unavailable``.
+        """
+        try:
+            return await self._route(player, msg)
+        except StoreUnavailable:
+            if isinstance(msg, cm.ListTables | cm.QuickPlay):
+                return False
+            raise RequestError(
+                ErrorCode.STORE_UNAVAILABLE, "the table's server cannot be reached now; retry"
+            ) from None
+
+    async def _route(self, player: Player, msg: Any) -> bool:
         assert self.bus is not None
         if isinstance(msg, cm.ListTables):
             player.send(await self.bus.list_tables(player, msg.game, msg.id))

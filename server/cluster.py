@@ -23,8 +23,10 @@ from collections.abc import Awaitable, Callable
 
 from server.lobby import Lobby
 from server.logs import get_logger
+from server.sessions import Player
 from server.store import StoreUnavailable
 from server.store_redis import RedisStore
+from server.table import Command
 
 
 class Cluster:
@@ -35,6 +37,8 @@ class Cluster:
         self.lobby = lobby
         self.takeover_interval = takeover_interval
         self._tasks: list[asyncio.Task[None]] = []
+        self._restoring: set[str] = set()
+        self._absent: dict[str, float] = {}
         self._log = get_logger(component="cluster", node=store.node)
 
     async def start(self) -> None:
@@ -73,7 +77,7 @@ class Cluster:
             self._log.warning("lease_lost", table=table_id)
             self.lobby.lost(table_id)
         for table_id in self.store.owned():
-            if table_id not in self.lobby.tables:
+            if table_id not in self.lobby.tables and table_id not in self._restoring:
                 await self.store.release(table_id)
 
     async def scan(self) -> None:
@@ -81,6 +85,7 @@ class Cluster:
         for table_id in await self.store.orphans():
             if table_id in self.lobby.tables or not await self.store.acquire(table_id):
                 continue
+            self._restoring.add(table_id)
             try:
                 await self.lobby.restore(table_id)
             except StoreUnavailable:
@@ -90,4 +95,35 @@ class Cluster:
                 self._log.exception("restore_failed", table=table_id, error=repr(exc))
                 self.store.forget(table_id)
                 continue
+            finally:
+                self._restoring.discard(table_id)
             self._log.info("table_taken_over", table=table_id)
+
+    async def sweep_absent(self, ttl: float) -> None:
+        """Members of this process's tables connected nowhere for ``ttl`` seconds leave them.
+
+        A player whose process died leaves no session that could expire (that
+        process's sweeper is gone); the owner of the table notices instead.
+        """
+        now = self.lobby.clock()
+        members = {
+            pid
+            for actor in self.lobby.tables.values()
+            for pid in actor.core.members()
+            if not self._here(pid)
+        }
+        connected = await self.store.where(sorted(members))
+        absent = members - set(connected)
+        self._absent = {pid: self._absent.get(pid, now) for pid in absent}
+        for pid, since in self._absent.items():
+            if now - since < ttl:
+                continue
+            for actor in list(self.lobby.tables.values()):
+                if actor.core.is_member(pid):
+                    actor.submit(Command("forget", Player(player_id=pid, name="", token="")))
+            self._log.info("absent_member_forgotten", player=pid)
+
+    def _here(self, player_id: str) -> bool:
+        """Whether the player has a real session on this process (its sweeper covers it)."""
+        player = self.lobby.sessions.get(player_id)
+        return player is not None and bool(player.token)

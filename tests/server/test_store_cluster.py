@@ -51,3 +51,38 @@ async def test_two_processes_share_one_lobby(
     assert snapshots and all(m.seat is None for m in snapshots)
     for client in (ann, bob, carl):
         await client.close()
+
+
+async def test_a_member_whose_process_is_gone_leaves_after_the_session_ttl(
+    redis_server: RedisServer,
+) -> None:
+    import dataclasses
+
+    from server.app import running_server
+    from tests.server.helpers import FAST
+
+    config = dataclasses.replace(
+        FAST,
+        store="redis",
+        redis_url=redis_server.url,
+        lease_ttl=1.0,
+        takeover_interval=0.25,
+        session_ttl=1.0,
+        disconnect_grace=60.0,
+    )
+    async with running_server(config) as owner:
+        ann = await Client.connect(owner.url, "ann")
+        table = (await ann.create_table("scopa", {"seat": 0})).table.id
+        async with running_server(config) as front:
+            bob = await Client.connect(front.url, "bob")
+            assert (await bob.join(table)).seat == 1
+        # bob's process is gone: no session of his can expire there; the owner sees him
+        # connected nowhere and, after the session TTL, he leaves (the AI takes his seat)
+        core = owner.lobby.tables[table].core
+        for _ in range(100):
+            if core.seats[1].kind == "ai":
+                break
+            await asyncio.sleep(0.05)
+        assert core.seats[1].kind == "ai" and core.seats[1].left
+        assert core.seats[0].player_id == ann.player_id
+        await ann.close()
