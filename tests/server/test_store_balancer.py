@@ -4,13 +4,16 @@ the owner of a game is SIGKILLed mid-game, the players go on through the balance
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -36,7 +39,16 @@ def haproxy_binary() -> str:
 @pytest.fixture
 def balancer(servers: list[ServerProcess], redis_server: RedisServer) -> Iterator[str]:
     """Two server processes behind haproxy; yields the balancer's ws:// URL."""
-    a, b = ServerProcess(redis_server.url), ServerProcess(redis_server.url)
+    with behind_haproxy(servers, redis_server) as url:
+        yield url
+
+
+@contextmanager
+def behind_haproxy(
+    servers: list[ServerProcess], redis_server: RedisServer, *flags: str
+) -> Iterator[str]:
+    """Start two server processes (with ``flags``) and haproxy in front; its ws:// URL."""
+    a, b = ServerProcess(redis_server.url, *flags), ServerProcess(redis_server.url, *flags)
     servers += [a, b]
     a.start()
     b.start()
@@ -99,3 +111,39 @@ async def test_owner_killed_mid_game_behind_the_balancer(
     assert watcher.tables[table].version == client.tables[table].version
     await client.close()
     await watcher.close()
+
+
+async def test_cardavia_bot_reconnects_through_the_balancer(
+    servers: list[ServerProcess], redis_server: RedisServer
+) -> None:
+    slow = ("--ai-delay", "0.03", "--quick-fill-wait", "0.1")
+    with behind_haproxy(servers, redis_server, *slow) as url:
+        bot = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "client_cli.main",
+            "bot",
+            "--url",
+            url,
+            "--game",
+            "scopa",
+            "--policy",
+            "random",
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 20
+        while not any((s.health() or {}).get("tables") == 1 for s in servers):
+            assert time.monotonic() < deadline, "the bot's table did not appear"
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)  # mid-game
+        owner = next(s for s in servers if (s.health() or {}).get("tables") == 1)
+        survivor = next(s for s in servers if s is not owner)
+        assert bot.returncode is None, "the game ended before the kill"
+        owner.signal(signal.SIGKILL)
+        out, _ = await asyncio.wait_for(bot.communicate(), 60)
+        assert (survivor.health() or {}).get("tables") == 1  # finished there
+        assert bot.returncode == 0, out.decode()
+        summary = json.loads(out.decode().strip().splitlines()[-1])
+        assert summary["bots"][0]["error"] is None
+        assert summary["bots"][0]["scores"]
