@@ -162,7 +162,7 @@ class TableActor:
     async def _handle(self, command: Command) -> None:
         handler = getattr(self, "_on_" + command.kind)
         before = {name: _shallow(getattr(self.core, name)) for name in _ROLLBACK}
-        before["seats"] = copy.deepcopy(self.core.seats)
+        before["seats"] = [copy.copy(slot) for slot in self.core.seats]  # fields immutable
         try:
             await handler(command)
         except StoreUnavailable as exc:

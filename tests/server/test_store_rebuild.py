@@ -45,8 +45,10 @@ async def test_rebuilt_views_equal_the_originals(redis_server: RedisServer, game
         client = await Client.connect(server.url, "ann")
         watcher = await Client.connect(server.url, "bob")
         ai = [{"seat": i, "level": "random"} for i in range(1, seats)]
-        table = (await client.create_table(game_id, {"seat": 0, "ai": ai})).table.id
-        await watcher.spectate(table)
+        options = {"seat": 0, "ai": ai, "private": True, "turn_timer": 30}
+        joined = await client.create_table(game_id, options)
+        table = joined.table.id
+        await watcher.spectate(table, invite=joined.invite)
         await play_some(client, table, 3, seed=7)
         await asyncio.sleep(0.05)
         original = server.lobby.tables[table].core
@@ -67,6 +69,9 @@ async def test_rebuilt_views_equal_the_originals(redis_server: RedisServer, game
         assert rebuilt.log == original.log
         assert seating(rebuilt) == seating(original)
         assert rebuilt.spectators == original.spectators
+        now = server.clock()
+        left, was = rebuilt.timer_left(now), original.timer_left(now)
+        assert left is not None and was is not None and abs(left - was) < 1.0
         assert (rebuilt.owner, rebuilt.invite, rebuilt.quick) == (
             original.owner,
             original.invite,

@@ -6,6 +6,9 @@ import asyncio
 
 import pytest
 
+from server.config import load_config
+from server.session_store import SessionStore, token_digest
+from server.sessions import Player
 from server.store import LeaseLost, LoggedAction, StoreUnavailable, TableRecord
 from server.store_redis import RedisStore
 from tests.server.redis_fixture import RedisServer, free_port
@@ -138,3 +141,40 @@ async def test_open_names_the_fix_when_nothing_listens() -> None:
     with pytest.raises(StoreUnavailable, match="CARDAVIA_REDIS_URL"):
         await store.open()
     await store.close()
+
+
+async def test_sessions_resume_by_token_and_a_rotated_token_replaces_the_old(
+    redis_server: RedisServer,
+) -> None:
+    store = make(redis_server)
+    sessions = SessionStore(store.redis, "t", ttl=100)
+    player = Player(player_id="p_1", name="Ann", token="first-token")
+    await sessions.save(player)
+    assert await sessions.load("first-token") == ("p_1", "Ann")
+    assert await store.redis.get("t:s:first-token") is None  # only the token's hash is kept
+    assert await store.redis.exists(f"t:s:{token_digest('first-token')}")
+    player.token = "second-token"
+    await sessions.save(player)
+    assert await sessions.load("first-token") is None
+    assert await sessions.load("second-token") == ("p_1", "Ann")
+    assert 0 < await store.redis.ttl(f"t:s:{token_digest('second-token')}") <= 100
+    await sessions.forget(player)
+    assert await sessions.load("second-token") is None
+    await store.close()
+
+
+def test_redis_settings_are_checked() -> None:
+    config = load_config(["--store", "redis", "--redis-url", "redis://db:6379/1"], env={})
+    assert (config.store, config.redis_url) == ("redis", "redis://db:6379/1")
+    env = {"CARDAVIA_STORE": "redis", "CARDAVIA_LEASE_TTL": "3"}
+    assert load_config([], env=env).lease_ttl == 3.0
+    for bad in (
+        ["--store", "postgres"],
+        ["--redis-url", "http://db"],
+        ["--lease-ttl", "0"],
+        ["--lease-ttl", "1", "--takeover-interval", "2"],
+        ["--replay-ttl", "-1"],
+        ["--redis-prefix", "a b"],
+    ):
+        with pytest.raises(ValueError):
+            load_config(bad, env={})
