@@ -49,7 +49,13 @@ async def test_two_processes_share_one_lobby(
     # a watcher at b saw only the spectator's view: no hand of either seat
     snapshots = [m for m in recs[2].messages if isinstance(m, sm.Update)]
     assert snapshots and all(m.seat is None for m in snapshots)
-    for client in (ann, bob, carl):
+    # quick play finds a waiting table of another process
+    erin = await Client.connect(a.url, "erin")
+    fred = await Client.connect(b.url, "fred")
+    waiting = await erin.quick_play("scopa")
+    joined = await fred.quick_play("scopa")
+    assert (joined.table.id, joined.seat) == (waiting.table.id, 1)
+    for client in (ann, bob, carl, erin, fred):
         await client.close()
 
 
