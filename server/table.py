@@ -99,6 +99,7 @@ class TableActor:
         self._task: asyncio.Task[None] | None = None
         self._retry_at: float | None = None
         self._saved_meta: dict[str, Any] | None = None
+        self._unarchived: tuple[int, dict[str, Any]] | None = None
         self.on_lost: Callable[[str], None] | None = None
         """Called (instead of ``on_close``) when another process took the table over."""
         self._log = get_logger(table=core.id, game=core.game.id)
@@ -181,6 +182,8 @@ class TableActor:
                         table=self.id,
                     )
                 )
+            if command.kind in ("join", "spectate") and not self.core.members():
+                await self._close("nobody could sit down")  # its creator could not
         except LeaseLost as exc:
             self._lose(str(exc))
         except RequestError as exc:
@@ -214,6 +217,9 @@ class TableActor:
     async def _persist(self, eff: Effects) -> None:
         """Write what the store needs (raises :class:`StoreUnavailable`: nothing is sent)."""
         core = self.core
+        if self._unarchived is not None:  # before a new game may reset the log
+            await self.store.archive(self.id, self._unarchived[0], self._unarchived[1])
+            self._unarchived = None
         if eff.started is not None:
             game_no, seed = eff.started
             await self.store.start_game(self.id, game_no, seed, core.version - len(core.log))
@@ -223,7 +229,12 @@ class TableActor:
                 last = core.archive[-1]
                 finished = finished_to_plain(last)
                 finished["start_version"] = core.version - len(core.log)
-                await self.store.archive(self.id, last.game_no, finished)
+                try:
+                    await self.store.archive(self.id, last.game_no, finished)
+                except StoreUnavailable:  # the move is durable; keep its replay for later
+                    self._unarchived = (last.game_no, finished)
+                    self._retry_at = self.clock() + STORE_RETRY_S
+                    return
         self._retry_at = None
         if not eff.closed:
             await self._save_meta()
