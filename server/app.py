@@ -132,10 +132,11 @@ class CardaviaServer:
         player.tables.update(remote)
         self.sessions.adopt(player)
 
-    def after_hello(self, player: Player | None) -> None:
-        """A session opened or resumed: record it (and its current token) in Redis."""
+    async def after_hello(self, player: Player | None) -> None:
+        """A session opened or resumed: record it (and its current token) in Redis before
+        the connection's next request, so whatever the player does next can be resumed."""
         if player is not None and self.session_store is not None:
-            self.keep(asyncio.create_task(self.session_store.save(player)))
+            await self.session_store.save(player)
             if isinstance(self.store, RedisStore):
                 ttl = self.config.session_ttl
                 self.keep(asyncio.create_task(self.store.set_where(player.player_id, ttl)))

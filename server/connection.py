@@ -126,7 +126,7 @@ class Connection:
                 if self.player is None:
                     await self.app.before_hello(msg.token)
                 self._hello(msg)
-                self.app.after_hello(self.player)
+                await self.app.after_hello(self.player)
             elif self.player is None:
                 raise RequestError(ErrorCode.HELLO_REQUIRED, "send hello first")
             else:
