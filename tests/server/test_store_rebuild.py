@@ -81,3 +81,25 @@ async def test_rebuilt_views_equal_the_originals(redis_server: RedisServer, game
         assert str(original.seed) not in repr(client.tables[table].view)
         await client.close()
         await watcher.close()
+
+
+async def test_a_finished_game_replays_after_a_rebuild(redis_server: RedisServer) -> None:
+    from protocol import server_messages as sm
+    from server.replay import build_replay
+
+    config = dataclasses.replace(FAST, store="redis", redis_url=redis_server.url, replay_ttl=60)
+    async with running_server(config) as server:
+        watcher = await Client.connect(server.url, "ann")
+        ai = [{"seat": 0, "level": "random"}, {"seat": 1, "level": "random"}]
+        options = {"seat": None, "ai": ai, "game": {"target": 1}}
+        table = (await watcher.create_table("scopa", options)).table.id
+        await watcher.wait_for(lambda m: isinstance(m, sm.GameOver), 20)
+        original = await watcher.replay(table)
+        await asyncio.sleep(0.05)
+        record = await server.store.load(table)
+        assert record is not None and [r["game_no"] for r in record.replays] == [1]
+        rebuilt = server.lobby.rebuild_core(record)
+        assert rebuilt.status == "finished"
+        again = build_replay(table, rebuilt.game, rebuilt.setup.game_options, rebuilt.archive[-1])
+        assert again == original.model_copy(update={"ref": None})
+        await watcher.close()
