@@ -245,6 +245,7 @@ class Bus:
             self.app.sessions.adopt(player, by_token=False)
         if player.link is None or isinstance(player.link, RemoteLink):
             player.link = RemoteLink(self, node, pid)
+            player.away_since = None  # connected (elsewhere): not a session to expire here
         return player
 
     async def _receive(self, data: dict[str, Any]) -> None:
