@@ -19,7 +19,8 @@ atomically, so a process that lost its table (paused past its lease, cut off)
 can never write to it again.  The lease key only says "the owner is alive";
 it expires when the owner stops renewing it, and only then may another
 process take the table.  The append also checks the log length it expects,
-so an append whose answer was lost cannot be applied twice.
+so an append whose answer was lost cannot be applied twice (sent again, it
+finds itself already at the end of the log and succeeds without a copy).
 
 Nothing here is readable by clients: the seed and the log leave Redis only
 to rebuild the table in a server process.
@@ -36,6 +37,8 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 from redis import asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from redis.exceptions import NoScriptError, RedisError
 
 from server.store import LeaseLost, LoggedAction, StoreUnavailable, TableRecord
@@ -67,7 +70,11 @@ return 1
 _APPEND = (
     _FENCED
     + """
-if redis.call('LLEN', KEYS[2]) ~= tonumber(ARGV[2]) then return -2 end
+local n = redis.call('LLEN', KEYS[2])
+if n == tonumber(ARGV[2]) + 1 and redis.call('LINDEX', KEYS[2], -1) == ARGV[3] then
+  return 1
+end
+if n ~= tonumber(ARGV[2]) then return -2 end
 redis.call('RPUSH', KEYS[2], ARGV[3])
 redis.call('HSET', KEYS[1], 'turn_at', ARGV[4])
 return 1
@@ -171,6 +178,9 @@ class RedisStore:
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
             health_check_interval=30,
+            # one immediate retry (a pooled connection that died with a Redis restart);
+            # beyond that the caller hears store_unavailable within about 2 x timeout
+            retry=Retry(NoBackoff(), 1),
         )
         self._fences: dict[str, int] = {}
         self._lens: dict[str, int] = {}

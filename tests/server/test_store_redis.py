@@ -107,6 +107,19 @@ async def test_append_at_an_unexpected_length_is_refused(redis_server: RedisServ
     await store.close()
 
 
+async def test_an_append_sent_twice_is_logged_once(redis_server: RedisServer) -> None:
+    store = make(redis_server)
+    await store.create(TableRecord(table_id="a", game="scopa", options={}))
+    await store.start_game("a", 1, 9, 1)
+    await store.append("a", LoggedAction(0, {"x": 1}))
+    store._lens["a"] = 0  # as if the reply had been lost: the same append again
+    await store.append("a", LoggedAction(0, {"x": 1}))
+    await store.append("a", LoggedAction(1, {"x": 2}))
+    rec = await store.load("a")
+    assert rec is not None and [a.action for a in rec.actions] == [{"x": 1}, {"x": 2}]
+    await store.close()
+
+
 async def test_finished_games_are_kept_with_an_expiry(redis_server: RedisServer) -> None:
     store = RedisStore(redis_server.url, prefix="t", replay_ttl=100, replays_kept=2)
     await store.create(TableRecord(table_id="a", game="scopa", options={}))
