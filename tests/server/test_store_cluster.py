@@ -92,3 +92,38 @@ async def test_a_member_whose_process_is_gone_leaves_after_the_session_ttl(
         assert core.seats[1].kind == "ai" and core.seats[1].left
         assert core.seats[0].player_id == ann.player_id
         await ann.close()
+
+
+async def test_a_player_at_the_other_process_keeps_playing_through_a_failover(
+    redis_server: RedisServer, servers: list[ServerProcess]
+) -> None:
+    import signal
+
+    from tests.server.test_store_restart import resume
+
+    a, b = ServerProcess(redis_server.url), ServerProcess(redis_server.url)
+    servers += [a, b]
+    a.start()
+    b.start()
+    ann = await Client.connect(a.url, "ann")
+    bob = await Client.connect(b.url, "bob")
+    table = (await ann.create_table("scopa", {"seat": 0})).table.id
+    await bob.join(table)
+    await bob.wait_for(lambda m: isinstance(m, sm.Snapshot | sm.Update), 10)
+    version = bob.tables[table].version
+    a.signal(signal.SIGKILL)
+    # bob's connection (to b) stays up: b takes the table over and sends him a snapshot
+    snap = await bob.wait_for(lambda m: isinstance(m, sm.Snapshot) and m.table == table, 10)
+    assert snap.version == version and snap.seat == 1
+    await ann.close()
+    ann = await resume(b.url, ann.token, table)
+    recs = [Recorder(), Recorder()]
+    results = await asyncio.gather(
+        play_random(ann, table, 3, recs[0]), play_random(bob, table, 4, recs[1])
+    )
+    assert results[0] == results[1]
+    replay = await bob.replay(table)
+    log = await logged(redis_server.url, table)
+    assert [action for _, action, _ in log] == [s.action for s in replay.steps]
+    await ann.close()
+    await bob.close()
