@@ -49,6 +49,10 @@ async def test_two_processes_share_one_lobby(
     # a watcher at b saw only the spectator's view: no hand of either seat
     snapshots = [m for m in recs[2].messages if isinstance(m, sm.Update)]
     assert snapshots and all(m.seat is None for m in snapshots)
+    # a rematch voted at both processes starts the next game
+    await bob.rematch(table)
+    await ann.rematch(table)
+    await bob.wait_for(lambda m: isinstance(m, sm.Update) and m.game_no == 2, 10)
     # quick play finds a waiting table of another process
     erin = await Client.connect(a.url, "erin")
     fred = await Client.connect(b.url, "fred")
