@@ -208,7 +208,7 @@ class CardaviaServer:
                 if self.session_store is not None:
                     await self.session_store.forget(player)
             if self.session_store is not None:
-                await self.session_store.touch(p for p in self.sessions if p.connected)
+                await self.session_store.touch(p for p in self.sessions if p.connected and p.token)
             if self.cluster is not None:
                 with suppress(StoreUnavailable):
                     await self.cluster.sweep_absent(self.config.session_ttl)

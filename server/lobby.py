@@ -10,7 +10,7 @@ import secrets
 import string
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.codec import to_plain
 from engine.registry import GAMES, policy_names
@@ -28,6 +28,9 @@ from server.store import Store, StoreUnavailable, TableRecord
 from server.table import Command, TableActor
 from server.table_core import TableCore
 from server.table_options import RequestError, check_options
+
+if TYPE_CHECKING:
+    from server.cluster_bus import Bus
 
 CODE_ALPHABET = string.ascii_letters + string.digits
 
@@ -59,7 +62,7 @@ class Lobby:
         self.clock = clock
         self.seed_source = seed_source
         self.tables: dict[str, TableActor] = {}
-        self.remote: Any = None
+        self.remote: Bus | None = None
         """The routing to other processes (:class:`server.cluster_bus.Bus`), if any."""
         self._log = get_logger(component="lobby")
 
