@@ -106,12 +106,11 @@ class Cluster:
         process's sweeper is gone); the owner of the table notices instead.
         """
         now = self.lobby.clock()
-        members = {
-            pid
-            for actor in self.lobby.tables.values()
-            for pid in actor.core.members()
-            if not self._here(pid)
-        }
+        everyone = {pid for actor in self.lobby.tables.values() for pid in actor.core.members()}
+        for player in list(self.lobby.sessions):  # stand-ins no table here needs any more
+            if not player.token and player.player_id not in everyone:
+                self.lobby.sessions.forget(player)
+        members = {pid for pid in everyone if not self._here(pid)}
         connected = await self.store.where(sorted(members))
         absent = members - set(connected)
         self._absent = {pid: self._absent.get(pid, now) for pid in absent}
