@@ -18,7 +18,14 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from client_cli.client import Client, ClientClosed, ServerError, play_table, policy_chooser
+from client_cli.client import (
+    Client,
+    ClientClosed,
+    ServerError,
+    play_table,
+    policy_chooser,
+    reconnect,
+)
 from client_cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -149,7 +156,16 @@ async def run_bot(client: Client, args: argparse.Namespace, policy: str, index: 
         return action
 
     try:
-        result = await play_table(client, joined.table.id, choose)
+        while True:
+            try:
+                result = await play_table(client, joined.table.id, choose)
+                break
+            except ClientClosed:
+                # the server went away: resume through whichever process answers
+                back = await reconnect(args.url, client, joined.table.id)
+                if back is None:
+                    raise
+                client = back
     except (ClientClosed, ServerError) as exc:
         return BotResult(
             name,

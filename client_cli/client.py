@@ -39,7 +39,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from protocol import client_messages as cm
 from protocol import server_messages as sm
@@ -55,6 +55,7 @@ __all__ = [
     "play_table",
     "policy_chooser",
     "random_chooser",
+    "reconnect",
 ]
 
 M = TypeVar("M")
@@ -428,6 +429,40 @@ class Client:
             self.tables.pop(msg.table, None)
         elif isinstance(msg, sm.TableClosed) and msg.table in self.tables:
             self.tables[msg.table].closed = True
+
+
+RECONNECT_DELAYS = (0.2, 0.5, 1.0, 1.0, 2.0, 2.0, 3.0, 4.0)
+"""Seconds before each attempt of :func:`reconnect` (about 14 s in all)."""
+
+
+async def reconnect(
+    url: str, old: Client, table: str | None = None, delays: tuple[float, ...] = RECONNECT_DELAYS
+) -> Client | None:
+    """Resume ``old``'s session (its token) on a new connection to ``url``, or ``None``.
+
+    Behind a balancer the new connection may reach another server process;
+    with ``table``, wait until that table is back (after a failover the
+    process that takes it over rebuilds it within seconds, then sends a snapshot).
+    """
+    for delay in delays:
+        await asyncio.sleep(delay)
+        try:
+            client = await Client.connect(url, old.name, token=old.token, open_timeout=5.0)
+        except ServerError as exc:
+            if exc.code == "bad_token":
+                return None
+            continue
+        except (OSError, TimeoutError, InvalidHandshake, ClientClosed):
+            continue
+        if table is None or table in client.tables:
+            return client
+        try:
+            await client.wait_for(lambda m: isinstance(m, sm.Snapshot) and m.table == table, 5.0)
+        except (TimeoutError, ClientClosed):
+            await client.close()
+            continue
+        return client
+    return None
 
 
 # -- choosing moves ------------------------------------------------------------

@@ -315,6 +315,10 @@ class PlaySession:
                 continue
             old, self.client = self.client, client
             await old.close()
+            for _ in range(100):  # after a failover the table comes back within seconds
+                if not client.resumed or self.table in client.tables or client.closed:
+                    break
+                await asyncio.sleep(0.1)
             if not client.resumed or self.table not in client.tables:
                 self.screen.show(["The server no longer knows this session or table."])
                 return False

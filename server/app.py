@@ -12,7 +12,7 @@ import json
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from http import HTTPStatus
 from typing import Any
 
@@ -27,14 +27,18 @@ from protocol.codec import encode
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Shutdown
 from server.ai import AiRunner
+from server.cluster import Cluster
+from server.cluster_bus import Bus
 from server.config import ServerConfig
 from server.connection import Connection
 from server.lobby import Lobby
 from server.logs import configure, get_logger
 from server.metrics import CONTENT_TYPE, Metrics, Reading
 from server.quotas import address_group, client_address, parse_networks
+from server.session_store import SessionStore
 from server.sessions import Player, Sessions
-from server.store import Store, make_store
+from server.store import Store, StoreUnavailable, make_store
+from server.store_redis import RedisStore
 from server.table import Command
 from server.table_options import RequestError
 
@@ -75,7 +79,10 @@ class CardaviaServer:
         self.sessions = Sessions()
         self.metrics = Metrics()
         self.metrics.read_gauges(self._gauges)
-        self.store = store if store is not None else make_store(config.store)
+        self.store = store if store is not None else self._make_store(config)
+        self.cluster: Cluster | None = None
+        self.bus: Bus | None = None
+        self.session_store: SessionStore | None = None
         self.ai = AiRunner(
             config.ai_workers, config.ai_think, config.ai_deadline, self.metrics, config.ai_mode
         )
@@ -88,6 +95,71 @@ class CardaviaServer:
         self._stopping = False
         self._log = get_logger(component="server")
         self._proxies = parse_networks(config.trusted_proxies)
+        self._background: set[asyncio.Task[None]] = set()
+
+    @staticmethod
+    def _make_store(config: ServerConfig) -> Store:
+        if config.store != "redis":
+            return make_store(config.store)
+        return RedisStore(
+            config.redis_url,
+            prefix=config.redis_prefix,
+            lease_ttl=config.lease_ttl,
+            replay_ttl=config.replay_ttl,
+            replays_kept=config.replays_kept,
+            timeout=config.store_timeout,
+        )
+
+    async def _start_cluster(self) -> None:
+        """With the redis store: check Redis answers, share sessions, take the tables."""
+        if not isinstance(self.store, RedisStore):
+            return
+        await self.store.open()
+        self.session_store = SessionStore(
+            self.store.redis, self.config.redis_prefix, self.config.session_ttl
+        )
+        self.bus = Bus(self.store, self)
+        self.lobby.remote = self.bus
+        await self.bus.start()
+        self.cluster = Cluster(self.store, self.lobby, self.config.takeover_interval)
+        await self.cluster.start()
+
+    def keep(self, task: asyncio.Task[Any]) -> None:
+        """Hold a background task until it ends."""
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def before_hello(self, token: str | None) -> None:
+        """A resume with a token this process does not know: look for the session in Redis."""
+        if token is None or self.session_store is None or self.sessions.resume(token):
+            return
+        try:
+            found = await self.session_store.load(token)
+            if found is None:
+                return
+            remote = {} if self.bus is None else await self.bus.remote_tables_of(found[0])
+        except StoreUnavailable:
+            raise RequestError(
+                ErrorCode.STORE_UNAVAILABLE, "sessions cannot be read now; retry soon"
+            ) from None
+        player = self.sessions.get(found[0])
+        if player is None:
+            player = Player(player_id=found[0], name=found[1], token=token)
+        elif player.token:  # a session of this process under another token: not this one
+            return
+        player.token = token  # a stand-in for a player connected elsewhere, now here
+        player.tables.update(self.lobby.tables_of(player.player_id))
+        player.tables.update(remote)
+        self.sessions.adopt(player)
+
+    async def after_hello(self, player: Player | None) -> None:
+        """A session opened or resumed: record it (and its current token) in Redis before
+        the connection's next request, so whatever the player does next can be resumed."""
+        if player is not None and self.session_store is not None:
+            await self.session_store.save(player)
+            if isinstance(self.store, RedisStore):
+                ttl = self.config.session_ttl
+                self.keep(asyncio.create_task(self.store.set_where(player.player_id, ttl)))
 
     @property
     def url(self) -> str:
@@ -97,7 +169,12 @@ class CardaviaServer:
 
     # -- lifecycle -----------------------------------------------------------
     async def start(self) -> None:
-        """Listen (on ``config.port``, or any free port when it is 0)."""
+        """Listen (on ``config.port``, or any free port when it is 0).
+
+        With the redis store, Redis must answer first (else :class:`StoreUnavailable`
+        says what to fix) and the recorded tables nobody holds are rebuilt.
+        """
+        await self._start_cluster()
         self._server = await serve(
             self._handler,
             self.config.host,
@@ -136,6 +213,13 @@ class CardaviaServer:
             except TimeoutError:
                 self._log.warning("connections_did_not_close")
         await self.lobby.stop_all()
+        if self.cluster is not None:
+            await self.cluster.stop()
+        if self.bus is not None:
+            await self.bus.stop()
+        close = getattr(self.store, "close", None)
+        if close is not None:
+            await close()
         self.ai.shutdown()
         self._log.info("stopped")
 
@@ -154,6 +238,13 @@ class CardaviaServer:
                 self.sessions.forget(player)
                 self.lobby.quotas.drop_session(player)
                 self._log.info("session_expired", player=player.player_id)
+                if self.session_store is not None:
+                    await self.session_store.forget(player)
+            if self.session_store is not None:
+                await self.session_store.touch(p for p in self.sessions if p.connected and p.token)
+            if self.cluster is not None:
+                with suppress(StoreUnavailable):
+                    await self.cluster.sweep_absent(self.config.session_ttl)
 
     # -- HTTP and WebSocket ----------------------------------------------------
     async def _http(self, connection: ServerConnection, request: Request) -> Response | None:
@@ -243,11 +334,19 @@ class CardaviaServer:
         """A connection ended: if it was the player's, their tables start the grace period."""
         if self.sessions.detach(player, conn, self.clock()):
             self.lobby.disconnected(player)
+            if isinstance(self.store, RedisStore):
+                self.keep(asyncio.create_task(self.store.clear_where(player.player_id)))
 
     # -- requests --------------------------------------------------------------
-    async def dispatch(self, player: Player, msg: Any) -> None:
-        """Handle one validated request of a player with an open session."""
+    async def dispatch(self, player: Player, msg: Any, *, route: bool = True) -> None:
+        """Handle one validated request of a player with an open session.
+
+        With several processes (``route``), a request for a table another process
+        owns is sent there (:mod:`server.cluster_bus`).
+        """
         lobby = self.lobby
+        if route and self.bus is not None and await self._routed(player, msg):
+            return
         if isinstance(msg, cm.ListGames):
             player.send(lobby.games(msg.id))
         elif isinstance(msg, cm.ListTables):
@@ -276,6 +375,41 @@ class CardaviaServer:
             actor.submit(Command(_TABLE_COMMANDS[type(msg)], player, msg.id, args))
         else:  # pragma: no cover - every message type is handled above
             raise RequestError(ErrorCode.BAD_MESSAGE, f"unexpected message {msg.type!r}")
+
+    async def _routed(self, player: Player, msg: Any) -> bool:
+        """Send ``msg`` to the process owning its table, if another one does; whether sent.
+
+        Without Redis, listing and quick play fall back to this process's tables;
+        a request for a table elsewhere is refused with ``store_unavailable``.
+        """
+        try:
+            return await self._route(player, msg)
+        except StoreUnavailable:
+            if isinstance(msg, cm.ListTables | cm.QuickPlay):
+                return False
+            raise RequestError(
+                ErrorCode.STORE_UNAVAILABLE, "the table's server cannot be reached now; retry"
+            ) from None
+
+    async def _route(self, player: Player, msg: Any) -> bool:
+        assert self.bus is not None
+        if isinstance(msg, cm.ListTables):
+            player.send(await self.bus.list_tables(player, msg.game, msg.id))
+            return True
+        if isinstance(msg, cm.QuickPlay):
+            target = await self.bus.quick_target(player, msg)
+            if target is None:
+                return False
+            self.lobby.check_room(player)
+            await self.bus.forward(player, msg, target)
+            return True
+        table = getattr(msg, "table", None)
+        if not isinstance(table, str) or table in self.lobby.tables:
+            return False
+        if isinstance(msg, cm.JoinTable | cm.Spectate) and table not in player.tables:
+            self.lobby.check_room(player)
+        await self.bus.forward(player, msg, table)
+        return True
 
 
 @asynccontextmanager

@@ -68,12 +68,18 @@ class ServerConfig:
     tls_key: str = ""
     # -- hot path --
     # -- persistence and scaling --
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_prefix: str = "cardavia"
+    lease_ttl: float = 5.0
+    takeover_interval: float = 1.0
+    replay_ttl: float = 7 * 86400.0
+    store_timeout: float = 2.0
 
 
 HELP: dict[str, str] = {
     "host": "Interface to listen on (0.0.0.0 for all).",
     "port": "TCP port (0: any free port).",
-    "store": "Where table records live: memory (the default, nothing to install).",
+    "store": "Where table records live: memory (the default) or redis (durable, shared).",
     "quick_fill_wait": "Seconds a quick-play table waits for other humans before the AI fills it.",
     "ai_delay": "Default seconds an AI move waits before it shows (tables may override).",
     "ai_think": "Time cap (seconds) for one AI decision; search levels may stop sooner.",
@@ -126,6 +132,12 @@ HELP: dict[str, str] = {
     "tls_key": "PEM private key of --tls-cert.",
     # -- hot path --
     # -- persistence and scaling --
+    "redis_url": "Redis URL of the redis store (redis://host:port/db, rediss:// for TLS).",
+    "redis_prefix": "Prefix of every Redis key (several services may share one Redis).",
+    "lease_ttl": "Seconds a table's lease lasts unrenewed; a dead owner's tables move after it.",
+    "takeover_interval": "Seconds between scans for tables whose owner died (redis store).",
+    "replay_ttl": "Seconds a finished game is kept in Redis for its replay.",
+    "store_timeout": "Seconds a Redis command may take before the store counts as unavailable.",
 }
 """What each setting means (the --help text)."""
 
@@ -193,8 +205,6 @@ def validate(config: ServerConfig) -> None:
         raise ValueError("port must be between 0 and 65535")
     if config.ai_mode not in ("thread", "process"):
         raise ValueError(f"unknown ai_mode {config.ai_mode!r} (thread or process)")
-    if config.store != "memory":
-        raise ValueError(f"unknown store {config.store!r} (this build has: memory)")
     for name in ("quick_fill_wait", "ai_delay", "disconnect_grace", "ai_think"):
         if getattr(config, name) < 0:
             raise ValueError(f"{name} must not be negative")
@@ -262,3 +272,14 @@ def validate(config: ServerConfig) -> None:
             raise ValueError(f"tls_cert/tls_key: cannot load them ({exc.reason or exc})") from None
     # -- hot path --
     # -- persistence and scaling --
+    if config.store not in ("memory", "redis"):
+        raise ValueError(f"unknown store {config.store!r} (memory or redis)")
+    if not config.redis_url.startswith(("redis://", "rediss://", "unix://")):
+        raise ValueError("redis_url must start with redis://, rediss:// or unix://")
+    if not config.redis_prefix or any(c in config.redis_prefix for c in " {}"):
+        raise ValueError("redis_prefix must be non-empty, without spaces or braces")
+    for name in ("lease_ttl", "takeover_interval", "replay_ttl", "store_timeout"):
+        if getattr(config, name) <= 0:
+            raise ValueError(f"{name} must be positive")
+    if config.takeover_interval >= config.lease_ttl or config.lease_ttl < 0.5:
+        raise ValueError("lease_ttl must be at least 0.5 s and longer than takeover_interval")

@@ -127,7 +127,10 @@ class Connection:
             if isinstance(msg, Ping):
                 self.send(Pong(ref=msg.id))
             elif isinstance(msg, Hello):
+                if self.player is None:
+                    await self.app.before_hello(msg.token)
                 self._hello(msg)
+                await self.app.after_hello(self.player)
             elif self.player is None:
                 raise RequestError(ErrorCode.HELLO_REQUIRED, "send hello first")
             else:

@@ -10,7 +10,7 @@ import secrets
 import string
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.codec import to_plain
 from engine.registry import GAMES, policy_names
@@ -23,11 +23,15 @@ from server.config import ServerConfig
 from server.logs import get_logger
 from server.metrics import Metrics
 from server.quotas import Quotas
+from server.replay import restore_core
 from server.sessions import Player, Sessions
-from server.store import Store, TableRecord
+from server.store import Store, StoreUnavailable, TableRecord
 from server.table import Command, TableActor
 from server.table_core import TableCore
 from server.table_options import RequestError, check_options
+
+if TYPE_CHECKING:
+    from server.cluster_bus import Bus
 
 CODE_ALPHABET = string.ascii_letters + string.digits
 
@@ -59,6 +63,8 @@ class Lobby:
         self.clock = clock
         self.seed_source = seed_source
         self.tables: dict[str, TableActor] = {}
+        self.remote: Bus | None = None
+        """The routing to other processes (:class:`server.cluster_bus.Bus`), if any."""
         self._log = get_logger(component="lobby")
         self.quotas = Quotas(config, self._is_waiting)
 
@@ -213,6 +219,11 @@ class Lobby:
             await self.store.create(
                 TableRecord(table_id=table_id, game=game_id, options=options.model_dump())
             )
+        except StoreUnavailable:
+            self.quotas.drop_table(table_id)
+            raise RequestError(
+                ErrorCode.STORE_UNAVAILABLE, "tables cannot be recorded now; retry soon"
+            ) from None
         except BaseException:
             self.quotas.drop_table(table_id)
             raise
@@ -252,7 +263,9 @@ class Lobby:
     def _each_table_of(self, player: Player, kind: str) -> None:
         for table_id in list(player.tables):
             actor = self.tables.get(table_id)
-            if actor is None:
+            if actor is None and self.remote is not None:
+                self.remote.presence(player, table_id, kind)
+            elif actor is None:
                 player.tables.pop(table_id, None)
             else:
                 actor.submit(Command(kind, player))
@@ -268,6 +281,91 @@ class Lobby:
     def forget(self, player: Player) -> None:
         """The session expired: the player leaves every table."""
         self._each_table_of(player, "forget")
+
+    # -- tables that move between processes (redis store) ---------------------------
+    async def restore(self, table_id: str) -> TableActor | None:
+        """Rebuild a recorded table this process has just taken (restart or takeover).
+
+        Its members with a session here are re-attached; a table nobody is at
+        any more is deleted instead.  Returns the running actor, if any.
+        """
+        record = await self.store.load(table_id)
+        if record is None:
+            return None
+        core = self.rebuild_core(record)
+        if not core.members():
+            await self.store.delete(table_id)
+            self._log.info("table_dropped_empty", table=table_id)
+            return None
+        actor = TableActor(
+            core,
+            store=self.store,
+            sessions=self.sessions,
+            ai=self.ai,
+            on_close=self._closed,
+            clock=self.clock,
+            metrics=self.metrics,
+            quotas=self.quotas,
+        )
+        actor.on_lost = self._lost
+        self.tables[table_id] = actor
+        actor.start()
+        for pid in core.members():
+            player = self.sessions.get(pid)
+            if player is not None:
+                player.tables[table_id] = core.seat_of(pid)
+                if player.connected:
+                    actor.submit(Command("reconnect", player))
+        actor.submit(Command("tick"))
+        if self.remote is not None:
+            await self.remote.adopt_members(actor)
+        self._log.info("table_restored", table=table_id, game=record.game, version=core.version)
+        return actor
+
+    def rebuild_core(self, record: TableRecord) -> TableCore:
+        """The table of ``record`` as it was: seating from its meta, the game replayed."""
+        game = self._game(record.game)
+        table_id = record.table_id
+        setup = check_options(game, TableOptions.model_validate(record.options, strict=False))
+        meta = record.meta
+        core = TableCore(
+            table_id,
+            setup,
+            owner=meta.get("owner"),
+            quick=bool(meta.get("quick", False)),
+            invite=meta.get("invite"),
+            seed_source=self.seed_source,
+            ai_delay=float(meta.get("ai_delay", self.config.ai_delay)),
+            disconnect_grace=self.config.disconnect_grace,
+            chat_max_len=self.config.chat_max_len,
+            chat_per_minute=self.config.chat_per_minute,
+            replays_kept=self.config.replays_kept,
+            fill_level=meta.get("fill_level"),
+            max_spectators=self.config.max_spectators_per_table,
+            waiting_grace=self.config.waiting_table_grace,
+        )
+        restore_core(core, record, self.clock(), time.time())
+        return core
+
+    def tables_of(self, player_id: str) -> dict[str, int | None]:
+        """The tables here that ``player_id`` sits (seat) or watches (None) at."""
+        return {
+            table_id: actor.core.seat_of(player_id)
+            for table_id, actor in self.tables.items()
+            if not actor.closed and actor.core.is_member(player_id)
+        }
+
+    def lost(self, table_id: str) -> None:
+        """Another process took the table over: stop driving it here."""
+        actor = self.tables.get(table_id)
+        if actor is not None:
+            actor.submit(Command("lost"))
+
+    def _lost(self, table_id: str) -> None:
+        self.tables.pop(table_id, None)
+        forget = getattr(self.store, "forget", None)
+        if forget is not None:
+            forget(table_id)
 
     async def stop_all(self) -> None:
         """Stop every table actor, keeping the records in the store (server shutdown)."""

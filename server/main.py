@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from server.app import CardaviaServer
 from server.config import ServerConfig, load_config
 from server.logs import configure, get_logger
+from server.store import StoreUnavailable
 
 
 async def serve_until_stopped(config: ServerConfig) -> None:
@@ -40,6 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure(config.log_level)
     try:
         asyncio.run(serve_until_stopped(config))
+    except StoreUnavailable as exc:
+        print(f"cardavia-server: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         get_logger().error("cannot_listen", error=str(exc))
         return 1

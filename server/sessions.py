@@ -109,6 +109,13 @@ class Sessions:
             self._by_token.pop(player.spare_token, None)
             player.spare_token = None
 
+    def adopt(self, player: Player, *, by_token: bool = True) -> None:
+        """Know a session restored from elsewhere (the redis session store), detached;
+        ``by_token=False``: a player connected to another process (not resumable here)."""
+        if by_token:
+            self._by_token[player.token] = player
+        self._by_id[player.player_id] = player
+
     def get(self, player_id: str) -> Player | None:
         """The session of ``player_id``."""
         return self._by_id.get(player_id)

@@ -1,15 +1,31 @@
 """Where tables are recorded: a table's durable record is options + seed + action log.
 
-The in-memory :class:`MemoryStore` is the default (nothing to install).  A
-Redis store (a later issue) implements the same :class:`Store` protocol; the
-table actor writes each action before it sends the updates, so a table can
-be rebuilt from its record by replaying the log (:func:`server.replay.rebuild`).
+The in-memory :class:`MemoryStore` is the default (nothing to install);
+:class:`server.store_redis.RedisStore` keeps the same record in Redis so a
+table survives a restart or the death of its process.  The table actor
+writes each action before it sends the updates, so a table can be rebuilt
+from its record by replaying the log (:func:`server.replay.restore_core`).
+
+Besides the log, a record holds ``meta``: what the game does not know but a
+rebuilt table needs (seats and AI seats, spectators, owner, invite, quick,
+fill level, turn timer start), written when it changes.  Writes that fail
+raise :class:`StoreUnavailable` (nothing was applied, the request is refused
+with ``store_unavailable``) or :class:`LeaseLost` (another process owns the
+table now: this process must stop driving it).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
+
+
+class StoreUnavailable(Exception):
+    """The store could not be reached or did not answer: nothing was written."""
+
+
+class LeaseLost(Exception):
+    """This process no longer owns the table (fenced): it must stop driving it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +42,10 @@ class TableRecord:
     """Everything needed to rebuild a table's current game.
 
     ``options`` is the table's :class:`~protocol.models.TableOptions` as plain
-    data (the game options inside it); ``seed`` the current game's secret seed.
+    data (the game options inside it); ``seed`` the current game's secret seed;
+    ``version`` the table version right after the current game started;
+    ``meta`` the seating (see the module docstring); ``replays`` the finished
+    games still kept (plain data, see :func:`server.replay.finished_to_plain`).
     """
 
     table_id: str
@@ -35,6 +54,9 @@ class TableRecord:
     game_no: int = 0
     seed: int | None = None
     actions: tuple[LoggedAction, ...] = field(default=())
+    version: int = 0
+    meta: dict[str, Any] = field(default_factory=dict)
+    replays: tuple[dict[str, Any], ...] = field(default=())
 
 
 class Store(Protocol):
@@ -43,11 +65,17 @@ class Store(Protocol):
     async def create(self, record: TableRecord) -> None:
         """Record a new table (no game started yet)."""
 
-    async def start_game(self, table_id: str, game_no: int, seed: int) -> None:
+    async def start_game(self, table_id: str, game_no: int, seed: int, version: int = 0) -> None:
         """A new game of the table starts from ``seed`` with an empty log."""
 
-    async def append(self, table_id: str, action: LoggedAction) -> None:
-        """Append an applied action to the current game's log."""
+    async def append(self, table_id: str, action: LoggedAction, turn_at: float = 0.0) -> None:
+        """Append an applied action to the current game's log (``turn_at``: wall time)."""
+
+    async def save_meta(self, table_id: str, meta: dict[str, Any]) -> None:
+        """Replace the table's seating record."""
+
+    async def archive(self, table_id: str, game_no: int, finished: dict[str, Any]) -> None:
+        """Keep a finished game for its replay."""
 
     async def load(self, table_id: str) -> TableRecord | None:
         """The table's record, or ``None``."""
@@ -68,33 +96,51 @@ class MemoryStore:
     def __init__(self) -> None:
         self._records: dict[str, TableRecord] = {}
         self._logs: dict[str, list[LoggedAction]] = {}
+        self._replays: dict[str, list[dict[str, Any]]] = {}
 
     async def create(self, record: TableRecord) -> None:
         """Record a new table."""
         self._records[record.table_id] = replace(record, actions=())
         self._logs[record.table_id] = list(record.actions)
+        self._replays[record.table_id] = []
 
-    async def start_game(self, table_id: str, game_no: int, seed: int) -> None:
+    async def start_game(self, table_id: str, game_no: int, seed: int, version: int = 0) -> None:
         """Reset the log for a new game."""
         rec = self._records[table_id]
-        self._records[table_id] = replace(rec, game_no=game_no, seed=seed)
+        self._records[table_id] = replace(rec, game_no=game_no, seed=seed, version=version)
         self._logs[table_id] = []
 
-    async def append(self, table_id: str, action: LoggedAction) -> None:
+    async def append(self, table_id: str, action: LoggedAction, turn_at: float = 0.0) -> None:
         """Append one action."""
         self._logs[table_id].append(action)
+
+    async def save_meta(self, table_id: str, meta: dict[str, Any]) -> None:
+        """Replace the seating record."""
+        rec = self._records.get(table_id)
+        if rec is not None:
+            self._records[table_id] = replace(rec, meta=dict(meta))
+
+    async def archive(self, table_id: str, game_no: int, finished: dict[str, Any]) -> None:
+        """Keep a finished game (only while the table lives: memory is not kept)."""
+        if table_id in self._replays:
+            self._replays[table_id].append(finished)
 
     async def load(self, table_id: str) -> TableRecord | None:
         """The record, if any."""
         rec = self._records.get(table_id)
         if rec is None:
             return None
-        return replace(rec, actions=tuple(self._logs[table_id]))
+        return replace(
+            rec,
+            actions=tuple(self._logs[table_id]),
+            replays=tuple(self._replays.get(table_id, ())),
+        )
 
     async def delete(self, table_id: str) -> None:
         """Drop the record."""
         self._records.pop(table_id, None)
         self._logs.pop(table_id, None)
+        self._replays.pop(table_id, None)
 
     async def table_ids(self) -> list[str]:
         """Every recorded table id."""
@@ -106,7 +152,7 @@ class MemoryStore:
 
 
 def make_store(kind: str) -> Store:
-    """The store named by the configuration."""
+    """The in-process store named by the configuration (Redis: :func:`server.app` builds it)."""
     if kind == "memory":
         return MemoryStore()
     raise ValueError(f"unknown store {kind!r}")

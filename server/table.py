@@ -11,6 +11,7 @@ pass the very same validation as a human's.
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,14 +26,40 @@ from server.ai import AiRunner
 from server.logs import get_logger
 from server.metrics import Metrics
 from server.quotas import Quotas
-from server.replay import build_replay
+from server.replay import build_replay, finished_to_plain, table_meta
 from server.sessions import Player, Sessions
-from server.store import Store
+from server.store import LeaseLost, Store, StoreUnavailable
 from server.table_core import AiTurn, Effects, TableCore
 from server.table_options import RequestError
 
-_SILENT = frozenset({"tick", "disconnect", "reconnect", "forget", "ai_move", "stop", "close"})
+_SILENT = frozenset(
+    {"tick", "disconnect", "reconnect", "forget", "ai_move", "stop", "close", "lost"}
+)
 """Commands that have no requester waiting for a reply."""
+STORE_RETRY_S = 1.0
+"""After the store failed, the table retries what is due (timers, AI turns) this much later."""
+_ROLLBACK = (
+    "seats",
+    "spectators",
+    "status",
+    "state",
+    "version",
+    "game_no",
+    "seed",
+    "log",
+    "turn_started",
+    "rematch_votes",
+    "archive",
+    "owner",
+    "fill_at",
+    "_covered_seen",
+)
+"""The core's fields a command may change: restored when its write to the store fails."""
+
+
+def _shallow(value: Any) -> Any:
+    """A copy of a mutable container; immutable values (game states) as they are."""
+    return copy.copy(value) if isinstance(value, list | dict | set) else value
 
 
 @dataclass(frozen=True)
@@ -77,6 +104,11 @@ class TableActor:
         self.closed = False
         self._inflight: dict[tuple[int, int], asyncio.Task[None]] = {}
         self._task: asyncio.Task[None] | None = None
+        self._retry_at: float | None = None
+        self._saved_meta: dict[str, Any] | None = None
+        self._unarchived: tuple[int, dict[str, Any]] | None = None
+        self.on_lost: Callable[[str], None] | None = None
+        """Called (instead of ``on_close``) when another process took the table over."""
         self._log = get_logger(table=core.id, game=core.game.id)
 
     @property
@@ -102,13 +134,15 @@ class TableActor:
         try:
             while not self.closed:
                 wake = self.core.next_wakeup(self.clock())
+                if self._retry_at is not None:
+                    wake = self._retry_at if wake is None else min(wake, self._retry_at)
                 timeout = None if wake is None else max(0.0, wake - self.clock())
                 try:
                     command = await asyncio.wait_for(self.queue.get(), timeout)
                 except TimeoutError:
                     command = Command("tick")
                 await self._handle(command)
-                if not self.closed:
+                if not self.closed and (self._retry_at is None or self._retry_at <= self.clock()):
                     try:
                         self._schedule_ai()
                     except Exception as exc:  # an engine bug: log it, keep the table
@@ -135,8 +169,30 @@ class TableActor:
 
     async def _handle(self, command: Command) -> None:
         handler = getattr(self, "_on_" + command.kind)
+        before = {name: _shallow(getattr(self.core, name)) for name in _ROLLBACK}
+        before["seats"] = [copy.copy(slot) for slot in self.core.seats]  # fields immutable
         try:
             await handler(command)
+        except StoreUnavailable as exc:
+            for name, value in before.items():
+                setattr(self.core, name, value)
+            self._retry_at = self.clock() + STORE_RETRY_S
+            self._log.warning("store_unavailable", command=command.kind, error=str(exc))
+            if command.player is not None and command.kind not in _SILENT:
+                if command.kind in ("join", "spectate"):
+                    command.player.tables.pop(self.id, None)
+                command.player.send(
+                    Error(
+                        ref=command.ref,
+                        code=ErrorCode.STORE_UNAVAILABLE,
+                        message="the table's store is unavailable; nothing changed, retry soon",
+                        table=self.id,
+                    )
+                )
+            if command.kind in ("join", "spectate") and not self.core.members():
+                await self._close("nobody could sit down")  # its creator could not
+        except LeaseLost as exc:
+            self._lose(str(exc))
         except RequestError as exc:
             if command.player is not None:
                 command.player.send(
@@ -162,20 +218,66 @@ class TableActor:
 
     async def _commit(self, eff: Effects) -> None:
         """Persist first, then send; close the table if nobody is left."""
-        game = self.core.game.id
+        await self._persist(eff)
+        await self._deliver(eff)
+
+    async def _persist(self, eff: Effects) -> None:
+        """Write what the store needs (raises :class:`StoreUnavailable`: nothing is sent)."""
+        core = self.core
+        if self._unarchived is not None:  # before a new game may reset the log
+            await self.store.archive(self.id, self._unarchived[0], self._unarchived[1])
+            self._unarchived = None
         if eff.started is not None:
             game_no, seed = eff.started
             began = time.perf_counter()
-            await self.store.start_game(self.id, game_no, seed)
+            await self.store.start_game(self.id, game_no, seed, core.version - len(core.log))
             self.metrics.observe(
                 "cardavia_store_seconds", time.perf_counter() - began, op="start_game"
             )
-            self.metrics.inc("cardavia_games_started_total", game=game)
-            self._log.info("game_started", game_no=game_no, version=self.core.version)
         if eff.applied is not None:
             began = time.perf_counter()
-            await self.store.append(self.id, eff.applied)
+            await self.store.append(self.id, eff.applied, time.time())
             self.metrics.observe("cardavia_store_seconds", time.perf_counter() - began, op="append")
+            if core.status == "finished" and core.archive:
+                last = core.archive[-1]
+                finished = finished_to_plain(last)
+                finished["start_version"] = core.version - len(core.log)
+                try:
+                    await self.store.archive(self.id, last.game_no, finished)
+                except StoreUnavailable:  # the move is durable; keep its replay for later
+                    self._unarchived = (last.game_no, finished)
+                    self._retry_at = self.clock() + STORE_RETRY_S
+                    return
+        self._retry_at = None
+        if not eff.closed:
+            await self._save_meta()
+
+    async def _save_meta(self) -> None:
+        """Record the seating when it changed; a failure is retried with the next command."""
+        now = self.clock()
+        core = self.core
+        meta = table_meta(core, now, time.time())
+        key = {**meta, "fill_at": core.fill_at, "status": core.status, "game_no": core.game_no}
+        if key == self._saved_meta:
+            return
+        info = core.info(now).model_dump(mode="json")
+        meta["summary"] = {"info": info, "members": core.members(), "fill_level": core.fill_level}
+        try:
+            await self.store.save_meta(self.id, meta)
+        except StoreUnavailable as exc:
+            self._saved_meta = None
+            self._retry_at = now + STORE_RETRY_S
+            self._log.warning("meta_not_saved", error=str(exc))
+            return
+        self._saved_meta = key
+
+    async def _deliver(self, eff: Effects) -> None:
+        """Send what a persisted command produced."""
+        game = self.core.game.id
+        if eff.started is not None:
+            self.metrics.inc("cardavia_games_started_total", game=game)
+            self._log.info("game_started", game_no=eff.started[0], version=self.core.version)
+        if eff.applied is not None:
             self.metrics.inc("cardavia_actions_total", game=game, by=eff.applied.by)
             self._log.debug(
                 "applied", seat=eff.applied.seat, by=eff.applied.by, version=self.core.version
@@ -204,9 +306,24 @@ class TableActor:
                 player.tables.pop(self.id, None)
                 player.send(TableClosed(table=self.id, reason=reason))
         self.closed = True
-        await self.store.delete(self.id)
+        try:
+            await self.store.delete(self.id)
+        except (StoreUnavailable, LeaseLost) as exc:  # the record is cleaned up on a later pass
+            self._log.warning("table_record_kept", error=str(exc))
         self.on_close(self.id)
         self._log.info("table_closed", reason=reason)
+
+    def _lose(self, reason: str) -> None:
+        """Another process owns the table now: stop, and send its people to reconnect."""
+        self.closed = True
+        for pid in self.core.members():
+            player = self.sessions.get(pid)
+            if player is not None:
+                player.tables.pop(self.id, None)
+                if player.link is not None:
+                    player.link.close(1012, "the table moved to another server; reconnect")
+        (self.on_lost or self.on_close)(self.id)
+        self._log.warning("table_lost", reason=reason)
 
     # -- commands ------------------------------------------------------------
     async def _on_tick(self, command: Command) -> None:
@@ -217,6 +334,7 @@ class TableActor:
         player = command.player
         assert player is not None
         eff = self.core.join(player.player_id, player.name, command.args, self.clock())
+        await self._persist(eff)
         seat = self.core.seat_of(player.player_id)
         player.tables[self.id] = seat
         self._reply(
@@ -229,7 +347,7 @@ class TableActor:
             ),
         )
         self._log.info("joined", player=player.player_id, seat=seat)
-        await self._commit(eff)
+        await self._deliver(eff)
 
     async def _on_spectate(self, command: Command) -> None:
         player = command.player
@@ -237,6 +355,7 @@ class TableActor:
         if self.quotas is not None and self.id not in player.tables:
             self.quotas.check_watch(player)
         eff = self.core.spectate(player.player_id, player.name, self.clock())
+        await self._persist(eff)
         player.tables[self.id] = None
         self._reply(
             command,
@@ -248,16 +367,17 @@ class TableActor:
             ),
         )
         self._log.info("spectating", player=player.player_id)
-        await self._commit(eff)
+        await self._deliver(eff)
 
     async def _on_leave(self, command: Command) -> None:
         player = command.player
         assert player is not None
         eff = self.core.leave(player.player_id, self.clock())
+        await self._persist(eff)
         player.tables.pop(self.id, None)
         self._reply(command, Left(ref=command.ref, table=self.id))
         self._log.info("left", player=player.player_id)
-        await self._commit(eff)
+        await self._deliver(eff)
 
     async def _on_forget(self, command: Command) -> None:
         """A session expired: like a leave, without a reply."""
@@ -277,8 +397,9 @@ class TableActor:
     async def _on_start(self, command: Command) -> None:
         assert command.player is not None
         eff = self.core.request_start(command.player.player_id, self.clock())
+        await self._persist(eff)
         self._reply(command, Ok(ref=command.ref))
-        await self._commit(eff)
+        await self._deliver(eff)
 
     async def _on_act(self, command: Command) -> None:
         assert command.player is not None
@@ -298,8 +419,9 @@ class TableActor:
     async def _on_rematch(self, command: Command) -> None:
         assert command.player is not None
         eff = self.core.rematch(command.player.player_id, self.clock())
+        await self._persist(eff)
         self._reply(command, Ok(ref=command.ref))
-        await self._commit(eff)
+        await self._deliver(eff)
 
     async def _on_replay(self, command: Command) -> None:
         game_no: int | None = command.args
@@ -332,6 +454,10 @@ class TableActor:
 
     async def _on_close(self, command: Command) -> None:
         await self._close(command.args or "the table was closed")
+
+    async def _on_lost(self, command: Command) -> None:
+        """The lease was lost (the cluster saw the fence move): stop driving the table."""
+        self._lose("another process owns the table now")
 
     async def _on_stop(self, command: Command) -> None:
         """Stop the actor; the record stays in the store (server shutdown)."""

@@ -8,6 +8,7 @@ import pytest
 
 from server.app import CardaviaServer, running_server
 from tests.server.helpers import FAST
+from tests.server.redis_fixture import redis_server, servers  # noqa: F401 (fixtures)
 
 
 @pytest.fixture

@@ -1,0 +1,282 @@
+"""Moves per second through a real server with the Redis store against the in-memory store;
+with ``--failover``, the time two processes on one Redis need to carry on after one dies.
+
+    python -m bench.store --seconds 20 [--tables 8]
+    python -m bench.store --failover --seconds 20 [--tables 8]
+
+Throughput: a ``redis-server`` (Debian's package) is started on a free port;
+``--tables`` bots each play Scopa (to 100 points, so games do not end) at
+their own table against a random AI seat, through an in-process server, in
+alternating rounds with the memory store and the Redis store, so machine
+noise hits both alike.  ``ratio`` is Redis moves/s over memory moves/s.
+
+Failover: two ``cardavia-server`` processes share the Redis (the default
+lease of 5 s); the bots play at tables of the first one; midway it is
+SIGKILLed and the bots resume at the second.  ``failover_s`` is the time from
+the kill to the first move the new owner applied (as a bot sees it);
+``lost_moves`` counts acknowledged moves missing from the log in Redis,
+``doubled_moves`` logged human moves that no bot sent at that version.
+
+Progress goes to stderr; the last line of stdout is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+from redis import asyncio as aioredis
+
+from client_cli.client import Client, ClientClosed, ServerError, random_chooser, reconnect
+from server.app import running_server
+from server.config import ServerConfig
+from server.logs import configure
+
+ROUNDS = 4
+OPTIONS = {"seat": 0, "ai": [{"seat": 1, "level": "random"}], "game": {"target": 100}}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def redis_server() -> Iterator[str]:
+    """A throw-away redis-server (append-only file on, like a deployment); its URL."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        sys.exit("bench.store needs Debian's redis-server package (apt-get install redis-server)")
+    port = _free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        args = [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", tmp]
+        args += ["--appendonly", "yes", "--save", "", "--loglevel", "warning"]
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), 0.2).close()
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise RuntimeError("redis-server did not start") from None
+                    time.sleep(0.02)
+            yield f"redis://127.0.0.1:{port}/0"
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
+@dataclasses.dataclass
+class Bot:
+    """One bot at one table: what it sent and what was acknowledged, by (game, version)."""
+
+    client: Client
+    table: str
+    sent: dict[tuple[int, int], Any] = dataclasses.field(default_factory=dict)
+    acked: dict[tuple[int, int], Any] = dataclasses.field(default_factory=dict)
+
+
+async def play(bot: Bot, until: float, url: str | None = None, pause: float = 0.0) -> None:
+    """Play the bot's seat until ``until`` (resuming at ``url`` if the connection drops)."""
+    choose = random_chooser(hash(bot.table) & 0xFFFF)
+    while time.monotonic() < until:
+        try:
+            state = bot.client.tables[bot.table]
+            if state.my_turn and state.view is not None and state.result is None:
+                action = choose(state.view)
+                key = (state.game_no, state.version)
+                bot.sent[key] = action
+                try:
+                    await bot.client.act(bot.table, action, seat=state.seat, version=key[1])
+                    bot.acked[key] = action
+                except ServerError as exc:
+                    if exc.code not in ("stale_version", "not_your_turn", "store_unavailable"):
+                        raise
+                if pause:
+                    await asyncio.sleep(pause)
+            else:
+                await bot.client.receive(max(0.01, until - time.monotonic()))
+        except TimeoutError:
+            continue
+        except ClientClosed:
+            if url is None:
+                raise
+            back = await reconnect(url, bot.client, bot.table)
+            if back is None:
+                raise
+            bot.client = back
+
+
+def _moves(metrics: Any) -> float:
+    return sum(
+        metrics.value("cardavia_actions_total", game="scopa", by=by) for by in ("human", "ai")
+    )
+
+
+async def throughput_round(config: ServerConfig, tables: int, seconds: float) -> float:
+    """Moves applied per second by one in-process server with ``config``."""
+    async with running_server(config) as server:
+        bots = []
+        for i in range(tables):
+            client = await Client.connect(server.url, f"bot{i}")
+            joined = await client.create_table("scopa", OPTIONS)
+            bots.append(Bot(client, joined.table.id))
+        await asyncio.sleep(0.1)
+        before, started = _moves(server.metrics), time.perf_counter()
+        until = time.monotonic() + seconds
+        await asyncio.gather(*(play(b, until) for b in bots))
+        rate = (_moves(server.metrics) - before) / (time.perf_counter() - started)
+        for bot in bots:
+            await bot.client.close()
+    return rate
+
+
+async def throughput(seconds: float, tables: int) -> dict[str, Any]:
+    """Alternating memory and Redis rounds; figures and ratio."""
+    base = ServerConfig(port=0, ai_delay=0.0, ai_think=0.0, ai_workers=2, rate_per_s=1e4)
+    rates: dict[str, list[float]] = {"memory": [], "redis": []}
+    with redis_server() as url:
+        for n in range(ROUNDS):
+            for store in ("memory", "redis"):
+                config = dataclasses.replace(base, store=store, redis_url=url)
+                rate = await throughput_round(config, tables, seconds / (2 * ROUNDS))
+                rates[store].append(rate)
+                print(f"round {n + 1}: {store} {rate:.0f} moves/s", file=sys.stderr)
+    memory = sum(rates["memory"]) / ROUNDS
+    redis = sum(rates["redis"]) / ROUNDS
+    return {
+        "bench": "store",
+        "tables": tables,
+        "memory_moves_per_s": round(memory, 1),
+        "redis_moves_per_s": round(redis, 1),
+        "ratio": round(redis / memory, 3),
+    }
+
+
+def _start_server(url: str) -> tuple[subprocess.Popen[bytes], int]:
+    port = _free_port()
+    args = [sys.executable, "-m", "server.main", "--port", str(port), "--store", "redis"]
+    args += ["--redis-url", url, "--ai-delay", "0.05", "--ai-think", "0.02"]
+    args += ["--disconnect-grace", "60", "--log-level", "error"]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1).close()
+            return proc, port
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("cardavia-server did not start") from None
+            time.sleep(0.1)
+
+
+async def _logged(url: str, table: str) -> dict[tuple[int, int], Any]:
+    """Human moves of every game of ``table`` in Redis, by (game, version they were sent at)."""
+    redis = aioredis.Redis.from_url(url)
+    out: dict[tuple[int, int], Any] = {}
+    try:
+        fields = await redis.hgetall(f"cardavia:t:{table}")
+        game_no, version = int(fields[b"game_no"]), int(fields[b"version"])
+        games = [(game_no, version, await redis.lrange(f"cardavia:t:{table}:log", 0, -1))]
+        for n in range(1, game_no):
+            raw = await redis.get(f"cardavia:r:{table}:{n}")
+            if raw is not None:
+                old = msgpack.unpackb(raw, raw=False)
+                packed = [msgpack.packb(step) for step in old["log"]]
+                games.append((n, int(old["start_version"]), packed))
+    finally:
+        await redis.aclose()
+    for number, start, log in games:
+        for i, raw in enumerate(log):
+            seat, action, by = msgpack.unpackb(raw, raw=False)
+            if seat == 0 and by == "human":
+                out[(number, start + i)] = action
+    return out
+
+
+async def failover(seconds: float, tables: int) -> dict[str, Any]:
+    """Two processes, the owner of the bots' tables SIGKILLed midway."""
+    with redis_server() as url:
+        first, first_port = _start_server(url)
+        second, second_port = _start_server(url)
+        try:
+            bots = []
+            for i in range(tables):
+                client = await Client.connect(f"ws://127.0.0.1:{first_port}", f"bot{i}")
+                joined = await client.create_table("scopa", OPTIONS)
+                bots.append(Bot(client, joined.table.id))
+            until = time.monotonic() + seconds
+            other = f"ws://127.0.0.1:{second_port}"
+            players = [asyncio.create_task(play(b, until, other, 0.02)) for b in bots]
+            await asyncio.sleep(seconds / 4)
+            versions = {b.table: b.client.tables[b.table].version for b in bots}
+            old_clients = {b.table: b.client for b in bots}
+            print(f"SIGKILL the owner of {tables} busy tables", file=sys.stderr)
+            first.send_signal(signal.SIGKILL)
+            killed = time.monotonic()
+            moved: float | None = None
+            while moved is None and time.monotonic() < until:
+                await asyncio.sleep(0.01)
+                # on a new connection, a version past the one at the kill: the new owner's
+                for b in bots:
+                    state = b.client.tables.get(b.table)
+                    fresh = b.client is not old_clients[b.table]
+                    if fresh and state is not None and state.version > versions[b.table]:
+                        moved = time.monotonic() - killed
+            print(f"first move at the new owner {moved} s after the kill", file=sys.stderr)
+            await asyncio.gather(*players)
+            lost = doubled = moves = 0
+            for b in bots:
+                logged = await _logged(url, b.table)
+                moves += len(logged)
+                lost += sum(1 for k, a in b.acked.items() if logged.get(k) != a)
+                doubled += sum(1 for k, a in logged.items() if b.sent.get(k) != a)
+                await b.client.close()
+        finally:
+            for proc in (first, second):
+                if proc.poll() is None:
+                    proc.send_signal(signal.SIGTERM)
+                    proc.wait(20)
+    return {
+        "bench": "store_failover",
+        "tables": tables,
+        "human_moves_logged": moves,
+        "failover_s": None if moved is None else round(moved, 2),
+        "lost_moves": lost,
+        "doubled_moves": doubled,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: progress on stderr, last line JSON."""
+    parser = argparse.ArgumentParser(prog="python -m bench.store", description=__doc__)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--tables", type=int, default=8)
+    parser.add_argument("--failover", action="store_true")
+    args = parser.parse_args(argv)
+    configure("error")
+    job = failover if args.failover else throughput
+    out = asyncio.run(job(args.seconds, args.tables))
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

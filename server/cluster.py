@@ -1,0 +1,128 @@
+"""Table ownership across processes sharing one Redis: leases, renewal, takeover.
+
+Every process runs a :class:`Cluster` next to its lobby:
+
+* it renews the leases of the tables it drives every ``lease_ttl / 3``
+  seconds; a table whose fence moved on (another process took it while this
+  one was paused or cut off) is dropped here at once, its people sent to
+  reconnect;
+* every ``takeover_interval`` seconds it looks for tables nobody holds a
+  lease on (their owner died, or stopped and released them), takes them
+  (bumping the fence, so the old owner can never write again) and rebuilds
+  them from their record;
+* at start it does the same scan first, so a restarted service finds its
+  tables; at a graceful stop it releases its leases so another process (or
+  the restarted one) takes the tables without waiting for the lease to expire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+
+from server.lobby import Lobby
+from server.logs import get_logger
+from server.sessions import Player
+from server.store import StoreUnavailable
+from server.store_redis import RedisStore
+from server.table import Command
+
+
+class Cluster:
+    """Lease renewal and takeover scans for one process (see the module docstring)."""
+
+    def __init__(self, store: RedisStore, lobby: Lobby, takeover_interval: float) -> None:
+        self.store = store
+        self.lobby = lobby
+        self.takeover_interval = takeover_interval
+        self._tasks: list[asyncio.Task[None]] = []
+        self._restoring: set[str] = set()
+        self._absent: dict[str, float] = {}
+        self._log = get_logger(component="cluster", node=store.node)
+
+    async def start(self) -> None:
+        """Take the tables nobody holds, then keep leases and scans going."""
+        await self.scan()
+        self._tasks = [
+            asyncio.create_task(self._every(self.store.lease_ttl / 3, self.renew), name="renew"),
+            asyncio.create_task(self._every(self.takeover_interval, self.scan), name="scan"),
+        ]
+
+    async def stop(self) -> None:
+        """Stop the loops and release every lease (the lobby's actors have stopped)."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for table_id in self.store.owned():
+            try:
+                await self.store.release(table_id)
+            except StoreUnavailable:
+                break  # the leases expire by themselves
+        self._log.info("leases_released")
+
+    async def _every(self, period: float, job: Callable[[], Awaitable[None]]) -> None:
+        while True:
+            await asyncio.sleep(period * random.uniform(0.9, 1.1))
+            try:
+                await job()
+            except StoreUnavailable as exc:
+                self._log.warning("store_unavailable", error=str(exc))
+            except Exception as exc:  # keep the loop alive whatever one pass did
+                self._log.exception("cluster_pass_failed", error=repr(exc))
+
+    async def renew(self) -> None:
+        """Renew this process's leases; drop the tables it lost; release closed ones."""
+        for table_id in await self.store.renew():
+            self._log.warning("lease_lost", table=table_id)
+            self.lobby.lost(table_id)
+        for table_id in self.store.owned():
+            if table_id not in self.lobby.tables and table_id not in self._restoring:
+                await self.store.release(table_id)
+
+    async def scan(self) -> None:
+        """Take over and rebuild every table whose lease has expired."""
+        for table_id in await self.store.orphans():
+            if table_id in self.lobby.tables or not await self.store.acquire(table_id):
+                continue
+            self._restoring.add(table_id)
+            try:
+                await self.lobby.restore(table_id)
+            except StoreUnavailable:
+                self.store.forget(table_id)
+                raise
+            except Exception as exc:  # a record that does not rebuild: leave it, say so
+                self._log.exception("restore_failed", table=table_id, error=repr(exc))
+                self.store.forget(table_id)
+                continue
+            finally:
+                self._restoring.discard(table_id)
+            self._log.info("table_taken_over", table=table_id)
+
+    async def sweep_absent(self, ttl: float) -> None:
+        """Members of this process's tables connected nowhere for ``ttl`` seconds leave them.
+
+        A player whose process died leaves no session that could expire (that
+        process's sweeper is gone); the owner of the table notices instead.
+        """
+        now = self.lobby.clock()
+        everyone = {pid for actor in self.lobby.tables.values() for pid in actor.core.members()}
+        for player in list(self.lobby.sessions):  # stand-ins no table here needs any more
+            if not player.token and player.player_id not in everyone:
+                self.lobby.sessions.forget(player)
+        members = {pid for pid in everyone if not self._here(pid)}
+        connected = await self.store.where(sorted(members))
+        absent = members - set(connected)
+        self._absent = {pid: self._absent.get(pid, now) for pid in absent}
+        for pid, since in self._absent.items():
+            if now - since < ttl:
+                continue
+            for actor in list(self.lobby.tables.values()):
+                if actor.core.is_member(pid):
+                    actor.submit(Command("forget", Player(player_id=pid, name="", token="")))
+            self._log.info("absent_member_forgotten", player=pid)
+
+    def _here(self, player_id: str) -> bool:
+        """Whether the player has a real session on this process (its sweeper covers it)."""
+        player = self.lobby.sessions.get(player_id)
+        return player is not None and bool(player.token)

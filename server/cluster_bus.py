@@ -1,0 +1,286 @@
+"""Routing between server processes through Redis pub/sub: any process serves any client.
+
+A client talks to whichever process its connection reached (the "front");
+each table is driven by exactly one process (its "owner", the lease holder).
+When a client addresses a table owned elsewhere, the front publishes the
+request — the client's own frame, re-encoded — on the owner's channel
+``P:node:<owner>``; the owner runs it as if the player were connected there,
+through a stand-in player whose link publishes every message back on the
+front's channel, where the front hands it to the connection.  Presence
+(disconnect, reconnect, an expired session) follows the same way.
+
+Pub/sub delivers at most once: a request lost while Redis restarts gets no
+answer (the client's request times out and it retries; an ``act`` carries
+the table version, so a retry is never applied twice).  Nothing durable
+travels here: the table's record is written by its owner before any message
+about it is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+import msgpack  # type: ignore[import-untyped]
+from pydantic import BaseModel
+from redis.exceptions import RedisError
+
+from protocol import client_messages as cm
+from protocol import server_messages as sm
+from protocol.codec import FrameError, decode_client, decode_server, encode
+from protocol.errors import ErrorCode
+from protocol.models import TableInfo
+from server.logs import get_logger
+from server.sessions import Player
+from server.store import StoreUnavailable
+from server.store_redis import RedisStore
+from server.table import Command
+from server.table_options import RequestError
+
+if TYPE_CHECKING:
+    from server.app import CardaviaServer
+
+OUTBOX_LIMIT = 100_000
+"""Messages waiting to be published before new ones are dropped (Redis is gone)."""
+
+
+class RemoteLink:
+    """The link of a player connected to another process: sends go there via Redis."""
+
+    def __init__(self, bus: Bus, node: str, player_id: str) -> None:
+        self.bus = bus
+        self.node = node
+        self.player_id = player_id
+
+    def send(self, message: BaseModel) -> None:
+        """Publish ``message`` to the player's process."""
+        self.bus.post(self.node, {"t": "out", "pid": self.player_id, "m": encode(message)})
+
+    def close(self, code: int, reason: str) -> None:
+        """Ask the player's process to close the connection."""
+        self.bus.post(
+            self.node, {"t": "close", "pid": self.player_id, "code": code, "reason": reason}
+        )
+
+
+class Bus:
+    """This process's end of the routing (see the module docstring)."""
+
+    def __init__(self, store: RedisStore, app: CardaviaServer) -> None:
+        self.store = store
+        self.app = app
+        self.node = store.node
+        self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(OUTBOX_LIMIT)
+        self._tasks: list[asyncio.Task[None]] = []
+        self._subscribed = asyncio.Event()
+        self._log = get_logger(component="bus", node=self.node)
+
+    def channel(self, node: str) -> str:
+        """The channel a process listens on."""
+        return f"{self.store.prefix}:node:{node}"
+
+    # -- lifecycle ---------------------------------------------------------------
+    async def start(self) -> None:
+        """Listen on this process's channel; publish what is posted, in order."""
+        self._tasks = [
+            asyncio.create_task(self._listen(), name="bus-listen"),
+            asyncio.create_task(self._publish(), name="bus-publish"),
+        ]
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._subscribed.wait(), 5.0)
+
+    async def stop(self) -> None:
+        """Stop listening and publishing."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def post(self, node: str, payload: dict[str, Any]) -> None:
+        """Queue a message for another process (never blocks)."""
+        try:
+            self._outbox.put_nowait((node, msgpack.packb(payload, use_bin_type=True)))
+        except asyncio.QueueFull:
+            self._log.warning("bus_outbox_full")
+
+    async def _publish(self) -> None:
+        redis = self.store.redis
+        while True:
+            batch = [await self._outbox.get()]
+            while not self._outbox.empty() and len(batch) < 500:
+                batch.append(self._outbox.get_nowait())
+            try:
+                pipe = redis.pipeline(transaction=False)
+                for node, data in batch:
+                    pipe.publish(self.channel(node), data)
+                await pipe.execute()
+            except (RedisError, OSError) as exc:
+                self._log.warning("bus_publish_failed", dropped=len(batch), error=repr(exc))
+
+    async def _listen(self) -> None:
+        while True:
+            pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(self.channel(self.node))
+                self._subscribed.set()
+                async for message in pubsub.listen():
+                    if message is None or message.get("type") != "message":
+                        continue
+                    try:
+                        await self._receive(msgpack.unpackb(message["data"], raw=False))
+                    except Exception as exc:  # one bad message must not stop the routing
+                        self._log.exception("bus_message_failed", error=repr(exc))
+            except (RedisError, OSError) as exc:
+                self._log.warning("bus_disconnected", error=repr(exc))
+                await asyncio.sleep(0.5)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    # -- the front: this process holds the client's connection ------------------------
+    async def forward(self, player: Player, msg: Any, table_id: str) -> None:
+        """Send a request for a table owned elsewhere to its owner."""
+        owner = await self.store.owner_of(table_id)
+        if owner is None or owner == self.node:
+            if await self.store.exists(table_id):
+                raise RequestError(
+                    ErrorCode.STORE_UNAVAILABLE,
+                    "the table is moving to another server process; retry in a few seconds",
+                )
+            raise RequestError(ErrorCode.NOT_FOUND, f"no table {table_id!r}")
+        self.post(
+            owner,
+            {
+                "t": "cmd",
+                "pid": player.player_id,
+                "name": player.name,
+                "from": self.node,
+                "frame": encode(msg),
+            },
+        )
+
+    def presence(self, player: Player, table_id: str, kind: str) -> None:
+        """A player's disconnect / reconnect / expiry, for a table owned elsewhere."""
+        task = asyncio.create_task(self._presence(player, table_id, kind))
+        self.app.keep(task)
+
+    async def _presence(self, player: Player, table_id: str, kind: str) -> None:
+        try:
+            owner = await self.store.owner_of(table_id)
+            if owner is None:
+                if not await self.store.exists(table_id):
+                    player.tables.pop(table_id, None)
+                return
+        except StoreUnavailable:
+            return
+        payload = {"t": "ev", "pid": player.player_id, "name": player.name}
+        self.post(owner, {**payload, "from": self.node, "table": table_id, "kind": kind})
+
+    async def list_tables(self, player: Player, game: str | None, ref: int | None) -> sm.Tables:
+        """The lobby across every process: this one's tables fresh, the others' from Redis."""
+        local = self.app.lobby.list_tables(player, game, ref)
+        seen = {t.id for t in local.tables}
+        out = list(local.tables)
+        for table_id, entry in (await self.store.index()).items():
+            if table_id in seen or table_id in self.app.lobby.tables:
+                continue
+            info = TableInfo.model_validate(entry["info"], strict=False)
+            if game is not None and info.game != game:
+                continue
+            if info.private and player.player_id not in entry.get("members", ()):
+                continue
+            out.append(info)
+        return sm.Tables(ref=ref, tables=tuple(out))
+
+    async def remote_tables_of(self, player_id: str) -> dict[str, int | None]:
+        """Tables owned elsewhere that the player sits (seat) or watches (None) at."""
+        out: dict[str, int | None] = {}
+        for table_id, entry in (await self.store.index()).items():
+            if player_id in entry.get("members", ()) and table_id not in self.app.lobby.tables:
+                seats = [s["seat"] for s in entry["info"]["seats"] if s["player_id"] == player_id]
+                out[table_id] = seats[0] if seats else None
+        return out
+
+    async def quick_target(self, player: Player, msg: cm.QuickPlay) -> str | None:
+        """A waiting quick-play table of the game owned elsewhere, to join there (only when
+        this process has none: the local one is preferred)."""
+        for actor in self.app.lobby.tables.values():
+            core = actor.core
+            if core.quick and core.game.id == msg.game and core.status == "waiting":
+                return None
+        for table_id, entry in (await self.store.index()).items():
+            info = entry["info"]
+            if (
+                table_id not in self.app.lobby.tables
+                and info["quick"]
+                and info["game"] == msg.game
+                and info["status"] == "waiting"
+                and (msg.level is None or entry.get("fill_level") == msg.level)
+                and any(s["kind"] == "empty" for s in info["seats"])
+                and player.player_id not in entry.get("members", ())
+            ):
+                return table_id
+        return None
+
+    def _deliver(self, pid: str, raw: bytes) -> None:
+        player = self.app.sessions.get(pid)
+        if player is None or player.link is None or isinstance(player.link, RemoteLink):
+            return
+        try:
+            message = decode_server(raw)
+        except FrameError:
+            return
+        if isinstance(message, sm.Joined):
+            player.tables[message.table.id] = message.seat
+        elif isinstance(message, sm.Left | sm.TableClosed):
+            player.tables.pop(message.table, None)
+        player.send(message)
+
+    # -- the owner: this process drives the table --------------------------------------
+    def stand_in(self, pid: str, name: str, node: str) -> Player:
+        """The player connected at ``node``, as the tables here see them."""
+        player = self.app.sessions.get(pid)
+        if player is None:
+            player = Player(player_id=pid, name=name, token="")
+            self.app.sessions.adopt(player, by_token=False)
+        if player.link is None or isinstance(player.link, RemoteLink):
+            player.link = RemoteLink(self, node, pid)
+            player.away_since = None  # connected (elsewhere): not a session to expire here
+        return player
+
+    async def _receive(self, data: dict[str, Any]) -> None:
+        kind = data.get("t")
+        if kind == "out":
+            self._deliver(data["pid"], data["m"])
+        elif kind == "close":
+            player = self.app.sessions.get(data["pid"])
+            link = None if player is None else player.link
+            if link is not None and not isinstance(link, RemoteLink):
+                link.close(int(data["code"]), str(data["reason"]))
+        elif kind == "cmd":
+            player = self.stand_in(data["pid"], data["name"], data["from"])
+            msg = decode_client(data["frame"])
+            try:
+                await self.app.dispatch(player, msg, route=False)
+            except RequestError as exc:
+                player.send(
+                    sm.Error(ref=msg.id, code=exc.code, message=exc.message, detail=exc.detail)
+                )
+        elif kind == "ev":
+            player = self.stand_in(data["pid"], data["name"], data["from"])
+            actor = self.app.lobby.tables.get(data["table"])
+            if actor is not None and data["kind"] in ("disconnect", "reconnect", "forget"):
+                player.tables.setdefault(actor.id, actor.core.seat_of(player.player_id))
+                actor.submit(Command(data["kind"], player))
+
+    async def adopt_members(self, actor: Any) -> None:
+        """A table rebuilt here: its members connected to other processes get stand-ins,
+        and a snapshot through them (they are back at the table)."""
+        core = actor.core
+        away = [pid for pid in core.members() if self.app.sessions.get(pid) is None]
+        for pid, node in (await self.store.where(away)).items():
+            seat = core.seat_of(pid)
+            name = core.seats[seat].name if seat is not None else core.spectators.get(pid, "")
+            player = self.stand_in(pid, name or "", node)
+            player.tables[actor.id] = seat
+            actor.submit(Command("reconnect", player))

@@ -1,0 +1,515 @@
+"""The Redis store: table records, fenced by a per-table lease, shared by every process.
+
+Keys (``P`` is the configured prefix)::
+
+    P:tables              SET   ids of the recorded (not closed) tables
+    P:t:<id>              HASH  game, options, meta (JSON), game_no, seed, version,
+                                turn_at, fence
+    P:t:<id>:log          LIST  the current game's actions (msgpack [seat, action, by])
+    P:t:<id>:lease        STRING "<node>:<fence>" with a TTL: the owner is alive
+    P:t:<id>:replays      LIST  game numbers of the finished games kept
+    P:r:<id>:<game_no>    STRING a finished game (msgpack), expires after replay_ttl
+    P:index               HASH  table id -> the lobby's summary of it (JSON: info, members)
+    P:where:<player_id>   STRING the process a player is connected to (for routing)
+
+Ownership: ``fence`` in the table's hash is bumped by every process that
+takes the table over (:meth:`RedisStore.acquire`), and every write is a Lua
+script that first checks the fence it was given still is the table's —
+atomically, so a process that lost its table (paused past its lease, cut off)
+can never write to it again.  The lease key only says "the owner is alive";
+it expires when the owner stops renewing it, and only then may another
+process take the table.  The append also checks the log length it expects,
+so an append whose answer was lost cannot be applied twice (sent again, it
+finds itself already at the end of the log and succeeds without a copy).
+
+Nothing here is readable by clients: the seed and the log leave Redis only
+to rebuild the table in a server process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import time
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+from redis import asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import NoScriptError, RedisError
+
+from server.store import LeaseLost, LoggedAction, StoreUnavailable, TableRecord
+
+_FENCED = """
+local f = redis.call('HGET', KEYS[1], 'fence')
+if f ~= ARGV[1] then return -1 end
+"""
+
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'game', ARGV[1], 'options', ARGV[2], 'meta', ARGV[3],
+           'fence', '1', 'game_no', '0', 'version', '0', 'turn_at', '0')
+redis.call('SET', KEYS[2], ARGV[4] .. ':1', 'PX', ARGV[5])
+redis.call('SADD', KEYS[3], ARGV[6])
+return 1
+"""
+
+_START = (
+    _FENCED
+    + """
+redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[1], 'game_no', ARGV[2], 'seed', ARGV[3], 'version', ARGV[4],
+           'turn_at', ARGV[5])
+return 1
+"""
+)
+
+_APPEND = (
+    _FENCED
+    + """
+local n = redis.call('LLEN', KEYS[2])
+if n == tonumber(ARGV[2]) + 1 and redis.call('LINDEX', KEYS[2], -1) == ARGV[3] then
+  return 1
+end
+if n ~= tonumber(ARGV[2]) then return -2 end
+redis.call('RPUSH', KEYS[2], ARGV[3])
+redis.call('HSET', KEYS[1], 'turn_at', ARGV[4])
+return 1
+"""
+)
+
+_META = (
+    _FENCED
+    + """
+redis.call('HSET', KEYS[1], 'meta', ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], ARGV[4], ARGV[3]) end
+return 1
+"""
+)
+
+_ARCHIVE = (
+    _FENCED
+    + """
+redis.call('SET', KEYS[3], ARGV[3], 'EX', ARGV[4])
+redis.call('RPUSH', KEYS[2], ARGV[2])
+redis.call('LTRIM', KEYS[2], -tonumber(ARGV[5]), -1)
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+return 1
+"""
+)
+
+_DELETE = (
+    _FENCED
+    + """
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('SREM', KEYS[4], ARGV[2])
+redis.call('HDEL', KEYS[5], ARGV[2])
+return 1
+"""
+)
+
+_ACQUIRE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local f = redis.call('HINCRBY', KEYS[1], 'fence', 1)
+redis.call('SET', KEYS[2], ARGV[1] .. ':' .. f, 'PX', ARGV[2])
+return f
+"""
+
+_RENEW = """
+local out = {}
+for i = 1, #KEYS, 2 do
+  local fence = ARGV[2 + (i + 1) / 2]
+  if redis.call('HGET', KEYS[i], 'fence') == fence then
+    redis.call('SET', KEYS[i + 1], ARGV[1] .. ':' .. fence, 'PX', ARGV[2])
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
+end
+return out
+"""
+
+_RELEASE = (
+    _FENCED
+    + """
+redis.call('DEL', KEYS[2])
+return 1
+"""
+)
+
+
+def _pack(value: Any) -> bytes:
+    return bytes(msgpack.packb(value, use_bin_type=True))
+
+
+def _text(raw: bytes | str) -> str:
+    return raw.decode() if isinstance(raw, bytes) else raw
+
+
+def _unpack(raw: bytes) -> Any:
+    return msgpack.unpackb(raw, raw=False, strict_map_key=False)
+
+
+class RedisStore:
+    """A :class:`~server.store.Store` in Redis with per-table fencing (module docstring)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "cardavia",
+        lease_ttl: float = 5.0,
+        replay_ttl: float = 7 * 86400.0,
+        replays_kept: int = 5,
+        timeout: float = 2.0,
+    ) -> None:
+        self.url = url
+        self.prefix = prefix
+        self.lease_ttl = lease_ttl
+        self.replay_ttl = replay_ttl
+        self.replays_kept = replays_kept
+        self.node = secrets.token_hex(6)
+        self.redis: aioredis.Redis = aioredis.Redis.from_url(
+            url,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            health_check_interval=30,
+            # one immediate retry (a pooled connection that died with a Redis restart);
+            # beyond that the caller hears store_unavailable within about 2 x timeout
+            retry=Retry(NoBackoff(), 1),
+        )
+        self._fences: dict[str, int] = {}
+        self._lens: dict[str, int] = {}
+        self._batch: list[tuple[list[Any], asyncio.Future[Any]]] = []
+        self._scripts = {
+            name: self.redis.register_script(src)
+            for name, src in (
+                ("create", _CREATE),
+                ("start", _START),
+                ("append", _APPEND),
+                ("meta", _META),
+                ("archive", _ARCHIVE),
+                ("delete", _DELETE),
+                ("acquire", _ACQUIRE),
+                ("renew", _RENEW),
+                ("release", _RELEASE),
+            )
+        }
+
+    # -- keys --------------------------------------------------------------------
+    def _k(self, *parts: str) -> str:
+        return ":".join((self.prefix, *parts))
+
+    def _table_keys(self, table_id: str) -> tuple[str, str, str]:
+        base = self._k("t", table_id)
+        return base, base + ":log", base + ":lease"
+
+    # -- connection ----------------------------------------------------------------
+    async def open(self) -> None:
+        """Check Redis answers; raise :class:`StoreUnavailable` with what to do if not."""
+        try:
+            await self.redis.ping()
+            await self.redis.script_load(_APPEND)
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(
+                f"cannot reach Redis at {self.url} ({exc}); start Redis there or point "
+                "--redis-url / CARDAVIA_REDIS_URL at it"
+            ) from None
+
+    async def close(self) -> None:
+        """Close the connection pool."""
+        await self.redis.aclose()
+
+    async def ping(self) -> bool:
+        """Whether Redis answers now (for readiness checks)."""
+        try:
+            return bool(await self.redis.ping())
+        except (RedisError, OSError):
+            return False
+
+    async def _run(self, name: str, keys: list[str], args: list[Any]) -> Any:
+        try:
+            return await self._scripts[name](keys=keys, args=args)
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+
+    async def _append_batched(self, keys: list[str], args: list[Any]) -> Any:
+        """Run the append script, in one pipeline with the appends of other tables
+        that come in the same turn of the event loop (group commit: one round trip)."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._batch.append(([*keys, *args], future))
+        if len(self._batch) == 1:
+            asyncio.get_running_loop().call_soon(self._flush)
+        return await future
+
+    def _flush(self) -> None:
+        batch, self._batch = self._batch, []
+        asyncio.get_running_loop().create_task(self._send(batch))
+
+    async def _send(self, batch: list[tuple[list[Any], asyncio.Future[Any]]]) -> None:
+        script = self._scripts["append"]
+        for attempt in (1, 2):
+            try:
+                pipe = self.redis.pipeline(transaction=False)
+                for words, _ in batch:
+                    pipe.evalsha(script.sha, 2, *words)
+                results = await pipe.execute(raise_on_error=False)
+            except (RedisError, OSError) as exc:
+                error: BaseException = StoreUnavailable(f"Redis did not answer: {exc}")
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(error)
+                return
+            if attempt == 1 and any(isinstance(r, NoScriptError) for r in results):
+                # Redis restarted with an empty script cache: load it, once
+                with contextlib.suppress(RedisError, OSError):
+                    await self.redis.script_load(_APPEND)
+                continue
+            break
+        for (_, future), result in zip(batch, results, strict=True):
+            if future.done():
+                continue
+            if isinstance(result, Exception):
+                future.set_exception(StoreUnavailable(f"Redis refused the append: {result}"))
+            else:
+                future.set_result(result)
+
+    def _fence(self, table_id: str) -> int:
+        fence = self._fences.get(table_id)
+        if fence is None:
+            raise LeaseLost(f"this process does not own table {table_id}")
+        return fence
+
+    def _check(self, table_id: str, result: Any) -> None:
+        if result == -1:
+            self._fences.pop(table_id, None)
+            raise LeaseLost(f"table {table_id} is owned by another process now")
+        if result == -2:
+            self._fences.pop(table_id, None)
+            raise LeaseLost(f"table {table_id}: the log in Redis is not the one this process has")
+
+    # -- ownership -----------------------------------------------------------------
+    def owns(self, table_id: str) -> bool:
+        """Whether this process holds the table's fence."""
+        return table_id in self._fences
+
+    def owned(self) -> list[str]:
+        """The tables this process holds."""
+        return list(self._fences)
+
+    async def acquire(self, table_id: str) -> bool:
+        """Take a table whose lease has expired (or was released); whether it is ours now."""
+        base, _, lease = self._table_keys(table_id)
+        fence = await self._run("acquire", [base, lease], [self.node, int(self.lease_ttl * 1000)])
+        if not fence:
+            return False
+        self._fences[table_id] = int(fence)
+        return True
+
+    async def renew(self) -> list[str]:
+        """Extend every lease this process holds; the tables it has lost (fenced out)."""
+        ids = list(self._fences)
+        if not ids:
+            return []
+        keys: list[str] = []
+        for table_id in ids:
+            base, _, lease = self._table_keys(table_id)
+            keys += [base, lease]
+        args = [self.node, int(self.lease_ttl * 1000)] + [self._fences[t] for t in ids]
+        results = await self._run("renew", keys, args)
+        lost = [t for t, ok in zip(ids, results, strict=True) if not ok]
+        for table_id in lost:
+            self._fences.pop(table_id, None)
+        return lost
+
+    async def release(self, table_id: str) -> None:
+        """Give a table up now (graceful stop): another process may take it at once."""
+        fence = self._fences.pop(table_id, None)
+        self._lens.pop(table_id, None)
+        if fence is None:
+            return
+        base, _, lease = self._table_keys(table_id)
+        await self._run("release", [base, lease], [fence])
+
+    def forget(self, table_id: str) -> None:
+        """Drop what this process knew of a table it no longer drives."""
+        self._fences.pop(table_id, None)
+        self._lens.pop(table_id, None)
+
+    async def orphans(self) -> list[str]:
+        """Recorded tables that nobody holds a lease on (takeover candidates)."""
+        try:
+            ids = sorted(_text(t) for t in await self.redis.smembers(self._k("tables")))
+            if not ids:
+                return []
+            pipe = self.redis.pipeline(transaction=False)
+            for table_id in ids:
+                pipe.exists(self._table_keys(table_id)[2])
+            alive = await pipe.execute()
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+        return [t for t, held in zip(ids, alive, strict=True) if not held]
+
+    # -- the Store protocol ------------------------------------------------------------
+    async def create(self, record: TableRecord) -> None:
+        """Record a new table, owned (lease and fence 1) by this process."""
+        base, _, lease = self._table_keys(record.table_id)
+        args = [
+            record.game,
+            json.dumps(record.options),
+            json.dumps(record.meta),
+            self.node,
+            int(self.lease_ttl * 1000),
+            record.table_id,
+        ]
+        created = await self._run("create", [base, lease, self._k("tables")], args)
+        if not created:
+            raise LeaseLost(f"table {record.table_id} exists already")
+        self._fences[record.table_id] = 1
+        self._lens[record.table_id] = 0
+
+    async def start_game(self, table_id: str, game_no: int, seed: int, version: int = 0) -> None:
+        """A new game: empty log, new seed (fenced)."""
+        base, log, _ = self._table_keys(table_id)
+        args = [self._fence(table_id), game_no, seed, version, time.time()]
+        self._check(table_id, await self._run("start", [base, log], args))
+        self._lens[table_id] = 0
+
+    async def append(self, table_id: str, action: LoggedAction, turn_at: float = 0.0) -> None:
+        """Append one action (fenced, and only at the log length this process expects)."""
+        base, log, _ = self._table_keys(table_id)
+        expected = self._lens.get(table_id, 0)
+        packed = _pack([action.seat, action.action, action.by])
+        args = [self._fence(table_id), expected, packed, turn_at or time.time()]
+        self._check(table_id, await self._append_batched([base, log], args))
+        self._lens[table_id] = expected + 1
+
+    async def save_meta(self, table_id: str, meta: dict[str, Any]) -> None:
+        """Replace the seating record (fenced); its ``summary`` goes to the lobby's index."""
+        base, _, _ = self._table_keys(table_id)
+        record = dict(meta)
+        summary = record.pop("summary", None)
+        args = [
+            self._fence(table_id),
+            json.dumps(record),
+            "" if summary is None else json.dumps(summary),
+            table_id,
+        ]
+        result = await self._run("meta", [base, self._k("index")], args)
+        self._check(table_id, result)
+
+    async def archive(self, table_id: str, game_no: int, finished: dict[str, Any]) -> None:
+        """Keep a finished game for ``replay_ttl`` seconds (fenced)."""
+        base, _, _ = self._table_keys(table_id)
+        keys = [base, base + ":replays", self._k("r", table_id, str(game_no))]
+        args = [
+            self._fence(table_id),
+            game_no,
+            _pack(finished),
+            max(1, int(self.replay_ttl)),
+            self.replays_kept,
+        ]
+        self._check(table_id, await self._run("archive", keys, args))
+
+    async def load(self, table_id: str) -> TableRecord | None:
+        """The table's record with its log and the replays still kept."""
+        base, log, _ = self._table_keys(table_id)
+        try:
+            pipe = self.redis.pipeline(transaction=True)
+            pipe.hgetall(base)
+            pipe.lrange(log, 0, -1)
+            pipe.lrange(base + ":replays", 0, -1)
+            fields, raw_log, game_nos = await pipe.execute()
+            raw_replays: list[Any] = []
+            if game_nos:
+                keys = [self._k("r", table_id, n.decode()) for n in game_nos]
+                raw_replays = await self.redis.mget(keys)
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+        if not fields:
+            return None
+        h = {k.decode(): v.decode() for k, v in fields.items()}
+        actions = []
+        for raw in raw_log:
+            seat, action, by = _unpack(raw)
+            actions.append(LoggedAction(seat=seat, action=action, by=by))
+        self._lens[table_id] = len(actions)
+        return TableRecord(
+            table_id=table_id,
+            game=h["game"],
+            options=json.loads(h["options"]),
+            game_no=int(h.get("game_no", 0)),
+            seed=int(h["seed"]) if "seed" in h else None,
+            actions=tuple(actions),
+            version=int(h.get("version", 0)),
+            meta={**json.loads(h.get("meta", "{}")), "turn_at": float(h.get("turn_at", 0))},
+            replays=tuple(_unpack(r) for r in raw_replays if r is not None),
+        )
+
+    async def delete(self, table_id: str) -> None:
+        """Forget the table (fenced); its replays stay until they expire."""
+        base, log, lease = self._table_keys(table_id)
+        keys = [base, log, lease, self._k("tables"), self._k("index")]
+        self._check(table_id, await self._run("delete", keys, [self._fence(table_id), table_id]))
+        self.forget(table_id)
+
+    async def table_ids(self) -> list[str]:
+        """Every recorded table id."""
+        try:
+            return sorted(_text(t) for t in await self.redis.smembers(self._k("tables")))
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+
+    # -- routing between processes ---------------------------------------------------
+    async def owner_of(self, table_id: str) -> str | None:
+        """The process holding the table's lease now, or ``None`` (no table, or moving)."""
+        try:
+            raw = await self.redis.get(self._table_keys(table_id)[2])
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+        return None if raw is None else _text(raw).rsplit(":", 1)[0]
+
+    async def exists(self, table_id: str) -> bool:
+        """Whether the table is recorded (not closed)."""
+        try:
+            return bool(await self.redis.sismember(self._k("tables"), table_id))
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+
+    async def index(self) -> dict[str, dict[str, Any]]:
+        """Every table's lobby summary, by table id."""
+        try:
+            raw = await self.redis.hgetall(self._k("index"))
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+        return {_text(k): json.loads(v) for k, v in raw.items()}
+
+    async def set_where(self, player_id: str, ttl: float) -> None:
+        """Record that the player is connected to this process."""
+        try:
+            await self.redis.set(self._k("where", player_id), self.node, ex=max(1, int(ttl)))
+        except (RedisError, OSError):
+            return
+
+    async def clear_where(self, player_id: str) -> None:
+        """The player's connection to this process ended."""
+        key = self._k("where", player_id)
+        try:
+            if await self.redis.get(key) == self.node.encode():
+                await self.redis.delete(key)
+        except (RedisError, OSError):
+            return
+
+    async def where(self, player_ids: list[str]) -> dict[str, str]:
+        """The process each of these players is connected to (those connected anywhere)."""
+        if not player_ids:
+            return {}
+        try:
+            raw = await self.redis.mget([self._k("where", p) for p in player_ids])
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+        return {p: _text(n) for p, n in zip(player_ids, raw, strict=True) if n is not None}

@@ -1,0 +1,218 @@
+"""A real ``redis-server`` (Debian's package) on a free port with a temporary directory.
+
+No fake: the Redis tests need the binary; if it is missing they fail with a
+message naming the package to install (``scripts/test.sh`` installs it when it can).
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+MISSING = (
+    "redis-server is not installed: the Redis store tests need Debian's `redis-server` "
+    "package (apt-get install -y redis-server; scripts/test.sh installs it when it can)"
+)
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class RedisServer:
+    """One redis-server process: start, stop (SIGTERM: it saves) and start again."""
+
+    def __init__(self, directory: Path, port: int | None = None) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            pytest.fail(MISSING, pytrace=False)
+        self.binary = binary
+        self.directory = directory
+        self.port = port or free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """The redis:// URL of this server."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        """Start and wait until it answers."""
+        self.proc = subprocess.Popen(
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.directory),
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "everysec",
+                "--save",
+                "",
+                "--daemonize",
+                "no",
+                "--loglevel",
+                "warning",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), 0.2) as sock:
+                    sock.sendall(b"PING\r\n")
+                    if sock.recv(16).startswith(b"+PONG"):
+                        return
+            except OSError:
+                time.sleep(0.02)
+        raise RuntimeError(f"redis-server did not start on port {self.port}")
+
+    def stop(self) -> None:
+        """Stop it (SIGTERM: the append-only file is flushed) and wait."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+        self.proc = None
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A started redis-server for one test."""
+    server = RedisServer(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+SERVER_FLAGS = (
+    "--store",
+    "redis",
+    "--lease-ttl",
+    "1.0",
+    "--takeover-interval",
+    "0.25",
+    "--ai-delay",
+    "0",
+    "--ai-think",
+    "0.02",
+    "--ai-workers",
+    "1",
+    "--disconnect-grace",
+    "60",
+    "--store-timeout",
+    "0.5",
+    "--log-level",
+    "warning",
+)
+"""A server process for the Redis tests: short lease, fast AI, humans' seats wait for them."""
+
+
+class ServerProcess:
+    """A ``cardavia-server`` process (``python -m server.main``) on a free port."""
+
+    def __init__(self, redis_url: str, *extra: str, port: int | None = None) -> None:
+        self.redis_url = redis_url
+        self.extra = extra
+        self.port = port or free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the process)
+
+    @property
+    def url(self) -> str:
+        """The WebSocket URL of this process."""
+        return f"ws://127.0.0.1:{self.port}"
+
+    def start(self, wait: bool = True) -> None:
+        """Start it; with ``wait``, until /healthz answers."""
+        import sys
+
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "server.main",
+                "--port",
+                str(self.port),
+                "--redis-url",
+                self.redis_url,
+                *SERVER_FLAGS,
+                *self.extra,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+        )
+        if wait:
+            self.wait_ready()
+
+    def wait_ready(self, timeout: float = 20.0) -> None:
+        """Wait until /healthz answers (raise with its stderr if it exits)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited {self.proc.returncode}: {self.output()}")
+            if self.health() is not None:
+                return
+            time.sleep(0.05)
+        raise RuntimeError("server did not answer /healthz")
+
+    def health(self) -> dict[str, object] | None:
+        """The /healthz JSON, or None when it does not answer."""
+        import json
+        import urllib.request
+
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1) as r:
+                return dict(json.loads(r.read()))
+        except OSError:
+            return None
+
+    def signal(self, sig: int) -> None:
+        """Send ``sig`` (SIGKILL, SIGSTOP, SIGCONT …)."""
+        assert self.proc is not None
+        self.proc.send_signal(sig)
+
+    def stop(self, sig: int = 15) -> int:
+        """Stop it with ``sig`` (SIGTERM: gracefully) and return its exit code."""
+        if self.proc is None:
+            return 0
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        code = self.proc.wait(15)
+        self.proc = None
+        return code
+
+    def output(self) -> str:
+        """What it logged on stderr so far."""
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
+
+
+@pytest.fixture
+def servers(redis_server: RedisServer) -> Iterator[list[ServerProcess]]:
+    """A list to put server processes in; every one still running is killed at the end."""
+    started: list[ServerProcess] = []
+    try:
+        yield started
+    finally:
+        for proc in started:
+            if proc.proc is not None:
+                proc.signal(18)  # SIGCONT, in case a test left it stopped
+                proc.stop(9)

@@ -1,0 +1,133 @@
+"""Two server processes on one Redis are one service: join, play, watch across them."""
+
+from __future__ import annotations
+
+import asyncio
+
+from client_cli.client import Client
+from protocol import server_messages as sm
+from tests.server.helpers import Recorder, play_random, watch
+from tests.server.redis_fixture import RedisServer, ServerProcess
+from tests.server.test_store_restart import logged
+
+
+async def test_two_processes_share_one_lobby(
+    redis_server: RedisServer, servers: list[ServerProcess]
+) -> None:
+    a, b = ServerProcess(redis_server.url), ServerProcess(redis_server.url)
+    servers += [a, b]
+    a.start()
+    b.start()
+    ann = await Client.connect(a.url, "ann")
+    bob = await Client.connect(b.url, "bob")
+    carl = await Client.connect(b.url, "carl")
+    table = (await ann.create_table("scopa", {"seat": 0})).table.id
+    private = (await ann.create_table("cicera", {"seat": 0, "private": True})).table.id
+
+    listed = {t.id for t in await bob.list_tables()}
+    assert table in listed and private not in listed  # b lists a's public tables
+    assert {t.id for t in await ann.list_tables()} >= {table, private}
+
+    joined = await bob.join(table)  # through b, to the owner a
+    assert joined.seat == 1 and joined.table.id == table
+    await carl.spectate(table)
+    await bob.chat(table, "hello from b")
+    line = await ann.wait_for(lambda m: isinstance(m, sm.ChatLine), 10)
+    assert (line.text, line.name) == ("hello from b", "bob")
+
+    recs = [Recorder(), Recorder(), Recorder()]
+    results = await asyncio.gather(
+        play_random(ann, table, 1, recs[0]),
+        play_random(bob, table, 2, recs[1]),
+        watch(carl, table, recs[2]),
+    )
+    assert results[0] == results[1] == results[2]
+    replay = await carl.replay(table)  # asked at b, answered by a
+    assert replay.result == results[0]
+    log = await logged(redis_server.url, table)
+    assert [action for _, action, _ in log] == [s.action for s in replay.steps]
+    # a watcher at b saw only the spectator's view: no hand of either seat
+    snapshots = [m for m in recs[2].messages if isinstance(m, sm.Update)]
+    assert snapshots and all(m.seat is None for m in snapshots)
+    # a rematch voted at both processes starts the next game
+    await bob.rematch(table)
+    await ann.rematch(table)
+    await bob.wait_for(lambda m: isinstance(m, sm.Update) and m.game_no == 2, 10)
+    # quick play finds a waiting table of another process
+    erin = await Client.connect(a.url, "erin")
+    fred = await Client.connect(b.url, "fred")
+    waiting = await erin.quick_play("scopa")
+    joined = await fred.quick_play("scopa")
+    assert (joined.table.id, joined.seat) == (waiting.table.id, 1)
+    for client in (ann, bob, carl, erin, fred):
+        await client.close()
+
+
+async def test_a_member_whose_process_is_gone_leaves_after_the_session_ttl(
+    redis_server: RedisServer,
+) -> None:
+    import dataclasses
+
+    from server.app import running_server
+    from tests.server.helpers import FAST
+
+    config = dataclasses.replace(
+        FAST,
+        store="redis",
+        redis_url=redis_server.url,
+        lease_ttl=1.0,
+        takeover_interval=0.25,
+        session_ttl=1.0,
+        disconnect_grace=60.0,
+    )
+    async with running_server(config) as owner:
+        ann = await Client.connect(owner.url, "ann")
+        table = (await ann.create_table("scopa", {"seat": 0})).table.id
+        async with running_server(config) as front:
+            bob = await Client.connect(front.url, "bob")
+            assert (await bob.join(table)).seat == 1
+        # bob's process is gone: no session of his can expire there; the owner sees him
+        # connected nowhere and, after the session TTL, he leaves (the AI takes his seat)
+        core = owner.lobby.tables[table].core
+        for _ in range(100):
+            if core.seats[1].kind == "ai":
+                break
+            await asyncio.sleep(0.05)
+        assert core.seats[1].kind == "ai" and core.seats[1].left
+        assert core.seats[0].player_id == ann.player_id
+        await ann.close()
+
+
+async def test_a_player_at_the_other_process_keeps_playing_through_a_failover(
+    redis_server: RedisServer, servers: list[ServerProcess]
+) -> None:
+    import signal
+
+    from tests.server.test_store_restart import resume
+
+    a, b = ServerProcess(redis_server.url), ServerProcess(redis_server.url)
+    servers += [a, b]
+    a.start()
+    b.start()
+    ann = await Client.connect(a.url, "ann")
+    bob = await Client.connect(b.url, "bob")
+    table = (await ann.create_table("scopa", {"seat": 0})).table.id
+    await bob.join(table)
+    await bob.wait_for(lambda m: isinstance(m, sm.Snapshot | sm.Update), 10)
+    version = bob.tables[table].version
+    a.signal(signal.SIGKILL)
+    # bob's connection (to b) stays up: b takes the table over and sends him a snapshot
+    snap = await bob.wait_for(lambda m: isinstance(m, sm.Snapshot) and m.table == table, 10)
+    assert snap.version == version and snap.seat == 1
+    await ann.close()
+    ann = await resume(b.url, ann.token, table)
+    recs = [Recorder(), Recorder()]
+    results = await asyncio.gather(
+        play_random(ann, table, 3, recs[0]), play_random(bob, table, 4, recs[1])
+    )
+    assert results[0] == results[1]
+    replay = await bob.replay(table)
+    log = await logged(redis_server.url, table)
+    assert [action for _, action, _ in log] == [s.action for s in replay.steps]
+    await ann.close()
+    await bob.close()

@@ -1,0 +1,53 @@
+"""Redis restarted mid-game: moves are refused with store_unavailable, then play goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+import pytest
+
+from client_cli.client import Client, ServerError, random_chooser
+from server.app import running_server
+from tests.server.helpers import FAST
+from tests.server.redis_fixture import RedisServer
+from tests.server.test_store_restart import AI, human_moves, logged, turns
+
+
+async def test_redis_restarted_mid_game(redis_server: RedisServer) -> None:
+    config = dataclasses.replace(
+        FAST,
+        store="redis",
+        redis_url=redis_server.url,
+        lease_ttl=1.0,
+        takeover_interval=0.25,
+        store_timeout=0.5,
+        disconnect_grace=60.0,
+    )
+    async with running_server(config) as server:
+        client = await Client.connect(server.url, "ann")
+        table = (await client.create_table("scopa", {"seat": 0, "ai": AI})).table.id
+        acked: list[dict[str, object]] = []
+        await turns(client, table, 1, acked)
+        core = server.lobby.tables[table].core
+        version, log = core.version, list(core.log)
+        state = client.tables[table]
+        move = random_chooser(5)(state.view or {})
+
+        await asyncio.to_thread(redis_server.stop)
+        with pytest.raises(ServerError) as refused:
+            await client.act(table, move, seat=state.seat, version=state.version)
+        assert refused.value.code == "store_unavailable"
+        assert (core.version, core.log) == (version, log)  # nothing changed
+        assert not await server.store.ping()
+
+        await asyncio.sleep(1.2)  # past the lease: it must still be this process's table
+        await asyncio.to_thread(redis_server.start)
+        assert await server.store.ping()
+        await client.act(table, move, seat=state.seat, version=state.version)
+        acked.append(move)
+        await turns(client, table, 2, acked)
+        durable = await logged(redis_server.url, table)
+        assert human_moves(durable) == acked
+        assert len(durable) == len(server.lobby.tables[table].core.log)
+        await client.close()

@@ -1,0 +1,221 @@
+"""Server processes on a real Redis: restart (SIGTERM, SIGKILL), failover, fencing, outages.
+
+Each process is a real ``cardavia-server`` with a 1 s lease; clients resume
+with the tokens they held.  After every scenario the log in Redis must hold
+every acknowledged move exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from redis import asyncio as aioredis
+
+from client_cli.client import Client, ClientClosed, ServerError, random_chooser
+from protocol import server_messages as sm
+from tests.server.redis_fixture import RedisServer, ServerProcess, free_port
+
+AI = [{"seat": 1, "level": "random"}]
+
+
+async def turns(client: Client, table: str, moves: int, acked: list[dict[str, object]]) -> None:
+    """Play ``moves`` of the client's turns; every move the server acknowledged goes to
+    ``acked``.  Returns on the client's turn (the table waits for it)."""
+    choose = random_chooser(len(acked))
+    played = 0
+    while True:
+        state = client.tables.get(table)
+        if state is not None and state.my_turn and state.view is not None:
+            if played == moves:
+                return
+            action = choose(state.view)
+            await client.act(table, action, seat=state.seat, version=state.version)
+            acked.append(action)
+            played += 1
+        else:
+            await client.receive(15)
+
+
+async def logged(redis_url: str, table: str) -> list[tuple[int, object, str]]:
+    """The table's action log as Redis holds it."""
+    import msgpack  # type: ignore[import-untyped]
+
+    redis = aioredis.Redis.from_url(redis_url)
+    try:
+        raw = await redis.lrange(f"cardavia:t:{table}:log", 0, -1)
+    finally:
+        await redis.aclose()
+    return [tuple(msgpack.unpackb(r, raw=False)) for r in raw]  # type: ignore[misc]
+
+
+def human_moves(log: list[tuple[int, object, str]]) -> list[object]:
+    return [action for seat, action, by in log if by == "human" and seat == 0]
+
+
+async def resume(url: str, token: str, table: str, timeout: float = 10.0) -> Client:
+    """Reconnect with ``token`` and wait for the table's snapshot (the table may still be
+    moving to this process: the snapshot comes once it is rebuilt)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            client = await Client.connect(url, "x", token=token)
+            break
+        except (OSError, ServerError):
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.1)
+    assert client.resumed
+    await client.wait_for(lambda m: isinstance(m, sm.Snapshot) and m.table == table, timeout)
+    return client
+
+
+async def new_game(url: str) -> tuple[Client, str]:
+    client = await Client.connect(url, "ann")
+    joined = await client.create_table("scopa", {"seat": 0, "ai": AI})
+    return client, joined.table.id
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+async def test_full_restart_keeps_every_table(
+    redis_server: RedisServer, servers: list[ServerProcess], sig: int
+) -> None:
+    first = ServerProcess(redis_server.url)
+    servers.append(first)
+    first.start()
+    client, table = await new_game(first.url)
+    acked: list[dict[str, object]] = []
+    await turns(client, table, 2, acked)
+    token = client.token
+    before = await logged(redis_server.url, table)
+    assert await asyncio.to_thread(first.stop, sig) == (0 if sig == signal.SIGTERM else -9)
+    await client.close()
+
+    again = ServerProcess(redis_server.url)
+    servers.append(again)
+    again.start()
+    client = await resume(again.url, token, table)
+    assert table in client.tables
+    after = await logged(redis_server.url, table)
+    assert after == before  # nothing lost, nothing replayed twice
+    await turns(client, table, 2, acked)
+    log = await logged(redis_server.url, table)
+    assert log[: len(before)] == before
+    assert human_moves(log) == acked
+    await client.close()
+
+
+async def test_failover_to_another_process(
+    redis_server: RedisServer, servers: list[ServerProcess]
+) -> None:
+    a, b = ServerProcess(redis_server.url), ServerProcess(redis_server.url)
+    servers += [a, b]
+    a.start()
+    b.start()
+    client, table = await new_game(a.url)
+    watcher = await Client.connect(a.url, "bob")
+    await watcher.spectate(table)
+    acked: list[dict[str, object]] = []
+    await turns(client, table, 2, acked)
+    token, watcher_token = client.token, watcher.token
+    a.signal(signal.SIGKILL)
+    killed = time.monotonic()
+    await client.close()
+    await watcher.close()
+    client = await resume(b.url, token, table)
+    taken = time.monotonic() - killed
+    assert taken < 10
+    watcher = await resume(b.url, watcher_token, table)
+    assert watcher.tables[table].seat is None
+    await turns(client, table, 3, acked)
+    log = await logged(redis_server.url, table)
+    assert human_moves(log) == acked
+    health = b.health()
+    assert health is not None and health["tables"] == 1
+    await client.close()
+    await watcher.close()
+
+
+async def test_a_paused_owner_is_fenced_out(
+    redis_server: RedisServer, servers: list[ServerProcess]
+) -> None:
+    a, b = ServerProcess(redis_server.url), ServerProcess(redis_server.url)
+    servers += [a, b]
+    a.start()
+    b.start()
+    client, table = await new_game(a.url)
+    acked: list[dict[str, object]] = []
+    await turns(client, table, 1, acked)
+    state = client.tables[table]
+    move = random_chooser(1)(state.view or {})
+    token = client.token
+    a.signal(signal.SIGSTOP)
+    # past the lease: b takes the table over
+    deadline = time.monotonic() + 10
+    while (b.health() or {}).get("tables") != 1:
+        assert time.monotonic() < deadline, "b did not take the table over"
+        await asyncio.sleep(0.1)
+    before = await logged(redis_server.url, table)
+    a.signal(signal.SIGCONT)
+    # the old owner's move can no longer be applied: refused, or the connection is closed
+    with pytest.raises((ServerError, ClientClosed)):
+        await client.act(table, move, seat=state.seat, version=state.version)
+        await client.wait_for(lambda m: False, 3)
+    assert await logged(redis_server.url, table) == before
+    await client.close()
+    # the player goes on at b with the same token
+    client = await resume(b.url, token, table)
+    await turns(client, table, 1, acked)
+    assert human_moves(await logged(redis_server.url, table)) == acked
+    await client.close()
+
+
+def test_redis_down_at_start_up_fails_with_the_fix() -> None:
+    port = free_port()
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "server.main",
+            "--port",
+            "0",
+            "--store",
+            "redis",
+            "--redis-url",
+            f"redis://127.0.0.1:{port}/0",
+            "--store-timeout",
+            "0.5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert proc.returncode == 1
+    assert f"cannot reach Redis at redis://127.0.0.1:{port}/0" in proc.stderr
+    assert "CARDAVIA_REDIS_URL" in proc.stderr
+
+
+async def test_draining_one_process_moves_its_tables_at_once(
+    redis_server: RedisServer, servers: list[ServerProcess]
+) -> None:
+    a = ServerProcess(redis_server.url, "--lease-ttl", "30", "--takeover-interval", "0.25")
+    b = ServerProcess(redis_server.url, "--lease-ttl", "30", "--takeover-interval", "0.25")
+    servers += [a, b]
+    a.start()
+    b.start()
+    client, table = await new_game(a.url)
+    acked: list[dict[str, object]] = []
+    await turns(client, table, 1, acked)
+    token = client.token
+    assert await asyncio.to_thread(a.stop, signal.SIGTERM) == 0  # leases released
+    await client.close()
+    started = time.monotonic()
+    client = await resume(b.url, token, table)
+    assert time.monotonic() - started < 10  # long before the 30 s lease would expire
+    await turns(client, table, 1, acked)
+    assert human_moves(await logged(redis_server.url, table)) == acked
+    await client.close()
