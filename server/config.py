@@ -46,6 +46,8 @@ class ServerConfig:
     # -- quotas, liveness, names --
     # -- operations: metrics, TLS --
     # -- hot path --
+    loop: str = "auto"
+    gc_gen0: int = 50000
     # -- persistence and scaling --
 
 
@@ -75,6 +77,8 @@ HELP: dict[str, str] = {
     # -- quotas, liveness, names --
     # -- operations: metrics, TLS --
     # -- hot path --
+    "loop": "Event loop: auto (uvloop when installed), asyncio or uvloop.",
+    "gc_gen0": "Allocations between young-generation garbage collections (Python's default 700).",
     # -- persistence and scaling --
 }
 """What each setting means (the --help text)."""
@@ -167,4 +171,8 @@ def validate(config: ServerConfig) -> None:
     # -- quotas, liveness, names --
     # -- operations: metrics, TLS --
     # -- hot path --
+    if config.loop not in ("auto", "asyncio", "uvloop"):
+        raise ValueError(f"unknown loop {config.loop!r} (auto, asyncio or uvloop)")
+    if config.gc_gen0 < 100:
+        raise ValueError("gc_gen0 must be at least 100")
     # -- persistence and scaling --

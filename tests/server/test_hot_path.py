@@ -1,0 +1,42 @@
+"""The hot-path settings: event loop choice and garbage-collector tuning."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+
+import pytest
+
+from server.config import load_config
+from server.loops import run_with_loop
+from server.main import tune_gc
+
+
+def test_hot_path_settings_are_checked() -> None:
+    config = load_config(["--loop", "asyncio", "--gc-gen0", "1000"], env={})
+    assert (config.loop, config.gc_gen0) == ("asyncio", 1000)
+    assert load_config([], env={"CARDAVIA_LOOP": "uvloop"}).loop == "uvloop"
+    with pytest.raises(ValueError, match="loop"):
+        load_config(["--loop", "trio"], env={})
+    with pytest.raises(ValueError, match="gc_gen0"):
+        load_config(["--gc-gen0", "5"], env={})
+
+
+def test_the_server_runs_on_the_chosen_loop() -> None:
+    async def loop_module() -> str:
+        return type(asyncio.get_running_loop()).__module__
+
+    assert run_with_loop(loop_module(), "asyncio").startswith("asyncio")
+    assert run_with_loop(loop_module(), "uvloop").startswith("uvloop")
+    assert run_with_loop(loop_module(), "auto").startswith("uvloop")
+
+
+def test_tune_gc_freezes_start_up_objects_and_raises_the_young_threshold() -> None:
+    before = gc.get_threshold()
+    try:
+        tune_gc(12345)
+        assert gc.get_threshold()[0] == 12345
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
