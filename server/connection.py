@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol.base import PROTOCOL_VERSION
 from protocol.client_messages import Hello, Ping
-from protocol.codec import FrameError, decode_client, encode
+from protocol.codec import Frame, FrameError, decode_client, encode
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Pong, Welcome
 from server.logs import get_logger
@@ -42,19 +42,21 @@ class Connection:
         self.ws = ws
         self.app = app
         self.player: Player | None = None
-        self._outbox: asyncio.Queue[BaseModel | None] = asyncio.Queue(OUTBOX_LIMIT)
+        self._outbox: asyncio.Queue[BaseModel | Frame | None] = asyncio.Queue(OUTBOX_LIMIT)
         self._bucket = TokenBucket(rate=app.config.rate_per_s, burst=app.config.rate_burst)
         self._strikes = 0
         self._close: tuple[int, str] | None = None
         self._log = get_logger(remote=str(ws.remote_address[0]) if ws.remote_address else "")
 
     # -- Link ----------------------------------------------------------------
-    def send(self, message: BaseModel) -> None:
-        """Queue ``message``; a client too slow to read is disconnected."""
+    def send(self, message: BaseModel | Frame) -> None:
+        """Queue ``message`` (or an already encoded frame, sent as is); a client too
+        slow to read is disconnected."""
         if self._close is not None:
             return
-        if isinstance(message, Error):
-            self.app.metrics.inc("cardavia_errors_total", code=str(message.code))
+        error = message.message if isinstance(message, Frame) else message
+        if isinstance(error, Error):
+            self.app.metrics.inc("cardavia_errors_total", code=str(error.code))
         try:
             self._outbox.put_nowait(message)
         except asyncio.QueueFull:
@@ -98,7 +100,7 @@ class Connection:
                 message = await self._outbox.get()
                 if message is None:
                     break
-                await self.ws.send(encode(message))
+                await self.ws.send(message.data if isinstance(message, Frame) else encode(message))
         except ConnectionClosed:
             return
         code, reason = self._close or (1000, "")

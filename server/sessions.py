@@ -15,6 +15,8 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
+from protocol.codec import Frame
+
 NAME_MAX = 24
 """Longest display name, in characters."""
 
@@ -22,8 +24,8 @@ NAME_MAX = 24
 class Link(Protocol):
     """A connection as the rest of the server sees it: fire-and-forget sends."""
 
-    def send(self, message: BaseModel) -> None:
-        """Queue ``message`` for the client (never blocks)."""
+    def send(self, message: BaseModel | Frame) -> None:
+        """Queue ``message`` (or an already encoded one) for the client (never blocks)."""
 
     def close(self, code: int, reason: str) -> None:
         """Close the connection soon."""
@@ -69,7 +71,7 @@ class Player:
         """Whether a connection is attached."""
         return self.link is not None
 
-    def send(self, message: BaseModel) -> None:
+    def send(self, message: BaseModel | Frame) -> None:
         """Send if connected; messages to an absent player are dropped (a reconnect resyncs)."""
         if self.link is not None:
             self.link.send(message)

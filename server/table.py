@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from engine.codec import to_plain
+from protocol.codec import Frame
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Joined, Left, Ok, TableClosed
 from server.ai import AiRunner
@@ -167,13 +168,24 @@ class TableActor:
             self._log.debug(
                 "applied", seat=eff.applied.seat, by=eff.applied.by, version=self.core.version
             )
-        for pid, message in eff.outs:
-            self._send(pid, message)
+        self._send_all(eff.outs)
         if self.core.status == "finished" and eff.applied is not None:
             self.metrics.inc("cardavia_games_finished_total", game=game)
             self._log.info("game_over", game_no=self.core.game_no, version=self.core.version)
         if eff.closed:
             await self._close("everybody left")
+
+    def _send_all(self, outs: list[tuple[str, BaseModel]]) -> None:
+        """Send each message to its player, encoding each message object only once."""
+        frames: dict[int, Frame] = {}
+        for pid, message in outs:
+            player = self.sessions.get(pid)
+            if player is None or player.link is None:
+                continue
+            frame = frames.get(id(message))
+            if frame is None:
+                frame = frames[id(message)] = Frame.of(message)
+            player.send(frame)
 
     def _send(self, player_id: str, message: BaseModel) -> None:
         player = self.sessions.get(player_id)
