@@ -24,7 +24,7 @@ from protocol.errors import ErrorCode
 from protocol.server_messages import Shutdown
 from server.ai import AiRunner
 from server.config import ServerConfig
-from server.connection import Connection
+from server.connection import BatchingServerConnection, Connection
 from server.lobby import Lobby
 from server.logs import configure, get_logger
 from server.metrics import Metrics
@@ -84,6 +84,7 @@ class CardaviaServer:
             process_request=self._http,
             max_size=self.config.max_frame,
             compression=None,
+            create_connection=BatchingServerConnection,
         )
         sock = next(iter(self._server.sockets))
         self.port = sock.getsockname()[1]

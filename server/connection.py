@@ -9,6 +9,7 @@ than allowed to hold memory.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,35 @@ OUTBOX_LIMIT = 2000
 """Messages queued for a client before it counts as too slow and is dropped."""
 STRIKES_LIMIT = 100
 """Rate-limited messages tolerated before the connection is closed (1008)."""
+
+
+class BatchingServerConnection(ServerConnection):
+    """websockets' server connection that writes frames queued together at once.
+
+    :meth:`send_frames` queues several binary messages and writes them with one
+    ``transport.write`` (one system call), where ``send`` makes one per frame.
+    """
+
+    async def send_frames(self, frames: list[bytes]) -> None:
+        """Send each of ``frames`` as a binary message, in one write when possible."""
+        async with self.send_context():
+            for data in frames:
+                self.protocol.send_binary(data)
+
+    def send_data(self) -> None:
+        """Write every pending frame with one ``transport.write``; an empty chunk is EOF."""
+        writes = self.protocol.data_to_send()
+        chunks = [w for w in writes if w]
+        if len(chunks) == 1:
+            self.transport.write(chunks[0])
+        elif chunks:
+            self.transport.write(b"".join(chunks))
+        if len(chunks) < len(writes):  # websockets asks to half-close the TCP connection
+            if self.transport.can_write_eof():
+                with contextlib.suppress(Exception):  # uvloop may raise RuntimeError here
+                    self.transport.write_eof()
+            else:
+                self.transport.close()
 
 
 class Connection:
@@ -95,12 +125,24 @@ class Connection:
             self.close(1008, "no hello in time")
 
     async def _write(self) -> None:
+        """Send queued messages in order; whatever has queued up meanwhile goes in one write."""
+        outbox = self._outbox
+        batching = isinstance(self.ws, BatchingServerConnection)
         try:
             while True:
-                message = await self._outbox.get()
+                message = await outbox.get()
+                frames: list[bytes] = []
+                while message is not None:
+                    frames.append(message.data if isinstance(message, Frame) else encode(message))
+                    if outbox.empty() or not batching:
+                        break
+                    message = outbox.get_nowait()
+                if len(frames) > 1 and isinstance(self.ws, BatchingServerConnection):
+                    await self.ws.send_frames(frames)
+                elif frames:
+                    await self.ws.send(frames[0])
                 if message is None:
                     break
-                await self.ws.send(message.data if isinstance(message, Frame) else encode(message))
         except ConnectionClosed:
             return
         code, reason = self._close or (1000, "")
