@@ -51,6 +51,10 @@ def _enum(value: enum.Enum) -> Any:
 
 
 def _sequence(value: tuple[Any, ...] | list[Any]) -> list[Any]:
+    if value and type(value[0]) is Card:  # hands, piles, tables: cards only, most often
+        cards = [v.rank + v.suit for v in value if type(v) is Card]
+        if len(cards) == len(value):
+            return cards
     get = _CONVERTERS.get
     out = []
     for v in value:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,12 @@ from server.sessions import Player, Sessions
 from server.store import Store
 from server.table_core import AiTurn, Effects, TableCore
 from server.table_options import RequestError
+
+
+def _time_up(waiter: asyncio.Future[bool]) -> None:
+    if not waiter.done():
+        waiter.set_result(True)
+
 
 _SILENT = frozenset({"tick", "disconnect", "reconnect", "forget", "ai_move", "stop", "close"})
 """Commands that have no requester waiting for a reply."""
@@ -66,7 +73,8 @@ class TableActor:
         self.ai = ai
         self.on_close = on_close
         self.clock = clock
-        self.queue: asyncio.Queue[Command] = asyncio.Queue()
+        self.queue: deque[Command] = deque()
+        self._waiter: asyncio.Future[bool] | None = None
         self.pending_joins = 0
         self.closed = False
         self._inflight: dict[tuple[int, int], asyncio.Task[None]] = {}
@@ -84,7 +92,10 @@ class TableActor:
 
     def submit(self, command: Command) -> None:
         """Queue a command (never blocks)."""
-        self.queue.put_nowait(command)
+        self.queue.append(command)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(False)
 
     async def wait_closed(self) -> None:
         """Wait until the actor has stopped."""
@@ -95,13 +106,7 @@ class TableActor:
     async def _run(self) -> None:
         try:
             while not self.closed:
-                wake = self.core.next_wakeup(self.clock())
-                timeout = None if wake is None else max(0.0, wake - self.clock())
-                try:
-                    command = await asyncio.wait_for(self.queue.get(), timeout)
-                except TimeoutError:
-                    command = Command("tick")
-                await self._handle(command)
+                await self._handle(await self._next_command())
                 if not self.closed:
                     try:
                         self._schedule_ai()
@@ -113,10 +118,35 @@ class TableActor:
             self._inflight.clear()
             self._refuse_queued()
 
+    async def _next_command(self) -> Command:
+        """The next queued command, or a ``tick`` when the core's next wakeup comes first.
+
+        One future per wait and a timer handle only when the core has a wakeup
+        due (cheaper than ``asyncio.wait_for`` on a queue for every command).
+        """
+        loop = asyncio.get_running_loop()
+        while True:
+            now = self.clock()
+            wake = self.core.next_wakeup(now)
+            if wake is not None and wake <= now:
+                return Command("tick")
+            if self.queue:
+                return self.queue.popleft()
+            self._waiter = waiter = loop.create_future()
+            timer = None if wake is None else loop.call_later(wake - now, _time_up, waiter)
+            try:
+                timed_out = await waiter
+            finally:
+                self._waiter = None
+                if timer is not None:
+                    timer.cancel()
+            if timed_out and not self.queue:
+                return Command("tick")
+
     def _refuse_queued(self) -> None:
         """Answer the requests still queued at a table that has stopped."""
-        while not self.queue.empty():
-            command = self.queue.get_nowait()
+        while self.queue:
+            command = self.queue.popleft()
             if command.player is not None and command.kind not in _SILENT:
                 command.player.send(
                     Error(
