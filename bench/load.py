@@ -169,6 +169,9 @@ def run_target(target: str, args: argparse.Namespace, seats: int) -> dict[str, A
         log(f"{target}: {json.dumps(result)}")
         return result
     finally:
+        if args.server_log and target == "game":
+            with open(args.server_log, "w", encoding="utf-8") as f:
+                f.write(server.output())
         server.stop()
 
 
@@ -264,6 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="extra cardavia-server flag (repeat; e.g. --server-arg=--gc-gen0=700)",
     )
+    parser.add_argument("--server-log", default=None, help="save the server's log to this file")
     parser.add_argument(
         "--server-dir",
         default=None,

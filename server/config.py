@@ -47,7 +47,9 @@ class ServerConfig:
     # -- operations: metrics, TLS --
     # -- hot path --
     loop: str = "auto"
-    gc_gen0: int = 50000
+    gc_gen0: int = 10000
+    gc_freeze_every: float = 2.0
+    gc_thaw_every: float = 300.0
     # -- persistence and scaling --
 
 
@@ -79,6 +81,10 @@ HELP: dict[str, str] = {
     # -- hot path --
     "loop": "Event loop: auto (uvloop when installed), asyncio or uvloop.",
     "gc_gen0": "Allocations between young-generation garbage collections (Python's default 700).",
+    "gc_freeze_every": "Seconds between moving surviving objects out of the collector's sight "
+    "(gc.freeze: no long full collections); 0: only once after start-up.",
+    "gc_thaw_every": "Seconds between handing frozen objects back to the collector, so that "
+    "cyclic garbage among them is freed (one full collection then).",
     # -- persistence and scaling --
 }
 """What each setting means (the --help text)."""
@@ -175,4 +181,6 @@ def validate(config: ServerConfig) -> None:
         raise ValueError(f"unknown loop {config.loop!r} (auto, asyncio or uvloop)")
     if config.gc_gen0 < 100:
         raise ValueError("gc_gen0 must be at least 100")
+    if config.gc_freeze_every < 0 or config.gc_thaw_every <= 0:
+        raise ValueError("gc_freeze_every must not be negative and gc_thaw_every must be positive")
     # -- persistence and scaling --

@@ -9,7 +9,9 @@ import pytest
 
 from server.config import load_config
 from server.loops import run_with_loop
-from server.main import tune_gc
+from server.main import _GcWatch, tune_gc
+
+_watch = _GcWatch.callback
 
 
 def test_hot_path_settings_are_checked() -> None:
@@ -37,6 +39,28 @@ def test_tune_gc_freezes_start_up_objects_and_raises_the_young_threshold() -> No
         tune_gc(12345)
         assert gc.get_threshold()[0] == 12345
         assert gc.get_freeze_count() > 0
+        tune_gc(12345)  # twice: still one watcher
+        watchers = [c for c in gc.callbacks if getattr(c, "__func__", None) is _watch]
+        assert len(watchers) == 1
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)
+        gc.callbacks[:] = [c for c in gc.callbacks if getattr(c, "__func__", None) is not _watch]
+
+
+async def test_the_heap_is_frozen_often_and_thawed_and_collected_at_the_thaw_rhythm(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from server import main
+
+    calls: list[str] = []
+    monkeypatch.setattr(main.gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(main.gc, "unfreeze", lambda: calls.append("unfreeze"))
+    monkeypatch.setattr(main.gc, "collect", lambda *a: calls.append("collect") or 0)
+    keeper = asyncio.create_task(main.keep_heap_frozen(0.0625, 0.1875))
+    while calls.count("unfreeze") < 2:
+        await asyncio.sleep(0.01)
+    keeper.cancel()
+    first = calls.index("unfreeze")
+    assert calls[:first] == ["freeze", "freeze"]
+    assert calls[first : first + 3] == ["unfreeze", "collect", "freeze"]
