@@ -50,7 +50,7 @@ def encode(message: BaseModel) -> bytes:
     copy: msgpack walks the model's own field values, nested models included
     (protocol models hold only fields, no private or computed attributes).
     """
-    packed = msgpack.packb(message, default=_fields_of, use_bin_type=True)
+    packed = msgpack.packb(_fields_of(message), default=_fields_of, use_bin_type=True)
     assert isinstance(packed, bytes)
     return packed
 

@@ -1,9 +1,11 @@
 """One WebSocket connection: frames in, validated messages to the app, messages out.
 
-Reading and writing are separate tasks: the rest of the server only queues
-messages (:meth:`Connection.send` never blocks), a writer task encodes and
-sends them in order.  A client that does not read is disconnected rather
-than allowed to hold memory.
+A task reads; the rest of the server only queues messages
+(:meth:`Connection.send` never blocks).  Everything queued for a connection
+while the event loop runs its current callbacks is written once they are
+done, in order and with one ``transport.write`` (no writer task, no await
+per message).  A client that does not read is disconnected rather than
+allowed to hold memory.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from protocol.base import PROTOCOL_VERSION
 from protocol.client_messages import Hello, Ping
@@ -32,22 +35,18 @@ if TYPE_CHECKING:
 
 OUTBOX_LIMIT = 2000
 """Messages queued for a client before it counts as too slow and is dropped."""
+WRITE_BUFFER_LIMIT = 4 * 2**20
+"""Bytes the client has not read yet before it counts as too slow and is dropped."""
 STRIKES_LIMIT = 100
 """Rate-limited messages tolerated before the connection is closed (1008)."""
 
 
 class BatchingServerConnection(ServerConnection):
-    """websockets' server connection that writes frames queued together at once.
+    """websockets' server connection that writes all its pending frames at once.
 
-    :meth:`send_frames` queues several binary messages and writes them with one
-    ``transport.write`` (one system call), where ``send`` makes one per frame.
+    websockets makes one ``transport.write`` (one system call) per frame;
+    :meth:`send_data` joins what is pending into one.
     """
-
-    async def send_frames(self, frames: list[bytes]) -> None:
-        """Send each of ``frames`` as a binary message, in one write when possible."""
-        async with self.send_context():
-            for data in frames:
-                self.protocol.send_binary(data)
 
     def send_data(self) -> None:
         """Write every pending frame with one ``transport.write``; an empty chunk is EOF."""
@@ -72,7 +71,9 @@ class Connection:
         self.ws = ws
         self.app = app
         self.player: Player | None = None
-        self._outbox: asyncio.Queue[BaseModel | Frame | None] = asyncio.Queue(OUTBOX_LIMIT)
+        self._outbox: list[BaseModel | Frame] = []
+        self._flush_soon: asyncio.Handle | None = None
+        self._closing: asyncio.Task[None] | None = None
         self._bucket = TokenBucket(rate=app.config.rate_per_s, burst=app.config.rate_burst)
         self._strikes = 0
         self._close: tuple[int, str] | None = None
@@ -87,24 +88,48 @@ class Connection:
         error = message.message if isinstance(message, Frame) else message
         if isinstance(error, Error):
             self.app.metrics.inc("cardavia_errors_total", code=str(error.code))
-        try:
-            self._outbox.put_nowait(message)
-        except asyncio.QueueFull:
+        if len(self._outbox) >= OUTBOX_LIMIT or self._unread() > WRITE_BUFFER_LIMIT:
             self.close(1008, "too slow to read its messages")
+            return
+        self._outbox.append(message)
+        if self._flush_soon is None:
+            self._flush_soon = asyncio.get_running_loop().call_soon(self._flush)
 
     def close(self, code: int, reason: str) -> None:
         """Send what is queued, then close with ``code``."""
         if self._close is None:
             self._close = (code, reason)
-            try:
-                self._outbox.put_nowait(None)
-            except asyncio.QueueFull:
-                asyncio.get_running_loop().create_task(self.ws.close(code, reason))
+            self._flush()
+            self._closing = asyncio.get_running_loop().create_task(self.ws.close(code, reason))
 
-    # -- the two tasks -------------------------------------------------------
+    # -- writing -------------------------------------------------------------
+    def _unread(self) -> int:
+        transport = self.ws.transport
+        return 0 if transport is None else transport.get_write_buffer_size()
+
+    def _flush(self) -> None:
+        """Write every queued message, in order, with one write; drop them if the
+        connection is no longer open (it is closing: nothing more can be sent)."""
+        if self._flush_soon is not None:
+            self._flush_soon.cancel()
+            self._flush_soon = None
+        queued, self._outbox = self._outbox, []
+        ws = self.ws
+        if not queued or ws.protocol.state is not State.OPEN:
+            return
+        try:
+            for message in queued:
+                ws.protocol.send_binary(
+                    message.data if isinstance(message, Frame) else encode(message)
+                )
+            ws.send_data()
+        except Exception as exc:  # the socket failed: end the connection, as websockets does
+            self._log.warning("write_failed", error=repr(exc))
+            ws.transport.abort()
+
+    # -- reading -------------------------------------------------------------
     async def run(self) -> None:
         """Serve the connection until it closes."""
-        writer = asyncio.create_task(self._write())
         doorman = asyncio.create_task(self._expect_hello(self.app.config.hello_timeout))
         try:
             async for frame in self.ws:
@@ -114,7 +139,10 @@ class Connection:
         finally:
             # the socket is closed or closing: nothing more can be sent
             self._close = self._close or (1000, "")
-            writer.cancel()
+            if self._flush_soon is not None:
+                self._flush_soon.cancel()
+                self._flush_soon = None
+            self._outbox.clear()
             doorman.cancel()
             if self.player is not None:
                 self.app.detach(self.player, self)
@@ -123,30 +151,6 @@ class Connection:
         await asyncio.sleep(timeout)
         if self.player is None:
             self.close(1008, "no hello in time")
-
-    async def _write(self) -> None:
-        """Send queued messages in order; whatever has queued up meanwhile goes in one write."""
-        outbox = self._outbox
-        batching = isinstance(self.ws, BatchingServerConnection)
-        try:
-            while True:
-                message = await outbox.get()
-                frames: list[bytes] = []
-                while message is not None:
-                    frames.append(message.data if isinstance(message, Frame) else encode(message))
-                    if outbox.empty() or not batching:
-                        break
-                    message = outbox.get_nowait()
-                if len(frames) > 1 and isinstance(self.ws, BatchingServerConnection):
-                    await self.ws.send_frames(frames)
-                elif frames:
-                    await self.ws.send(frames[0])
-                if message is None:
-                    break
-        except ConnectionClosed:
-            return
-        code, reason = self._close or (1000, "")
-        await self.ws.close(code, reason)
 
     # -- incoming ------------------------------------------------------------
     async def _receive(self, frame: bytes | str) -> None:

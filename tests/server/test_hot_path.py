@@ -5,9 +5,15 @@ from __future__ import annotations
 import asyncio
 import gc
 
+import msgpack  # type: ignore[import-untyped]
 import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
-from server.config import load_config
+from protocol.base import PROTOCOL_VERSION
+from server import connection
+from server.app import running_server
+from server.config import ServerConfig, load_config
 from server.loops import run_with_loop
 from server.main import _GcWatch, tune_gc
 
@@ -64,3 +70,32 @@ async def test_the_heap_is_frozen_often_and_thawed_and_collected_at_the_thaw_rhy
     first = calls.index("unfreeze")
     assert calls[:first] == ["freeze", "freeze"]
     assert calls[first : first + 3] == ["unfreeze", "collect", "freeze"]
+
+
+async def test_messages_queued_together_arrive_in_order_and_a_client_that_does_not_read_is_dropped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(connection, "WRITE_BUFFER_LIMIT", 32 * 1024)
+    config = ServerConfig(port=0, rate_per_s=1e6, rate_burst=10**6)
+    hello = {"type": "hello", "id": 0, "version": PROTOCOL_VERSION, "name": "Slow"}
+    async with running_server(config) as server:
+        ws = await connect(server.url, compression=None, max_queue=1)
+        await ws.send(msgpack.packb(hello))
+        assert msgpack.unpackb(await ws.recv())["type"] == "welcome"
+        # a burst of requests is answered in order (replies written together)
+        for i in range(50):
+            await ws.send(msgpack.packb({"type": "ping", "id": i}))
+        refs = [msgpack.unpackb(await ws.recv())["ref"] for _ in range(50)]
+        assert refs == list(range(50))
+        # now stop reading: the replies pile up until the server gives up on us
+        request = msgpack.packb({"type": "list_games", "id": 1})
+        for i in range(20_000):
+            if not server.connections:
+                break
+            await ws.send(request)
+            if i % 100 == 0:
+                await asyncio.sleep(0)
+        with pytest.raises(ConnectionClosed):
+            while True:
+                await asyncio.wait_for(ws.recv(), 10)
+        assert ws.close_code == 1008 and ws.close_reason == "too slow to read its messages"
