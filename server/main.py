@@ -64,7 +64,6 @@ class _GcWatch:
 
     def __init__(self) -> None:
         self.started = 0.0
-        self.log = get_logger(component="gc")
 
     def callback(self, phase: str, info: dict[str, int]) -> None:
         """A ``gc.callbacks`` hook: time each collection, log the slow ones."""
@@ -73,7 +72,7 @@ class _GcWatch:
             return
         took = time.perf_counter() - self.started
         if took >= self.SLOW:
-            self.log.warning(
+            get_logger(component="gc").warning(  # looked up now: after configure()
                 "gc_pause",
                 generation=info["generation"],
                 ms=round(took * 1000, 1),
