@@ -71,6 +71,7 @@ class Connection:
         self.ws = ws
         self.app = app
         self.player: Player | None = None
+        self._loop = asyncio.get_running_loop()
         self._outbox: list[BaseModel | Frame] = []
         self._flush_soon: asyncio.Handle | None = None
         self._closing: asyncio.Task[None] | None = None
@@ -93,14 +94,14 @@ class Connection:
             return
         self._outbox.append(message)
         if self._flush_soon is None:
-            self._flush_soon = asyncio.get_running_loop().call_soon(self._flush)
+            self._flush_soon = self._loop.call_soon(self._flush)
 
     def close(self, code: int, reason: str) -> None:
         """Send what is queued, then close with ``code``."""
         if self._close is None:
             self._close = (code, reason)
             self._flush()
-            self._closing = asyncio.get_running_loop().create_task(self.ws.close(code, reason))
+            self._closing = self._loop.create_task(self.ws.close(code, reason))
 
     # -- writing -------------------------------------------------------------
     def _unread(self) -> int:
