@@ -11,6 +11,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from protocol.base import PROTOCOL_VERSION
+from protocol.codec import encode
 from server import connection
 from server.app import running_server
 from server.config import ServerConfig, load_config
@@ -99,3 +100,35 @@ async def test_messages_queued_together_arrive_in_order_and_a_client_that_does_n
             while True:
                 await asyncio.wait_for(ws.recv(), 10)
         assert ws.close_code == 1008 and ws.close_reason == "too slow to read its messages"
+
+
+def test_spectators_share_one_update_and_each_seat_gets_its_own() -> None:
+    from engine.codec import to_plain
+    from engine.registry import GAMES
+    from protocol import server_messages as sm
+    from protocol.models import TableOptions
+    from server.table_core import TableCore
+    from server.table_options import check_options
+
+    setup = check_options(GAMES["scopa"], TableOptions())
+    core = TableCore(
+        "t1", setup, owner=None, quick=False, invite=None, seed_source=lambda: 5,
+        ai_delay=0.0, disconnect_grace=5.0,
+    )  # fmt: skip
+    core.spectate("s1", "S1", 0.0)
+    core.spectate("s2", "S2", 0.0)
+    core.join("p0", "P0", 0, 0.0)
+    core.join("p1", "P1", 1, 0.0)
+    seat = core.game.to_act(core.state)[0]
+    action = to_plain(core.game.legal_actions(core.state, seat)[0])
+    eff = core.act(f"p{seat}", seat, core.version, action, "human", 1.0)
+    updates = {pid: m for pid, m in eff.outs if isinstance(m, sm.Update)}
+    assert set(updates) == {"p0", "p1", "s1", "s2"}
+    assert updates["s1"] is updates["s2"] and updates["s1"].seat is None
+    for i in (0, 1):
+        assert updates[f"p{i}"].seat == i
+        assert updates[f"p{i}"].view == to_plain(core.game.view(core.state, i))
+        # what goes on the wire is what a validated message would give
+        assert encode(updates[f"p{i}"]) == encode(
+            sm.Update.model_validate(updates[f"p{i}"].model_dump())
+        )
