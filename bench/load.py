@@ -5,8 +5,8 @@
 starts ``cardavia-server`` as a subprocess on 127.0.0.1 (``ai_delay 0``, every
 seat a human client, so it measures the server and not the AI), drives
 ``--tables`` tables from ``--procs`` client processes (each running many
-asyncio clients) at full speed or at human pace (a move every 2–5 s per
-seat), and then repeats the very same run — same connections, same message
+asyncio clients) at full speed or at human pace (each seat thinks 2–5 s before
+each of its moves), and then repeats the very same run — same connections, same message
 pattern — against two yardsticks (:mod:`bench.raw_servers`): a raw websockets
 echo server and a raw fan-out server (a move in, a small update out to each
 connection of the table).  It reports moves/s, delivered messages/s,

@@ -401,8 +401,7 @@ class TableCore:
         by: ActedBy | None,
         timer: float | None,
     ) -> Update:
-        # built from values of the right types by construction: no validation pass
-        return Update.model_construct(
+        return Update(
             table=self.id,
             game_no=self.game_no,
             version=self.version,

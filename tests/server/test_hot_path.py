@@ -1,4 +1,4 @@
-"""The hot-path settings: event loop choice and garbage-collector tuning."""
+"""The hot path: loop and garbage-collector settings, shared updates, batched writes."""
 
 from __future__ import annotations
 
