@@ -16,7 +16,7 @@ import enum
 import math
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any, Literal, Union, get_args, get_origin
 
@@ -46,28 +46,93 @@ def _label(value: object) -> str:
 
 
 def to_plain(value: object) -> Any:
-    """Convert an engine value into plain data (see module docstring)."""
-    if value is None or isinstance(value, (bool, int, str, float)):
-        return value
-    if isinstance(value, Card):
-        return value.rank + value.suit
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, (tuple, list)):
-        return [to_plain(v) for v in value]
-    if isinstance(value, frozenset | set):
-        return sorted((to_plain(v) for v in value), key=repr)
-    if isinstance(value, Mapping):
-        return {_key(k): to_plain(v) for k, v in value.items()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out: dict[str, Any] = {}
-        kind = getattr(type(value), "kind", None)
-        if isinstance(kind, str):
-            out["type"] = kind
-        for f in _fields(type(value)):
-            out[f.name] = to_plain(getattr(value, f.name))
-        return out
-    raise TypeError(f"cannot convert {type(value).__name__} to plain data")
+    """Convert an engine value into plain data (see module docstring).
+
+    Each type's conversion is worked out once and kept (:func:`_converter`):
+    views are converted for every seat after every move, so this is hot.
+    """
+    convert = _CONVERTERS.get(type(value))
+    if convert is None:
+        convert = _converter(type(value))
+    return convert(value)
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _card(value: Card) -> str:
+    return value.rank + value.suit
+
+
+def _enum(value: enum.Enum) -> Any:
+    return value.value
+
+
+def _sequence(value: tuple[Any, ...] | list[Any]) -> list[Any]:
+    if value and type(value[0]) is Card:  # hands, piles, tables: cards only, most often
+        cards = [v.rank + v.suit for v in value if type(v) is Card]
+        if len(cards) == len(value):
+            return cards
+    get = _CONVERTERS.get
+    out = []
+    for v in value:
+        convert = get(type(v))
+        out.append(convert(v) if convert is not None else to_plain(v))
+    return out
+
+
+def _set(value: frozenset[Any] | set[Any]) -> list[Any]:
+    return sorted((to_plain(v) for v in value), key=repr)
+
+
+def _mapping(value: Mapping[Any, Any]) -> dict[str | int, Any]:
+    return {_key(k): to_plain(v) for k, v in value.items()}
+
+
+def _dataclass_converter(cls: type) -> Callable[[Any], dict[str, Any]]:
+    """A function building the plain dict of a ``cls`` instance, field by field.
+
+    The function is generated once per class (as :mod:`dataclasses` generates
+    ``__init__``), so a conversion costs one call per field and no lookups.
+    """
+    kind = getattr(cls, "kind", None)
+    items = [f"'type': {kind!r}"] if isinstance(kind, str) else []
+    for f in _fields(cls):
+        if not f.name.isidentifier():  # pragma: no cover - dataclass fields always are
+            raise TypeError(f"field {f.name!r} of {cls.__name__}")
+        items.append(f"{f.name!r}: _plain(v.{f.name})")
+    source = f"def convert(v):\n    return {{{', '.join(items)}}}\n"
+    namespace: dict[str, Any] = {"_plain": to_plain}
+    exec(source, namespace)  # the source holds only field names (identifiers)
+    return namespace["convert"]  # type: ignore[no-any-return]
+
+
+def _converter(cls: type) -> Callable[[Any], Any]:
+    """The conversion of ``cls`` instances, decided as the module docstring says; kept."""
+    convert: Callable[[Any], Any]
+    if cls is type(None) or issubclass(cls, (bool, int, str, float)):
+        convert = _identity
+    elif issubclass(cls, Card):
+        convert = _card
+    elif issubclass(cls, enum.Enum):
+        convert = _enum
+    elif issubclass(cls, (tuple, list)):
+        convert = _sequence
+    elif issubclass(cls, (frozenset, set)):
+        convert = _set
+    elif issubclass(cls, Mapping):
+        convert = _mapping
+    elif dataclasses.is_dataclass(cls):
+        convert = _dataclass_converter(cls)
+    else:
+        raise TypeError(f"cannot convert {cls.__name__} to plain data")
+    _CONVERTERS[cls] = convert
+    return convert
+
+
+_CONVERTERS: dict[type, Callable[[Any], Any]] = {}
+"""The conversion of each type met so far (see :func:`_converter`)."""
 
 
 def _key(k: object) -> str | int:

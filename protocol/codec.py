@@ -8,6 +8,7 @@ with the error code to answer (and the request id, if one could be read).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -35,11 +36,36 @@ class FrameError(ValueError):
         self.ref = ref
 
 
+def _fields_of(value: object) -> dict[str, Any]:
+    """A model met inside a message: its fields in declaration order (msgpack's ``default``)."""
+    if isinstance(value, BaseModel):
+        return value.__dict__
+    raise TypeError(f"cannot encode {type(value).__name__}")
+
+
 def encode(message: BaseModel) -> bytes:
-    """The msgpack frame of ``message``."""
-    packed = msgpack.packb(message.model_dump(mode="python"), use_bin_type=True)
+    """The msgpack frame of ``message``.
+
+    The same bytes as packing ``message.model_dump()``, without building that
+    copy: msgpack walks the model's own field values, nested models included
+    (protocol models hold only fields, no private or computed attributes).
+    """
+    packed = msgpack.packb(_fields_of(message), default=_fields_of, use_bin_type=True)
     assert isinstance(packed, bytes)
     return packed
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A server message encoded once, sent as is to every connection that gets it."""
+
+    message: BaseModel
+    data: bytes
+
+    @classmethod
+    def of(cls, message: BaseModel) -> Frame:
+        """``message`` with its encoding."""
+        return cls(message, encode(message))
 
 
 def _unpack(frame: bytes | str, *, use_list: bool) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from server.ai import AiRunner
 from server.cluster import Cluster
 from server.cluster_bus import Bus
 from server.config import ServerConfig
-from server.connection import Connection
+from server.connection import BatchingServerConnection, Connection
 from server.lobby import Lobby
 from server.logs import configure, get_logger
 from server.metrics import CONTENT_TYPE, Metrics, Reading
@@ -186,6 +186,7 @@ class CardaviaServer:
             ping_timeout=self.config.ping_timeout,
             close_timeout=self.config.ping_timeout,
             ssl=tls_context(self.config),
+            create_connection=BatchingServerConnection,
         )
         sock = next(iter(self._server.sockets))
         self.port = sock.getsockname()[1]

@@ -28,7 +28,7 @@ from redis.exceptions import RedisError
 
 from protocol import client_messages as cm
 from protocol import server_messages as sm
-from protocol.codec import FrameError, decode_client, decode_server, encode
+from protocol.codec import Frame, FrameError, decode_client, decode_server, encode
 from protocol.errors import ErrorCode
 from protocol.models import TableInfo
 from server.logs import get_logger
@@ -53,9 +53,10 @@ class RemoteLink:
         self.node = node
         self.player_id = player_id
 
-    def send(self, message: BaseModel) -> None:
-        """Publish ``message`` to the player's process."""
-        self.bus.post(self.node, {"t": "out", "pid": self.player_id, "m": encode(message)})
+    def send(self, message: BaseModel | Frame) -> None:
+        """Publish ``message`` (or its already encoded frame) to the player's process."""
+        data = message.data if isinstance(message, Frame) else encode(message)
+        self.bus.post(self.node, {"t": "out", "pid": self.player_id, "m": data})
 
     def close(self, code: int, reason: str) -> None:
         """Ask the player's process to close the connection."""

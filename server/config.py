@@ -67,6 +67,10 @@ class ServerConfig:
     tls_cert: str = ""
     tls_key: str = ""
     # -- hot path --
+    loop: str = "auto"
+    gc_gen0: int = 10000
+    gc_freeze_every: float = 2.0
+    gc_thaw_every: float = 300.0
     # -- persistence and scaling --
     redis_url: str = "redis://127.0.0.1:6379/0"
     redis_prefix: str = "cardavia"
@@ -131,6 +135,12 @@ HELP: dict[str, str] = {
     "tls_cert": "PEM certificate chain: serve wss:// and https:// (with --tls-key).",
     "tls_key": "PEM private key of --tls-cert.",
     # -- hot path --
+    "loop": "Event loop: auto (uvloop when installed), asyncio or uvloop.",
+    "gc_gen0": "Allocations between young-generation garbage collections (Python's default 700).",
+    "gc_freeze_every": "Seconds between moving surviving objects out of the collector's sight "
+    "(gc.freeze: no long full collections); 0: only once after start-up.",
+    "gc_thaw_every": "Seconds between handing frozen objects back to the collector, so that "
+    "cyclic garbage among them is freed (one full collection then).",
     # -- persistence and scaling --
     "redis_url": "Redis URL of the redis store (redis://host:port/db, rediss:// for TLS).",
     "redis_prefix": "Prefix of every Redis key (several services may share one Redis).",
@@ -271,6 +281,12 @@ def validate(config: ServerConfig) -> None:
         except ssl.SSLError as exc:
             raise ValueError(f"tls_cert/tls_key: cannot load them ({exc.reason or exc})") from None
     # -- hot path --
+    if config.loop not in ("auto", "asyncio", "uvloop"):
+        raise ValueError(f"unknown loop {config.loop!r} (auto, asyncio or uvloop)")
+    if config.gc_gen0 < 100:
+        raise ValueError("gc_gen0 must be at least 100")
+    if config.gc_freeze_every < 0 or config.gc_thaw_every <= 0:
+        raise ValueError("gc_freeze_every must not be negative and gc_thaw_every must be positive")
     # -- persistence and scaling --
     if config.store not in ("memory", "redis"):
         raise ValueError(f"unknown store {config.store!r} (memory or redis)")

@@ -1,24 +1,28 @@
 """One WebSocket connection: frames in, validated messages to the app, messages out.
 
-Reading and writing are separate tasks: the rest of the server only queues
-messages (:meth:`Connection.send` never blocks), a writer task encodes and
-sends them in order.  A client that does not read is disconnected rather
-than allowed to hold memory.
+A task reads; the rest of the server only queues messages
+(:meth:`Connection.send` never blocks).  Everything queued for a connection
+while the event loop runs its current callbacks is written once they are
+done, in order and with one ``transport.write`` (no writer task, no await
+per message).  A client that does not read is disconnected rather than
+allowed to hold memory.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from protocol.base import PROTOCOL_VERSION
 from protocol.client_messages import Hello, Ping
-from protocol.codec import FrameError, decode_client, encode
+from protocol.codec import Frame, FrameError, decode_client, encode
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Pong, Welcome
 from server.logs import get_logger
@@ -31,6 +35,31 @@ if TYPE_CHECKING:
 
 OUTBOX_LIMIT = 2000
 """Messages queued for a client before it counts as too slow and is dropped."""
+WRITE_BUFFER_LIMIT = 4 * 2**20
+"""Bytes the client has not read yet before it counts as too slow and is dropped."""
+
+
+class BatchingServerConnection(ServerConnection):
+    """websockets' server connection that writes all its pending frames at once.
+
+    websockets makes one ``transport.write`` (one system call) per frame;
+    :meth:`send_data` joins what is pending into one.
+    """
+
+    def send_data(self) -> None:
+        """Write every pending frame with one ``transport.write``; an empty chunk is EOF."""
+        writes = self.protocol.data_to_send()
+        chunks = [w for w in writes if w]
+        if len(chunks) == 1:
+            self.transport.write(chunks[0])
+        elif chunks:
+            self.transport.write(b"".join(chunks))
+        if len(chunks) < len(writes):  # websockets asks to half-close the TCP connection
+            if self.transport.can_write_eof():
+                with contextlib.suppress(Exception):  # uvloop may raise RuntimeError here
+                    self.transport.write_eof()
+            else:
+                self.transport.close()
 
 
 class Connection:
@@ -40,7 +69,10 @@ class Connection:
         self.ws = ws
         self.app = app
         self.player: Player | None = None
-        self._outbox: asyncio.Queue[BaseModel | None] = asyncio.Queue(OUTBOX_LIMIT)
+        self._loop = asyncio.get_running_loop()
+        self._outbox: list[BaseModel | Frame] = []
+        self._flush_soon: asyncio.Handle | None = None
+        self._closing: asyncio.Task[None] | None = None
         self._bucket = TokenBucket(rate=app.config.rate_per_s, burst=app.config.rate_burst)
         config = app.config
         self._strikes = Strikes(config.rate_strikes, config.rate_strike_decay * config.rate_per_s)
@@ -50,31 +82,57 @@ class Connection:
         self._log = get_logger(remote=str(ws.remote_address[0]) if ws.remote_address else "")
 
     # -- Link ----------------------------------------------------------------
-    def send(self, message: BaseModel) -> None:
-        """Queue ``message``; a client too slow to read is disconnected."""
+    def send(self, message: BaseModel | Frame) -> None:
+        """Queue ``message`` (or an already encoded frame, sent as is); a client too
+        slow to read is disconnected."""
         if self._close is not None:
             return
-        if isinstance(message, Error):
-            self.app.metrics.inc("cardavia_errors_total", code=str(message.code))
-        self.app.metrics.observe("cardavia_send_queue_depth", self._outbox.qsize())
-        try:
-            self._outbox.put_nowait(message)
-        except asyncio.QueueFull:
+        error = message.message if isinstance(message, Frame) else message
+        if isinstance(error, Error):
+            self.app.metrics.inc("cardavia_errors_total", code=str(error.code))
+        if len(self._outbox) >= OUTBOX_LIMIT or self._unread() > WRITE_BUFFER_LIMIT:
             self.close(1008, "too slow to read its messages")
+            return
+        self._outbox.append(message)
+        if self._flush_soon is None:
+            self._flush_soon = self._loop.call_soon(self._flush)
 
     def close(self, code: int, reason: str) -> None:
         """Send what is queued, then close with ``code``."""
         if self._close is None:
             self._close = (code, reason)
-            try:
-                self._outbox.put_nowait(None)
-            except asyncio.QueueFull:
-                asyncio.get_running_loop().create_task(self.ws.close(code, reason))
+            self._flush()
+            self._closing = self._loop.create_task(self.ws.close(code, reason))
 
-    # -- the two tasks -------------------------------------------------------
+    # -- writing -------------------------------------------------------------
+    def _unread(self) -> int:
+        transport = self.ws.transport
+        return 0 if transport is None else transport.get_write_buffer_size()
+
+    def _flush(self) -> None:
+        """Write every queued message, in order, with one write; drop them if the
+        connection is no longer open (it is closing: nothing more can be sent)."""
+        if self._flush_soon is not None:
+            self._flush_soon.cancel()
+            self._flush_soon = None
+        queued, self._outbox = self._outbox, []
+        ws = self.ws
+        if not queued or ws.protocol.state is not State.OPEN:
+            return
+        self.app.metrics.observe("cardavia_send_queue_depth", len(queued))
+        try:
+            for message in queued:
+                ws.protocol.send_binary(
+                    message.data if isinstance(message, Frame) else encode(message)
+                )
+            ws.send_data()
+        except Exception as exc:  # the socket failed: end the connection, as websockets does
+            self._log.warning("write_failed", error=repr(exc))
+            ws.transport.abort()
+
+    # -- reading -------------------------------------------------------------
     async def run(self) -> None:
         """Serve the connection until it closes."""
-        writer = asyncio.create_task(self._write())
         doorman = asyncio.create_task(self._expect_hello(self.app.config.hello_timeout))
         try:
             async for frame in self.ws:
@@ -84,7 +142,10 @@ class Connection:
         finally:
             # the socket is closed or closing: nothing more can be sent
             self._close = self._close or (1000, "")
-            writer.cancel()
+            if self._flush_soon is not None:
+                self._flush_soon.cancel()
+                self._flush_soon = None
+            self._outbox.clear()
             doorman.cancel()
             if self.player is not None:
                 self.app.detach(self.player, self)
@@ -93,18 +154,6 @@ class Connection:
         await asyncio.sleep(timeout)
         if self.player is None:
             self.close(1008, "no hello in time")
-
-    async def _write(self) -> None:
-        try:
-            while True:
-                message = await self._outbox.get()
-                if message is None:
-                    break
-                await self.ws.send(encode(message))
-        except ConnectionClosed:
-            return
-        code, reason = self._close or (1000, "")
-        await self.ws.close(code, reason)
 
     # -- incoming ------------------------------------------------------------
     async def _receive(self, frame: bytes | str) -> None:

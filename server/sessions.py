@@ -19,6 +19,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
+from protocol.codec import Frame
 from server.names import NAME_MAX, NameError_, validate_name
 
 __all__ = ["NAME_MAX", "Link", "NameError_", "Player", "Sessions", "validate_name"]
@@ -27,8 +28,8 @@ __all__ = ["NAME_MAX", "Link", "NameError_", "Player", "Sessions", "validate_nam
 class Link(Protocol):
     """A connection as the rest of the server sees it: fire-and-forget sends."""
 
-    def send(self, message: BaseModel) -> None:
-        """Queue ``message`` for the client (never blocks)."""
+    def send(self, message: BaseModel | Frame) -> None:
+        """Queue ``message`` (or an already encoded one) for the client (never blocks)."""
 
     def close(self, code: int, reason: str) -> None:
         """Close the connection soon."""
@@ -58,7 +59,7 @@ class Player:
         """Whether a connection is attached."""
         return self.link is not None
 
-    def send(self, message: BaseModel) -> None:
+    def send(self, message: BaseModel | Frame) -> None:
         """Send if connected; messages to an absent player are dropped (a reconnect resyncs)."""
         if self.link is not None:
             self.link.send(message)

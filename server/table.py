@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from engine.codec import to_plain
+from protocol.codec import Frame
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Joined, Left, Ok, TableClosed
 from server.ai import AiRunner
@@ -31,6 +33,12 @@ from server.sessions import Player, Sessions
 from server.store import LeaseLost, Store, StoreUnavailable
 from server.table_core import AiTurn, Effects, TableCore
 from server.table_options import RequestError
+
+
+def _time_up(waiter: asyncio.Future[bool]) -> None:
+    if not waiter.done():
+        waiter.set_result(True)
+
 
 _SILENT = frozenset(
     {"tick", "disconnect", "reconnect", "forget", "ai_move", "stop", "close", "lost"}
@@ -99,7 +107,8 @@ class TableActor:
         self.ai = ai
         self.on_close = on_close
         self.clock = clock
-        self.queue: asyncio.Queue[Command] = asyncio.Queue()
+        self.queue: deque[Command] = deque()
+        self._waiter: asyncio.Future[bool] | None = None
         self.pending_joins = 0
         self.closed = False
         self._inflight: dict[tuple[int, int], asyncio.Task[None]] = {}
@@ -122,7 +131,10 @@ class TableActor:
 
     def submit(self, command: Command) -> None:
         """Queue a command (never blocks)."""
-        self.queue.put_nowait(command)
+        self.queue.append(command)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(False)
 
     async def wait_closed(self) -> None:
         """Wait until the actor has stopped."""
@@ -133,15 +145,7 @@ class TableActor:
     async def _run(self) -> None:
         try:
             while not self.closed:
-                wake = self.core.next_wakeup(self.clock())
-                if self._retry_at is not None:
-                    wake = self._retry_at if wake is None else min(wake, self._retry_at)
-                timeout = None if wake is None else max(0.0, wake - self.clock())
-                try:
-                    command = await asyncio.wait_for(self.queue.get(), timeout)
-                except TimeoutError:
-                    command = Command("tick")
-                await self._handle(command)
+                await self._handle(await self._next_command())
                 if not self.closed and (self._retry_at is None or self._retry_at <= self.clock()):
                     try:
                         self._schedule_ai()
@@ -153,10 +157,37 @@ class TableActor:
             self._inflight.clear()
             self._refuse_queued()
 
+    async def _next_command(self) -> Command:
+        """The next queued command, or a ``tick`` when the core's next wakeup comes first.
+
+        One future per wait and a timer handle only when the core has a wakeup
+        due (cheaper than ``asyncio.wait_for`` on a queue for every command).
+        """
+        loop = asyncio.get_running_loop()
+        while True:
+            now = self.clock()
+            wake = self.core.next_wakeup(now)
+            if self._retry_at is not None:  # the store failed: try what is due again then
+                wake = self._retry_at if wake is None else min(wake, self._retry_at)
+            if wake is not None and wake <= now:
+                return Command("tick")
+            if self.queue:
+                return self.queue.popleft()
+            self._waiter = waiter = loop.create_future()
+            timer = None if wake is None else loop.call_later(wake - now, _time_up, waiter)
+            try:
+                timed_out = await waiter
+            finally:
+                self._waiter = None
+                if timer is not None:
+                    timer.cancel()
+            if timed_out and not self.queue:
+                return Command("tick")
+
     def _refuse_queued(self) -> None:
         """Answer the requests still queued at a table that has stopped."""
-        while not self.queue.empty():
-            command = self.queue.get_nowait()
+        while self.queue:
+            command = self.queue.popleft()
             if command.player is not None and command.kind not in _SILENT:
                 command.player.send(
                     Error(
@@ -282,13 +313,24 @@ class TableActor:
             self._log.debug(
                 "applied", seat=eff.applied.seat, by=eff.applied.by, version=self.core.version
             )
-        for pid, message in eff.outs:
-            self._send(pid, message)
+        self._send_all(eff.outs)
         if self.core.status == "finished" and eff.applied is not None:
             self.metrics.inc("cardavia_games_finished_total", game=game)
             self._log.info("game_over", game_no=self.core.game_no, version=self.core.version)
         if eff.closed:
             await self._close("everybody left")
+
+    def _send_all(self, outs: list[tuple[str, BaseModel]]) -> None:
+        """Send each message to its player, encoding each message object only once."""
+        frames: dict[int, Frame] = {}
+        for pid, message in outs:
+            player = self.sessions.get(pid)
+            if player is None or player.link is None:
+                continue
+            frame = frames.get(id(message))
+            if frame is None:
+                frame = frames[id(message)] = Frame.of(message)
+            player.send(frame)
 
     def _send(self, player_id: str, message: BaseModel) -> None:
         player = self.sessions.get(player_id)

@@ -436,28 +436,41 @@ class TableCore:
     def _updates(
         self, events: Iterable[Event], actor: int | None, by: ActedBy | None, now: float
     ) -> list[Out]:
-        events = tuple(events)
+        """An ``update`` for each seated human and one shared by every spectator.
+
+        Each event is converted once, each view once per seat; the spectators'
+        message is one object, so it is encoded once for all of them.
+        """
+        converted = [(e, plain_event(e)) for e in events]
         timer = self.timer_left(now)
         outs: list[Out] = []
-        for pid in self.members():
-            seat = self.seat_of(pid)
-            outs.append(
-                (
-                    pid,
-                    Update(
-                        table=self.id,
-                        game_no=self.game_no,
-                        version=self.version,
-                        seat=seat,
-                        actor=actor,
-                        by=by,
-                        events=tuple(plain_event(e) for e in events if e.visible_to(seat)),
-                        view=to_plain(self.game.view(self.state, seat)),
-                        timer_s=timer,
-                    ),
-                )
-            )
+        for seat, slot in enumerate(self.seats):
+            if slot.kind == "human" and slot.player_id:
+                outs.append((slot.player_id, self._update(seat, converted, actor, by, timer)))
+        if self.spectators:
+            watched = self._update(None, converted, actor, by, timer)
+            outs.extend((pid, watched) for pid in self.spectators)
         return outs
+
+    def _update(
+        self,
+        seat: int | None,
+        converted: list[tuple[Event, dict[str, Any]]],
+        actor: int | None,
+        by: ActedBy | None,
+        timer: float | None,
+    ) -> Update:
+        return Update(
+            table=self.id,
+            game_no=self.game_no,
+            version=self.version,
+            seat=seat,
+            actor=actor,
+            by=by,
+            events=tuple(plain for e, plain in converted if e.visible_to(seat)),
+            view=to_plain(self.game.view(self.state, seat)),
+            timer_s=timer,
+        )
 
     def _finish(self, now: float) -> list[Out]:
         self.status = "finished"

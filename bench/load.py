@@ -1,0 +1,324 @@
+"""Load benchmark: many tables of headless clients against a real ``cardavia-server``.
+
+``python -m bench.load --game scopa --tables 10 --seconds 10 [--pace human]``
+
+starts ``cardavia-server`` as a subprocess on 127.0.0.1 (``ai_delay 0``, every
+seat a human client, so it measures the server and not the AI), drives
+``--tables`` tables from ``--procs`` client processes (each running many
+asyncio clients) at full speed or at human pace (each seat thinks 2–5 s before
+each of its moves), and then repeats the very same run — same connections, same message
+pattern — against two yardsticks (:mod:`bench.raw_servers`): a raw websockets
+echo server and a raw fan-out server (a move in, a small update out to each
+connection of the table).  It reports moves/s, delivered messages/s,
+p50/p90/p99 action→update latency, the server's CPU (from ``/proc``) and RSS,
+and the ratios against each yardstick.
+
+``--idle N`` instead holds N idle logged-in connections (hello → welcome) and
+reports the server's RSS per connection and its accept rate against a raw
+websockets server holding the same number in the same run.
+
+Progress goes to stderr; the last line of stdout is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from bench.load_clients import Job, worker_main
+from bench.procstat import (
+    ServerProcess,
+    cardavia_argv,
+    cpu_seconds,
+    raise_fd_limit,
+    raw_argv,
+    rss_bytes,
+)
+from engine.registry import GAMES
+
+MAX_TABLES = 2000
+MAX_IDLE = 20000
+MAX_SECONDS = 300.0
+
+
+def log(text: str) -> None:
+    """Progress on stderr."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def percentile(sorted_values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of already sorted values (nearest rank); 0 when empty."""
+    if not sorted_values:
+        return 0.0
+    k = min(len(sorted_values) - 1, max(0, math.ceil(q * len(sorted_values)) - 1))
+    return sorted_values[k]
+
+
+def _split(total: int, parts: int) -> list[tuple[int, int]]:
+    """``total`` items in ``parts`` contiguous ranges ``(first, count)`` (none empty)."""
+    parts = max(1, min(parts, total))
+    base, extra = divmod(total, parts)
+    ranges, first = [], 0
+    for i in range(parts):
+        count = base + (1 if i < extra else 0)
+        ranges.append((first, count))
+        first += count
+    return ranges
+
+
+def _drive(
+    jobs: list[Job],
+    loop: str,
+    pid: int,
+    on_ready: Callable[[], None] | None = None,
+    window: float | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, float]]:
+    """Start a worker per job, wait until all are ready, open the window, collect reports.
+
+    Returns the workers' reports and the server's figures over the window
+    (CPU seconds, RSS at the end).
+    """
+    ctx = mp.get_context("spawn")
+    ready = ctx.Queue()
+    go = ctx.Event()
+    procs = [ctx.Process(target=worker_main, args=(j, ready, go, loop)) for j in jobs]
+    for p in procs:
+        p.start()
+    reports: dict[int, Any] = {}
+    try:
+        waiting = {j.worker for j in jobs}
+        deadline = time.monotonic() + 180
+        while waiting:
+            kind, worker, data = ready.get(timeout=max(1.0, deadline - time.monotonic()))
+            if kind == "failed":
+                raise RuntimeError(f"client worker {worker} failed: {data}")
+            waiting.discard(worker)
+        if on_ready is not None:
+            on_ready()
+        cpu0, t0 = cpu_seconds(pid), time.perf_counter()
+        go.set()
+        seconds = window if window is not None else jobs[0].seconds
+        time.sleep(seconds)
+        cpu1, t1 = cpu_seconds(pid), time.perf_counter()
+        rss = rss_bytes(pid)
+        waiting = {j.worker for j in jobs}
+        while waiting:
+            kind, worker, data = ready.get(timeout=120)
+            if kind == "failed":
+                raise RuntimeError(f"client worker {worker} failed: {data}")
+            if kind == "done":
+                reports[worker] = data
+                waiting.discard(worker)
+    finally:
+        for p in procs:
+            p.join(timeout=30)
+            if p.is_alive():
+                p.kill()
+    server = {"cpu_s": cpu1 - cpu0, "wall_s": t1 - t0, "rss": float(rss)}
+    return [reports[j.worker] for j in jobs], server
+
+
+def _figures(
+    reports: list[dict[str, Any]], server: dict[str, float], seconds: float
+) -> dict[str, Any]:
+    moves = sum(r["moves"] for r in reports)
+    delivered = sum(r["delivered"] for r in reports)
+    lat = sorted(x for r in reports for x in r["latencies"])
+    return {
+        "moves_per_s": round(moves / seconds, 1),
+        "delivered_per_s": round(delivered / seconds, 1),
+        "p50_ms": round(percentile(lat, 0.50) * 1000, 2),
+        "p90_ms": round(percentile(lat, 0.90) * 1000, 2),
+        "p99_ms": round(percentile(lat, 0.99) * 1000, 2),
+        "max_ms": round((lat[-1] if lat else 0.0) * 1000, 2),
+        "errors": sum(r["errors"] for r in reports),
+        "cpu_pct": round(100 * server["cpu_s"] / server["wall_s"], 1),
+        "moves_per_cpu_s": round(moves / max(server["cpu_s"], 1e-3), 1),
+        "rss_mb": round(server["rss"] / 2**20, 1),
+    }
+
+
+def _server_loop(args: argparse.Namespace) -> str | None:
+    """The ``--loop`` to pass to the server (none to another checkout, which may predate it)."""
+    return None if args.server_dir else args.loop
+
+
+def run_target(target: str, args: argparse.Namespace, seats: int) -> dict[str, Any]:
+    """One measured run against ``target`` (game, echo or fanout)."""
+    if target == "game":
+        argv = cardavia_argv(args.tables, _server_loop(args), args.server_arg)
+    else:
+        argv = raw_argv(target, args.loop)
+    server = ServerProcess(argv, cwd=args.server_dir if target == "game" else None)
+    try:
+        url = f"ws://127.0.0.1:{server.port}"
+        jobs = [
+            Job(target, url, args.game, seats, first, count, args.pace, args.seconds, args.seed, w)
+            for w, (first, count) in enumerate(_split(args.tables, args.procs))
+        ]
+        log(f"{target}: {args.tables} tables x {seats} seats from {len(jobs)} processes ...")
+        reports, figures = _drive(jobs, args.loop, server.pid)
+        result = _figures(reports, figures, args.seconds)
+        log(f"{target}: {json.dumps(result)}")
+        return result
+    finally:
+        if args.server_log and target == "game":
+            with open(args.server_log, "w", encoding="utf-8") as f:
+                f.write(server.output())
+        server.stop()
+
+
+def run_idle(args: argparse.Namespace) -> dict[str, Any]:
+    """Hold ``--idle`` connections on the server, then on a raw websockets server."""
+    out: dict[str, Any] = {"idle": args.idle}
+    for target in ("game", "echo"):
+        argv = (
+            cardavia_argv(0, _server_loop(args), args.server_arg)
+            if target == "game"
+            else raw_argv("echo", args.loop)
+        )
+        server = ServerProcess(argv, cwd=args.server_dir if target == "game" else None)
+        try:
+            url = f"ws://127.0.0.1:{server.port}"
+            jobs = [
+                Job("idle", url, "", 0, first, count, "full", 0.0, args.seed, w)
+                for w, (first, count) in enumerate(_split(args.idle, args.procs))
+            ]
+            log(f"idle {target}: opening {args.idle} connections ...")
+            figures = _hold(jobs, args.loop, server.pid)
+            name = "server" if target == "game" else "raw"
+            for key, value in figures.items():
+                out[f"{name}_{key}"] = value
+            log(f"idle {target}: {json.dumps(figures)}")
+        finally:
+            server.stop()
+    out["rss_ratio"] = round(out["server_kb_per_conn"] / max(out["raw_kb_per_conn"], 1e-9), 2)
+    out["accept_ratio"] = round(out["server_accept_per_s"] / max(out["raw_accept_per_s"], 1e-9), 2)
+    return out
+
+
+def _hold(jobs: list[Job], loop: str, pid: int) -> dict[str, Any]:
+    ctx = mp.get_context("spawn")
+    ready = ctx.Queue()
+    go = ctx.Event()
+    procs = [ctx.Process(target=worker_main, args=(j, ready, go, loop)) for j in jobs]
+    for p in procs:
+        p.start()
+    try:
+        for _ in jobs:
+            kind, worker, data = ready.get(timeout=120)
+            if kind == "failed":
+                raise RuntimeError(f"client worker {worker} failed: {data}")
+        time.sleep(0.5)
+        rss0 = rss_bytes(pid)
+        go.set()
+        opened = failed = 0
+        slowest = 0.0
+        for _ in jobs:
+            kind, worker, data = ready.get(timeout=MAX_SECONDS)
+            if kind == "failed":
+                raise RuntimeError(f"client worker {worker} failed: {data}")
+            opened += data["opened"]
+            failed += data["failed"]
+            slowest = max(slowest, data["seconds"])
+        time.sleep(1.0)
+        rss1 = rss_bytes(pid)
+        go.clear()
+        for _ in jobs:
+            ready.get(timeout=120)
+    finally:
+        for p in procs:
+            p.join(timeout=30)
+            if p.is_alive():
+                p.kill()
+    return {
+        "opened": opened,
+        "failed": failed,
+        "accept_per_s": round(opened / max(slowest, 1e-9), 1),
+        "kb_per_conn": round((rss1 - rss0) / max(opened, 1) / 1024, 2),
+        "rss_mb": round(rss1 / 2**20, 1),
+    }
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line options."""
+    parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__)
+    parser.add_argument("--game", default="scopa", choices=sorted(GAMES))
+    parser.add_argument("--tables", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--pace", choices=("full", "human"), default="full")
+    parser.add_argument("--procs", type=int, default=max(1, min(4, (os.cpu_count() or 2))))
+    parser.add_argument("--idle", type=int, default=0, help="hold N idle connections instead")
+    parser.add_argument("--loop", choices=("auto", "asyncio", "uvloop"), default="auto")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--only", choices=("game", "echo", "fanout"), action="append", help="run only these"
+    )
+    parser.add_argument(
+        "--server-arg",
+        action="append",
+        default=[],
+        help="extra cardavia-server flag (repeat; e.g. --server-arg=--gc-gen0=700)",
+    )
+    parser.add_argument("--server-log", default=None, help="save the server's log to this file")
+    parser.add_argument(
+        "--server-dir",
+        default=None,
+        help="run cardavia-server from this checkout (to compare two versions)",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark; print the JSON report last."""
+    args = build_parser().parse_args(argv)
+    if not 1 <= args.tables <= MAX_TABLES:
+        raise SystemExit(f"--tables must be 1 to {MAX_TABLES}")
+    if not 0 < args.seconds <= MAX_SECONDS:
+        raise SystemExit(f"--seconds must be above 0 and at most {MAX_SECONDS}")
+    if not 0 <= args.idle <= MAX_IDLE:
+        raise SystemExit(f"--idle must be 0 to {MAX_IDLE}")
+    raise_fd_limit()
+    if args.idle:
+        report = run_idle(args)
+        print(json.dumps(report))
+        return 0
+    game = GAMES[args.game]
+    seats = game.num_seats(game.options())
+    report: dict[str, Any] = {
+        "game": args.game,
+        "tables": args.tables,
+        "connections": args.tables * seats,
+        "pace": args.pace,
+        "seconds": args.seconds,
+    }
+    results = {t: run_target(t, args, seats) for t in (args.only or ("game", "echo", "fanout"))}
+    game_figs = results.get("game", {})
+    report.update(game_figs)
+    for name in ("echo", "fanout"):
+        figs = results.get(name)
+        if figs is None:
+            report[f"ratio_{name}"] = None
+            continue
+        for key in ("moves_per_s", "p99_ms", "cpu_pct", "moves_per_cpu_s"):
+            report[f"{name}_{key}"] = figs[key]
+        ours = game_figs.get("moves_per_s", 0.0)
+        report[f"ratio_{name}"] = round(ours / figs["moves_per_s"], 3) if figs["moves_per_s"] else 0
+        # the same per CPU-second of the server: steadier on a shared machine
+        ours = game_figs.get("moves_per_cpu_s", 0.0)
+        theirs = figs["moves_per_cpu_s"]
+        report[f"cpu_ratio_{name}"] = round(ours / theirs, 3) if theirs else 0
+
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

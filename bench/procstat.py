@@ -1,0 +1,134 @@
+"""Process helpers for the load benchmark: /proc figures, servers as subprocesses, fd limits."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Coroutine, Sequence
+from typing import Any
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU seconds the process ``pid`` has used so far."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICKS
+
+
+def rss_bytes(pid: int) -> int:
+    """The resident set size of ``pid`` in bytes."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def raise_fd_limit() -> int:
+    """Raise this process's open-file limit to the hard limit; the new soft limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard
+
+
+def run_loop(main: Coroutine[Any, Any, Any], loop: str) -> Any:
+    """Run ``main`` on the event loop ``loop`` names (auto, asyncio, uvloop)."""
+    from server.loops import run_with_loop
+
+    return run_with_loop(main, loop)
+
+
+class ServerProcess:
+    """A server started as a subprocess on 127.0.0.1; its port and pid.
+
+    ``wait_for`` is the text of the stdout/stderr line that announces the
+    port (``port N`` for the yardsticks, the ``listening`` log line of
+    ``cardavia-server``); the output goes to a temporary file.
+    """
+
+    def __init__(
+        self, argv: Sequence[str], *, cwd: str | None = None, timeout: float = 30.0
+    ) -> None:
+        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in stop()
+            mode="w+", prefix="cardavia-bench-", suffix=".log"
+        )
+        self.proc = subprocess.Popen(
+            list(argv),
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            cwd=cwd,
+        )
+        self.pid = self.proc.pid
+        self.port = self._read_port(timeout)
+
+    def _read_port(self, timeout: float) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited early:\n{self.output()}")
+            for line in self.output().splitlines():
+                if line.startswith("port "):
+                    return int(line.split()[1])
+                if '"listening"' in line and "ws://" in line:
+                    return int(line.split("ws://", 1)[1].split(":", 1)[1].split('"')[0])
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("server did not start in time")
+
+    def output(self) -> str:
+        """Everything the server wrote so far."""
+        with open(self.log.name, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def stop(self) -> None:
+        """Terminate the server (SIGTERM, then SIGKILL after 10 s)."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+def cardavia_argv(tables: int, loop: str | None, extra: Sequence[str] = ()) -> list[str]:
+    """The command line of a benchmark ``cardavia-server`` (all-human tables, no AI delay).
+
+    ``loop`` None leaves the event loop to the server (for versions without ``--loop``).
+    """
+    argv = [
+        sys.executable,
+        "-m",
+        "server.main",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--ai-delay",
+        "0",
+        "--max-tables",
+        str(max(tables + 10, 1000)),
+        "--rate-per-s",
+        "100000",
+        "--rate-burst",
+        "100000",
+        "--log-level",
+        "info",
+    ]
+    if loop is not None:
+        argv += ["--loop", loop]
+    return argv + list(extra)
+
+
+def raw_argv(mode: str, loop: str) -> list[str]:
+    """The command line of a yardstick server (:mod:`bench.raw_servers`)."""
+    return [sys.executable, "-m", "bench.raw_servers", "--mode", mode, "--loop", loop]

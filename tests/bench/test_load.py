@@ -1,0 +1,45 @@
+"""bench/load.py keeps working: a short smoke run (its figures are benchmarks, not tests)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.load import main, percentile
+
+KEYS = ("moves_per_s", "p50_ms", "p90_ms", "p99_ms", "ratio_echo", "ratio_fanout")
+
+
+def _report(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_load_smoke_run_reports_moves_latency_and_ratios(capsys: pytest.CaptureFixture[str]):
+    argv = ["--game", "scopa", "--tables", "2", "--seconds", "1", "--procs", "1"]
+    assert main(argv) == 0
+    report = _report(capsys)
+    for key in KEYS:
+        assert isinstance(report[key], float | int), key
+    assert report["moves_per_s"] > 0
+    assert report["errors"] == 0
+    assert report["connections"] == 4
+    assert report["p50_ms"] <= report["p90_ms"] <= report["p99_ms"]
+    assert report["ratio_fanout"] > 0 and report["ratio_echo"] > 0
+
+
+def test_idle_mode_compares_memory_and_accept_rate_with_raw(capsys: pytest.CaptureFixture[str]):
+    assert main(["--idle", "30", "--procs", "1"]) == 0
+    report = _report(capsys)
+    assert report["server_opened"] == report["raw_opened"] == 30
+    assert report["server_failed"] == 0
+    for key in ("server_kb_per_conn", "raw_kb_per_conn", "rss_ratio", "accept_ratio"):
+        assert isinstance(report[key], float | int), key
+    assert report["server_accept_per_s"] > 0
+
+
+def test_percentile_is_nearest_rank():
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 0.5) == 50.0
+    assert percentile(values, 0.99) == 99.0
+    assert percentile([], 0.5) == 0.0

@@ -1,0 +1,134 @@
+"""The hot path: loop and garbage-collector settings, shared updates, batched writes."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+
+import msgpack  # type: ignore[import-untyped]
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from protocol.base import PROTOCOL_VERSION
+from protocol.codec import encode
+from server import connection
+from server.app import running_server
+from server.config import ServerConfig, load_config
+from server.loops import run_with_loop
+from server.main import _GcWatch, tune_gc
+
+_watch = _GcWatch.callback
+
+
+def test_hot_path_settings_are_checked() -> None:
+    config = load_config(["--loop", "asyncio", "--gc-gen0", "1000"], env={})
+    assert (config.loop, config.gc_gen0) == ("asyncio", 1000)
+    assert load_config([], env={"CARDAVIA_LOOP": "uvloop"}).loop == "uvloop"
+    with pytest.raises(ValueError, match="loop"):
+        load_config(["--loop", "trio"], env={})
+    with pytest.raises(ValueError, match="gc_gen0"):
+        load_config(["--gc-gen0", "5"], env={})
+
+
+def test_the_server_runs_on_the_chosen_loop() -> None:
+    async def loop_module() -> str:
+        return type(asyncio.get_running_loop()).__module__
+
+    assert run_with_loop(loop_module(), "asyncio").startswith("asyncio")
+    assert run_with_loop(loop_module(), "uvloop").startswith("uvloop")
+    assert run_with_loop(loop_module(), "auto").startswith("uvloop")
+
+
+def test_tune_gc_freezes_start_up_objects_and_raises_the_young_threshold() -> None:
+    before = gc.get_threshold()
+    try:
+        tune_gc(12345)
+        assert gc.get_threshold()[0] == 12345
+        assert gc.get_freeze_count() > 0
+        tune_gc(12345)  # twice: still one watcher
+        watchers = [c for c in gc.callbacks if getattr(c, "__func__", None) is _watch]
+        assert len(watchers) == 1
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
+        gc.callbacks[:] = [c for c in gc.callbacks if getattr(c, "__func__", None) is not _watch]
+
+
+async def test_the_heap_is_frozen_often_and_thawed_and_collected_at_the_thaw_rhythm(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from server import main
+
+    calls: list[str] = []
+    monkeypatch.setattr(main.gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(main.gc, "unfreeze", lambda: calls.append("unfreeze"))
+    monkeypatch.setattr(main.gc, "collect", lambda *a: calls.append("collect") or 0)
+    keeper = asyncio.create_task(main.keep_heap_frozen(0.0625, 0.1875))
+    while calls.count("unfreeze") < 2:
+        await asyncio.sleep(0.01)
+    keeper.cancel()
+    first = calls.index("unfreeze")
+    assert calls[:first] == ["freeze", "freeze"]
+    assert calls[first : first + 3] == ["unfreeze", "collect", "freeze"]
+
+
+async def test_messages_queued_together_arrive_in_order_and_a_client_that_does_not_read_is_dropped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(connection, "WRITE_BUFFER_LIMIT", 32 * 1024)
+    config = ServerConfig(port=0, rate_per_s=1e6, rate_burst=10**6)
+    hello = {"type": "hello", "id": 0, "version": PROTOCOL_VERSION, "name": "Slow"}
+    async with running_server(config) as server:
+        ws = await connect(server.url, compression=None, max_queue=1)
+        await ws.send(msgpack.packb(hello))
+        assert msgpack.unpackb(await ws.recv())["type"] == "welcome"
+        # a burst of requests is answered in order (replies written together)
+        for i in range(50):
+            await ws.send(msgpack.packb({"type": "ping", "id": i}))
+        refs = [msgpack.unpackb(await ws.recv())["ref"] for _ in range(50)]
+        assert refs == list(range(50))
+        # now stop reading: the replies pile up until the server gives up on us
+        request = msgpack.packb({"type": "list_games", "id": 1})
+        for i in range(20_000):
+            if not server.connections:
+                break
+            await ws.send(request)
+            if i % 100 == 0:
+                await asyncio.sleep(0)
+        with pytest.raises(ConnectionClosed):
+            while True:
+                await asyncio.wait_for(ws.recv(), 10)
+        assert ws.close_code == 1008 and ws.close_reason == "too slow to read its messages"
+
+
+def test_spectators_share_one_update_and_each_seat_gets_its_own() -> None:
+    from engine.codec import to_plain
+    from engine.registry import GAMES
+    from protocol import server_messages as sm
+    from protocol.models import TableOptions
+    from server.table_core import TableCore
+    from server.table_options import check_options
+
+    setup = check_options(GAMES["scopa"], TableOptions())
+    core = TableCore(
+        "t1", setup, owner=None, quick=False, invite=None, seed_source=lambda: 5,
+        ai_delay=0.0, disconnect_grace=5.0,
+    )  # fmt: skip
+    core.spectate("s1", "S1", 0.0)
+    core.spectate("s2", "S2", 0.0)
+    core.join("p0", "P0", 0, 0.0)
+    core.join("p1", "P1", 1, 0.0)
+    seat = core.game.to_act(core.state)[0]
+    action = to_plain(core.game.legal_actions(core.state, seat)[0])
+    eff = core.act(f"p{seat}", seat, core.version, action, "human", 1.0)
+    updates = {pid: m for pid, m in eff.outs if isinstance(m, sm.Update)}
+    assert set(updates) == {"p0", "p1", "s1", "s2"}
+    assert updates["s1"] is updates["s2"] and updates["s1"].seat is None
+    for i in (0, 1):
+        assert updates[f"p{i}"].seat == i
+        assert updates[f"p{i}"].view == to_plain(core.game.view(core.state, i))
+        # what goes on the wire is what a validated message would give
+        assert encode(updates[f"p{i}"]) == encode(
+            sm.Update.model_validate(updates[f"p{i}"].model_dump())
+        )
