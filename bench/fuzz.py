@@ -298,7 +298,7 @@ def snapshot(server: CardaviaServer) -> Snapshot:
         core = actor.core
         quiet = (
             not actor.closed
-            and actor.queue.empty()
+            and not actor.queue
             and actor.pending_joins == 0
             and not core.ai_due(now)
             and core.next_wakeup(-math.inf) is None  # nothing scheduled, due or not
