@@ -58,7 +58,12 @@ class CardaviaServer:
         self.metrics = Metrics()
         self.store = store if store is not None else make_store(config.store)
         self.ai = AiRunner(
-            config.ai_workers, config.ai_think, config.ai_deadline, self.metrics, config.ai_mode
+            config.ai_workers,
+            config.ai_think,
+            config.ai_deadline,
+            self.metrics,
+            config.ai_mode,
+            queue_limit=config.ai_queue_limit,
         )
         self.lobby = Lobby(config, self.store, self.sessions, self.ai, clock, metrics=self.metrics)
         self.connections: set[Connection] = set()
@@ -87,6 +92,7 @@ class CardaviaServer:
         )
         sock = next(iter(self._server.sockets))
         self.port = sock.getsockname()[1]
+        await self.ai.warm()  # spawn the AI workers now, not on the first decisions
         self._sweeper = asyncio.create_task(self._sweep())
         self._log.info("listening", url=self.url, protocol=PROTOCOL_VERSION)
 

@@ -29,7 +29,7 @@ class ServerConfig:
     ai_think: float = 0.25
     ai_deadline: float = 5.0
     ai_workers: int = 4
-    ai_mode: str = "thread"
+    ai_mode: str = "process"
     disconnect_grace: float = 15.0
     session_ttl: float = 3600.0
     max_tables: int = 1000
@@ -43,6 +43,9 @@ class ServerConfig:
     replays_kept: int = 5
     log_level: str = "info"
     # -- AI pool and fairness --
+    ai_queue_limit: int = 200
+    max_ai_tables_per_player: int = 2
+    ai_table_linger: float = 30.0
     # -- quotas, liveness, names --
     # -- operations: metrics, TLS --
     # -- hot path --
@@ -57,8 +60,8 @@ HELP: dict[str, str] = {
     "ai_delay": "Default seconds an AI move waits before it shows (tables may override).",
     "ai_think": "Time cap (seconds) for one AI decision; search levels may stop sooner.",
     "ai_deadline": "Hard limit (s) on one AI decision; past it a fast fallback policy moves.",
-    "ai_workers": "Worker threads (or processes) that run AI decisions off the event loop.",
-    "ai_mode": "thread (starts at once) or process (heavy search never slows the loop).",
+    "ai_workers": "Worker processes (or threads) that run AI decisions off the event loop.",
+    "ai_mode": "process (heavy search never slows the loop) or thread (starts at once).",
     "disconnect_grace": "Seconds a disconnected human keeps their turns before the AI covers them.",
     "session_ttl": "Seconds a disconnected session is kept for a reconnect before it is dropped.",
     "max_tables": "Tables this process holds at most.",
@@ -72,6 +75,12 @@ HELP: dict[str, str] = {
     "replays_kept": "Finished games a table keeps for get_replay.",
     "log_level": "Minimum level of the JSON log lines on stderr.",
     # -- AI pool and fairness --
+    "ai_queue_limit": "AI decisions waiting for a worker at most (all tables together); "
+    "past it the fast fallback policy decides at once.",
+    "max_ai_tables_per_player": "Tables without a seated human (all-AI) one session may "
+    "create or watch at once.",
+    "ai_table_linger": "Seconds an all-AI table stays open after its game ends (it closes "
+    "sooner when its last watcher leaves; no rematch there).",
     # -- quotas, liveness, names --
     # -- operations: metrics, TLS --
     # -- hot path --
@@ -164,6 +173,12 @@ def validate(config: ServerConfig) -> None:
     if config.max_frame < 1024:
         raise ValueError("max_frame must be at least 1024 bytes")
     # -- AI pool and fairness --
+    if config.ai_queue_limit < 0:
+        raise ValueError("ai_queue_limit must not be negative")
+    if config.max_ai_tables_per_player < 0:
+        raise ValueError("max_ai_tables_per_player must not be negative")
+    if config.ai_table_linger < 0:
+        raise ValueError("ai_table_linger must not be negative")
     # -- quotas, liveness, names --
     # -- operations: metrics, TLS --
     # -- hot path --

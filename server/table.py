@@ -334,7 +334,7 @@ class TableActor:
             view = core.game.view(core.state, turn.seat)
             legal = core.game.legal_actions(core.state, turn.seat)
             action = await self.ai.choose(
-                core.game.id, turn.level, core.setup.fallback, view, legal
+                core.game.id, turn.level, core.setup.fallback, view, legal, table=self.id
             )
             if turn.by == "ai":
                 pause = core.ai_delay - (self.clock() - started)
