@@ -28,6 +28,12 @@ Design:
   worker (and its table's turn) until it ends, so the pool never holds more
   than ``workers`` decisions; either way the fallback moves instead
   (outcome ``deadline``; ``error`` when the policy raised).
+* **AI-only tables are paced.** Tables where nobody plays (no human
+  seated) share at most ``ai_only_rate`` moves per second
+  (:mod:`server.ai_pace`), so watched all-AI games at ``ai_delay`` 0 cannot
+  fill the event loop with their updates; tables with humans are never paced.
+* **Priority.** Worker processes run at a lower CPU priority
+  (``WORKER_NICE``): when the cores are busy, the loop comes first.
 * **Fallbacks off the loop too.** The fallback policy (``normal`` where the
   game has one, else its weakest) runs in a small thread pool of its own,
   apart from the main pool (which may be the one that is full).  Only if it
@@ -57,6 +63,7 @@ from typing import Any
 
 from engine.game import Budget
 from engine.registry import GAMES, get_policy
+from server.ai_pace import Pacer
 from server.logs import get_logger
 from server.metrics import Metrics
 
@@ -66,6 +73,11 @@ FALLBACK_DEADLINE = 1.0
 """Seconds a fallback decision may take before the random legal move stands in."""
 FALLBACK_THINK = 0.2
 """Time cap (seconds) handed to a fallback policy that searches."""
+PACE_BURST = 4
+"""Moves of AI-only tables granted at once after a quiet spell."""
+WORKER_NICE = 10
+"""How much lower the CPU priority of worker processes is: when the cores are
+busy, the event loop (the humans' moves) comes before the AI's searches."""
 
 
 def decide(
@@ -78,6 +90,12 @@ def decide(
 ) -> Any:
     """One decision by a fresh policy ``level`` (picklable: runs in a worker process too)."""
     return get_policy(game_id, level).choose(view, legal, random.Random(seed), budget)
+
+
+def lower_priority() -> None:
+    """Run this worker process at a lower CPU priority than the server (``WORKER_NICE``)."""
+    with contextlib.suppress(OSError, AttributeError):  # not permitted, or not POSIX
+        os.nice(WORKER_NICE)
 
 
 def warm_worker() -> int:
@@ -107,6 +125,7 @@ class AiRunner:
         metrics: Metrics | None = None,
         mode: str = "process",
         queue_limit: int = 200,
+        ai_only_rate: float = 0.0,
     ) -> None:
         if workers < 1 or queue_limit < 0:
             raise ValueError("workers must be at least 1 and queue_limit not negative")
@@ -116,6 +135,8 @@ class AiRunner:
         self.mode = mode
         self.workers = workers
         self.queue_limit = queue_limit
+        self.pacer = Pacer(ai_only_rate, burst=PACE_BURST)
+        """The shared pace of AI-only tables' moves (:mod:`server.ai_pace`)."""
         if mode not in ("process", "thread"):
             raise ValueError(f"unknown AI mode {mode!r} (thread or process)")
         self._executor = self._make_executor()
@@ -134,7 +155,9 @@ class AiRunner:
     def _make_executor(self) -> Executor:
         if self.mode == "process":
             context = multiprocessing.get_context("spawn")
-            return ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+            return ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=context, initializer=lower_priority
+            )
         return ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="cardavia-ai")
 
     async def warm(self) -> None:
@@ -153,8 +176,28 @@ class AiRunner:
         self._queues.clear()
         self._ring.clear()
         self._queued = 0
-        self._executor.shutdown(wait=False, cancel_futures=True)
         self._fallback.shutdown(wait=False, cancel_futures=True)
+        self._stop(self._executor)
+
+    @staticmethod
+    def _stop(executor: Executor) -> None:
+        """Shut a pool down; a process pool's workers end now.
+
+        A decision still running is abandoned anyway, and a worker left
+        waiting for work could outlive a server that runs in a
+        ``multiprocessing`` child (whose exit joins its children before the
+        pool's own exit hook runs).  ``_processes``, the pool's map of worker
+        processes, is read before ``shutdown`` clears it.
+        """
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            with contextlib.suppress(Exception):
+                process.terminate()
+
+    async def pace(self) -> None:
+        """Wait for the turn of an AI-only table's move (see :mod:`server.ai_pace`)."""
+        await self.pacer.wait()
 
     @property
     def queued(self) -> int:
@@ -300,7 +343,7 @@ class AiRunner:
         failure = error if done is None else done.exception() if not done.cancelled() else None
         if isinstance(failure, BrokenExecutor) and not self._closed:
             self._log.error("ai_pool_broken", error=repr(failure))
-            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._stop(self._executor)
             self._executor = self._make_executor()
         self._busy.discard(table)
         if not job.result.done():

@@ -64,6 +64,7 @@ class CardaviaServer:
             self.metrics,
             config.ai_mode,
             queue_limit=config.ai_queue_limit,
+            ai_only_rate=config.ai_only_moves_per_s,
         )
         self.lobby = Lobby(config, self.store, self.sessions, self.ai, clock, metrics=self.metrics)
         self.connections: set[Connection] = set()
@@ -191,6 +192,7 @@ class CardaviaServer:
             actor = lobby.find(player, msg.table, msg.invite)
             if msg.table not in player.tables:
                 lobby.check_room(player)
+            lobby.check_ai_tables(player, actor)
             actor.submit(Command("spectate", player, msg.id))
         elif isinstance(msg, cm.Act):
             actor = lobby.find(player, msg.table)

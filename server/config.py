@@ -46,6 +46,7 @@ class ServerConfig:
     ai_queue_limit: int = 200
     max_ai_tables_per_player: int = 2
     ai_table_linger: float = 30.0
+    ai_only_moves_per_s: float = 100.0
     # -- quotas, liveness, names --
     # -- operations: metrics, TLS --
     # -- hot path --
@@ -81,6 +82,8 @@ HELP: dict[str, str] = {
     "create or watch at once.",
     "ai_table_linger": "Seconds an all-AI table stays open after its game ends (it closes "
     "sooner when its last watcher leaves; no rematch there).",
+    "ai_only_moves_per_s": "Moves per second at most over all tables where nobody plays "
+    "(AI only), so they never crowd out humans' moves (0: no limit).",
     # -- quotas, liveness, names --
     # -- operations: metrics, TLS --
     # -- hot path --
@@ -179,6 +182,8 @@ def validate(config: ServerConfig) -> None:
         raise ValueError("max_ai_tables_per_player must not be negative")
     if config.ai_table_linger < 0:
         raise ValueError("ai_table_linger must not be negative")
+    if config.ai_only_moves_per_s < 0:
+        raise ValueError("ai_only_moves_per_s must not be negative")
     # -- quotas, liveness, names --
     # -- operations: metrics, TLS --
     # -- hot path --

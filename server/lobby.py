@@ -118,9 +118,38 @@ class Lobby:
             limit = self.config.max_tables_per_player
             raise RequestError(ErrorCode.FORBIDDEN, f"you are at {limit} tables already")
 
+    def ai_tables_of(self, player: Player) -> set[str]:
+        """The AI-only tables (no human seated) the player created or watches, still open."""
+        watched = {t for t, seat in player.tables.items() if seat is None}
+        return {
+            table_id
+            for table_id, actor in self.tables.items()
+            if not actor.closed
+            and actor.core.ai_only()
+            and (table_id in watched or actor.core.owner == player.player_id)
+        }
+
+    def check_ai_tables(self, player: Player, actor: TableActor | None = None) -> None:
+        """Refuse (``quota_exceeded``) one more AI-only table — a new one when ``actor`` is
+        None, else watching ``actor`` if nobody plays there — past
+        ``max_ai_tables_per_player``: nobody's AI capacity is spent on games nobody plays."""
+        if actor is not None and (
+            not actor.core.ai_only() or actor.id in self.ai_tables_of(player)
+        ):
+            return
+        limit = self.config.max_ai_tables_per_player
+        if len(self.ai_tables_of(player)) >= limit:
+            raise RequestError(
+                ErrorCode.QUOTA_EXCEEDED,
+                f"you run {limit} tables where nobody plays already; leave one first",
+                "max_ai_tables_per_player",
+            )
+
     async def create(self, player: Player, msg: CreateTable) -> TableActor:
         """A new table as ``msg`` asks; the creator sits (or watches) there."""
         self.check_room(player)
+        if msg.options.seat is None:
+            self.check_ai_tables(player)
         actor = await self._new_table(player, msg.game, msg.options, quick=False)
         if msg.options.seat is None:
             actor.submit(Command("spectate", player, msg.id))
@@ -196,6 +225,7 @@ class Lobby:
             replays_kept=self.config.replays_kept,
             fill_at=None if options.fill_after is None else now + options.fill_after,
             fill_level=level,
+            ai_table_linger=self.config.ai_table_linger,
         )
         await self.store.create(
             TableRecord(table_id=table_id, game=game_id, options=options.model_dump())

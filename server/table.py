@@ -173,7 +173,7 @@ class TableActor:
             self.metrics.inc("cardavia_games_finished_total", game=game)
             self._log.info("game_over", game_no=self.core.game_no, version=self.core.version)
         if eff.closed:
-            await self._close("everybody left")
+            await self._close(eff.close_reason or "everybody left")
 
     def _send(self, player_id: str, message: BaseModel) -> None:
         player = self.sessions.get(player_id)
@@ -340,6 +340,8 @@ class TableActor:
                 pause = core.ai_delay - (self.clock() - started)
                 if pause > 0:
                     await asyncio.sleep(pause)
+            if core.ai_only():
+                await self.ai.pace()  # nobody plays here: the shared pace (server.ai_pace)
             self.submit(Command("ai_move", args=(turn, to_plain(action))))
         except asyncio.CancelledError:
             raise
