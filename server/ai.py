@@ -168,7 +168,7 @@ class AiRunner:
         await asyncio.gather(*jobs)
 
     def shutdown(self) -> None:
-        """Stop the workers (running decisions finish in the background)."""
+        """Stop: queued decisions are dropped, worker processes end (running ones too)."""
         self._closed = True
         for queue in self._queues.values():
             for job in queue:
@@ -297,17 +297,19 @@ class AiRunner:
                 continue
             self._busy.add(table)  # its other decisions wait until this one ends
             self._running += 1
+            pool = self._executor
             try:
-                work = self._executor.submit(decide, *job.args)
+                work = pool.submit(decide, *job.args)
             except Exception as exc:  # the pool is broken or shut down
-                self._finished(table, job, None, exc)
+                self._finished(table, job, pool, None, exc)
                 continue
-            work.add_done_callback(functools.partial(self._wake, table, job))
+            work.add_done_callback(functools.partial(self._wake, table, job, pool))
 
-    def _wake(self, table: str, job: _Job, done: Future[Any]) -> None:
+    def _wake(self, table: str, job: _Job, pool: Executor, done: Future[Any]) -> None:
         """From the worker's side: let the loop handle the end of a decision."""
         with contextlib.suppress(RuntimeError):  # the loop has closed (the server stopped)
-            job.result.get_loop().call_soon_threadsafe(self._finished, table, job, done, None)
+            loop = job.result.get_loop()
+            loop.call_soon_threadsafe(self._finished, table, job, pool, done, None)
 
     def _next_job(self, table: str) -> _Job | None:
         """The oldest queued decision of ``table``, out of its queue."""
@@ -336,14 +338,23 @@ class AiRunner:
                     self._ring.remove(job.table)
 
     def _finished(
-        self, table: str, job: _Job, done: Future[Any] | None, error: BaseException | None
+        self,
+        table: str,
+        job: _Job,
+        pool: Executor,
+        done: Future[Any] | None,
+        error: BaseException | None,
     ) -> None:
-        """A decision ended: pass its result on, give the table its next turn in the ring."""
+        """A decision ended: pass its result on, give the table its next turn in the ring.
+
+        A pool broken under it (a worker process died) is replaced, once.
+        """
         self._running -= 1
         failure = error if done is None else done.exception() if not done.cancelled() else None
-        if isinstance(failure, BrokenExecutor) and not self._closed:
+        if isinstance(failure, BrokenExecutor) and pool is self._executor and not self._closed:
             self._log.error("ai_pool_broken", error=repr(failure))
-            self._stop(self._executor)
+            self.metrics.inc("cardavia_ai_pool_restarts_total")
+            self._stop(pool)
             self._executor = self._make_executor()
         self._busy.discard(table)
         if not job.result.done():

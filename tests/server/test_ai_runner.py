@@ -196,3 +196,24 @@ async def test_process_workers_play_a_game() -> None:
             assert over.result["winners"]
         finally:
             await client.close()
+
+
+async def test_a_dead_worker_process_is_replaced() -> None:
+    runner = AiRunner(workers=1, think=0.0, deadline=10.0, mode="process")
+    view, legal = _position()
+    try:
+        await runner.warm()
+        executor: Any = runner._executor
+        for process in list(executor._processes.values()):
+            process.kill()
+            process.join(5)
+        # the first decision meets the broken pool (the fallback moves), which is replaced
+        for _ in range(3):
+            assert await runner.choose("scopa", "greedy", "random", view, legal) in legal
+        metric = runner.metrics.value
+        assert runner._executor is not executor
+        assert metric("cardavia_ai_pool_restarts_total") == 1
+        assert metric("cardavia_ai_decisions_total", game="scopa", outcome="error") == 1
+        assert metric("cardavia_ai_decisions_total", game="scopa", outcome="ok") == 2
+    finally:
+        runner.shutdown()
