@@ -34,9 +34,18 @@ Design:
   fill the event loop with their updates; tables with humans are never paced.
 * **Priority.** Worker processes run at a lower CPU priority
   (``WORKER_NICE``): when the cores are busy, the loop comes first.
+  (``SCHED_IDLE`` measured no better and could starve the AI on a busy host.)
+
+Measured with ``python -m bench.ai_fairness --tables 6 --seconds 8`` (2
+shared cores, the strongest Scopa AI, think 0.25 s): a human's act→update
+p99 2.2 ms idle, 5.7 ms beside the AI tables in process mode, 173 ms in
+thread mode (the searches hold the GIL), hence processes by default.
+With ``--tables 20 --level greedy`` the AI-only pace holds the AI tables to
+100 moves/s and the human's p99 stays within 1.0–1.3× idle in both modes.
 * **Fallbacks off the loop too.** The fallback policy (``normal`` where the
-  game has one, else its weakest) runs in a small thread pool of its own,
-  apart from the main pool (which may be the one that is full).  Only if it
+  game has one, else its weakest) runs in a small pool of its own
+  (``FALLBACK_WORKERS`` processes or threads, as the main pool), apart from
+  the main pool, which may be the one that is full.  Only if it
   fails too, or misses its own short deadline, does a uniformly random legal
   move — one random number on the loop — stand in, so an AI seat always moves.
 """
@@ -67,8 +76,8 @@ from server.ai_pace import Pacer
 from server.logs import get_logger
 from server.metrics import Metrics
 
-FALLBACK_THREADS = 2
-"""Threads of the fallback pool (fallback policies take milliseconds)."""
+FALLBACK_WORKERS = 2
+"""Workers of the fallback pool (fallback policies take milliseconds)."""
 FALLBACK_DEADLINE = 1.0
 """Seconds a fallback decision may take before the random legal move stands in."""
 FALLBACK_THINK = 0.2
@@ -139,10 +148,8 @@ class AiRunner:
         """The shared pace of AI-only tables' moves (:mod:`server.ai_pace`)."""
         if mode not in ("process", "thread"):
             raise ValueError(f"unknown AI mode {mode!r} (thread or process)")
-        self._executor = self._make_executor()
-        self._fallback = ThreadPoolExecutor(
-            max_workers=FALLBACK_THREADS, thread_name_prefix="cardavia-ai-fallback"
-        )
+        self._executor = self._make_executor(workers, "cardavia-ai")
+        self._fallback = self._make_executor(FALLBACK_WORKERS, "cardavia-ai-fallback")
         self._queues: dict[str, deque[_Job]] = {}
         self._ring: deque[str] = deque()  # tables with queued work and none running
         self._busy: set[str] = set()  # tables with a decision in a worker
@@ -152,19 +159,19 @@ class AiRunner:
         self._log = get_logger(component="ai")
 
     # -- lifecycle -------------------------------------------------------------
-    def _make_executor(self) -> Executor:
+    def _make_executor(self, workers: int, name: str) -> Executor:
         if self.mode == "process":
             context = multiprocessing.get_context("spawn")
             return ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=context, initializer=lower_priority
+                max_workers=workers, mp_context=context, initializer=lower_priority
             )
-        return ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="cardavia-ai")
+        return ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
 
     async def warm(self) -> None:
         """Start every worker now (a ``spawn`` process takes a while to import the engine)."""
         loop = asyncio.get_running_loop()
         jobs = [loop.run_in_executor(self._executor, warm_worker) for _ in range(self.workers)]
-        jobs.append(loop.run_in_executor(self._fallback, warm_worker))
+        jobs += [loop.run_in_executor(self._fallback, warm_worker) for _ in range(FALLBACK_WORKERS)]
         await asyncio.gather(*jobs)
 
     def shutdown(self) -> None:
@@ -176,7 +183,7 @@ class AiRunner:
         self._queues.clear()
         self._ring.clear()
         self._queued = 0
-        self._fallback.shutdown(wait=False, cancel_futures=True)
+        self._stop(self._fallback)
         self._stop(self._executor)
 
     @staticmethod
@@ -273,6 +280,11 @@ class AiRunner:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            if isinstance(exc, BrokenExecutor) and not self._closed:
+                self._log.error("ai_fallback_pool_broken", error=repr(exc))
+                self.metrics.inc("cardavia_ai_pool_restarts_total")
+                self._stop(self._fallback)
+                self._fallback = self._make_executor(FALLBACK_WORKERS, "cardavia-ai-fallback")
             self.metrics.inc("cardavia_ai_decisions_total", game=game_id, outcome="last_resort")
             self._log.error("ai_fallback_failed", game=game_id, level=level, error=repr(exc))
             return legal[random.Random(seed).randrange(len(legal))]
@@ -355,7 +367,7 @@ class AiRunner:
             self._log.error("ai_pool_broken", error=repr(failure))
             self.metrics.inc("cardavia_ai_pool_restarts_total")
             self._stop(pool)
-            self._executor = self._make_executor()
+            self._executor = self._make_executor(self.workers, "cardavia-ai")
         self._busy.discard(table)
         if not job.result.done():
             if done is not None:
