@@ -5,14 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import time
 
 import pytest
 
 from client_cli.client import Client, ServerError
+from engine.codec import to_plain
+from engine.registry import GAMES
 from protocol import server_messages as sm
+from protocol.errors import ErrorCode
+from protocol.models import AiSeat, TableOptions
 from server.ai_pace import Pacer
 from server.app import running_server
+from server.table_core import TableCore
+from server.table_options import RequestError, check_options
 from tests.server.helpers import FAST
 
 AI_ONLY = {"seat": None, "ai": [{"seat": 0, "level": "random"}, {"seat": 1, "level": "random"}]}
@@ -116,3 +123,59 @@ def test_the_pacer_grants_slots_in_order_at_its_rate() -> None:
     now += 10.0  # a quiet spell: the burst is back, no more
     assert [round(pacer.reserve(), 3) for _ in range(3)] == [0.0, 0.0, 0.1]
     assert Pacer(rate=0.0).reserve() == 0.0
+
+
+def _core(ai_seats: int, linger: float = 5.0) -> TableCore:
+    """A Scopa table to 1 point with AI at the last ``ai_seats`` seats."""
+    ai = tuple(AiSeat(seat=s, level="random") for s in range(2 - ai_seats, 2))
+    options = TableOptions(seat=None, ai=ai, game={"target": 1})
+    setup = check_options(GAMES["scopa"], options)
+    seeds = itertools.count(5)
+    return TableCore(
+        "t1",
+        setup,
+        owner="w",
+        quick=False,
+        invite=None,
+        seed_source=lambda: next(seeds),
+        ai_delay=0.0,
+        disconnect_grace=5.0,
+        ai_table_linger=linger,
+    )
+
+
+def _play_out(core: TableCore, now: float, human: str | None = None) -> None:
+    """Every seat plays its first legal action until the game ends."""
+    while core.status == "playing":
+        seat = core.game.to_act(core.state)[0]
+        action = to_plain(core.game.legal_actions(core.state, seat)[0])
+        who = human if core.seats[seat].kind == "human" else None
+        core.act(who, seat, core.version, action, "human" if who else "ai", now)
+
+
+def test_core_an_ai_only_table_closes_after_its_linger_and_never_rematches() -> None:
+    core = _core(ai_seats=2, linger=5.0)
+    core.spectate("w", "W", 0.0)
+    core.tick(0.0)  # full of AI: it starts
+    assert core.ai_only() and core.closes_at() is None
+    _play_out(core, 1.0)
+    assert core.status == "finished" and core.closes_at() == 6.0
+    assert core.next_wakeup(2.0) == 6.0
+    with pytest.raises(RequestError) as refused:
+        core.rematch("w", 2.0)
+    assert refused.value.code == ErrorCode.FORBIDDEN
+    assert not core.tick(5.9).closed
+    eff = core.tick(6.0)
+    assert eff.closed and eff.close_reason is not None
+
+
+def test_core_a_table_becomes_ai_only_when_its_last_player_leaves_after_the_game() -> None:
+    core = _core(ai_seats=1, linger=5.0)
+    core.join("h", "H", 0, 0.0)
+    core.spectate("w", "W", 0.0)
+    _play_out(core, 1.0, human="h")
+    assert core.status == "finished" and core.closes_at() is None  # h may vote a rematch
+    core.leave("h", 10.0)
+    assert core.ai_only() and core.closes_at() == 6.0
+    assert core.next_wakeup(10.0) == 6.0  # already due: the actor ticks at once
+    assert core.tick(10.0).closed
