@@ -144,6 +144,10 @@ class Lobby:
                 f"you run {limit} tables where nobody plays already; leave one first",
                 "max_ai_tables_per_player",
             )
+        if actor is not None:
+            # counted from now, not once the actor handles the spectate: a client
+            # sending several spectates at once gets no more than the cap
+            player.tables.setdefault(actor.id, None)
 
     async def create(self, player: Player, msg: CreateTable) -> TableActor:
         """A new table as ``msg`` asks; the creator sits (or watches) there."""

@@ -179,3 +179,20 @@ def test_core_a_table_becomes_ai_only_when_its_last_player_leaves_after_the_game
     assert core.ai_only() and core.closes_at() == 6.0
     assert core.next_wakeup(10.0) == 6.0  # already due: the actor ticks at once
     assert core.tick(10.0).closed
+
+
+async def test_spectates_sent_at_once_get_no_more_than_the_cap() -> None:
+    config = dataclasses.replace(FAST, max_ai_tables_per_player=1, ai_delay=0.2)
+    async with running_server(config) as srv:
+        owners = [await Client.connect(srv.url, f"o{i}") for i in range(3)]
+        watcher = await Client.connect(srv.url, "w")
+        try:
+            tables = [(await o.create_table("scopa", AI_ONLY)).table.id for o in owners]
+            replies = await asyncio.gather(
+                *(watcher.spectate(t) for t in tables), return_exceptions=True
+            )
+            refused = [r for r in replies if isinstance(r, ServerError)]
+            assert len(refused) == 2 and {r.code for r in refused} == {"quota_exceeded"}
+        finally:
+            for c in [*owners, watcher]:
+                await c.close()
