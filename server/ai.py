@@ -59,6 +59,8 @@ import multiprocessing
 import os
 import random
 import secrets
+import threading
+import time
 from collections import deque
 from concurrent.futures import (
     BrokenExecutor,
@@ -101,10 +103,25 @@ def decide(
     return get_policy(game_id, level).choose(view, legal, random.Random(seed), budget)
 
 
+PARENT_CHECK_S = 1.0
+"""How often a worker process checks that the server that started it still runs."""
+
+
 def lower_priority() -> None:
-    """Run this worker process at a lower CPU priority than the server (``WORKER_NICE``)."""
+    """Set up a worker process: a lower CPU priority than the server (``WORKER_NICE``),
+    and an end of its own once the server is gone."""
     with contextlib.suppress(OSError, AttributeError):  # not permitted, or not POSIX
         os.nice(WORKER_NICE)
+    parent = os.getppid()
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End this worker when its server dies (SIGKILL gives the server no chance to stop
+    its pool; a worker blocked on the pool's queue would otherwise linger forever)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_S)
+    os._exit(0)
 
 
 def warm_worker() -> int:
