@@ -67,6 +67,7 @@ REPLIES = frozenset({"welcome", "error", "ok", "pong", "games", "tables", "joine
 
 CONFIG = ServerConfig(
     port=0,
+    ai_mode="thread",
     ai_delay=0.0,
     ai_think=0.01,
     ai_workers=2,

@@ -51,7 +51,13 @@ from server.store import LoggedAction
 GAME_IDS = ("scopa", "cicera", "doudizhu", "schafkopf")
 
 CONFIG = ServerConfig(
-    port=0, ai_delay=0.0, ai_think=0.01, ai_workers=2, rate_per_s=10_000.0, rate_burst=10_000
+    port=0,
+    ai_mode="thread",
+    ai_delay=0.0,
+    ai_think=0.01,
+    ai_workers=2,
+    rate_per_s=10_000.0,
+    rate_burst=10_000,
 )
 
 SHORT_OPTIONS: dict[str, dict[str, Any]] = {"scopa": {"target": 1}, "schafkopf": {"deals": 1}}

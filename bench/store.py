@@ -150,7 +150,9 @@ async def throughput_round(config: ServerConfig, tables: int, seconds: float) ->
 
 async def throughput(seconds: float, tables: int) -> dict[str, Any]:
     """Alternating memory and Redis rounds; figures and ratio."""
-    base = ServerConfig(port=0, ai_delay=0.0, ai_think=0.0, ai_workers=2, rate_per_s=1e4)
+    base = ServerConfig(
+        port=0, ai_delay=0.0, ai_think=0.0, ai_workers=2, ai_mode="thread", rate_per_s=1e4
+    )
     rates: dict[str, list[float]] = {"memory": [], "redis": []}
     with redis_server() as url:
         for n in range(ROUNDS):
@@ -173,7 +175,7 @@ async def throughput(seconds: float, tables: int) -> dict[str, Any]:
 def _start_server(url: str) -> tuple[subprocess.Popen[bytes], int]:
     port = _free_port()
     args = [sys.executable, "-m", "server.main", "--port", str(port), "--store", "redis"]
-    args += ["--redis-url", url, "--ai-delay", "0.05", "--ai-think", "0.02"]
+    args += ["--redis-url", url, "--ai-delay", "0.05", "--ai-think", "0.02", "--ai-mode", "thread"]
     args += ["--disconnect-grace", "60", "--log-level", "error"]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 30

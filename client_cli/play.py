@@ -115,6 +115,7 @@ async def play_main(args: argparse.Namespace) -> int:
         port=args.port,
         ai_delay=0.8 if args.ai_delay is None else args.ai_delay,
         quick_fill_wait=2.0,
+        ai_mode="thread",  # one table: starts at once, no worker processes to spawn
     )
     async with running_server(config) as server:
         return await play_at(server.url, args, embedded=True)

@@ -84,7 +84,13 @@ class CardaviaServer:
         self.bus: Bus | None = None
         self.session_store: SessionStore | None = None
         self.ai = AiRunner(
-            config.ai_workers, config.ai_think, config.ai_deadline, self.metrics, config.ai_mode
+            config.ai_workers,
+            config.ai_think,
+            config.ai_deadline,
+            self.metrics,
+            config.ai_mode,
+            queue_limit=config.ai_queue_limit,
+            ai_only_rate=config.ai_only_moves_per_s,
         )
         self.lobby = Lobby(config, self.store, self.sessions, self.ai, clock, metrics=self.metrics)
         self.connections: set[Connection] = set()
@@ -190,6 +196,7 @@ class CardaviaServer:
         )
         sock = next(iter(self._server.sockets))
         self.port = sock.getsockname()[1]
+        await self.ai.warm()  # spawn the AI workers now, not on the first decisions
         self._sweeper = asyncio.create_task(self._sweep())
         self._log.info("listening", url=self.url, protocol=PROTOCOL_VERSION)
 
@@ -366,6 +373,7 @@ class CardaviaServer:
             actor = lobby.find(player, msg.table, msg.invite)
             if msg.table not in player.tables:
                 lobby.check_room(player)
+            lobby.check_ai_tables(player, actor)
             actor.submit(Command("spectate", player, msg.id))
         elif isinstance(msg, cm.Act):
             actor = lobby.find(player, msg.table)

@@ -30,7 +30,7 @@ class ServerConfig:
     ai_think: float = 0.25
     ai_deadline: float = 5.0
     ai_workers: int = 4
-    ai_mode: str = "thread"
+    ai_mode: str = "process"
     disconnect_grace: float = 15.0
     session_ttl: float = 300.0
     max_tables: int = 1000
@@ -44,6 +44,10 @@ class ServerConfig:
     replays_kept: int = 5
     log_level: str = "info"
     # -- AI pool and fairness --
+    ai_queue_limit: int = 200
+    max_ai_tables_per_player: int = 2
+    ai_table_linger: float = 30.0
+    ai_only_moves_per_s: float = 100.0
     # -- quotas, liveness, names --
     max_connections_per_address: int = 50
     connect_rate_per_address: float = 2.0
@@ -88,8 +92,8 @@ HELP: dict[str, str] = {
     "ai_delay": "Default seconds an AI move waits before it shows (tables may override).",
     "ai_think": "Time cap (seconds) for one AI decision; search levels may stop sooner.",
     "ai_deadline": "Hard limit (s) on one AI decision; past it a fast fallback policy moves.",
-    "ai_workers": "Worker threads (or processes) that run AI decisions off the event loop.",
-    "ai_mode": "thread (starts at once) or process (heavy search never slows the loop).",
+    "ai_workers": "Worker processes (or threads) that run AI decisions off the event loop.",
+    "ai_mode": "process (heavy search never slows the loop) or thread (starts at once).",
     "disconnect_grace": "Seconds a disconnected human keeps their turns before the AI covers them.",
     "session_ttl": "Seconds a disconnected session is kept for a reconnect before it is dropped"
     " (longer while it holds a seat in a game in progress: see playing_session_ttl).",
@@ -104,6 +108,14 @@ HELP: dict[str, str] = {
     "replays_kept": "Finished games a table keeps for get_replay.",
     "log_level": "Minimum level of the JSON log lines on stderr.",
     # -- AI pool and fairness --
+    "ai_queue_limit": "AI decisions waiting for a worker at most (all tables together); "
+    "past it the fast fallback policy decides at once.",
+    "max_ai_tables_per_player": "Tables without a seated human (all-AI) one session may "
+    "create or watch at once.",
+    "ai_table_linger": "Seconds an all-AI table stays open after its game ends (it closes "
+    "sooner when its last watcher leaves; no rematch there).",
+    "ai_only_moves_per_s": "Moves per second at most over all tables where nobody plays "
+    "(AI only), so they never crowd out humans' moves (0: no limit).",
     # -- quotas, liveness, names --
     "max_connections_per_address": "Open connections from one client address (0: no cap).",
     "connect_rate_per_address": "New connections per second one client address may open,"
@@ -234,6 +246,14 @@ def validate(config: ServerConfig) -> None:
     if config.max_frame < 1024:
         raise ValueError("max_frame must be at least 1024 bytes")
     # -- AI pool and fairness --
+    if config.ai_queue_limit < 0:
+        raise ValueError("ai_queue_limit must not be negative")
+    if config.max_ai_tables_per_player < 0:
+        raise ValueError("max_ai_tables_per_player must not be negative")
+    if config.ai_table_linger < 0:
+        raise ValueError("ai_table_linger must not be negative")
+    if config.ai_only_moves_per_s < 0:
+        raise ValueError("ai_only_moves_per_s must not be negative")
     # -- quotas, liveness, names --
     for name in (
         "max_connections_per_address",

@@ -130,11 +130,43 @@ class Lobby:
                 "max_tables_per_player",
             )
 
+    def ai_tables_of(self, player: Player) -> set[str]:
+        """The AI-only tables (no human seated) the player created or watches, still open."""
+        watched = {t for t, seat in player.tables.items() if seat is None}
+        return {
+            table_id
+            for table_id, actor in self.tables.items()
+            if not actor.closed
+            and actor.core.ai_only()
+            and (table_id in watched or actor.core.owner == player.player_id)
+        }
+
+    def check_ai_tables(self, player: Player, actor: TableActor | None = None) -> None:
+        """Refuse (``quota_exceeded``) one more AI-only table — a new one when ``actor`` is
+        None, else watching ``actor`` if nobody plays there — past
+        ``max_ai_tables_per_player``: nobody's AI capacity is spent on games nobody plays."""
+        if actor is not None and (
+            not actor.core.ai_only() or actor.id in self.ai_tables_of(player)
+        ):
+            return
+        limit = self.config.max_ai_tables_per_player
+        if len(self.ai_tables_of(player)) >= limit:
+            raise RequestError(
+                ErrorCode.QUOTA_EXCEEDED,
+                f"you run {limit} tables where nobody plays already; leave one first",
+                "max_ai_tables_per_player",
+            )
+        if actor is not None:
+            # counted from now, not once the actor handles the spectate: a client
+            # sending several spectates at once gets no more than the cap
+            player.tables.setdefault(actor.id, None)
+
     async def create(self, player: Player, msg: CreateTable) -> TableActor:
         """A new table as ``msg`` asks; the creator sits (or watches) there."""
         self.check_room(player)
         if msg.options.seat is None:
             self.quotas.check_watch(player)  # else the new table would have nobody at it
+            self.check_ai_tables(player)
         actor = await self._new_table(player, msg.game, msg.options, quick=False)
         if msg.options.seat is None:
             actor.submit(Command("spectate", player, msg.id))
@@ -213,6 +245,7 @@ class Lobby:
             fill_level=level,
             max_spectators=self.config.max_spectators_per_table,
             waiting_grace=self.config.waiting_table_grace,
+            ai_table_linger=self.config.ai_table_linger,
         )
         self.quotas.reserve_table(table_id, player)
         try:
@@ -343,6 +376,7 @@ class Lobby:
             fill_level=meta.get("fill_level"),
             max_spectators=self.config.max_spectators_per_table,
             waiting_grace=self.config.waiting_table_grace,
+            ai_table_linger=self.config.ai_table_linger,
         )
         restore_core(core, record, self.clock(), time.time())
         return core

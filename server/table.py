@@ -318,7 +318,7 @@ class TableActor:
             self.metrics.inc("cardavia_games_finished_total", game=game)
             self._log.info("game_over", game_no=self.core.game_no, version=self.core.version)
         if eff.closed:
-            await self._close("everybody left")
+            await self._close(eff.close_reason or "everybody left")
 
     def _send_all(self, outs: list[tuple[str, BaseModel]]) -> None:
         """Send each message to its player, encoding each message object only once."""
@@ -519,12 +519,14 @@ class TableActor:
             view = core.game.view(core.state, turn.seat)
             legal = core.game.legal_actions(core.state, turn.seat)
             action = await self.ai.choose(
-                core.game.id, turn.level, core.setup.fallback, view, legal
+                core.game.id, turn.level, core.setup.fallback, view, legal, table=self.id
             )
             if turn.by == "ai":
                 pause = core.ai_delay - (self.clock() - started)
                 if pause > 0:
                     await asyncio.sleep(pause)
+            if core.ai_only():
+                await self.ai.pace()  # nobody plays here: the shared pace (server.ai_pace)
             self.submit(Command("ai_move", args=(turn, to_plain(action))))
         except asyncio.CancelledError:
             raise

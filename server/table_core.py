@@ -96,6 +96,8 @@ class Effects:
     """The action that was just applied (append it to the log)."""
     closed: bool = False
     """The table has no human left at it and should close."""
+    close_reason: str | None = None
+    """Why it closes, when not because everybody left."""
 
 
 class TableCore:
@@ -119,6 +121,7 @@ class TableCore:
         fill_level: str | None = None,
         max_spectators: int | None = None,
         waiting_grace: float | None = None,
+        ai_table_linger: float = 30.0,
     ) -> None:
         self.id = table_id
         self.setup = setup
@@ -153,6 +156,8 @@ class TableCore:
         self.waiting_grace = waiting_grace
         self.spectators_away: dict[str, float] = {}
         """Spectators whose connection dropped, and since when."""
+        self.ai_table_linger = ai_table_linger
+        self.finished_at: float | None = None
 
     # -- who is here ---------------------------------------------------------
     def seat_of(self, player_id: str) -> int | None:
@@ -474,6 +479,7 @@ class TableCore:
 
     def _finish(self, now: float) -> list[Out]:
         self.status = "finished"
+        self.finished_at = now
         result = to_plain(self.game.result(self.state))
         seats = self.info(now).seats
         self.archive.append(FinishedGame(self.game_no, self.seed, tuple(self.log), seats, result))
@@ -558,6 +564,9 @@ class TableCore:
         if abandoned is not None:
             times.append(abandoned)
         future = [t for t in times if t > now]
+        closes_at = self.closes_at()  # an AI-only table's close is due even when past
+        if closes_at is not None:
+            future.append(closes_at)
         return min(future) if future else None
 
     def tick(self, now: float) -> Effects:
@@ -571,6 +580,9 @@ class TableCore:
             return self.fill_with_ai(now)
         if self.status == "waiting" and not self.free_seats():
             return self._start(now)
+        closes_at = self.closes_at()
+        if closes_at is not None and now >= closes_at:
+            return Effects(closed=True, close_reason="the AI game is over and nobody plays here")
         covered = {i for i, s in enumerate(self.seats) if self._covered(s, now)}
         if covered != self._covered_seen:
             self._covered_seen = covered
@@ -578,24 +590,46 @@ class TableCore:
         return Effects()
 
     # -- after the game ------------------------------------------------------
+    def ai_only(self) -> bool:
+        """Nobody plays here: no seat is held by a human (only the AI, perhaps watched)."""
+        return not any(s.kind == "human" for s in self.seats)
+
+    def closes_at(self) -> float | None:
+        """When a finished AI-only table closes (``ai_table_linger`` after its game), if it does.
+
+        Such a table never rematches: its watchers see the result, then it
+        closes, at once when the last one leaves.
+        """
+        if self.status != "finished" or self.finished_at is None or not self.ai_only():
+            return None
+        return self.finished_at + self.ai_table_linger
+
     def rematch(self, player_id: str, now: float) -> Effects:
-        """A vote for another game; it starts once every seated human agrees."""
+        """A vote for another game; it starts once every seated human agrees.
+
+        Only seated players vote; at an AI-only table there is nobody to
+        vote, so no rematch (it closes after its game, see :meth:`closes_at`).
+        """
         if self.status != "finished":
             raise RequestError(ErrorCode.GAME_IN_PROGRESS, "the game has not ended")
         seat = self.seat_of(player_id)
         if seat is None:
             if player_id not in self.spectators:
                 raise RequestError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
-            if any(s.kind == "human" for s in self.seats):
-                raise RequestError(ErrorCode.FORBIDDEN, "only seated players vote for a rematch")
-        else:
-            self.rematch_votes.add(seat)
+            if self.ai_only():
+                raise RequestError(
+                    ErrorCode.FORBIDDEN,
+                    "nobody plays at this table, so it closes after its game; "
+                    "create a new table to watch another",
+                )
+            raise RequestError(ErrorCode.FORBIDDEN, "only seated players vote for a rematch")
+        self.rematch_votes.add(seat)
         eff = Effects(outs=self._changed(now))
-        return self._merge(eff, self._rematch_if_agreed(now, force=seat is None))
+        return self._merge(eff, self._rematch_if_agreed(now))
 
-    def _rematch_if_agreed(self, now: float, force: bool = False) -> Effects:
+    def _rematch_if_agreed(self, now: float) -> Effects:
         humans = {i for i, s in enumerate(self.seats) if s.kind == "human"}
-        if not force and (not humans or not humans <= self.rematch_votes):
+        if not humans or not humans <= self.rematch_votes:
             return Effects()
         for i, slot in enumerate(self.seats):
             if slot.kind == "empty" or slot.left:
@@ -609,6 +643,7 @@ class TableCore:
             started=b.started or a.started,
             applied=b.applied or a.applied,
             closed=a.closed or b.closed,
+            close_reason=b.close_reason or a.close_reason,
         )
 
     # -- chat ----------------------------------------------------------------

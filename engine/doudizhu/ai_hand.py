@@ -46,10 +46,21 @@ class Plan(NamedTuple):
 
 
 def _trim(memo: dict[int, Any], limit: int) -> None:
-    """Forget the oldest quarter of a full memo (insertion order), keep the rest warm."""
+    """Forget the oldest quarter of a full memo (insertion order), keep the rest warm.
+
+    The memos are shared by every thread deciding at once (the server's AI
+    workers), so two threads may trim the same memo together: a key another
+    thread removed first is skipped, and a memo changed while its oldest keys
+    are listed is simply emptied.
+    """
     if len(memo) >= limit:
-        for key in list(islice(memo, limit // 4)):
-            del memo[key]
+        try:
+            oldest = list(islice(memo, limit // 4))
+        except RuntimeError:  # another thread changed the memo meanwhile
+            memo.clear()
+            return
+        for key in oldest:
+            memo.pop(key, None)
 
 
 def _counts(packed: int) -> list[int]:

@@ -203,13 +203,22 @@ def situation(view: DoudizhuView) -> Situation:
 
 
 def play_for(legal: Sequence[Action], move: Move | None) -> Action:
-    """The legal action that makes ``move`` (a pass for ``None``)."""
+    """The legal action that makes ``move`` (a pass for ``None``).
+
+    Moves are matched by what they are (rank counts and combination), not by
+    object identity: ``legal`` may have crossed a process boundary (pickled
+    into an AI worker), and its plays then carry copies of the interned moves.
+    """
     for a in legal:
         if move is None:
             if isinstance(a, Pass):
                 return a
-        elif isinstance(a, Play) and read_play(a)[0] is move:
-            return a
+        elif isinstance(a, Play):
+            read = read_play(a)[0]
+            if read is move or (
+                read.packed == move.packed and read.combo_index == move.combo_index
+            ):
+                return a
     raise ValueError(f"{move!r} is not among the legal actions")
 
 

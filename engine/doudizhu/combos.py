@@ -124,6 +124,10 @@ class Move:
     def __repr__(self) -> str:
         return f"Move({self.combo}, {self.ranks_text()})"
 
+    def __reduce__(self) -> tuple[Any, tuple[int, int, int, int]]:
+        """Unpickle as the interned move (one object per move in every process)."""
+        return _intern, (self.combo_index, self.packed, self.main, self.length)
+
 
 _MOVES: dict[int, Move] = {}
 """Every move made so far, by ``packed << 4 | combo index`` (a move's identity)."""

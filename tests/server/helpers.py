@@ -58,6 +58,8 @@ FAST = ServerConfig(
     disconnect_grace=0.3,
     rate_per_s=10_000.0,
     rate_burst=10_000,
+    ai_mode="thread",  # starts at once (process mode: tests/server/test_ai_*.py)
+    ai_only_moves_per_s=0.0,  # AI-only games at full speed (paced: test_ai_tables.py)
 )
 
 

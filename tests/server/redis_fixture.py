@@ -114,6 +114,8 @@ SERVER_FLAGS = (
     "0.02",
     "--ai-workers",
     "1",
+    "--ai-mode",
+    "thread",
     "--disconnect-grace",
     "60",
     "--store-timeout",

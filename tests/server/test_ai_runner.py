@@ -1,12 +1,13 @@
-"""AI decisions off the loop: deadline fallback, failures, worker processes."""
+"""AI decisions off the loop: deadline fallback, failures, fairness, the global budget."""
 
 from __future__ import annotations
 
 import asyncio
 import random
+import threading
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -39,6 +40,30 @@ class Broken:
         raise RuntimeError("bug")
 
 
+class Quick:
+    name = "quick"
+
+    def choose(
+        self, view: Any, legal: Sequence[Any], rng: random.Random, budget: Budget | None = None
+    ) -> Any:
+        time.sleep(0.02)
+        return legal[0]
+
+
+class OffLoop:
+    """Records the thread it ran in (a fallback must never run on the loop's)."""
+
+    threads: ClassVar[list[int]] = []
+
+    name = "offloop"
+
+    def choose(
+        self, view: Any, legal: Sequence[Any], rng: random.Random, budget: Budget | None = None
+    ) -> Any:
+        OffLoop.threads.append(threading.get_ident())
+        return legal[0]
+
+
 def _position() -> tuple[Any, tuple[Any, ...]]:
     game = GAMES["scopa"]
     state = game.new_state(game.options(), 3)
@@ -49,13 +74,14 @@ def _position() -> tuple[Any, tuple[Any, ...]]:
 @pytest.fixture
 def fake_policies(monkeypatch: pytest.MonkeyPatch) -> None:
     def fake(game_id: str, name: str) -> Any:
-        return {"slow": Slow, "broken": Broken}.get(name, lambda: get_policy(game_id, name))()
+        fakes: dict[str, Any] = {"slow": Slow, "broken": Broken, "quick": Quick, "offloop": OffLoop}
+        return fakes.get(name, lambda: get_policy(game_id, name))()
 
     monkeypatch.setattr(ai_module, "get_policy", fake)
 
 
 async def test_deadline_miss_falls_back_without_blocking(fake_policies: None) -> None:
-    runner = AiRunner(workers=1, think=0.1, deadline=0.05)
+    runner = AiRunner(workers=1, think=0.1, deadline=0.05, mode="thread")
     view, legal = _position()
     ticks = 0
 
@@ -77,11 +103,85 @@ async def test_deadline_miss_falls_back_without_blocking(fake_policies: None) ->
 
 
 async def test_a_failing_policy_still_moves(fake_policies: None) -> None:
-    runner = AiRunner(workers=1, think=0.1, deadline=1.0)
+    runner = AiRunner(workers=1, think=0.1, deadline=1.0, mode="thread")
     view, legal = _position()
     assert await runner.choose("scopa", "broken", "random", view, legal) in legal
     assert await runner.choose("scopa", "broken", "broken", view, legal) in legal
     assert runner.metrics.value("cardavia_ai_decisions_total", game="scopa", outcome="error") == 2
+    # the broken fallback left only the last resort: a random legal move
+    metric = runner.metrics.value
+    assert metric("cardavia_ai_decisions_total", game="scopa", outcome="last_resort") == 1
+    runner.shutdown()
+
+
+async def test_the_fallback_runs_off_the_loop(fake_policies: None) -> None:
+    runner = AiRunner(workers=1, think=0.1, deadline=1.0, mode="thread")
+    view, legal = _position()
+    OffLoop.threads.clear()
+    assert await runner.choose("scopa", "broken", "offloop", view, legal) == legal[0]
+    assert OffLoop.threads and threading.get_ident() not in OffLoop.threads
+    runner.shutdown()
+
+
+async def test_tables_are_served_round_robin(fake_policies: None) -> None:
+    """A table with many queued decisions does not make another table wait for all of them."""
+    runner = AiRunner(workers=1, think=0.0, deadline=30.0, mode="thread")
+    view, legal = _position()
+    done: list[str] = []
+
+    async def one(table: str) -> None:
+        await runner.choose("scopa", "quick", "random", view, legal, table=table)
+        done.append(table)
+
+    busy = [asyncio.create_task(one("busy")) for _ in range(12)]
+    await asyncio.sleep(0)
+    other = [asyncio.create_task(one(name)) for name in ("a", "b")]
+    await asyncio.gather(*busy, *other)
+    # one worker, one decision per table at a time: "a" and "b" come within the first few
+    assert max(done.index("a"), done.index("b")) <= 3, done
+    assert runner.metrics.value("cardavia_ai_decisions_total", game="scopa", outcome="ok") == 14
+    assert runner.queued == 0 and runner.running == 0
+    runner.shutdown()
+
+
+async def test_one_decision_per_table_at_a_time(fake_policies: None) -> None:
+    runner = AiRunner(workers=4, think=0.0, deadline=30.0, mode="thread")
+    view, legal = _position()
+    jobs = [
+        asyncio.create_task(runner.choose("scopa", "quick", "random", view, legal, table="t"))
+        for _ in range(3)
+    ]
+    await asyncio.sleep(0.005)
+    assert runner.running == 1 and runner.queued == 2
+    await asyncio.gather(*jobs)
+    runner.shutdown()
+
+
+async def test_past_the_global_budget_the_fallback_decides(fake_policies: None) -> None:
+    runner = AiRunner(workers=1, think=0.0, deadline=30.0, mode="thread", queue_limit=2)
+    view, legal = _position()
+    jobs = [
+        runner.choose("scopa", "quick", "offloop", view, legal, table=f"t{i}") for i in range(6)
+    ]
+    actions = await asyncio.gather(*jobs)
+    assert all(a in legal for a in actions)
+    metric = runner.metrics.value
+    # one decision runs, two wait: the other three are shed to the fallback at once
+    assert metric("cardavia_ai_decisions_total", game="scopa", outcome="ok") == 3
+    assert metric("cardavia_ai_decisions_total", game="scopa", outcome="shed") == 3
+    runner.shutdown()
+
+
+async def test_a_decision_that_waited_past_its_deadline_leaves_the_queue(
+    fake_policies: None,
+) -> None:
+    runner = AiRunner(workers=1, think=0.0, deadline=0.1, mode="thread")
+    view, legal = _position()
+    first = asyncio.create_task(runner.choose("scopa", "slow", "random", view, legal, table="a"))
+    await asyncio.sleep(0)
+    assert await runner.choose("scopa", "quick", "random", view, legal, table="b") in legal
+    assert runner.queued == 0  # "b" gave up while queued and was dropped
+    assert await first in legal
     runner.shutdown()
 
 
@@ -96,3 +196,24 @@ async def test_process_workers_play_a_game() -> None:
             assert over.result["winners"]
         finally:
             await client.close()
+
+
+async def test_a_dead_worker_process_is_replaced() -> None:
+    runner = AiRunner(workers=1, think=0.0, deadline=10.0, mode="process")
+    view, legal = _position()
+    try:
+        await runner.warm()
+        executor: Any = runner._executor
+        for process in list(executor._processes.values()):
+            process.kill()
+            process.join(5)
+        # the first decision meets the broken pool (the fallback moves), which is replaced
+        for _ in range(3):
+            assert await runner.choose("scopa", "greedy", "random", view, legal) in legal
+        metric = runner.metrics.value
+        assert runner._executor is not executor
+        assert metric("cardavia_ai_pool_restarts_total") == 1
+        assert metric("cardavia_ai_decisions_total", game="scopa", outcome="error") == 1
+        assert metric("cardavia_ai_decisions_total", game="scopa", outcome="ok") == 2
+    finally:
+        runner.shutdown()
