@@ -11,7 +11,16 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMANDS: tuple[str, ...] = ("play", "bot", "lobby", "watch", "selfplay", "arena", "schema")
+COMMANDS: tuple[str, ...] = (
+    "play",
+    "rulebook",
+    "bot",
+    "lobby",
+    "watch",
+    "selfplay",
+    "arena",
+    "schema",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -25,6 +25,7 @@ from websockets.exceptions import InvalidHandshake
 from client_cli.client import Client, ClientClosed, ServerError
 from client_cli.common import EXIT_OK, EXIT_USAGE, CliError, connect, parse_options, refused, run
 from client_cli.render import Renderer, Seats, renderer_for, seat_name
+from client_cli.rulebook import rules_text
 from client_cli.terminal import Screen, StdinLines
 from protocol import server_messages as sm
 from protocol.models import AiSeat, TableInfo, TableOptions
@@ -35,6 +36,7 @@ HELP = """Commands:
   pass            the pass move (bidding games, Dou Dizhu)
   view            show the table again        moves   list your moves again
   who             who sits where               say TEXT  chat at the table
+  rules           the rules of this game       rules cards  how cards are written
   start           let the AI take the empty seats and start (table owner)
   again           ask for another game when this one is over
   quit            leave (the AI takes over your seat in a running game)"""
@@ -439,6 +441,9 @@ class PlaySession:
                 self.reprompt()
             elif word in ("m", "moves"):
                 self.reprompt(full=True)
+            elif word == "rules":
+                self.screen.show(rules_text(rest.strip() or self.info.game).splitlines())
+                self.reprompt()
             elif word == "who":
                 self.screen.show([f"{s.seat}: {self.seats(s.seat)}" for s in self.info.seats])
             elif word == "say" and rest.strip():
@@ -451,6 +456,9 @@ class PlaySession:
                 await self.move(text)
         except ServerError as exc:
             self.screen.show([f"Refused: {exc.message} ({exc.code})"])
+            self.reprompt()
+        except CliError as exc:
+            self.screen.show([str(exc)])
             self.reprompt()
 
     def reprompt(self, *, full: bool = False) -> None:
