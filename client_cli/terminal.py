@@ -8,9 +8,12 @@ import codecs
 import contextlib
 import os
 import sys
+import textwrap
 import threading
 from collections.abc import Iterable
 from typing import TextIO
+
+from client_cli.style import terminal_size, visible_len
 
 
 class StdinLines:
@@ -89,10 +92,14 @@ class Screen:
         self._prompt_shown = False
 
     def show(self, lines: Iterable[str]) -> None:
-        """Print ``lines`` above the prompt."""
+        """Print ``lines`` above the prompt; on a terminal, lines too long for it are
+        wrapped between words (so a card code is never cut in two)."""
         lines = list(lines)
         if not lines:
             return
+        if self.tty:
+            width = terminal_size()[0]
+            lines = [part for line in lines for part in fit(line, width)]
         self._clear_prompt()
         self.out.write("".join(line + "\n" for line in lines))
         self._show_prompt()
@@ -119,3 +126,13 @@ class Screen:
             self.out.write(self.prompt)
             self._prompt_shown = True
         self.out.flush()
+
+
+def fit(line: str, width: int) -> list[str]:
+    """``line`` as it fits in ``width`` columns: unchanged, or wrapped between words."""
+    if visible_len(line) <= width or "\n" in line:
+        return [line]
+    indent = " " * min(len(line) - len(line.lstrip(" ")) + 4, width // 2)
+    return textwrap.wrap(
+        line, width, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False
+    ) or [line]

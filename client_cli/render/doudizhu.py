@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from client_cli.render.base import Renderer
+from client_cli.style import wrap
 
 _RANKS = "3456789TJQKA2"
 
@@ -23,6 +24,7 @@ class DoudizhuRenderer(Renderer):
     """Three players; cards shown as short codes (suits rarely matter), jokers named."""
 
     game = "doudizhu"
+    exact_names_move = True
 
     def short_cards(self, codes: Sequence[str]) -> str:
         """``3S 3H 4C BJ(Black Joker)``: codes, jokers spelled out."""
@@ -59,8 +61,7 @@ class DoudizhuRenderer(Renderer):
             elif phase == "play":
                 lines.append("Free lead: any combination.")
         if view.get("seat") is not None:
-            hand = view.get("hand") or []
-            lines.append(f"Your hand ({len(hand)}): {self.short_cards(hand)}")
+            lines.extend(self.hand_lines(view.get("hand") or [], view))
         counts = view.get("hand_counts") or []
         lines.append(
             "Cards in hand: "
@@ -82,28 +83,70 @@ class DoudizhuRenderer(Renderer):
             return self.combo(action)
         return None
 
+    def move_keys(self, legal: Sequence[Mapping[str, Any]]) -> list[str]:
+        """In the auction a bid is picked by its value and a pass by 0; else numbers."""
+        if legal and all(a.get("type") in ("bid", "pass") for a in legal):
+            return [str(a.get("value", 0)) if a.get("type") == "bid" else "0" for a in legal]
+        return super().move_keys(legal)
+
     def moves_lines(self, legal: Sequence[Mapping[str, Any]]) -> list[str]:
-        """Few moves: one per line; many (a free lead): grouped by combination, wrapped."""
+        """Few moves: in columns; many (a free lead): grouped by combination, wrapped."""
         if len(legal) <= 16:
             return super().moves_lines(legal)
         groups: dict[str, list[str]] = {}
-        for i, action in enumerate(legal, 1):
+        for key, action in zip(self.move_keys(legal), legal, strict=True):
             if action.get("type") == "play":
                 combo = str(action.get("combo", "")).replace("_", " ")
-                item = self.short_cards(action.get("cards") or [])
+                item = " ".join(
+                    self.code(c) for c in sorted(action.get("cards") or [], key=_rank_order)
+                )
             else:
                 combo, item = "other", self.action(action)
-            groups.setdefault(combo, []).append(f"{i}) {item}")
+            groups.setdefault(combo, []).append(f"{key}) {item}")
         lines: list[str] = []
         for combo, items in groups.items():
-            line = f"  {combo}:"
-            for item in items:
-                if len(line) + len(item) + 3 > 100:
-                    lines.append(line)
-                    line = "   "
-                line += "  " + item
-            lines.append(line)
+            lines.extend(wrap(f"  {combo}:", items, self.width, indent=4, sep="  "))
         return lines
+
+    # -- hands: by rank, as players hold them ---------------------------------------------
+    def suit_of(self, code: str, view: Mapping[str, Any] | None = None) -> str:
+        return ""
+
+    def rank_key(self, code: str, view: Mapping[str, Any] | None = None) -> int:
+        return _rank_order(code)[0] * 4 + "SHDCJ".find(code[1:2])
+
+    def group_name(self, group: str, view: Mapping[str, Any] | None = None) -> str:
+        return ""
+
+    def typed_action(self, cards: Sequence[str], view: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The typed cards as the combination they make (the one to beat when they make
+        several), so the server plays them or says why not."""
+        if view.get("phase") != "play":
+            return None
+        from engine.cards import FRENCH, CardError
+        from engine.doudizhu.combos import readings, unpack
+        from engine.doudizhu.hands import mask_of, packed_counts
+
+        try:
+            mask = mask_of([FRENCH.parse(c) for c in cards])
+        except CardError:
+            return None
+        moves = readings(unpack(packed_counts(mask))) if mask > 0 else ()
+        if not moves:
+            return {
+                "type": "play",
+                "cards": list(cards),
+                "combo": "single" if len(cards) == 1 else "?",
+            }
+        last = view.get("last") or {}
+        combo = next((m.combo for m in moves if m.combo == last.get("combo")), moves[0].combo)
+        return {"type": "play", "cards": list(cards), "combo": combo}
+
+    def last_lines(self, view: Mapping[str, Any]) -> list[str] | None:
+        last = view.get("last")
+        if not last:
+            return ["Nothing to beat: the trick is new."]
+        return [f"Last play: {self.combo(last)} by {self.seats(view.get('last_seat'))}"]
 
     def game_event(self, kind: str, data: Mapping[str, Any]) -> list[str] | None:
         who = self.seats.title(data.get("seat"))
@@ -112,7 +155,7 @@ class DoudizhuRenderer(Renderer):
             again = "Nobody bid: redeal. " if kind == "redeal" else "— New deal. "
             return [f"{again}{self.subject(data.get('first_bidder'), 'bid')} first."]
         if kind == "hand":
-            return [f"{who} get{s}: {self.short_cards(data.get('hand') or [])}"]
+            return self.dealt_lines(data.get("seat"), data.get("hand") or [])
         if kind == "bid":
             bid = data.get("bid")
             return [f"{who} bid{s} {bid}" if bid else f"{who} pass{'' if who == 'You' else 'es'}"]
