@@ -78,7 +78,11 @@ class Lobby:
         return Games(ref=ref, games=tuple(infos))
 
     def list_tables(self, player: Player, game: str | None, ref: int | None) -> Tables:
-        """Public tables (and the player's own), optionally of one game."""
+        """Public tables (and the player's own), optionally of one game.
+
+        Finished tables are listed only to their members (their replays stay
+        reachable by id): the lobby shows tables one can still join or watch.
+        """
         now = self.clock()
         out: list[TableInfo] = []
         for actor in self.tables.values():
@@ -86,6 +90,8 @@ class Lobby:
             if game is not None and core.game.id != game:
                 continue
             if core.setup.options.private and not core.is_member(player.player_id):
+                continue
+            if core.status == "finished" and not core.is_member(player.player_id):
                 continue
             out.append(core.info(now))
         return Tables(ref=ref, tables=tuple(out))
