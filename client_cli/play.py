@@ -74,6 +74,11 @@ def add_parser(sub: Any) -> None:
     how.add_argument("--quick", action="store_true", help="quick-play: join or open a table")
     p.add_argument("--invite", help="invite code of a private table")
     p.add_argument(
+        "--partner",
+        metavar="NAME",
+        help="with --quick: sit opposite this player at their table (Cicera: as partners)",
+    )
+    p.add_argument(
         "--seat",
         type=number_in(0, 15, integer=True, what="a seat number"),
         help="the seat to take (default: 0, or the first free); in Cicera partners sit "
@@ -234,8 +239,8 @@ async def take_seat(client: Client, args: argparse.Namespace) -> sm.Joined:
         if args.game not in games:
             known = ", ".join(games) or "none"
             raise CliError(f"unknown game {args.game!r}; this server has: {known}", EXIT_USAGE)
-        if args.quick:
-            return await client.quick_play(args.game, args.level)
+        if args.quick or args.partner:
+            return await client.quick_play(args.game, args.level, args.partner)
         return await client.create_table(args.game, table_options(args, games[args.game].seats))
     except ServerError as exc:
         if exc.code == "not_found" and args.table:
@@ -262,7 +267,8 @@ def table_options(args: argparse.Namespace, seats: int) -> TableOptions:
         else:
             if not 1 <= args.humans <= seats:
                 raise CliError(f"--humans must be between 1 and {seats}", EXIT_USAGE)
-            humans = {(me + k) % seats for k in range(args.humans)}
+            order = partners_first(me, seats, args.game)
+            humans = set(order[: args.humans])
             numbers = [s for s in range(seats) if s not in humans]
         ai = [AiSeat(seat=s, level=args.level) for s in numbers]
     return TableOptions(
@@ -273,6 +279,20 @@ def table_options(args: argparse.Namespace, seats: int) -> TableOptions:
         ai_delay=args.ai_delay,
         game=parse_options(args.options),
     )
+
+
+TEAM_GAMES = frozenset({"cicera"})
+"""Games played in partnerships of opposite seats (0+2 against 1+3)."""
+
+
+def partners_first(me: int, seats: int, game: str) -> list[int]:
+    """The seats in the order they go to people: yours, then (in a team game) your
+    partner's opposite, then the others; friends at a new Cicera table play together."""
+    order = [(me + k) % seats for k in range(seats)]
+    if game in TEAM_GAMES:
+        half = seats // 2
+        order = [(me + k * half + j) % seats for j in range(half) for k in range(2)]
+    return order
 
 
 def parse_seats(spec: str, seats: int, level: str | None = None) -> tuple[int, list[AiSeat]]:

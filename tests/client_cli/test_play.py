@@ -445,3 +445,12 @@ def test_play_errors(srv: LiveServer, capsys: pytest.CaptureFixture[str]) -> Non
     assert "bad option 'target'" in capsys.readouterr().err
     assert main(["play", "scopa", "--url", srv.url, "-o", "target=-4"]) == 1
     assert "bad_options" in capsys.readouterr().err
+
+
+def test_friends_at_a_new_cicera_table_are_partners() -> None:
+    options = table_options(build_parser().parse_args(["play", "cicera", "--humans", "2"]), 4)
+    assert {a.seat for a in options.ai} == {1, 3}  # seats 0 and 2 play together
+    options = table_options(
+        build_parser().parse_args(["play", "cicera", "--humans", "2", "--seat", "1"]), 4
+    )
+    assert {a.seat for a in options.ai} == {0, 2}

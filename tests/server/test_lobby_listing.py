@@ -44,3 +44,18 @@ def test_port_in_use_is_one_human_line(capsys: pytest.CaptureFixture[str]) -> No
         "(another server?); choose another with --port"
     ]
     assert '"event": "cannot_listen"' in err  # the JSON log line stays
+
+
+async def test_quick_play_with_a_partner_sits_opposite(server: CardaviaServer) -> None:
+    url = f"ws://127.0.0.1:{server.port}"
+    async with (
+        await Client.connect(url, "ann") as ann,
+        await Client.connect(url, "bob") as bob,
+        await Client.connect(url, "cy") as cy,
+    ):
+        first = await ann.quick_play("cicera", partner="bob")  # bob has no table: open one
+        assert first.seat == 0
+        stranger = await cy.quick_play("cicera")  # a stranger takes the first free seat
+        assert (stranger.table.id, stranger.seat) == (first.table.id, 1)
+        friend = await bob.quick_play("cicera", partner="ann")
+        assert (friend.table.id, friend.seat) == (first.table.id, 2)  # ann's partner
