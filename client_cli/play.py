@@ -37,7 +37,7 @@ from client_cli.render import Renderer, Seats, renderer_for, seat_name
 from client_cli.rulebook import rules_text
 from client_cli.seatfile import HeldSeat, SeatFile
 from client_cli.style import Style, colour_wanted, terminal_size
-from client_cli.terminal import Screen, StdinLines
+from client_cli.terminal import Lines, PromptInput, Screen, StdinLines, wants_prompt_toolkit
 from protocol import server_messages as sm
 from protocol.models import AiSeat, TableInfo, TableOptions
 
@@ -53,6 +53,11 @@ HELP = """Commands:
   again           another game when this one is over
   quit            leave for good (the AI takes your seat); Ctrl-C or closing the
                   window keeps your seat: 'cardavia play' again resumes it"""
+
+COMMAND_WORDS = (
+    "help", "view", "moves", "last", "who", "rules", "say", "start", "again", "quit",
+)  # fmt: skip
+"""The commands at the prompt (completed with Tab)."""
 
 RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0)
 """Seconds to wait before each attempt to resume a dropped session."""
@@ -115,6 +120,11 @@ def add_parser(sub: Any) -> None:
         "--new",
         action="store_true",
         help="take a new seat even if this player holds one on the server (see 'quit')",
+    )
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help="read plain lines (no line editing, history or Tab completion)",
     )
     p.add_argument(
         "--auto-pass",
@@ -183,6 +193,7 @@ async def play_at(url: str, args: argparse.Namespace, *, embedded: bool) -> int:
             seatfile=seats,
             auto_pass=args.auto_pass,
         )
+        session.fancy_input = not args.plain
         session.remember()
         return await session.run(pending)
     finally:
@@ -341,6 +352,8 @@ class PlaySession:
         self.seatfile = seatfile
         self.auto_pass = auto_pass
         self._auto: asyncio.Future[None] | None = None
+        self.fancy_input = True
+        """prompt_toolkit on a terminal (history, completion); False: plain lines."""
         self.table = joined.table.id
         self.seat = joined.seat
         self.info: TableInfo = joined.table
@@ -362,6 +375,18 @@ class PlaySession:
         self.done: int | None = None
 
     # -- main loop -----------------------------------------------------------
+    def completions(self) -> list[str]:
+        """What Tab completes: the commands, and the cards and words of the moves now."""
+        words = [w.split()[0] for w in COMMAND_WORDS]
+        for action in self.moves:
+            words.extend(sorted(self.render.action_cards(action)))
+            kind = str(action.get("type", ""))
+            words.append(kind)
+            if kind == "announce":
+                words.extend(("rufer", "sau", "wenz", "solo", "tout", "sie", "weiter"))
+                words.extend(("eichel", "gras", "herz", "schellen"))
+        return words
+
     def remember(self) -> None:
         """Keep the seat in the state file, so a new process can resume it."""
         if self.seatfile is not None and self.seat is not None:
@@ -386,7 +411,11 @@ class PlaySession:
         self.intro()
         for msg in pending or ():
             self.on_message(msg)
-        lines = StdinLines()
+        lines: Lines = (
+            PromptInput(self.screen, self.completions)
+            if self.fancy_input and wants_prompt_toolkit()
+            else StdinLines()
+        )
         lines.start()
         try:
             async for source, item in self._events(lines):
@@ -401,7 +430,7 @@ class PlaySession:
             self.screen.ask(None)
         return EXIT_OK
 
-    async def _events(self, lines: StdinLines) -> AsyncIterator[tuple[str, Any]]:
+    async def _events(self, lines: Lines) -> AsyncIterator[tuple[str, Any]]:
         """Messages and typed lines as they come, whichever first."""
         net: asyncio.Task[Any] = asyncio.ensure_future(self.client.receive())
         typed: asyncio.Task[str | None] = asyncio.ensure_future(lines.get())
@@ -650,6 +679,8 @@ class PlaySession:
         except CliError as exc:
             self.screen.show([str(exc)])
             self.reprompt()
+        if self.done is None and self.screen.prompt is None:
+            self.reprompt()  # a prompt_toolkit prompt is cleared when answered
 
     def reprompt(self) -> None:
         if self.moves and not self.over:

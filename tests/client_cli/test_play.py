@@ -26,8 +26,9 @@ from engine.registry import GAMES
 from tests.client_cli.live_server import LiveServer, live_server
 
 ROOT = Path(__file__).resolve().parents[2]
-PROMPT = r"Your move \[([^\]]+)\]: "
-AGAIN = r"Again\? \[y/n\] "
+LIVE = r"(?: ?\x1b| $)"  # a prompt still waiting (not one answered above, "…]: 1")
+PROMPT = r"Your move \[([^\]]+)\]:" + LIVE
+AGAIN = r"Again\? \[y/n\]" + LIVE
 
 
 # -- choosing a move from what a person types -----------------------------------------
@@ -270,6 +271,7 @@ def _own_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test keeps its held seats in its own state dir, and plays without colour."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("PROMPT_TOOLKIT_NO_CPR", "1")  # pexpect does not answer the query
 
 
 def spawn(
@@ -377,9 +379,14 @@ def srv() -> Iterator[LiveServer]:
 
 def cards_of_first_move(child: pexpect.spawn) -> str:
     """Type the first move by its cards (``7D 3S 4C``) instead of its number."""
-    line = re.search(r"1\) (.*?)\r?\n", child.before)
-    assert line is not None
-    return " ".join(re.findall(r"\((\w\w)\)", line.group(1)))
+    text = child.before
+    # a waiting prompt is redrawn below each line printed: read on until the moves show
+    for _ in range(20):
+        if (line := re.search(r"1\) (.*?)\r?\n", text)) is not None:
+            return " ".join(re.findall(r"\((\w\w)\)", line.group(1)))
+        child.expect([PROMPT, pexpect.TIMEOUT], timeout=0.5)
+        text += child.before
+    raise AssertionError(f"no moves above the prompt: {text[-500:]!r}")
 
 
 def test_two_people_play_each_other_on_a_server(srv: LiveServer) -> None:

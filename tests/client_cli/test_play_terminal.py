@@ -16,12 +16,13 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from client_cli.style import ANSI
 from tests.client_cli.live_server import FAST, LiveServer, live_server
 
 ROOT = Path(__file__).resolve().parents[2]
-PROMPT = r"(Your move|Which one\?) \[([^\]]+)\]: "
-AGAIN = r"Again\? \[y/n\] "
+LIVE = r"(?: ?\x1b| $)"  # a prompt still waiting (not one answered above, "…]: 1")
+PROMPT = r"(Your move|Which one\?) \[([^\]]+)\]:" + LIVE
+AGAIN = r"Again\? \[y/n\]" + LIVE
+ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 CODE = re.compile(r"^[2-9ATJQKFCROUB][SHDCBEG]$")
 
 
@@ -29,6 +30,7 @@ CODE = re.compile(r"^[2-9ATJQKFCROUB][SHDCBEG]$")
 def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("PROMPT_TOOLKIT_NO_CPR", "1")  # pexpect does not answer the query
     return tmp_path / "cardavia" / "seats.json"
 
 
@@ -49,6 +51,18 @@ def spawn(*args: str, rows: int = 24, cols: int = 80, **env: str) -> pexpect.spa
         dimensions=(rows, cols),
         env={**os.environ, **env},
     )
+
+
+def settle(child: pexpect.spawn) -> str:
+    """The screen up to the prompt once output stops (the prompt is redrawn below
+    every line printed while it waits)."""
+    text = child.before
+    match = child.match
+    while child.expect([PROMPT, pexpect.TIMEOUT], timeout=0.5) == 0:
+        text += child.before
+        match = child.match
+    child.match = match
+    return str(text)
 
 
 def first_key(child: pexpect.spawn) -> str:
@@ -115,7 +129,7 @@ def test_a_typed_card_that_fits_several_moves_asks(state: Path) -> None:
     child = spawn("cicera", "--level", "random", "--ai-delay", "0")
     for _ in range(12):
         child.expect(PROMPT)
-        moves = moves_on_screen(child.before)
+        moves = moves_on_screen(settle(child))
         by_card: dict[str, list[str]] = {}
         for key, codes in moves.items():
             if codes:
@@ -125,7 +139,7 @@ def test_a_typed_card_that_fits_several_moves_asks(state: Path) -> None:
             card, keys = several[0][0], sorted(several[0][1], key=int)
             child.sendline(card)
             child.expect(rf"'{card}' fits {len(keys)} moves:")
-            child.expect(r"Which one\? \[([^\]]+)\]: ")
+            child.expect(r"Which one\? \[([^\]]+)\]:" + LIVE)
             assert child.match.group(1).split(", ") == keys
             child.sendline(keys[0])
             child.expect(r"You play ")
@@ -141,7 +155,7 @@ def test_a_refused_card_names_the_rule(state: Path) -> None:
         i = child.expect([PROMPT, AGAIN])
         if i == 1:
             break
-        screen = child.before
+        screen = settle(child)
         moves = moves_on_screen(screen)
         plays = {codes[0] for codes in moves.values() if len(codes) == 1}
         hand = hand_on_screen(screen)
@@ -182,7 +196,8 @@ def test_an_80x24_screen_holds_hand_and_moves(state: Path) -> None:
             continue
         child.sendline("3")
         child.expect(PROMPT)
-        screen = ANSI.sub("", child.before[child.before.rfind("Your turn.") :])
+        seen = settle(child)
+        screen = ESCAPES.sub("", seen[seen.rfind("Your turn.") :])
         lines = screen.splitlines()
         assert all(len(line) <= 80 for line in lines), screen
         assert len(lines) <= 23, screen
@@ -238,6 +253,7 @@ def test_colour_and_suit_symbols_only_on_a_terminal(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("TERM", "xterm")
     assert colour_wanted(Tty()) and not colour_wanted(io.StringIO())
     monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("PROMPT_TOOLKIT_NO_CPR", "1")  # pexpect does not answer the query
     assert not colour_wanted(Tty())
     render = renderer_for("doudizhu", Seats(me=0), "french")
     render.style = Style(colour=True)
@@ -247,3 +263,36 @@ def test_colour_and_suit_symbols_only_on_a_terminal(monkeypatch: pytest.MonkeyPa
     assert "♦" in lines.hand_lines(["7D", "AS"])[0]
     plain = renderer_for("scopa", Seats(me=0), "french")
     assert plain.hand_lines(["7D", "AS"]) == ["Your hand (2): Spades AS  Diamonds 7D"]
+
+
+def test_the_prompt_completes_and_remembers(state: Path) -> None:
+    """prompt_toolkit on a terminal: Tab completes a command, the up arrow recalls one."""
+    child = spawn("scopa", "--level", "random", "--ai-delay", "0", rows=200)
+    child.expect(PROMPT)
+    child.send("rul\t")
+    child.expect("rules")
+    child.send("\r")
+    child.expect("Primiera")
+    child.expect(PROMPT)
+    child.send("\x1b[A")  # up: the last line typed
+    child.expect("rules")
+    child.send("\r")
+    child.expect("Primiera")
+    finish(child)
+
+
+def test_piped_input_reads_plain_lines(state: Path) -> None:
+    """Not a terminal (a pipe, a bot): plain lines, no prompt_toolkit, no colour."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "client_cli.main", "play", "scopa", "--level", "random"],
+        input="who\nquit\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "0: you" in done.stdout and "Bye." in done.stdout
+    assert "\x1b" not in done.stdout
