@@ -18,6 +18,7 @@ COMMANDS: tuple[str, ...] = (
     "bot",
     "lobby",
     "watch",
+    "replay",
     "selfplay",
     "arena",
     "schema",

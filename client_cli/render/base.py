@@ -56,9 +56,12 @@ class Seats:
         return self.names.get(seat, f"seat {seat}")
 
     def title(self, seat: int | None) -> str:
-        """Capitalised for the start of a sentence."""
+        """For the start of a sentence: ``You``; a player's name as they wrote it (the
+        same spelling everywhere on the screen)."""
         text = self(seat)
-        return text[:1].upper() + text[1:]
+        if seat is None or text == "you":
+            return text[:1].upper() + text[1:]
+        return text
 
 
 def seat_name(seat: SeatInfo, *, levels: bool = True) -> str:

@@ -296,3 +296,26 @@ def test_piped_input_reads_plain_lines(state: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "0: you" in done.stdout and "Bye." in done.stdout
     assert "\x1b" not in done.stdout
+
+
+def test_replay_of_a_finished_game(srv: LiveServer, capsys: pytest.CaptureFixture[str]) -> None:
+    from client_cli.client import Client, play_table, random_chooser
+    from client_cli.main import main
+    from protocol.models import AiSeat, TableOptions
+
+    async def finished_game() -> str:
+        async with await Client.connect(srv.url, "eve") as eve:
+            opts = TableOptions(seat=0, ai=tuple(AiSeat(seat=s, level="random") for s in (1, 2)))
+            table = (await eve.create_table("doudizhu", opts)).table.id
+            await play_table(eve, table, random_chooser(3))
+            return table
+
+    table = srv.run(finished_game())
+    assert main(["replay", "--url", srv.url, table, "--all"]) == 0
+    out = capsys.readouterr().out
+    assert f"Replay of game 1 (doudizhu) at table {table}" in out
+    for who in ("eve gets:", "AI 1 gets:", "AI 2 gets:"):  # every hand, once it is over
+        assert who in out, out[:1500]
+    assert "[1/" in out and "Game over." in out
+    assert main(["replay", "--url", srv.url, "no-such-table"]) == 1
+    assert "no replay of table 'no-such-table'" in capsys.readouterr().err
