@@ -48,6 +48,7 @@ HELP = """Commands:
                   wenz, wenz tout, rufer E, sau G, sie
   view            show the table again        moves [WORD]  list your moves
   last            the last trick / play        who     who sits where
+  hint            the strongest AI's move for you, from your own view only
   rules           the rules of this game       rules cards  how cards are written
   say TEXT        chat at the table            start   let the AI fill the empty seats
   again           another game when this one is over
@@ -55,7 +56,7 @@ HELP = """Commands:
                   window keeps your seat: 'cardavia play' again resumes it"""
 
 COMMAND_WORDS = (
-    "help", "view", "moves", "last", "who", "rules", "say", "start", "again", "quit",
+    "help", "view", "moves", "last", "hint", "who", "rules", "say", "start", "again", "quit",
 )  # fmt: skip
 """The commands at the prompt (completed with Tab)."""
 
@@ -120,6 +121,11 @@ def add_parser(sub: Any) -> None:
         "--new",
         action="store_true",
         help="take a new seat even if this player holds one on the server (see 'quit')",
+    )
+    p.add_argument(
+        "--no-hints",
+        action="store_true",
+        help="a new table where 'hint' is off for everybody",
     )
     p.add_argument(
         "--plain",
@@ -289,6 +295,7 @@ def table_options(args: argparse.Namespace, seats: int) -> TableOptions:
         turn_timer=args.turn_timer,
         ai_delay=args.ai_delay,
         game=parse_options(args.options),
+        hints=not args.no_hints,
     )
 
 
@@ -656,6 +663,8 @@ class PlaySession:
                 self.reprompt()
             elif word in ("m", "moves"):
                 self.list_moves(rest.strip().lower())
+            elif word == "hint":
+                await self.show_hint()
             elif word == "last":
                 found = self.render.last_lines(self.view) if self.view is not None else None
                 self.screen.show(found or ["Nothing has been played yet."])
@@ -681,6 +690,22 @@ class PlaySession:
             self.reprompt()
         if self.done is None and self.screen.prompt is None:
             self.reprompt()  # a prompt_toolkit prompt is cleared when answered
+
+    async def show_hint(self) -> None:
+        """The strongest AI's move for this seat, computed here from this seat's view."""
+        if not self.info.hints:
+            self.screen.show(["Hints are off at this table."])
+        elif not self.moves or self.view is None:
+            self.screen.show(["A hint needs your turn."])
+        else:
+            from client_cli.hint import hint
+
+            view = dict(self.view)
+            index, why = await asyncio.to_thread(hint, self.info.game, view)
+            if self.view is view or self.view == view:
+                label = self.render.move_labels(self.moves)[index]
+                self.screen.show([f"Hint: {label} — {why}."])
+        self.reprompt()
 
     def reprompt(self) -> None:
         if self.moves and not self.over:

@@ -319,3 +319,17 @@ def test_replay_of_a_finished_game(srv: LiveServer, capsys: pytest.CaptureFixtur
     assert "[1/" in out and "Game over." in out
     assert main(["replay", "--url", srv.url, "no-such-table"]) == 1
     assert "no replay of table 'no-such-table'" in capsys.readouterr().err
+
+
+def test_hint_at_the_prompt_and_tables_without_hints(state: Path) -> None:
+    child = spawn("scopa", "--level", "random", "--ai-delay", "0", rows=60, cols=160)
+    child.expect(PROMPT)
+    child.sendline("hint")
+    child.expect(r"Hint: (\d+)\) Play ")
+    child.expect(PROMPT)
+    finish(child)
+    child = spawn("scopa", "--level", "random", "--ai-delay", "0", "--no-hints")
+    child.expect(PROMPT)
+    child.sendline("hint")
+    child.expect("Hints are off at this table.")
+    finish(child)
