@@ -333,3 +333,44 @@ def test_hint_at_the_prompt_and_tables_without_hints(state: Path) -> None:
     child.sendline("hint")
     child.expect("Hints are off at this table.")
     finish(child)
+
+
+async def test_auto_pass_passes_only_when_pass_is_the_only_move() -> None:
+    import asyncio
+    import io
+
+    from client_cli.play import PlaySession
+    from client_cli.terminal import Screen
+    from protocol import server_messages as sm
+    from protocol.models import SeatInfo, TableInfo
+
+    sent: list[object] = []
+
+    class FakeClient:
+        token, name, player_id = "t", "me", "p"
+
+        async def act(self, table: str, action: object, **_: object) -> None:
+            sent.append(action)
+
+    seats = tuple(SeatInfo(seat=i, kind="human" if i == 0 else "ai") for i in range(3))
+    info = TableInfo(
+        id="T", game="doudizhu", title="Dou Dizhu", status="playing", seats=seats,
+        spectators=0, private=False, quick=False, owner="p", game_no=1, version=1,
+        turn_timer=None, ai_delay=0.0, options={"pattern": "french"},
+    )  # fmt: skip
+    session = PlaySession(
+        FakeClient(),  # type: ignore[arg-type]
+        sm.Joined(table=info, seat=0),
+        Screen(io.StringIO()),
+        auto_pass=True,
+    )
+    view = {"seat": 0, "to_act": [0], "phase": "play", "hand": ["3S"], "legal": []}
+    beatable = {**view, "legal": [{"type": "pass"}, {"type": "play", "cards": ["3S"]}]}
+    session.on_message(sm.Snapshot(table="T", game_no=1, version=2, seat=0, view=beatable))
+    await asyncio.sleep(0)
+    assert sent == [] and session.moves  # a choice: the player decides
+    only_pass = {**view, "legal": [{"type": "pass"}]}
+    session.on_message(sm.Snapshot(table="T", game_no=1, version=3, seat=0, view=only_pass))
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert sent == [{"type": "pass"}]
