@@ -96,16 +96,24 @@ def choose_move(
     wanted = frozenset(cards)
     holding = [i for i, a in enumerate(legal) if wanted <= render.action_cards(a)]
     exact = [i for i in holding if render.action_cards(legal[i]) == wanted]
-    if render.exact_names_move and len(exact) == 1:
-        return Pick(exact[0])
-    if len(holding) == 1:
+    if render.exact_names_move:
+        # the cards are the whole move (Dou Dizhu, Schafkopf): never a bigger move holding
+        # them; other cards of the same ranks go to the server, which judges the play
+        if len(exact) == 1:
+            return Pick(exact[0])
+        if exact:
+            return Ask(tuple(exact))
+    elif len(holding) == 1:
         return Pick(holding[0])
-    if holding:
-        return Ask(tuple(exact if render.exact_names_move and exact else holding))
+    elif holding:
+        return Ask(tuple(holding))
     action = render.typed_action(cards, view or {})
     if action is not None:
         return Send(action)
-    return Refuse(f"{text!r} is not one of your moves: type {key_hint(keys)}, or 'help'.")
+    why = render.not_a_move(cards, view or {})
+    return Refuse(
+        f"{why or repr(text) + ' is not one of your moves'}: type {key_hint(keys)}, or 'help'."
+    )
 
 
 def key_hint(keys: Sequence[str]) -> str:

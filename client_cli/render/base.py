@@ -310,6 +310,13 @@ class Renderer:
         (sent so the server's rules say why not); None when there is none."""
         return None
 
+    def not_a_move(self, cards: Sequence[str], view: Mapping[str, Any]) -> str | None:
+        """Why ``cards`` are no move at all, in the game's terms (None: no more to say)."""
+        missing = [c for c in cards if c not in (view.get("hand") or cards)]
+        if missing:
+            return f"{' '.join(missing)} {'is' if len(missing) == 1 else 'are'} not in your hand"
+        return None
+
     def notices(self, view: Mapping[str, Any]) -> list[str]:
         """Things a player must not miss, shown with the table (none by default)."""
         return []

@@ -133,14 +133,15 @@ class DoudizhuRenderer(Renderer):
             return None
         moves = readings(unpack(packed_counts(mask))) if mask > 0 else ()
         if not moves:
-            return {
-                "type": "play",
-                "cards": list(cards),
-                "combo": "single" if len(cards) == 1 else "?",
-            }
+            return None
         last = view.get("last") or {}
         combo = next((m.combo for m in moves if m.combo == last.get("combo")), moves[0].combo)
         return {"type": "play", "cards": list(cards), "combo": combo}
+
+    def not_a_move(self, cards: Sequence[str], view: Mapping[str, Any]) -> str | None:
+        return super().not_a_move(cards, view) or (
+            f"{' '.join(cards)} is not a Dou Dizhu combination ('rules' lists them)"
+        )
 
     def last_lines(self, view: Mapping[str, Any]) -> list[str] | None:
         last = view.get("last")

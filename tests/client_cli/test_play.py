@@ -86,6 +86,27 @@ def test_choose_by_word() -> None:
     assert isinstance(choose_move("bid", legal, render), Ask)  # two bids: say which
 
 
+def test_dou_dizhu_cards_are_the_whole_move() -> None:
+    """Typed cards never pick a bigger move holding them; cards of the same ranks in
+    other suits than those listed go to the server (any suit choice is a play)."""
+    legal = [
+        {"type": "pass"},
+        {"type": "play", "cards": ["5S", "5H"], "combo": "pair"},
+        {"type": "play", "cards": ["5S", "5H", "5C"], "combo": "triple"},
+    ]
+    view = {"phase": "play", "hand": ["5S", "5H", "5C", "6C"], "last": None, "legal": legal}
+    render = renderer_for("doudizhu", Seats(me=0), "french")
+    assert choose_move("5S 5H", legal, render, view) == Pick(1)
+    assert choose_move("5h 5c 5s", legal, render, view) == Pick(2)
+    assert choose_move("5H 5C", legal, render, view) == Send(
+        {"type": "play", "cards": ["5H", "5C"], "combo": "pair"}
+    )
+    refused = choose_move("5H 6C", legal, render, view)
+    assert isinstance(refused, Refuse) and "is not a Dou Dizhu combination" in refused.message
+    missing = choose_move("5D 6C", legal, render, view)
+    assert isinstance(missing, Refuse) and "5D is not in your hand" in missing.message
+
+
 def test_schafkopf_words_name_contracts() -> None:
     legal = [
         {"type": "pass"},
