@@ -240,9 +240,14 @@ class Client:
         """Watch a table."""
         return await self._request(cm.Spectate(table=table, invite=invite), sm.Joined)
 
-    async def quick_play(self, game: str, level: str | None = None) -> sm.Joined:
-        """Join or open a quick-play table; the AI fills it if nobody else comes."""
-        return await self._request(cm.QuickPlay(game=game, level=level), sm.Joined)
+    async def quick_play(
+        self, game: str, level: str | None = None, partner: str | None = None
+    ) -> sm.Joined:
+        """Join or open a quick-play table; the AI fills it if nobody else comes.
+
+        ``partner``: sit opposite that player (Cicera: as partners) at their table.
+        """
+        return await self._request(cm.QuickPlay(game=game, level=level, partner=partner), sm.Joined)
 
     async def leave(self, table: str) -> None:
         """Leave a table."""

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Coroutine, Sequence
 from typing import Any
 
+from pydantic import ValidationError
 from websockets.exceptions import InvalidHandshake, InvalidURI
 
 from client_cli.client import Client, ClientClosed, ServerError
@@ -44,11 +45,17 @@ def add_ca_file(parser: argparse.ArgumentParser) -> None:
 
 
 async def connect(
-    url: str, name: str, *, timeout: float = 10.0, ca_file: str | None = None
+    url: str,
+    name: str,
+    *,
+    timeout: float = 10.0,
+    token: str | None = None,
+    ca_file: str | None = None,
 ) -> Client:
-    """Open a session at ``url``; raise :class:`CliError` saying why not."""
+    """Open a session at ``url`` (resume it with ``token``); raise :class:`CliError` saying
+    why not."""
     try:
-        return await Client.connect(url, name, open_timeout=timeout, ca_file=ca_file)
+        return await Client.connect(url, name, token=token, open_timeout=timeout, ca_file=ca_file)
     except InvalidURI:
         raise CliError(
             f"bad server URL {url!r}: expected ws://HOST:PORT or wss://HOST:PORT", EXIT_USAGE
@@ -110,6 +117,11 @@ def run(main: Coroutine[Any, Any, int]) -> int:
     except ClientClosed as exc:
         print(f"cardavia: the server closed the connection {exc.reason}".rstrip(), file=sys.stderr)
         return EXIT_FAILED
+    except ValidationError as exc:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ())) or "a value"
+        print(f"cardavia: {where}: {first.get('msg', exc)}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("\ncardavia: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -10,15 +10,31 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
-COMMANDS: tuple[str, ...] = ("play", "bot", "lobby", "watch", "selfplay", "arena", "schema")
+COMMANDS: tuple[str, ...] = (
+    "play",
+    "rulebook",
+    "bot",
+    "lobby",
+    "watch",
+    "replay",
+    "selfplay",
+    "arena",
+    "schema",
+)
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line: what is wrong and what is allowed."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every sub-command registered."""
-    parser = argparse.ArgumentParser(
-        prog="cardavia", description="Cardavia card games: play, run bots, self-play."
-    )
+    parser = Parser(prog="cardavia", description="Cardavia card games: play, run bots, self-play.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(f"client_cli.{name}").add_parser(sub)

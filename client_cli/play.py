@@ -9,7 +9,14 @@ as ``--seats you,ai,human,ai:random`` says), joins one
 
 Updates are printed as they happen while the prompt waits; on your turn the
 legal moves are numbered: type a number, or the cards of a move (``7D``,
-``5S 5H``), or ``pass``.  ``help`` lists the other commands.
+``5S 5H``), or words (``pass``, ``bid 2``, ``herz solo``, ``rufer E``).
+When what you typed fits several moves you are asked which; a move the
+rules refuse is answered with the rule.  ``help`` lists the other commands.
+
+On a server (``--url``) the seat you hold is remembered in a per-user state
+file (:mod:`client_cli.seatfile`): if this process dies, the next
+``cardavia play`` on that server takes the same seat again (the AI covers
+your turns meanwhile).  Only ``quit`` gives the seat up.
 """
 
 from __future__ import annotations
@@ -33,20 +40,34 @@ from client_cli.common import (
     refused,
     run,
 )
+from client_cli.moves import Ask, Pick, Refuse, Send, choose_move, key_range
+from client_cli.options import PORT, SECONDS, TURN_SECONDS, number_in
 from client_cli.render import Renderer, Seats, renderer_for, seat_name
-from client_cli.terminal import Screen, StdinLines
+from client_cli.rulebook import rules_text
+from client_cli.seatfile import HeldSeat, SeatFile
+from client_cli.style import Style, colour_wanted, terminal_size
+from client_cli.terminal import Lines, PromptInput, Screen, StdinLines, wants_prompt_toolkit
 from protocol import server_messages as sm
 from protocol.models import AiSeat, TableInfo, TableOptions
 
 HELP = """Commands:
   NUMBER          play the move with that number
   CARDS           play the move made of these cards, e.g. 7D or 7D 3S 4C
-  pass            the pass move (bidding games, Dou Dizhu)
-  view            show the table again        moves   list your moves again
-  who             who sits where               say TEXT  chat at the table
-  start           let the AI take the empty seats and start (table owner)
-  again           ask for another game when this one is over
-  quit            leave (the AI takes over your seat in a running game)"""
+  WORDS           pass, bid 2 (or just 2 in the auction), herz solo, solo H,
+                  wenz, wenz tout, rufer E, sau G, sie
+  view            show the table again        moves [WORD]  list your moves
+  last            the last trick / play        who     who sits where
+  hint            the strongest AI's move for you, from your own view only
+  rules           the rules of this game       rules cards  how cards are written
+  say TEXT        chat at the table            start   let the AI fill the empty seats
+  again           another game when this one is over
+  quit            leave for good (the AI takes your seat); Ctrl-C or closing the
+                  window keeps your seat: 'cardavia play' again resumes it"""
+
+COMMAND_WORDS = (
+    "help", "view", "moves", "last", "hint", "who", "rules", "say", "start", "again", "quit",
+)  # fmt: skip
+"""The commands at the prompt (completed with Tab)."""
 
 RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0)
 """Seconds to wait before each attempt to resume a dropped session."""
@@ -68,10 +89,20 @@ def add_parser(sub: Any) -> None:
     how.add_argument("--table", metavar="ID", help="join this table instead of creating one")
     how.add_argument("--quick", action="store_true", help="quick-play: join or open a table")
     p.add_argument("--invite", help="invite code of a private table")
-    p.add_argument("--seat", type=int, help="the seat to take (default: 0, or the first free)")
+    p.add_argument(
+        "--partner",
+        metavar="NAME",
+        help="with --quick: sit opposite this player at their table (Cicera: as partners)",
+    )
+    p.add_argument(
+        "--seat",
+        type=number_in(0, 15, integer=True, what="a seat number"),
+        help="the seat to take (default: 0, or the first free); in Cicera partners sit "
+        "opposite: seats 0+2 and 1+3",
+    )
     p.add_argument(
         "--humans",
-        type=int,
+        type=number_in(1, 16, integer=True, what="a number of players"),
         default=1,
         help="seats for people at a new table, yours included (the others are AI; default 1)",
     )
@@ -90,11 +121,35 @@ def add_parser(sub: Any) -> None:
         metavar="KEY=VALUE",
         help="a game option, e.g. -o target=3 or -o pattern=french (repeatable)",
     )
-    p.add_argument("--ai-delay", type=float, help="seconds each AI move waits before it shows")
-    p.add_argument("--turn-timer", type=float, help="seconds per turn before the AI plays it")
+    p.add_argument(
+        "--ai-delay", type=SECONDS, help="seconds (0-3600) each AI move waits before it shows"
+    )
+    p.add_argument(
+        "--turn-timer", type=TURN_SECONDS, help="seconds (1-3600) per turn before the AI plays it"
+    )
+    p.add_argument(
+        "--new",
+        action="store_true",
+        help="take a new seat even if this player holds one on the server (see 'quit')",
+    )
+    p.add_argument(
+        "--no-hints",
+        action="store_true",
+        help="a new table where 'hint' is off for everybody",
+    )
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help="read plain lines (no line editing, history or Tab completion)",
+    )
+    p.add_argument(
+        "--auto-pass",
+        action="store_true",
+        help="pass by itself when pass is the only move (Dou Dizhu)",
+    )
     p.add_argument("--private", action="store_true", help="a private table (invite code)")
     p.add_argument("--host", default="127.0.0.1", help="embedded server: interface")
-    p.add_argument("--port", type=int, default=0, help="embedded server: port (0: any free)")
+    p.add_argument("--port", type=PORT, default=0, help="embedded server: port (0: any free)")
     p.set_defaults(func=lambda args: run(play_main(args)))
 
 
@@ -122,16 +177,85 @@ async def play_main(args: argparse.Namespace) -> int:
 
 
 async def play_at(url: str, args: argparse.Namespace, *, embedded: bool) -> int:
-    """Connect to ``url``, take a seat as asked, and run the interactive session."""
+    """Connect to ``url``, resume the seat held there or take one as asked, and play."""
     screen = Screen()
-    client = await connect(url, args.name, ca_file=args.ca_file)
+    seats = None if embedded else SeatFile()
+    held = seats.get(url, args.name) if seats is not None else None
+    resumed: tuple[Client, sm.Joined | None, list[Any]] | None = None
+    if (
+        held is not None
+        and not args.new
+        and args.table in (None, held.table)
+        and (args.table is not None or held.game == args.game)
+    ):
+        resumed = await resume_seat(url, held, seats)
+    pending: list[Any] = []
+    if resumed is not None:
+        client, joined, pending = resumed
+    else:
+        client, joined = await connect(url, args.name, ca_file=args.ca_file), None
     session: PlaySession | None = None
     try:
-        joined = await take_seat(client, args)
-        session = PlaySession(client, joined, screen, url=url, embedded=embedded)
-        return await session.run()
+        if joined is None:
+            joined = await take_seat(client, args)
+        else:
+            where = f"seat {joined.seat}" if joined.seat is not None else "watching"
+            screen.show([f"Resumed your place at table {joined.table.id} ({where})."])
+        session = PlaySession(
+            client,
+            joined,
+            screen,
+            url=url,
+            embedded=embedded,
+            seatfile=seats,
+            auto_pass=args.auto_pass,
+        )
+        session.fancy_input = not args.plain
+        session.remember()
+        return await session.run(pending)
     finally:
         await (session.client if session is not None else client).close()
+
+
+async def resume_seat(
+    url: str, held: HeldSeat, seats: SeatFile | None
+) -> tuple[Client, sm.Joined | None, list[Any]] | None:
+    """Resume the session that held a seat at ``url``: the client, the table (None when
+    the session lives but the table is gone) and the messages read on the way; None when
+    the server no longer knows the session."""
+    try:
+        client = await connect(url, held.name, token=held.token)
+    except CliError:
+        if seats is not None:
+            seats.forget(url, held.name)
+        return None
+    if held.table not in client.tables:
+        if seats is not None:
+            seats.forget(url, held.name)
+        return client, None, []
+    pending: list[Any] = []
+    info: TableInfo | None = None
+    seat = held.seat
+    try:
+        async with asyncio.timeout(5.0):
+            while True:
+                msg = await client.receive()
+                pending.append(msg)
+                if isinstance(msg, sm.TableChanged) and msg.table.id == held.table:
+                    info = msg.table
+                    if info.status == "waiting":
+                        break
+                elif isinstance(msg, sm.Snapshot) and msg.table == held.table:
+                    seat = msg.seat
+                    if info is not None:
+                        break
+    except TimeoutError:
+        pass
+    except ClientClosed:
+        return None
+    if info is None:
+        return client, None, pending
+    return client, sm.Joined(table=info, seat=seat), pending
 
 
 async def take_seat(client: Client, args: argparse.Namespace) -> sm.Joined:
@@ -143,8 +267,8 @@ async def take_seat(client: Client, args: argparse.Namespace) -> sm.Joined:
         if args.game not in games:
             known = ", ".join(games) or "none"
             raise CliError(f"unknown game {args.game!r}; this server has: {known}", EXIT_USAGE)
-        if args.quick:
-            return await client.quick_play(args.game, args.level)
+        if args.quick or args.partner:
+            return await client.quick_play(args.game, args.level, args.partner)
         return await client.create_table(args.game, table_options(args, games[args.game].seats))
     except ServerError as exc:
         if exc.code == "not_found" and args.table:
@@ -171,7 +295,8 @@ def table_options(args: argparse.Namespace, seats: int) -> TableOptions:
         else:
             if not 1 <= args.humans <= seats:
                 raise CliError(f"--humans must be between 1 and {seats}", EXIT_USAGE)
-            humans = {(me + k) % seats for k in range(args.humans)}
+            order = partners_first(me, seats, args.game)
+            humans = set(order[: args.humans])
             numbers = [s for s in range(seats) if s not in humans]
         ai = [AiSeat(seat=s, level=args.level) for s in numbers]
     return TableOptions(
@@ -181,7 +306,22 @@ def table_options(args: argparse.Namespace, seats: int) -> TableOptions:
         turn_timer=args.turn_timer,
         ai_delay=args.ai_delay,
         game=parse_options(args.options),
+        hints=not args.no_hints,
     )
+
+
+TEAM_GAMES = frozenset({"cicera"})
+"""Games played in partnerships of opposite seats (0+2 against 1+3)."""
+
+
+def partners_first(me: int, seats: int, game: str) -> list[int]:
+    """The seats in the order they go to people: yours, then (in a team game) your
+    partner's opposite, then the others; friends at a new Cicera table play together."""
+    order = [(me + k) % seats for k in range(seats)]
+    if game in TEAM_GAMES:
+        half = seats // 2
+        order = [(me + k * half + j) % seats for j in range(half) for k in range(2)]
+    return order
 
 
 def parse_seats(spec: str, seats: int, level: str | None = None) -> tuple[int, list[AiSeat]]:
@@ -223,8 +363,15 @@ class PlaySession:
         *,
         url: str = "",
         embedded: bool = False,
+        seatfile: SeatFile | None = None,
+        auto_pass: bool = False,
     ) -> None:
         self.client = client
+        self.seatfile = seatfile
+        self.auto_pass = auto_pass
+        self._auto: asyncio.Future[None] | None = None
+        self.fancy_input = True
+        """prompt_toolkit on a terminal (history, completion); False: plain lines."""
         self.table = joined.table.id
         self.seat = joined.seat
         self.info: TableInfo = joined.table
@@ -236,6 +383,7 @@ class PlaySession:
         self.seats.update(joined.table)
         self.render: Renderer = renderer_for(joined.table.game, self.seats)
         self.render.set_pattern(joined.table.options)
+        self.render.style = Style(colour_wanted(screen.out))
         self.view: dict[str, Any] | None = None
         self.version = -1
         self.game_no = 0
@@ -245,10 +393,47 @@ class PlaySession:
         self.done: int | None = None
 
     # -- main loop -----------------------------------------------------------
-    async def run(self) -> int:
+    def completions(self) -> list[str]:
+        """What Tab completes: the commands, and the cards and words of the moves now."""
+        words = [w.split()[0] for w in COMMAND_WORDS]
+        for action in self.moves:
+            words.extend(sorted(self.render.action_cards(action)))
+            kind = str(action.get("type", ""))
+            words.append(kind)
+            if kind == "announce":
+                words.extend(("rufer", "sau", "wenz", "solo", "tout", "sie", "weiter"))
+                words.extend(("eichel", "gras", "herz", "schellen"))
+        return words
+
+    def remember(self) -> None:
+        """Keep the seat in the state file, so a new process can resume it."""
+        if self.seatfile is not None and self.seat is not None:
+            self.seatfile.put(
+                HeldSeat(
+                    url=self.url,
+                    token=self.client.token,
+                    table=self.table,
+                    seat=self.seat,
+                    game=self.info.game,
+                    name=self.client.name,
+                )
+            )
+
+    def forget(self) -> None:
+        """The seat is given up (quit, or the table closed): nothing to resume."""
+        if self.seatfile is not None:
+            self.seatfile.forget(self.url, self.client.name)
+
+    async def run(self, pending: list[Any] | None = None) -> int:
         """Until the player quits, the table closes or the server goes away."""
         self.intro()
-        lines = StdinLines()
+        for msg in pending or ():
+            self.on_message(msg)
+        lines: Lines = (
+            PromptInput(self.screen, self.completions)
+            if self.fancy_input and wants_prompt_toolkit()
+            else StdinLines()
+        )
         lines.start()
         try:
             async for source, item in self._events(lines):
@@ -263,7 +448,7 @@ class PlaySession:
             self.screen.ask(None)
         return EXIT_OK
 
-    async def _events(self, lines: StdinLines) -> AsyncIterator[tuple[str, Any]]:
+    async def _events(self, lines: Lines) -> AsyncIterator[tuple[str, Any]]:
         """Messages and typed lines as they come, whichever first."""
         net: asyncio.Task[Any] = asyncio.ensure_future(self.client.receive())
         typed: asyncio.Task[str | None] = asyncio.ensure_future(lines.get())
@@ -324,6 +509,7 @@ class PlaySession:
                 self.screen.show(["The server no longer knows this session or table."])
                 return False
             self.screen.show(["Reconnected."])
+            self.remember()
             return True
         return False
 
@@ -369,16 +555,18 @@ class PlaySession:
             self.over = True
             self.moves = []
             self.screen.ask(None)
-            self.screen.show(["", *self.render.result_lines(msg.result)])
-            self.screen.show(["Type 'again' for another game, or 'quit'."])
+            self.screen.show(["", *self.render.result_lines(msg.result), *self.absent_lines()])
             self.screen.ask("Again? [y/n] ")
         elif isinstance(msg, sm.ChatLine) and msg.table == self.table:
             self.screen.show([f"[{msg.name}] {msg.text}"])
         elif isinstance(msg, sm.TableClosed) and msg.table == self.table:
             self.screen.show([f"The table closed: {msg.reason}"])
+            self.forget()
             self.done = EXIT_OK
         elif isinstance(msg, sm.Shutdown):
-            self.screen.show([f"The server is shutting down: {msg.reason}"])
+            reason = msg.reason.strip().rstrip(".")
+            same = not reason or reason.lower() == "the server is shutting down"
+            self.screen.show(["The server is shutting down" + ("." if same else f": {reason}.")])
             self.done = EXIT_OK if self.over else 1
         elif isinstance(msg, sm.Error):
             self.screen.show([f"Server: {msg.message} ({msg.code})"])
@@ -412,15 +600,44 @@ class PlaySession:
                 self.screen.show(self.render.view_lines(msg.view))
 
     def show_turn(self, timer_s: float | None = None) -> None:
-        """The table, then the numbered moves and the prompt."""
+        """The table, the moves (as many as the screen holds) and the prompt."""
         assert self.view is not None
-        lines = ["", *self.render.view_lines(self.view)]
+        if self.auto_pass and [a.get("type") for a in self.moves] == ["pass"]:
+            self.screen.show(["(Auto-pass: pass is your only move.)"])
+            self._auto = asyncio.ensure_future(self.send_move(0))
+            return
+        width, rows = terminal_size() if self.screen.tty else (100, 1000)
+        self.render.width = width
+        lines = ["", *self.render.view_lines(self.view), *self.render.notices(self.view)]
         if timer_s is not None:
             lines.append(f"You have {timer_s:.0f} s.")
-        lines.extend(self.render.moves_lines(self.moves))
+        moves = self.render.moves_lines(self.moves)
+        room = rows - len(lines) - 2
+        if len(moves) > max(room, 4):
+            keep = max(room - 1, 3)
+            moves = [
+                *moves[:keep],
+                f"  … and more: 'moves' lists all {len(self.moves)}, 'moves WORD' those with WORD",
+            ]
         self.screen.ask(None)
-        self.screen.show(lines)
-        self.screen.ask(f"Your move [1-{len(self.moves)}]: ")
+        self.screen.show([*lines, *moves])
+        self.prompt_move()
+
+    def prompt_move(self) -> None:
+        self.screen.ask(f"Your move [{key_range(self.render.move_keys(self.moves))}]: ")
+
+    def absent_lines(self) -> list[str]:
+        """Who of the other people is away or gone, after a game (a rematch needs them)."""
+        lines = []
+        for s in self.info.seats:
+            if s.seat == self.seat or s.kind != "human":
+                continue
+            if not s.connected:
+                lines.append(
+                    f"{s.name or f'seat {s.seat}'} is away: another game starts once they "
+                    "are back and agree, or type 'quit'."
+                )
+        return lines
 
     def on_table(self, info: TableInfo) -> None:
         before = self.info
@@ -431,6 +648,13 @@ class PlaySession:
                 lines.extend(self.waiting_lines())
             elif info.status == "playing":
                 lines.append("Play starts.")
+        if self.over:
+            for old, new in zip(before.seats, info.seats, strict=False):
+                if old.kind == "human" and new.kind == "empty" and old.seat != self.seat:
+                    lines.append(
+                        f"{old.name or f'seat {old.seat}'} left the table: the AI takes "
+                        "that seat if you play again."
+                    )
         votes = [v for v in info.rematch_votes if v not in before.rematch_votes]
         lines.extend(f"{self.seats.title(v)} asked for another game." for v in votes)
         self.screen.show(lines)
@@ -440,7 +664,7 @@ class PlaySession:
         """Handle one typed line (``None``: stdin closed)."""
         self.screen.answered()
         if line is None:
-            await self.quit()
+            self.detach()
             return
         text = line.strip()
         word, _, rest = text.partition(" ")
@@ -457,7 +681,16 @@ class PlaySession:
                     self.screen.show(self.render.view_lines(self.view))
                 self.reprompt()
             elif word in ("m", "moves"):
-                self.reprompt(full=True)
+                self.list_moves(rest.strip().lower())
+            elif word == "hint":
+                await self.show_hint()
+            elif word == "last":
+                found = self.render.last_lines(self.view) if self.view is not None else None
+                self.screen.show(found or ["Nothing has been played yet."])
+                self.reprompt()
+            elif word == "rules":
+                self.screen.show(rules_text(rest.strip() or self.info.game).splitlines())
+                self.reprompt()
             elif word == "who":
                 self.screen.show([f"{s.seat}: {self.seats(s.seat)}" for s in self.info.seats])
             elif word == "say" and rest.strip():
@@ -471,15 +704,43 @@ class PlaySession:
         except ServerError as exc:
             self.screen.show([f"Refused: {exc.message} ({exc.code})"])
             self.reprompt()
+        except CliError as exc:
+            self.screen.show([str(exc)])
+            self.reprompt()
+        if self.done is None and self.screen.prompt is None:
+            self.reprompt()  # a prompt_toolkit prompt is cleared when answered
 
-    def reprompt(self, *, full: bool = False) -> None:
+    async def show_hint(self) -> None:
+        """The strongest AI's move for this seat, computed here from this seat's view."""
+        if not self.info.hints:
+            self.screen.show(["Hints are off at this table."])
+        elif not self.moves or self.view is None:
+            self.screen.show(["A hint needs your turn."])
+        else:
+            from client_cli.hint import hint
+
+            view = dict(self.view)
+            index, why = await asyncio.to_thread(hint, self.info.game, view)
+            if self.view is view or self.view == view:
+                label = self.render.move_labels(self.moves)[index]
+                self.screen.show([f"Hint: {label} — {why}."])
+        self.reprompt()
+
+    def reprompt(self) -> None:
         if self.moves and not self.over:
-            if full:
-                self.show_turn()
-            else:
-                self.screen.ask(f"Your move [1-{len(self.moves)}]: ")
+            self.prompt_move()
         elif self.over:
             self.screen.ask("Again? [y/n] ")
+
+    def list_moves(self, word: str) -> None:
+        """Every move (``moves``), or those whose description holds ``word``."""
+        if not self.moves:
+            self.screen.show(["You have no moves now."])
+            return
+        labels = self.render.move_labels(self.moves)
+        picked = [lab for lab in labels if word in lab.lower()] if word else labels
+        self.screen.show(["  " + lab for lab in picked] or [f"No move mentions {word!r}."])
+        self.reprompt()
 
     async def move(self, text: str) -> None:
         if self.over:
@@ -490,25 +751,44 @@ class PlaySession:
             waiting = self.render.turn_line(self.view) if self.view else "The game has not begun."
             self.screen.show([f"It is not your turn. {waiting}"])
             return
-        moves = self.render.typed_moves(text, self.moves, self.view)  # the cards as typed
-        pick = choose_move(text, moves, self.render)
-        if isinstance(pick, str):
-            self.screen.show([pick])
+        choice = choose_move(text, self.moves, self.render, self.view)
+        if isinstance(choice, Pick):
+            await self.send_move(choice.index)
+        elif isinstance(choice, Ask):
+            keys = self.render.move_keys(self.moves)
+            labels = self.render.move_labels(self.moves)
+            self.screen.show(
+                [f"{text.strip()!r} fits {len(choice.indices)} moves:"]
+                + ["  " + labels[i] for i in choice.indices]
+            )
+            self.screen.ask(f"Which one? [{', '.join(keys[i] for i in choice.indices)}]: ")
+        elif isinstance(choice, Send):
+            await self.send_move(None, choice.action)
+        elif isinstance(choice, Refuse):
+            self.screen.show([choice.message])
             self.reprompt()
-            return
-        action, version = moves[pick], self.moves_version
-        self.moves = []
+
+    async def send_move(self, index: int | None, action: Any = None) -> None:
+        """Send the move at ``index`` of the legal moves (or ``action``); say why when the
+        rules refuse it."""
+        version = self.moves_version
+        if index is not None:
+            action = self.moves[index]
+        legal, self.moves = self.moves, []
         self.screen.ask(None)
         try:
             await self.client.act(self.table, action, seat=self.seat, version=version)
         except ServerError as exc:
             if exc.code in ("stale_version", "not_your_turn", "not_playing"):
                 self.screen.show(["Too late: the game moved on."])
+                return
+            if exc.code == "illegal_action":
+                self.screen.show([f"Not allowed: {exc.message}."])
             else:
                 self.screen.show([f"Refused: {exc.message} ({exc.code})"])
-                if self.version == version:
-                    self.moves = list((self.view or {}).get("legal") or [])
-                    self.reprompt()
+            if self.version == version:
+                self.moves = legal
+                self.reprompt()
 
     async def again(self) -> None:
         if not self.over:
@@ -521,40 +801,25 @@ class PlaySession:
             self.screen.show(["Waiting for the other players to agree…"])
 
     async def quit(self) -> None:
-        if not self.embedded and not self.over:
+        """Leave for good: the seat goes to the AI (or is freed) and is not resumed."""
+        if not self.embedded:
             with contextlib.suppress(ServerError, ClientClosed):
                 await self.client.leave(self.table)
+        self.forget()
         self.screen.ask(None)
         self.screen.show(["Bye."])
         self.done = EXIT_OK
 
-
-def choose_move(text: str, legal: list[dict[str, Any]], render: Renderer) -> int | str:
-    """The index of the move ``text`` names, or a message saying why none.
-
-    A number picks from the list; cards pick the move made of exactly those
-    cards, or the one move that contains them all; a word picks the move of
-    that type when there is one (``pass``).
-    """
-    text = text.strip()
-    if text.isdigit():
-        n = int(text)
-        if 1 <= n <= len(legal):
-            return n - 1
-        return f"Pick a number from 1 to {len(legal)}."
-    tokens = text.replace(",", " ").replace("+", " ").split()
-    if len(tokens) == 1:
-        typed = [i for i, a in enumerate(legal) if str(a.get("type", "")).lower() == text.lower()]
-        if len(typed) == 1:
-            return typed[0]
-    cards = frozenset(t.upper() for t in tokens)
-    exact = [i for i, a in enumerate(legal) if render.action_cards(a) == cards]
-    if len(exact) == 1:
-        return exact[0]
-    within = exact or [i for i, a in enumerate(legal) if cards <= render.action_cards(a)]
-    if len(within) == 1:
-        return within[0]
-    if within:
-        numbers = ", ".join(str(i + 1) for i in within[:12])
-        return f"{text!r} fits several moves ({numbers}): type the number."
-    return f"{text!r} is not one of your moves: type a number from 1 to {len(legal)}, or 'help'."
+    def detach(self) -> None:
+        """Input ended (not a 'quit'): go, keeping the seat to resume it later."""
+        self.screen.ask(None)
+        if self.embedded or self.seat is None:
+            self.screen.show(["Bye."])
+        else:
+            self.screen.show(
+                [
+                    f"Bye. Your seat is kept: 'cardavia play {self.info.game} --url {self.url}' "
+                    "resumes it ('quit' gives it up)."
+                ]
+            )
+        self.done = EXIT_OK

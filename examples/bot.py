@@ -1,6 +1,7 @@
 """A Cardavia bot in about 20 lines: it takes the biggest capture it can, else any move.
 
-Start a server (``cardavia-server``), then: ``python examples/bot.py ws://127.0.0.1:8765 scopa``
+Start a server (``cardavia-server``), then, with the project's Python (where
+``cardavia`` is installed): ``.venv/bin/python examples/bot.py ws://127.0.0.1:8765 scopa``
 """
 
 import asyncio

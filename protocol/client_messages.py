@@ -90,6 +90,9 @@ class QuickPlay(Model):
     id: RequestId | None = None
     game: GameId
     level: PolicyName | None = None
+    partner: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    """Sit opposite this player (in Cicera: as their partner) at their waiting
+    quick-play table; when there is none, open one as usual."""
 
 
 class Start(Model):

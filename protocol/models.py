@@ -44,6 +44,8 @@ class TableOptions(Model):
     ai_delay: Seconds | None = None
     fill_after: Seconds | None = None
     game: dict[str, Any] = Field(default_factory=dict)
+    hints: bool = True
+    """Whether clients offer ``hint`` (an AI's suggestion from the player's own view)."""
 
 
 SeatKind = Literal["empty", "human", "ai"]
@@ -85,3 +87,4 @@ class TableInfo(Model):
     ai_delay: float
     options: dict[str, Any]
     rematch_votes: tuple[Seat, ...] = ()
+    hints: bool = True

@@ -245,6 +245,10 @@ def validate(config: ServerConfig) -> None:
             raise ValueError(f"{name} must be at least 1")
     if config.max_frame < 1024:
         raise ValueError("max_frame must be at least 1024 bytes")
+    if config.log_level.lower() not in ("debug", "info", "warning", "error", "critical"):
+        raise ValueError(
+            f"unknown log_level {config.log_level!r} (debug, info, warning, error or critical)"
+        )
     # -- AI pool and fairness --
     if config.ai_queue_limit < 0:
         raise ValueError("ai_queue_limit must not be negative")

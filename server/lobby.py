@@ -86,7 +86,11 @@ class Lobby:
         return Games(ref=ref, games=tuple(infos))
 
     def list_tables(self, player: Player, game: str | None, ref: int | None) -> Tables:
-        """Public tables (and the player's own), optionally of one game."""
+        """Public tables (and the player's own), optionally of one game.
+
+        Finished tables are listed only to their members (their replays stay
+        reachable by id): the lobby shows tables one can still join or watch.
+        """
         now = self.clock()
         out: list[TableInfo] = []
         for actor in self.tables.values():
@@ -94,6 +98,8 @@ class Lobby:
             if game is not None and core.game.id != game:
                 continue
             if core.setup.options.private and not core.is_member(player.player_id):
+                continue
+            if core.status == "finished" and not core.is_member(player.player_id):
                 continue
             out.append(core.info(now))
         return Tables(ref=ref, tables=tuple(out))
@@ -180,6 +186,10 @@ class Lobby:
         """Join a waiting quick-play table of the game, or open one that the AI fills later."""
         self.check_room(player)
         self._game(msg.game)
+        if msg.partner is not None:
+            found = self._join_partner(player, msg)
+            if found is not None:
+                return found
         for actor in self.tables.values():
             core = actor.core
             if (
@@ -200,6 +210,30 @@ class Lobby:
         actor.pending_joins += 1
         actor.submit(Command("join", player, msg.id, 0))
         return actor
+
+    def _join_partner(self, player: Player, msg: QuickPlay) -> TableActor | None:
+        """Seat ``player`` opposite ``msg.partner`` (Cicera: as partners) at that player's
+        waiting quick-play table, if there is one with that seat free."""
+        for actor in self.tables.values():
+            core = actor.core
+            if not (
+                core.quick
+                and not actor.closed
+                and core.game.id == msg.game
+                and core.status == "waiting"
+                and not core.is_member(player.player_id)
+            ):
+                continue
+            n = len(core.seats)
+            for i, slot in enumerate(core.seats):
+                seat = (i + n // 2) % n
+                if slot.kind == "human" and slot.name == msg.partner:
+                    if seat not in core.free_seats():
+                        continue
+                    actor.pending_joins += 1
+                    actor.submit(Command("join", player, msg.id, seat))
+                    return actor
+        return None
 
     def _game(self, game_id: str) -> Any:
         game = GAMES.get(game_id)

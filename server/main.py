@@ -7,6 +7,7 @@ Flags and ``CARDAVIA_*`` environment variables configure it
 from __future__ import annotations
 
 import asyncio
+import errno
 import gc
 import signal
 import sys
@@ -104,6 +105,18 @@ async def serve_until_stopped(config: ServerConfig) -> None:
         await server.shutdown()
 
 
+def listen_reason(config: ServerConfig, exc: OSError) -> str:
+    """``127.0.0.1:8765: the port is in use …``: why the server could not start, for people."""
+    where = f"{config.host}:{config.port}"
+    if exc.errno == errno.EADDRINUSE:
+        return f"{where}: the port is in use (another server?); choose another with --port"
+    if exc.errno == errno.EACCES:
+        return f"{where}: permission denied (ports below 1024 need privileges)"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"{where}: no such address on this machine (--host)"
+    return f"{where}: {exc.strerror or exc}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``cardavia-server`` console script."""
     try:
@@ -122,6 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except OSError as exc:
         get_logger().error("cannot_listen", error=str(exc))
+        print(f"cardavia-server: cannot listen on {listen_reason(config, exc)}", file=sys.stderr)
         return 1
     return 0
 

@@ -250,6 +250,7 @@ class TableCore:
             game_no=self.game_no,
             version=self.version,
             turn_timer=opts.turn_timer,
+            hints=opts.hints,
             ai_delay=self.ai_delay,
             options=to_plain(self.setup.game_options),
             rematch_votes=tuple(sorted(self.rematch_votes)),

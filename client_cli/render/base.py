@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from client_cli.style import Style, columns, visible_len, wrap
 from engine.cards import PATTERNS, Card, CardError, Pattern
 from protocol.models import SeatInfo, TableInfo
 
@@ -55,9 +56,12 @@ class Seats:
         return self.names.get(seat, f"seat {seat}")
 
     def title(self, seat: int | None) -> str:
-        """Capitalised for the start of a sentence."""
+        """For the start of a sentence: ``You``; a player's name as they wrote it (the
+        same spelling everywhere on the screen)."""
         text = self(seat)
-        return text[:1].upper() + text[1:]
+        if seat is None or text == "you":
+            return text[:1].upper() + text[1:]
+        return text
 
 
 def seat_name(seat: SeatInfo, *, levels: bool = True) -> str:
@@ -79,9 +83,17 @@ class Renderer:
 
     game = ""
 
+    exact_names_move = False
+    """Whether the cards of a move name it alone (typing a subset of a bigger move's
+    cards then picks the move made of exactly those); not so where a played card
+    may also capture (Scopa, Cicera): there the other moves are offered."""
+
     def __init__(self, seats: Seats | None = None, pattern: str | None = None) -> None:
         self.seats = seats if seats is not None else Seats()
         self.pattern: Pattern | None = PATTERNS.get(pattern or "")
+        self.style = Style()
+        self.width = 100
+        """Columns to lay lines out in (the terminal's width)."""
 
     # -- cards ---------------------------------------------------------------
     def set_pattern(self, options: Mapping[str, Any] | None) -> None:
@@ -102,7 +114,64 @@ class Renderer:
     def card(self, code: str) -> str:
         """``Seven of Denari (7D)``; the bare code when the pattern cannot name it."""
         name = self.card_name(code)
-        return f"{name} ({code})" if name else str(code)
+        return f"{name} ({self.code(code)})" if name else self.code(code)
+
+    def code(self, code: str) -> str:
+        """The card's code, coloured by its suit when colour is on."""
+        if not self.style.colour or self.pattern is None or not isinstance(code, str):
+            return str(code)
+        suit = self.pattern.suit_names.get(code[1:]) if len(code) == 2 else None
+        return self.style.paint(code, self.style.suit_colour(suit or ""))
+
+    def suit_of(self, code: str, view: Mapping[str, Any] | None = None) -> str:
+        """The group a card is sorted into in a hand (its printed suit; games may differ)."""
+        return code[1:]
+
+    def rank_key(self, code: str, view: Mapping[str, Any] | None = None) -> int:
+        """Where a card stands in its group (lower first): the deck's rank order."""
+        ranks = self.pattern.family.ranks if self.pattern is not None else ""
+        return ranks.find(code[:1])
+
+    def suit_order(self, view: Mapping[str, Any] | None = None) -> list[str]:
+        """The order of the groups of a hand."""
+        return list(self.pattern.suit_names) if self.pattern is not None else []
+
+    def group_name(self, group: str, view: Mapping[str, Any] | None = None) -> str:
+        """A group's label: the suit's name (its symbol in colour, French cards)."""
+        if self.pattern is None:
+            return group
+        name = str(self.pattern.suit_names.get(group, group))
+        return self.style.suit_label(group, name, self.pattern.family.name == "french")
+
+    def sorted_groups(
+        self, codes: Iterable[str], view: Mapping[str, Any] | None = None
+    ) -> list[tuple[str, list[str]]]:
+        """A hand as players sort it: grouped (by suit), each group in rank order."""
+        order = self.suit_order(view)
+        groups: dict[str, list[str]] = {}
+        for code in codes:
+            groups.setdefault(self.suit_of(str(code), view), []).append(str(code))
+        keys = sorted(groups, key=lambda g: (order.index(g) if g in order else len(order), g))
+        return [(g, sorted(groups[g], key=lambda c: self.rank_key(c, view))) for g in keys]
+
+    def hand_lines(
+        self, codes: Sequence[str], view: Mapping[str, Any] | None = None, head: str = ""
+    ) -> list[str]:
+        """``Your hand (8): Eichel AE TE  Gras 9G …``, wrapped between cards."""
+        items: list[str] = []
+        for group, cards in self.sorted_groups(codes, view):
+            label = self.group_name(group, view)
+            for i, code in enumerate(cards):
+                if i == 0 and label:
+                    label = f" {label}" if items else label  # two spaces between groups
+                    items.append(f"{label} {self.code(code)}")
+                else:
+                    items.append(self.code(code))
+        return wrap(head or f"Your hand ({len(codes)}):", items, self.width)
+
+    def dealt_lines(self, seat: int | None, codes: Sequence[str]) -> list[str]:
+        """``You get: …`` for a ``hand`` event, sorted and wrapped like the hand."""
+        return self.hand_lines(codes, None, self.subject(seat, "get") + ":")
 
     def cards(self, codes: Iterable[str], sep: str = ", ") -> str:
         """Several cards, named."""
@@ -142,7 +211,7 @@ class Renderer:
         if "table" in view:
             lines.append(f"Table: {self.cards(view['table'])}")
         if "hand" in view and self.seats.me is not None:
-            lines.append(f"Your hand: {self.cards(view['hand'])}")
+            lines.extend(self.hand_lines(view["hand"], view))
         if "hand_counts" in view:
             lines.append(f"Cards in hand: {self.per_seat(view['hand_counts'])}")
         for key, value in view.items():
@@ -152,8 +221,8 @@ class Renderer:
         return lines
 
     def per_seat(self, values: Sequence[Any]) -> str:
-        """``you 3, AI 1 (greedy) 2`` for a value per seat."""
-        return ", ".join(f"{self.seats(i)} {v}" for i, v in enumerate(values))
+        """``you: 3, AI 1: 2`` for a value per seat."""
+        return ", ".join(f"{self.seats(i)}: {v}" for i, v in enumerate(values))
 
     def value(self, key: str, value: Any, limit: int = 160) -> str:
         """Any field, compactly; card fields named."""
@@ -198,27 +267,63 @@ class Renderer:
                     out.update(v for v in value if isinstance(v, str))
         return frozenset(out)
 
-    def typed_moves(
-        self, text: str, legal: list[dict[str, Any]], view: Mapping[str, Any] | None
-    ) -> list[dict[str, Any]]:
-        """The moves to match ``text`` against, by position as in ``legal``.
+    def move_keys(self, legal: Sequence[Mapping[str, Any]]) -> list[str]:
+        """What a person types to pick each move: its number from 1 (games may differ)."""
+        return [str(i) for i in range(1, len(legal) + 1)]
 
-        Generic: ``legal`` itself.  A game whose listed moves stand for other,
-        equally legal card choices puts the typed cards in the move they name.
-        """
-        return legal
+    def short_action(self, action: Mapping[str, Any]) -> str:
+        """The move in as few characters as will do (codes instead of names)."""
+        return self.action(action)
+
+    def move_labels(self, legal: Sequence[Mapping[str, Any]]) -> list[str]:
+        """``1) Play …`` per move: named in full when every label fits the width."""
+        keys = self.move_keys(legal)
+        labels = [f"{k}) {self.action(a)}" for k, a in zip(keys, legal, strict=True)]
+        if any(visible_len(label) > self.width - 4 for label in labels):
+            labels = [f"{k}) {self.short_action(a)}" for k, a in zip(keys, legal, strict=True)]
+        return labels
 
     def moves_lines(self, legal: Sequence[Mapping[str, Any]]) -> list[str]:
-        """The legal actions numbered from 1, in columns when they are many."""
-        labels = [f"{i}) {self.action(a)}" for i, a in enumerate(legal, 1)]
-        if len(labels) <= 12:
+        """The legal actions, keyed, in columns when they are many."""
+        labels = self.move_labels(legal)
+        if len(labels) <= 8:
             return ["  " + label for label in labels]
-        width = max(len(label) for label in labels) + 2
-        per_row = max(1, 100 // width)
-        return [
-            "  " + "".join(label.ljust(width) for label in labels[i : i + per_row]).rstrip()
-            for i in range(0, len(labels), per_row)
-        ]
+        return columns(labels, self.width)
+
+    def word_move(
+        self, words: Sequence[str], legal: Sequence[Mapping[str, Any]]
+    ) -> list[int] | dict[str, Any] | None:
+        """The moves ``words`` name (``pass``, ``bid 2``), or an action to let the server
+        judge when they name one that is not legal now, or None when they are not words."""
+        kind = words[0]
+        typed = [i for i, a in enumerate(legal) if str(a.get("type", "")).lower() == kind]
+        if len(words) == 1 and (typed or kind == "pass"):
+            return typed
+        if kind == "bid" and len(words) == 2 and words[1].isdigit():
+            value = int(words[1])
+            found = [i for i in typed if legal[i].get("value") == value]
+            return found or {"type": "bid", "value": value}
+        return None
+
+    def typed_action(self, cards: Sequence[str], view: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The action typed ``cards`` would be though no legal move is made of them
+        (sent so the server's rules say why not); None when there is none."""
+        return None
+
+    def not_a_move(self, cards: Sequence[str], view: Mapping[str, Any]) -> str | None:
+        """Why ``cards`` are no move at all, in the game's terms (None: no more to say)."""
+        missing = [c for c in cards if c not in (view.get("hand") or cards)]
+        if missing:
+            return f"{' '.join(missing)} {'is' if len(missing) == 1 else 'are'} not in your hand"
+        return None
+
+    def notices(self, view: Mapping[str, Any]) -> list[str]:
+        """Things a player must not miss, shown with the table (none by default)."""
+        return []
+
+    def last_lines(self, view: Mapping[str, Any]) -> list[str] | None:
+        """The last trick or round from the view, or None when the view does not keep it."""
+        return None
 
     # -- events --------------------------------------------------------------
     def event(self, event: Mapping[str, Any]) -> list[str]:

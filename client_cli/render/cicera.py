@@ -33,10 +33,10 @@ class CiceraRenderer(CaptureRenderer):
     def game_view(self, view: Mapping[str, Any]) -> list[str]:
         lines = [
             f"Dealer {self.seats(view.get('dealer'))}",
-            f"Table: {self.cards(view.get('table', []))}",
+            *self.table_lines(view.get("table") or []),
         ]
         if view.get("seat") is not None:
-            lines.append(f"Your hand: {self.cards(view.get('hand', []))}")
+            lines.extend(self.hand_lines(view.get("hand") or [], view))
         lines.append(f"Cards in hand: {self.per_seat(view.get('hand_counts') or [])}")
         piles = view.get("piles") or []
         bonuses = view.get("bonuses") or []
@@ -56,7 +56,7 @@ class CiceraRenderer(CaptureRenderer):
                 f"{self.seats(data.get('first'))} leads; table {self.cards(data.get('table', []))}"
             ]
         if kind == "hand":
-            return [f"{who} get{'' if who == 'You' else 's'}: {self.cards(data.get('hand', []))}"]
+            return self.dealt_lines(data.get("seat"), data.get("hand") or [])
         if kind == "play":
             line = self.capture_line(who, data)
             bonuses = data.get("bonuses") or []

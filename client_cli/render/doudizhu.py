@@ -6,20 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from client_cli.render.base import Renderer
+from client_cli.style import wrap
 
 _RANKS = "3456789TJQKA2"
 _JOKERS = ("BJ", "RJ")
-
-
-def _typed_cards(text: str) -> list[str] | None:
-    """The distinct card codes ``text`` names (``5d, 5c``), or None if it names anything else."""
-    codes = [t.upper() for t in text.replace(",", " ").replace("+", " ").split()]
-    valid = all(c in _JOKERS or (len(c) == 2 and c[0] in _RANKS and c[1] in "SHDC") for c in codes)
-    return codes if codes and valid and len(set(codes)) == len(codes) else None
-
-
-def _ranks(codes: Sequence[str]) -> list[str]:
-    return sorted(c if c in _JOKERS else c[0] for c in codes)
 
 
 def _rank_order(code: str) -> tuple[int, str]:
@@ -35,6 +25,7 @@ class DoudizhuRenderer(Renderer):
     """Three players; cards shown as short codes (suits rarely matter), jokers named."""
 
     game = "doudizhu"
+    exact_names_move = True
 
     def short_cards(self, codes: Sequence[str]) -> str:
         """``3S 3H 4C BJ(Black Joker)``: codes, jokers spelled out."""
@@ -71,8 +62,7 @@ class DoudizhuRenderer(Renderer):
             elif phase == "play":
                 lines.append("Free lead: any combination.")
         if view.get("seat") is not None:
-            hand = view.get("hand") or []
-            lines.append(f"Your hand ({len(hand)}): {self.short_cards(hand)}")
+            lines.extend(self.hand_lines(view.get("hand") or [], view))
         counts = view.get("hand_counts") or []
         lines.append(
             "Cards in hand: "
@@ -94,49 +84,71 @@ class DoudizhuRenderer(Renderer):
             return self.combo(action)
         return None
 
-    def typed_moves(
-        self, text: str, legal: list[dict[str, Any]], view: Mapping[str, Any] | None
-    ) -> list[dict[str, Any]]:
-        """``legal`` with the typed cards in each play of the same ranks.
-
-        Suits never matter (rules: any suit choice of held cards is legal): the
-        server lists each play once in one choice of suits, and a player who
-        types other cards of the same ranks, all in hand, plays those cards.
-        """
-        typed = _typed_cards(text)
-        hand = set((view or {}).get("hand") or [])
-        if typed is None or not set(typed) <= hand:
-            return legal
-        ranks = _ranks(typed)
-        return [
-            {**a, "cards": typed}
-            if a.get("type") == "play" and _ranks(a.get("cards") or []) == ranks
-            else a
-            for a in legal
-        ]
+    def move_keys(self, legal: Sequence[Mapping[str, Any]]) -> list[str]:
+        """In the auction a bid is picked by its value and a pass by 0; else numbers."""
+        if legal and all(a.get("type") in ("bid", "pass") for a in legal):
+            return [str(a.get("value", 0)) if a.get("type") == "bid" else "0" for a in legal]
+        return super().move_keys(legal)
 
     def moves_lines(self, legal: Sequence[Mapping[str, Any]]) -> list[str]:
-        """Few moves: one per line; many (a free lead): grouped by combination, wrapped."""
+        """Few moves: in columns; many (a free lead): grouped by combination, wrapped."""
         if len(legal) <= 16:
             return super().moves_lines(legal)
         groups: dict[str, list[str]] = {}
-        for i, action in enumerate(legal, 1):
+        for key, action in zip(self.move_keys(legal), legal, strict=True):
             if action.get("type") == "play":
                 combo = str(action.get("combo", "")).replace("_", " ")
-                item = self.short_cards(action.get("cards") or [])
+                item = " ".join(
+                    self.code(c) for c in sorted(action.get("cards") or [], key=_rank_order)
+                )
             else:
                 combo, item = "other", self.action(action)
-            groups.setdefault(combo, []).append(f"{i}) {item}")
+            groups.setdefault(combo, []).append(f"{key}) {item}")
         lines: list[str] = []
         for combo, items in groups.items():
-            line = f"  {combo}:"
-            for item in items:
-                if len(line) + len(item) + 3 > 100:
-                    lines.append(line)
-                    line = "   "
-                line += "  " + item
-            lines.append(line)
+            lines.extend(wrap(f"  {combo}:", items, self.width, indent=4, sep="  "))
         return lines
+
+    # -- hands: by rank, as players hold them ---------------------------------------------
+    def suit_of(self, code: str, view: Mapping[str, Any] | None = None) -> str:
+        return ""
+
+    def rank_key(self, code: str, view: Mapping[str, Any] | None = None) -> int:
+        return _rank_order(code)[0] * 4 + "SHDCJ".find(code[1:2])
+
+    def group_name(self, group: str, view: Mapping[str, Any] | None = None) -> str:
+        return ""
+
+    def typed_action(self, cards: Sequence[str], view: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The typed cards as the combination they make (the one to beat when they make
+        several), so the server plays them or says why not."""
+        if view.get("phase") != "play" or not set(cards) <= set(view.get("hand") or ()):
+            return None  # cards not held: not_a_move says which
+        from engine.cards import FRENCH, CardError
+        from engine.doudizhu.combos import readings, unpack
+        from engine.doudizhu.hands import mask_of, packed_counts
+
+        try:
+            mask = mask_of([FRENCH.parse(c) for c in cards])
+        except CardError:
+            return None
+        moves = readings(unpack(packed_counts(mask))) if mask > 0 else ()
+        if not moves:
+            return None
+        last = view.get("last") or {}
+        combo = next((m.combo for m in moves if m.combo == last.get("combo")), moves[0].combo)
+        return {"type": "play", "cards": list(cards), "combo": combo}
+
+    def not_a_move(self, cards: Sequence[str], view: Mapping[str, Any]) -> str | None:
+        return super().not_a_move(cards, view) or (
+            f"{' '.join(cards)} is not a Dou Dizhu combination ('rules' lists them)"
+        )
+
+    def last_lines(self, view: Mapping[str, Any]) -> list[str] | None:
+        last = view.get("last")
+        if not last:
+            return ["Nothing to beat: the trick is new."]
+        return [f"Last play: {self.combo(last)} by {self.seats(view.get('last_seat'))}"]
 
     def game_event(self, kind: str, data: Mapping[str, Any]) -> list[str] | None:
         who = self.seats.title(data.get("seat"))
@@ -145,7 +157,7 @@ class DoudizhuRenderer(Renderer):
             again = "Nobody bid: redeal. " if kind == "redeal" else "— New deal. "
             return [f"{again}{self.subject(data.get('first_bidder'), 'bid')} first."]
         if kind == "hand":
-            return [f"{who} get{s}: {self.short_cards(data.get('hand') or [])}"]
+            return self.dealt_lines(data.get("seat"), data.get("hand") or [])
         if kind == "bid":
             bid = data.get("bid")
             return [f"{who} bid{s} {bid}" if bid else f"{who} pass{'' if who == 'You' else 'es'}"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from client_cli.render.base import Renderer
@@ -17,10 +17,149 @@ _CONTRACTS = {
 }
 
 
+SUIT_WORDS: dict[str, str] = {
+    "e": "E", "eichel": "E", "acorns": "E", "acorn": "E",
+    "g": "G", "gras": "G", "grün": "G", "laub": "G", "leaves": "G", "blatt": "G",
+    "h": "H", "herz": "H", "hearts": "H", "rot": "H",
+    "s": "S", "schellen": "S", "schelle": "S", "bells": "S",
+}  # fmt: skip
+"""Words for the suits, as a Schafkopf player types them (the codes too)."""
+
+CONTRACT_WORDS: dict[str, str] = {
+    "rufer": "rufer", "ruf": "rufer", "rufspiel": "rufer", "sau": "rufer",
+    "sauspiel": "rufer", "call": "rufer",
+    "wenz": "wenz", "solo": "solo", "sie": "sie", "tout": "tout",
+}  # fmt: skip
+"""Words for the contracts; ``tout`` turns Wenz or Solo into its Tout."""
+
+PASS_WORDS = frozenset({"pass", "passe", "weiter", "weg"})
+TRUMPS = "T"
+"""The group of a hand that holds the trumps, once the contract is known."""
+
+
+def parse_announcement(words: Sequence[str]) -> dict[str, Any] | None:
+    """``herz solo``, ``solo H``, ``rufer E``, ``sau gras``, ``wenz tout`` as an action."""
+    kind: str | None = None
+    suit: str | None = None
+    tout = False
+    for word in words:
+        if word in CONTRACT_WORDS:
+            found = CONTRACT_WORDS[word]
+            if found == "tout":
+                tout = True
+            elif kind is None or kind == found:
+                kind = found
+            else:
+                return None
+        elif word in SUIT_WORDS and suit is None:
+            suit = SUIT_WORDS[word]
+        else:
+            return None
+    if kind is None:
+        return None
+    if tout:
+        if kind not in ("solo", "wenz"):
+            return None
+        kind += "_tout"
+    if kind in ("wenz", "wenz_tout", "sie"):
+        if suit is not None:
+            return None
+    elif suit is None:
+        return {"type": "announce", "contract": kind, "suit": None}
+    return {"type": "announce", "contract": kind, "suit": suit}
+
+
+def trump_suit(contract: Mapping[str, Any] | None) -> tuple[str, str] | None:
+    """``(court ranks that are trumps, the trump suit)`` of a contract; None before one."""
+    if not contract:
+        return None
+    kind = contract.get("kind")
+    if kind in ("wenz", "wenz_tout"):
+        return ("U", "")
+    if kind in ("solo", "solo_tout"):
+        return ("OU", str(contract.get("suit") or "H"))
+    return ("OU", "H")
+
+
 class SchafkopfRenderer(Renderer):
     """Four players; a series of deals with running totals."""
 
     game = "schafkopf"
+    exact_names_move = True
+
+    # -- hands: trumps first once the contract is known -------------------------------
+    def suit_of(self, code: str, view: Mapping[str, Any] | None = None) -> str:
+        trumps = trump_suit((view or {}).get("contract"))
+        if trumps is not None and (code[:1] in trumps[0] or code[1:] == trumps[1]):
+            return TRUMPS
+        return code[1:]
+
+    def rank_key(self, code: str, view: Mapping[str, Any] | None = None) -> int:
+        suits, ranks = "EGHS", "ATKOU987"
+        if self.suit_of(code, view) == TRUMPS:
+            courts = "OU" if code[:1] in "OU" else ""
+            if code[:1] in courts:
+                return courts.index(code[:1]) * 4 + suits.index(code[1:])
+            return 8 + ranks.index(code[:1])
+        return ranks.index(code[:1]) if code[:1] in ranks else len(ranks)
+
+    def suit_order(self, view: Mapping[str, Any] | None = None) -> list[str]:
+        return [TRUMPS, "E", "G", "H", "S"]
+
+    def group_name(self, group: str, view: Mapping[str, Any] | None = None) -> str:
+        return self.style.bold("Trumps") if group == TRUMPS else super().group_name(group, view)
+
+    # -- what a player types -----------------------------------------------------------
+    def word_move(
+        self, words: Sequence[str], legal: Sequence[Mapping[str, Any]]
+    ) -> list[int] | dict[str, Any] | None:
+        if len(words) == 1 and words[0] in PASS_WORDS:
+            return [i for i, a in enumerate(legal) if a.get("type") == "pass"]
+        wanted = parse_announcement(words)
+        if wanted is None:
+            return super().word_move(words, legal)
+        found = [
+            i
+            for i, a in enumerate(legal)
+            if a.get("type") == "announce"
+            and a.get("contract") == wanted["contract"]
+            and (wanted["suit"] is None or a.get("suit") == wanted["suit"])
+        ]
+        return found or wanted
+
+    def typed_action(self, cards: Sequence[str], view: Mapping[str, Any]) -> dict[str, Any] | None:
+        if len(cards) == 1 and view.get("phase") == "play":
+            return {"type": "play", "card": cards[0]}
+        return None
+
+    # -- what a player must know ------------------------------------------------------------
+    def notices(self, view: Mapping[str, Any]) -> list[str]:
+        contract = view.get("contract") or {}
+        me = self.seats.me
+        if contract.get("kind") != "rufer" or me is None or contract.get("declarer") == me:
+            return []
+        ace = f"A{contract.get('suit')}"
+        if ace in (view.get("hand") or []):
+            return [
+                f"You hold the called ace {self.card(ace)}: you are "
+                f"{self.seats(contract.get('declarer'))}'s partner (nobody knows until it falls)."
+            ]
+        return []
+
+    def last_lines(self, view: Mapping[str, Any]) -> list[str] | None:
+        tricks = view.get("tricks") or []
+        if not tricks:
+            return ["No trick has been completed in this deal yet."]
+        last = tricks[-1]
+        leader = int(last.get("leader", 0))
+        plays = ", ".join(
+            f"{self.seats((leader + i) % 4)} {self.card(c)}"
+            for i, c in enumerate(last.get("cards") or [])
+        )
+        return [
+            f"Last trick: {plays}; {self.seats(last.get('winner'))} took it "
+            f"({last.get('points', 0)} points)."
+        ]
 
     def suit_name(self, suit: Any) -> str:
         if not suit:
@@ -67,7 +206,8 @@ class SchafkopfRenderer(Renderer):
             )
             lines.append(f"Card points taken: {self.per_seat(view.get('points') or [])}")
         if view.get("seat") is not None:
-            lines.append(f"Your hand: {self.cards(view.get('hand') or [])}")
+            lines.extend(self.hand_lines(view.get("hand") or [], view))
+            lines.extend(self.notices(view))
         lines.append(f"Totals: {self.per_seat(view.get('totals') or [])}")
         return lines
 
@@ -89,15 +229,16 @@ class SchafkopfRenderer(Renderer):
                 f"— Deal {int(data.get('deal_no', 0)) + 1}: dealer {self.seats(data.get('dealer'))}"
             ]
         if kind == "hand":
-            return [f"{who} get{s}: {self.cards(data.get('hand') or [])}"]
+            return self.dealt_lines(data.get("seat"), data.get("hand") or [])
         if kind == "bid":
             if not data.get("contract"):
                 return [f"{who} pass{'' if who == 'You' else 'es'}"]
-            return [f"{who} would play: {self.contract(data.get('contract'), data.get('suit'))}"]
+            return [f"{who} announce{s}: {self.contract(data.get('contract'), data.get('suit'))}"]
         if kind == "contract":
             return [
-                f"{self.subject(data.get('declarer'), 'play')} "
-                f"{self.contract(data.get('contract'), data.get('suit'))}"
+                f"Bidding over: {self.seats(data.get('declarer'))} "
+                f"{'play' if data.get('declarer') == self.seats.me else 'plays'} "
+                f"the {self.contract(data.get('contract'), data.get('suit'))}."
             ]
         if kind == "play":
             return [f"{who} play{s} {self.card(data.get('card', '?'))}"]

@@ -19,9 +19,9 @@ class ScopaRenderer(CaptureRenderer):
         head += f", {view.get('stock_count', 0)} cards in the stock"
         if target is not None:
             head += f"; first to {target} point{'' if target == 1 else 's'} wins"
-        lines = [head, f"Table: {self.cards(view.get('table', []))}"]
+        lines = [head, *self.table_lines(view.get("table") or [])]
         if view.get("seat") is not None:
-            lines.append(f"Your hand: {self.cards(view.get('hand', []))}")
+            lines.extend(self.hand_lines(view.get("hand") or [], view))
         counts = view.get("hand_counts") or []
         piles = view.get("piles") or []
         scope = view.get("scope") or []
@@ -44,7 +44,7 @@ class ScopaRenderer(CaptureRenderer):
                 f"table {self.cards(data.get('table', []))}"
             ]
         if kind == "hand":
-            return [f"{who} get{'' if who == 'You' else 's'}: {self.cards(data.get('hand', []))}"]
+            return self.dealt_lines(data.get("seat"), data.get("hand") or [])
         if kind == "play":
             line = self.capture_line(who, data)
             if data.get("scopa"):

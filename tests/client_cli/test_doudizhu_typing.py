@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from client_cli.play import choose_move
+from client_cli.moves import Pick, Refuse, Send, choose_move
 from client_cli.render import Seats, renderer_for
 from engine.codec import to_plain
 from engine.doudizhu.state import Play
@@ -26,11 +26,15 @@ def plain_view() -> dict[str, Any]:
 
 
 def typed(text: str, view: dict[str, Any]) -> dict[str, Any] | str:
-    """The move the terminal client sends for ``text`` (or its message), as ``move`` does."""
+    """The move the terminal client sends for ``text`` (or why not), as ``move`` does."""
     render = renderer_for("doudizhu", Seats(me=0), "french")
-    moves = render.typed_moves(text, list(view["legal"]), view)
-    pick = choose_move(text, moves, render)
-    return pick if isinstance(pick, str) else moves[pick]
+    choice = choose_move(text, list(view["legal"]), render, view)
+    if isinstance(choice, Pick):
+        return dict(view["legal"][choice.index])
+    if isinstance(choice, Send):
+        return dict(choice.action)
+    assert isinstance(choice, Refuse), choice
+    return choice.message
 
 
 @pytest.mark.parametrize(
@@ -70,11 +74,15 @@ def test_numbers_and_words_pick_the_listed_move() -> None:
 def test_cards_not_in_hand_are_not_a_move() -> None:
     view = plain_view()
     for text in ("5S 5H", "5S", "5D XX"):
-        message = typed(text, view)
-        assert isinstance(message, str) and "not one of your moves" in message, text
+        assert isinstance(typed(text, view), str), text
 
 
-def test_other_games_match_the_listed_moves_only() -> None:
+def test_other_games_pick_the_listed_move_and_let_the_server_judge_the_rest() -> None:
     render = renderer_for("scopa", Seats(me=0), "napoletane")
     legal = [{"type": "play", "card": "7D", "capture": []}]
-    assert render.typed_moves("7C", legal, {"hand": ["7D", "7C"]}) is legal
+    view = {"hand": ["7D", "7C"], "legal": legal}
+    assert choose_move("7D", legal, render, view) == Pick(0)
+    # an unlisted held card goes to the server, whose refusal names the rule
+    assert choose_move("7C", legal, render, view) == Send(
+        {"type": "play", "card": "7C", "capture": []}
+    )

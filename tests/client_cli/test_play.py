@@ -4,6 +4,7 @@ into a pseudo-terminal (embedded server, and two people on a real server)."""
 from __future__ import annotations
 
 import io
+import os
 import random
 import re
 import subprocess
@@ -17,15 +18,17 @@ import pytest
 
 from client_cli.common import CliError
 from client_cli.main import build_parser, main
-from client_cli.play import choose_move, table_options
+from client_cli.moves import Ask, Pick, Refuse, Send, choose_move
+from client_cli.play import table_options
 from client_cli.render import RENDERERS, Renderer, Seats, renderer_for
 from engine.codec import to_plain
 from engine.registry import GAMES
 from tests.client_cli.live_server import LiveServer, live_server
 
 ROOT = Path(__file__).resolve().parents[2]
-PROMPT = r"Your move \[1-(\d+)\]: "
-AGAIN = r"Again\? \[y/n\] "
+LIVE = r"(?: ?\x1b| $)"  # a prompt still waiting (not one answered above, "…]: 1")
+PROMPT = r"Your move \[([^\]]+)\]:" + LIVE
+AGAIN = r"Again\? \[y/n\]" + LIVE
 
 
 # -- choosing a move from what a person types -----------------------------------------
@@ -42,29 +45,91 @@ def scopa() -> Renderer:
 
 
 def test_choose_by_number() -> None:
-    assert choose_move("1", SCOPA_LEGAL, scopa()) == 0
-    assert choose_move(" 4 ", SCOPA_LEGAL, scopa()) == 3
-    assert choose_move("5", SCOPA_LEGAL, scopa()) == "Pick a number from 1 to 4."
-    assert choose_move("0", SCOPA_LEGAL, scopa()) == "Pick a number from 1 to 4."
+    assert choose_move("1", SCOPA_LEGAL, scopa()) == Pick(0)
+    assert choose_move(" 4 ", SCOPA_LEGAL, scopa()) == Pick(3)
+    assert choose_move("5", SCOPA_LEGAL, scopa()) == Refuse("Pick a number from 1 to 4.")
+    assert choose_move("0", SCOPA_LEGAL, scopa()) == Refuse("Pick a number from 1 to 4.")
 
 
 def test_choose_by_cards() -> None:
-    assert choose_move("7d 3s 4c", SCOPA_LEGAL, scopa()) == 0  # exactly these cards
-    assert choose_move("7D 7H", SCOPA_LEGAL, scopa()) == 1
-    assert choose_move("KS", SCOPA_LEGAL, scopa()) == 2
-    assert choose_move("2C", SCOPA_LEGAL, scopa()) == 3  # the one move holding the card
-    ambiguous = choose_move("7D", SCOPA_LEGAL, scopa())
-    assert isinstance(ambiguous, str) and "(1, 2)" in ambiguous
-    unknown = choose_move("AS", SCOPA_LEGAL, scopa())
-    assert isinstance(unknown, str) and "not one of your moves" in unknown
+    assert choose_move("7d 3s 4c", SCOPA_LEGAL, scopa()) == Pick(0)  # exactly these cards
+    assert choose_move("7D 7H", SCOPA_LEGAL, scopa()) == Pick(1)
+    assert choose_move("KS", SCOPA_LEGAL, scopa()) == Pick(2)
+    assert choose_move("2C", SCOPA_LEGAL, scopa()) == Pick(3)  # the one move holding the card
+    assert choose_move("7D", SCOPA_LEGAL, scopa()) == Ask((0, 1))  # which capture? ask
+    unknown = choose_move("XS", SCOPA_LEGAL, scopa())
+    assert isinstance(unknown, Refuse) and "not a card of this deck" in unknown.message
+
+
+def test_a_card_that_may_capture_or_be_placed_is_never_guessed() -> None:
+    """Cicera: typing only the card matches "no capture" exactly, but it may capture too."""
+    legal = [
+        {"type": "play", "card": "3B", "capture": []},
+        {"type": "play", "card": "9D", "capture": ["9C"]},
+        {"type": "play", "card": "9D", "capture": []},
+    ]
+    render = renderer_for("cicera", Seats(me=0), "bresciane")
+    assert choose_move("9D", legal, render) == Ask((1, 2))
+    assert choose_move("9D 9C", legal, render) == Pick(1)
+    assert choose_move("3B", legal, render) == Pick(0)
 
 
 def test_choose_by_word() -> None:
-    legal = [{"type": "pass"}, {"type": "bid", "value": 1}, {"type": "bid", "value": 2}]
+    legal = [{"type": "pass"}, {"type": "bid", "value": 2}, {"type": "bid", "value": 3}]
     render = renderer_for("doudizhu", Seats(me=0), "french")
-    assert choose_move("pass", legal, render) == 0
-    assert choose_move("PASS", legal, render) == 0
-    assert isinstance(choose_move("bid", legal, render), str)  # two bids: say which
+    assert render.move_keys(legal) == ["0", "2", "3"]  # a bid is picked by its value
+    assert choose_move("pass", legal, render) == Pick(0)
+    assert choose_move("PASS", legal, render) == Pick(0)
+    assert choose_move("bid 2", legal, render) == Pick(1)
+    assert choose_move("3", legal, render) == Pick(2)
+    assert isinstance(choose_move("1", legal, render), Refuse)
+    assert isinstance(choose_move("bid", legal, render), Ask)  # two bids: say which
+
+
+def test_dou_dizhu_cards_are_the_whole_move() -> None:
+    """Typed cards never pick a bigger move holding them; cards of the same ranks in
+    other suits than those listed go to the server (any suit choice is a play)."""
+    legal = [
+        {"type": "pass"},
+        {"type": "play", "cards": ["5S", "5H"], "combo": "pair"},
+        {"type": "play", "cards": ["5S", "5H", "5C"], "combo": "triple"},
+    ]
+    view = {"phase": "play", "hand": ["5S", "5H", "5C", "6C"], "last": None, "legal": legal}
+    render = renderer_for("doudizhu", Seats(me=0), "french")
+    assert choose_move("5S 5H", legal, render, view) == Pick(1)
+    assert choose_move("5h 5c 5s", legal, render, view) == Pick(2)
+    assert choose_move("5H 5C", legal, render, view) == Send(
+        {"type": "play", "cards": ["5H", "5C"], "combo": "pair"}
+    )
+    refused = choose_move("5H 6C", legal, render, view)
+    assert isinstance(refused, Refuse) and "is not a Dou Dizhu combination" in refused.message
+    missing = choose_move("5D 6C", legal, render, view)
+    assert isinstance(missing, Refuse) and "5D is not in your hand" in missing.message
+
+
+def test_schafkopf_words_name_contracts() -> None:
+    legal = [
+        {"type": "pass"},
+        {"type": "announce", "contract": "rufer", "suit": "E"},
+        {"type": "announce", "contract": "rufer", "suit": "S"},
+        {"type": "announce", "contract": "wenz", "suit": None},
+        {"type": "announce", "contract": "solo", "suit": "H"},
+        {"type": "announce", "contract": "solo", "suit": "G"},
+        {"type": "announce", "contract": "wenz_tout", "suit": None},
+    ]
+    render = renderer_for("schafkopf", Seats(me=0), "bavarian")
+    assert choose_move("weiter", legal, render) == Pick(0)
+    assert choose_move("rufer E", legal, render) == Pick(1)
+    assert choose_move("sau schellen", legal, render) == Pick(2)
+    assert choose_move("wenz", legal, render) == Pick(3)
+    assert choose_move("herz solo", legal, render) == Pick(4)
+    assert choose_move("Solo H", legal, render) == Pick(4)
+    assert choose_move("wenz tout", legal, render) == Pick(6)
+    assert choose_move("solo", legal, render) == Ask((4, 5))
+    assert choose_move("rufer", legal, render) == Ask((1, 2))
+    # a contract the rules do not allow here goes to the server, which says why
+    refused = choose_move("sie", legal, render)
+    assert refused == Send({"type": "announce", "contract": "sie", "suit": None})
 
 
 # -- who sits where at a new table ---------------------------------------------------
@@ -127,7 +192,7 @@ def test_pattern_follows_the_view() -> None:
         }
     )
     assert "Your turn." in lines
-    assert "Queen of Hearts (QH)" in "\n".join(lines)
+    assert "Table: Queen of Spades (QS)" in lines and "Your hand (1): Hearts QH" in lines
 
 
 def playout(game_id: str, seed: int) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
@@ -189,8 +254,8 @@ def test_many_moves_are_grouped_and_each_numbered_once() -> None:
 
 def test_hand_event_says_whose_cards() -> None:
     render = renderer_for("scopa", Seats(me=1, names={0: "Ann"}), "napoletane")
-    assert render.event({"kind": "hand", "data": {"seat": 1, "hand": ["7D"]}}) == [
-        "You get: Seven of Denari (7D)"
+    assert render.event({"kind": "hand", "data": {"seat": 1, "hand": ["7D", "AS", "2D"]}}) == [
+        "You get: Spade AS  Denari 2D 7D"  # sorted the way players sort: by suit, then rank
     ]
     assert render.event(
         {"kind": "play", "data": {"seat": 0, "card": "7D", "captured": ["7S"], "scopa": True}}
@@ -222,19 +287,35 @@ def test_client_commands_import_without_the_server_package() -> None:
 
 
 # -- whole games in a pseudo-terminal ----------------------------------------------------
-def spawn(*args: str) -> pexpect.spawn:
+@pytest.fixture(autouse=True)
+def _own_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test keeps its held seats in its own state dir, and plays without colour."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("PROMPT_TOOLKIT_NO_CPR", "1")  # pexpect does not answer the query
+
+
+def spawn(
+    *args: str, rows: int = 50, cols: int = 160, env: dict[str, str] | None = None
+) -> pexpect.spawn:
     child = pexpect.spawn(
         sys.executable,
         ["-m", "client_cli.main", "play", *args],
         cwd=str(ROOT),
         encoding="utf-8",
         timeout=20,
-        dimensions=(50, 160),
+        dimensions=(rows, cols),
+        env={**os.environ, **(env or {})},
     )
     return child
 
 
-def play_to_the_end(child: pexpect.spawn, answer: Any = lambda child: "1") -> tuple[int, str]:
+def first_key(child: pexpect.spawn) -> str:
+    """The first move's key from the prompt (``[1-12]``, ``[0, 2, 3]``)."""
+    return str(re.split(r"[-, ]", child.match.group(1))[0])
+
+
+def play_to_the_end(child: pexpect.spawn, answer: Any = first_key) -> tuple[int, str]:
     """Answer every prompt until the game ends; decline another game. (moves, transcript)"""
     moves, transcript = 0, []
     while True:
@@ -258,19 +339,18 @@ def test_play_scopa_in_a_terminal_against_the_ai() -> None:
     assert child.exitstatus == 0, out
     assert moves >= 18  # at least one whole deal of 36 cards, half of them ours
     assert "Players: 0: you, 1: AI 1 (random)" in out
-    assert "Your hand: " in out
-    assert re.search(r"Your hand: [A-Z][a-z]+ of (Denari|Coppe|Spade|Bastoni) \(\w\w\)", out)
+    assert re.search(r"Your hand \(3\): (Spade|Coppe|Denari|Bastoni) \w\w", out)
     assert re.search(r"AI 1 plays [A-Z][a-z]+ of [A-Z][a-z]+ \(\w\w\)", out)
-    assert "Game over." in out and "Scores: you " in out
+    assert "Game over." in out and "Scores: you: " in out
     assert "Bye." in out and "Traceback" not in out
 
 
 @pytest.mark.parametrize(
     ("game", "hand", "players"),
     [
-        ("cicera", r": [A-Z][a-z]+ of (Coppe|Denari|Spade|Bastoni) \(\w\w\)", 4),
-        ("doudizhu", r" \(17\): (\w\w[ (]){10}", 3),
-        ("schafkopf", r": [A-Z][a-zö]+ of (Eichel|Gras|Herz|Schellen) \(\w\w\)", 4),
+        ("cicera", r" \(12\): (Coppe|Denari|Spade|Bastoni) \w\w", 4),
+        ("doudizhu", r" \(17\): (\w\w ){10}", 3),
+        ("schafkopf", r" \(8\): (Eichel|Gras|Herz|Schellen) \w\w", 4),
     ],
 )
 def test_play_every_other_game_in_a_terminal(game: str, hand: str, players: int) -> None:
@@ -320,9 +400,14 @@ def srv() -> Iterator[LiveServer]:
 
 def cards_of_first_move(child: pexpect.spawn) -> str:
     """Type the first move by its cards (``7D 3S 4C``) instead of its number."""
-    line = re.search(r"1\) (.*?)\r?\n", child.before)
-    assert line is not None
-    return " ".join(re.findall(r"\((\w\w)\)", line.group(1)))
+    text = child.before
+    # a waiting prompt is redrawn below each line printed: read on until the moves show
+    for _ in range(20):
+        if (line := re.search(r"1\) (.*?)\r?\n", text)) is not None:
+            return " ".join(re.findall(r"\((\w\w)\)", line.group(1)))
+        child.expect([PROMPT, pexpect.TIMEOUT], timeout=0.5)
+        text += child.before
+    raise AssertionError(f"no moves above the prompt: {text[-500:]!r}")
 
 
 def test_two_people_play_each_other_on_a_server(srv: LiveServer) -> None:
@@ -388,3 +473,12 @@ def test_play_errors(srv: LiveServer, capsys: pytest.CaptureFixture[str]) -> Non
     assert "bad option 'target'" in capsys.readouterr().err
     assert main(["play", "scopa", "--url", srv.url, "-o", "target=-4"]) == 1
     assert "bad_options" in capsys.readouterr().err
+
+
+def test_friends_at_a_new_cicera_table_are_partners() -> None:
+    options = table_options(build_parser().parse_args(["play", "cicera", "--humans", "2"]), 4)
+    assert {a.seat for a in options.ai} == {1, 3}  # seats 0 and 2 play together
+    options = table_options(
+        build_parser().parse_args(["play", "cicera", "--humans", "2", "--seat", "1"]), 4
+    )
+    assert {a.seat for a in options.ai} == {0, 2}

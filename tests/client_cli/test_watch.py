@@ -32,7 +32,7 @@ def test_watches_a_game_to_its_end(srv: LiveServer, capsys: pytest.CaptureFixtur
         assert any(" is the landlord for " in line for line in lines)
         assert any(" plays " in line for line in lines)
         assert "Game over." in lines
-        assert any(line.startswith("Scores: AI 0 ") for line in lines)
+        assert any(line.startswith("Scores: AI 0: ") for line in lines)
         # a spectator sees no hand: no dealt-hand lines, no "your hand"
         assert not any(" gets: " in line or "Your hand" in line for line in lines)
     finally:

@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 from client_cli.client import Client, play_table
-from client_cli.play import choose_move
+from client_cli.moves import Send, choose_move
 from client_cli.render import Seats, renderer_for
 from engine.doudizhu.hands import cards_of
 from engine.doudizhu.state import Bid
@@ -49,11 +49,10 @@ def chooser(seed: int, pair: list[str]) -> Any:
             return {"type": "bid", "value": 3}
         if view["phase"] == "play" and not view["history"]:
             text = " ".join(pair)
-            moves = render.typed_moves(text, legal, view)
-            pick = choose_move(text, moves, render)
-            assert isinstance(pick, int), pick
-            assert moves[pick] not in legal, "the typed pair is not the listed one"
-            return moves[pick]
+            choice = choose_move(text, legal, render, view)
+            assert isinstance(choice, Send), choice
+            assert choice.action not in legal, "the typed pair is not the listed one"
+            return dict(choice.action)
         return legal[rng.randrange(len(legal))]
 
     return choose
