@@ -629,8 +629,14 @@ class TableCore:
         return self._merge(eff, self._rematch_if_agreed(now))
 
     def _rematch_if_agreed(self, now: float) -> Effects:
-        humans = {i for i, s in enumerate(self.seats) if s.kind == "human"}
-        if not humans or not humans <= self.rematch_votes:
+        """Start the next game once every seated human who is here has voted for it.
+
+        A human whose connection is gone does not hold the others up: they keep
+        their seat, and the AI plays it for them until they are back, as in any
+        game (so a rematch never waits forever for somebody who closed the window).
+        """
+        present = {i for i, s in enumerate(self.seats) if s.kind == "human" and s.connected}
+        if not present or not present <= self.rematch_votes:
             return Effects()
         for i, slot in enumerate(self.seats):
             if slot.kind == "empty" or slot.left:

@@ -181,6 +181,26 @@ def test_finished_game_is_archived_and_rematch_needs_every_human() -> None:
     assert info.value.code == "game_in_progress"
 
 
+def test_a_rematch_does_not_wait_for_a_player_who_is_away() -> None:
+    core = seated(make())
+    now = 0.0
+    while core.status == "playing":
+        seat = core.game.to_act(core.state)[0]
+        action = to_plain(core.game.legal_actions(core.state, seat)[0])
+        core.act(f"p{seat}", seat, core.version, action, "human", now)
+    core.disconnect("p1", now)
+    eff = core.rematch("p0", now)
+    assert eff.started is not None and core.status == "playing"
+    # the absent player keeps the seat; the AI plays it once the grace is over
+    assert core.seats[1].kind == "human" and core.seat_of("p1") == 1
+    to_act = core.game.to_act(core.state)
+    later = now + 10.0
+    if 1 in to_act:
+        assert core.ai_reason(1, later) == "ai"
+    core.reconnect("p1", later)
+    assert core.seats[1].connected and core.ai_reason(1, later) is None
+
+
 def test_chat_rate_limit() -> None:
     core = make(chat_per_minute=3)
     core.join("p0", "P0", 0, 0.0)
