@@ -627,15 +627,15 @@ class PlaySession:
         self.screen.ask(f"Your move [{key_range(self.render.move_keys(self.moves))}]: ")
 
     def absent_lines(self) -> list[str]:
-        """Who of the other people is away or gone, after a game (a rematch needs them)."""
+        """Who of the other people is away, after a game (a rematch does not wait for them)."""
         lines = []
         for s in self.info.seats:
             if s.seat == self.seat or s.kind != "human":
                 continue
             if not s.connected:
                 lines.append(
-                    f"{s.name or f'seat {s.seat}'} is away: another game starts once they "
-                    "are back and agree, or type 'quit'."
+                    f"{s.name or f'seat {s.seat}'} is away: type 'again' to play on without "
+                    "waiting (the AI plays their seat until they are back), or 'quit'."
                 )
         return lines
 
