@@ -294,6 +294,12 @@ class Lobby:
         except BaseException:
             self.quotas.drop_table(table_id)
             raise
+        actor = self._run(core)
+        self._log.info("table_created", table=table_id, game=game_id, player=player.player_id)
+        return actor
+
+    def _run(self, core: TableCore) -> TableActor:
+        """Start the actor of ``core`` and list it here."""
         actor = TableActor(
             core,
             store=self.store,
@@ -304,9 +310,9 @@ class Lobby:
             metrics=self.metrics,
             quotas=self.quotas,
         )
-        self.tables[table_id] = actor
+        actor.on_lost = self._lost
+        self.tables[core.id] = actor
         actor.start()
-        self._log.info("table_created", table=table_id, game=game_id, player=player.player_id)
         return actor
 
     def _closed(self, table_id: str) -> None:
@@ -364,19 +370,7 @@ class Lobby:
             await self.store.delete(table_id)
             self._log.info("table_dropped_empty", table=table_id)
             return None
-        actor = TableActor(
-            core,
-            store=self.store,
-            sessions=self.sessions,
-            ai=self.ai,
-            on_close=self._closed,
-            clock=self.clock,
-            metrics=self.metrics,
-            quotas=self.quotas,
-        )
-        actor.on_lost = self._lost
-        self.tables[table_id] = actor
-        actor.start()
+        actor = self._run(core)
         for pid in core.members():
             player = self.sessions.get(pid)
             if player is not None:
@@ -430,7 +424,9 @@ class Lobby:
             actor.submit(Command("lost"))
 
     def _lost(self, table_id: str) -> None:
+        """Another process drives the table now: forget it here (it is not closed)."""
         self.tables.pop(table_id, None)
+        self.quotas.drop_table(table_id)
         forget = getattr(self.store, "forget", None)
         if forget is not None:
             forget(table_id)
