@@ -273,6 +273,10 @@ def main(argv: list[str] | None = None) -> int:
             "ai_delay": 0.0,
             "max_ai_tables_per_player": args.tables,
             "max_tables_per_player": args.tables + 1,
+            "max_watched_tables_per_session": args.tables + 1,
+            "max_watched_tables_per_address": 0,
+            "max_created_tables_per_session": args.tables + 1,
+            "max_created_tables_per_address": 0,
             "rate_per_s": 10_000.0,
             "rate_burst": 10_000,
         }
