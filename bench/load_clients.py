@@ -24,7 +24,7 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidState
 
 from bench.procstat import raise_fd_limit, run_loop
 
@@ -40,6 +40,21 @@ def pack(message: dict[str, Any]) -> bytes:
     data = msgpack.packb(message, use_bin_type=True)
     assert isinstance(data, bytes)
     return data
+
+
+def send_now(ws: ClientConnection, data: bytes) -> None:
+    """Write one binary frame at once, without a task or an await.
+
+    ``await ws.send(...)`` costs a task per move here and a lock inside
+    websockets; the clients would then limit what the yardsticks measure.
+    Every sender (game and yardsticks alike) sends this way, so the
+    comparison stays fair.  A connection that is closing just drops it.
+    """
+    try:
+        ws.protocol.send_binary(data)
+        ws.send_data()
+    except (InvalidState, OSError):
+        pass
 
 
 @dataclass(frozen=True)
@@ -131,7 +146,7 @@ class Seat:
         """Seconds to wait before moving."""
         return self.rng.uniform(*HUMAN_PACE) if self.job.pace == "human" else 0.0
 
-    async def move(self) -> None:
+    def move(self) -> None:
         """Play a random legal move (for the game) or the dummy move (yardsticks)."""
         now = time.perf_counter()
         if not self.tally.measuring or now >= self.tally.stop_at:
@@ -158,8 +173,7 @@ class Seat:
                 "version": self.version,
                 "action": _DUMMY_ACTION,
             }
-        with contextlib.suppress(ConnectionClosed):
-            await self.ws.send(pack(frame))
+        send_now(self.ws, pack(frame))
 
     def arrived(self, now: float) -> None:
         """The update answering this seat's move came: count the move and its latency."""
@@ -273,22 +287,14 @@ class TableRun:
 async def _play(job: Job, ready: Any, go: MpEvent) -> dict[str, Any]:
     tally = Tally()
     loop = asyncio.get_running_loop()
-    pending: set[asyncio.Task[None]] = set()
 
     def schedule(seat: Seat) -> None:
         delay = seat.think()
         seat.sent_version = seat.version  # one move per version, even while thinking
         if delay <= 0:
-            task = loop.create_task(seat.move())
-            pending.add(task)
-            task.add_done_callback(pending.discard)
+            seat.move()
         else:
-            loop.call_later(delay, _later, seat)
-
-    def _later(seat: Seat) -> None:
-        task = loop.create_task(seat.move())
-        pending.add(task)
-        task.add_done_callback(pending.discard)
+            loop.call_later(delay, seat.move)
 
     runs = [TableRun(job, tally, job.first + i, schedule) for i in range(job.count)]
     sem = asyncio.Semaphore(50)

@@ -123,6 +123,19 @@ def cardavia_argv(tables: int, loop: str | None, extra: Sequence[str] = ()) -> l
         "100000",
         "--log-level",
         "info",
+        # every bench client connects from 127.0.0.1: no per-address caps
+        "--max-connections-per-address",
+        "0",
+        "--connect-rate-per-address",
+        "0",
+        "--max-sessions-per-address",
+        "0",
+        "--max-created-tables-per-address",
+        "0",
+        "--max-waiting-tables-per-address",
+        "0",
+        "--max-watched-tables-per-address",
+        "0",
     ]
     if loop is not None:
         argv += ["--loop", loop]

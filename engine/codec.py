@@ -16,7 +16,7 @@ import enum
 import math
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any, Literal, Union, get_args, get_origin
 
@@ -90,20 +90,23 @@ def _mapping(value: Mapping[Any, Any]) -> dict[str | int, Any]:
     return {_key(k): to_plain(v) for k, v in value.items()}
 
 
-def _dataclass_converter(cls: type) -> Callable[[Any], dict[str, Any]]:
+def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., dict[str, Any]]:
     """A function building the plain dict of a ``cls`` instance, field by field.
 
     The function is generated once per class (as :mod:`dataclasses` generates
     ``__init__``), so a conversion costs one call per field and no lookups.
+    ``shared``: the function takes a memo too (see :func:`to_plain_shared`).
     """
     kind = getattr(cls, "kind", None)
     items = [f"'type': {kind!r}"] if isinstance(kind, str) else []
+    call = "_shared(v.{}, m)" if shared else "_plain(v.{})"
     for f in _fields(cls):
         if not f.name.isidentifier():  # pragma: no cover - dataclass fields always are
             raise TypeError(f"field {f.name!r} of {cls.__name__}")
-        items.append(f"{f.name!r}: _plain(v.{f.name})")
-    source = f"def convert(v):\n    return {{{', '.join(items)}}}\n"
-    namespace: dict[str, Any] = {"_plain": to_plain}
+        items.append(f"{f.name!r}: {call.format(f.name)}")
+    args = "v, m" if shared else "v"
+    source = f"def convert({args}):\n    return {{{', '.join(items)}}}\n"
+    namespace: dict[str, Any] = {"_plain": to_plain, "_shared": _shared}
     exec(source, namespace)  # the source holds only field names (identifiers)
     return namespace["convert"]  # type: ignore[no-any-return]
 
@@ -133,6 +136,47 @@ def _converter(cls: type) -> Callable[[Any], Any]:
 
 _CONVERTERS: dict[type, Callable[[Any], Any]] = {}
 """The conversion of each type met so far (see :func:`_converter`)."""
+
+
+def to_plain_shared(values: Sequence[object]) -> list[Any]:
+    """``[to_plain(v) for v in values]``, converting what the values share only once.
+
+    Meant for the views of one state, one per seat: their fields mostly hold
+    the very same objects (the table, the tricks, the scores, the options),
+    and only the hand and the legal moves differ.  A dataclass's field value
+    met again (the same object, by identity) is converted once and its plain
+    form shared by the results, which are therefore read-only.
+    """
+    memo: dict[int, Any] = {}
+    out = []
+    for value in values:
+        cls = type(value)
+        convert = _SHARED_CONVERTERS.get(cls)
+        if convert is None:
+            if not dataclasses.is_dataclass(cls):
+                out.append(to_plain(value))
+                continue
+            convert = _SHARED_CONVERTERS[cls] = _dataclass_converter(cls, shared=True)
+        out.append(convert(value, memo))
+    return out
+
+
+_SCALARS = frozenset({type(None), bool, int, str, float})
+
+
+def _shared(value: Any, memo: dict[int, Any]) -> Any:
+    """``to_plain(value)``, kept in ``memo`` by identity (its owner keeps ``value`` alive)."""
+    if type(value) in _SCALARS:
+        return value
+    key = id(value)
+    found = memo.get(key, memo)
+    if found is memo:
+        found = memo[key] = to_plain(value)
+    return found
+
+
+_SHARED_CONVERTERS: dict[type, Callable[[Any, dict[int, Any]], Any]] = {}
+"""Per dataclass, its conversion with a memo of field values (see :func:`to_plain_shared`)."""
 
 
 def _key(k: object) -> str | int:

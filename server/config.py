@@ -18,6 +18,20 @@ from typing import Any
 ENV_PREFIX = "CARDAVIA_"
 
 
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the OS tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+AI_WORKERS_MAX_DEFAULT = 8
+DEFAULT_AI_WORKERS = max(1, min(AI_WORKERS_MAX_DEFAULT, _usable_cpus() - 1))
+"""One AI worker per CPU but one, which is left to the event loop (AI searches
+competing with the loop for every core make humans wait), at most 8."""
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     """Every knob of the server, with its default."""
@@ -29,7 +43,7 @@ class ServerConfig:
     ai_delay: float = 0.8
     ai_think: float = 0.25
     ai_deadline: float = 5.0
-    ai_workers: int = 4
+    ai_workers: int = DEFAULT_AI_WORKERS
     ai_mode: str = "process"
     disconnect_grace: float = 15.0
     session_ttl: float = 300.0
@@ -92,7 +106,8 @@ HELP: dict[str, str] = {
     "ai_delay": "Default seconds an AI move waits before it shows (tables may override).",
     "ai_think": "Time cap (seconds) for one AI decision; search levels may stop sooner.",
     "ai_deadline": "Hard limit (s) on one AI decision; past it a fast fallback policy moves.",
-    "ai_workers": "Worker processes (or threads) that run AI decisions off the event loop.",
+    "ai_workers": "Worker processes (or threads) that run AI decisions off the event loop;"
+    " the default leaves one CPU to the loop: CPUs - 1, at least 1, at most 8.",
     "ai_mode": "process (heavy search never slows the loop) or thread (starts at once).",
     "disconnect_grace": "Seconds a disconnected human keeps their turns before the AI covers them.",
     "session_ttl": "Seconds a disconnected session is kept for a reconnect before it is dropped"

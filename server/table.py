@@ -30,7 +30,7 @@ from server.metrics import Metrics
 from server.quotas import Quotas
 from server.replay import build_replay, finished_to_plain, table_meta
 from server.sessions import Player, Sessions
-from server.store import LeaseLost, Store, StoreUnavailable
+from server.store import LeaseLost, MemoryStore, Store, StoreUnavailable
 from server.table_core import AiTurn, Effects, TableCore
 from server.table_options import RequestError
 
@@ -119,6 +119,10 @@ class TableActor:
         self.on_lost: Callable[[str], None] | None = None
         """Called (instead of ``on_close``) when another process took the table over."""
         self._log = get_logger(table=core.id, game=core.game.id)
+        self._can_fail = type(store) is not MemoryStore
+        """Whether a write may raise :class:`StoreUnavailable`: only then does each command
+        snapshot the core to roll it back (the plain memory store never fails; a
+        subclass, as tests use to inject failures, is treated as one that may)."""
 
     @property
     def id(self) -> str:
@@ -200,12 +204,11 @@ class TableActor:
 
     async def _handle(self, command: Command) -> None:
         handler = getattr(self, "_on_" + command.kind)
-        before = {name: _shallow(getattr(self.core, name)) for name in _ROLLBACK}
-        before["seats"] = [copy.copy(slot) for slot in self.core.seats]  # fields immutable
+        before = self._snapshot() if self._can_fail else None
         try:
             await handler(command)
         except StoreUnavailable as exc:
-            for name, value in before.items():
+            for name, value in (before or {}).items():
                 setattr(self.core, name, value)
             self._retry_at = self.clock() + STORE_RETRY_S
             self._log.warning("store_unavailable", command=command.kind, error=str(exc))
@@ -247,13 +250,24 @@ class TableActor:
                     )
                 )
 
-    async def _commit(self, eff: Effects) -> None:
+    def _snapshot(self) -> dict[str, Any]:
+        """The core's fields a command may change (restored when the store fails)."""
+        core = self.core
+        before = {name: _shallow(getattr(core, name)) for name in _ROLLBACK}
+        before["seats"] = [copy.copy(slot) for slot in core.seats]  # fields immutable
+        return before
+
+    async def _commit(self, eff: Effects, *, seating: bool = True) -> None:
         """Persist first, then send; close the table if nobody is left."""
-        await self._persist(eff)
+        await self._persist(eff, seating=seating)
         await self._deliver(eff)
 
-    async def _persist(self, eff: Effects) -> None:
-        """Write what the store needs (raises :class:`StoreUnavailable`: nothing is sent)."""
+    async def _persist(self, eff: Effects, *, seating: bool = True) -> None:
+        """Write what the store needs (raises :class:`StoreUnavailable`: nothing is sent).
+
+        ``seating`` False: the command was a move, which changes no seating; the
+        table's meta is then only looked at when the game's status changed.
+        """
         core = self.core
         if self._unarchived is not None:  # before a new game may reset the log
             await self.store.archive(self.id, self._unarchived[0], self._unarchived[1])
@@ -280,7 +294,15 @@ class TableActor:
                     self._retry_at = self.clock() + STORE_RETRY_S
                     return
         self._retry_at = None
-        if not eff.closed:
+        if eff.closed:
+            return
+        saved = self._saved_meta
+        if (
+            seating
+            or saved is None
+            or saved["status"] != core.status
+            or saved["game_no"] != core.game_no
+        ):
             await self._save_meta()
 
     async def _save_meta(self) -> None:
@@ -447,7 +469,7 @@ class TableActor:
         assert command.player is not None
         seat, version, action = command.args
         eff = self.core.act(command.player.player_id, seat, version, action, "human", self.clock())
-        await self._commit(eff)
+        await self._commit(eff, seating=False)
         self._reply(command, Ok(ref=command.ref))
         latency = time.perf_counter() - command.received
         self.metrics.observe("cardavia_action_latency_seconds", latency, game=self.core.game.id)
@@ -492,7 +514,7 @@ class TableActor:
             eff = self.core.act(
                 None, turn.seat, turn.version, to_plain(legal[0]), turn.by, self.clock()
             )
-        await self._commit(eff)
+        await self._commit(eff, seating=False)
 
     async def _on_close(self, command: Command) -> None:
         await self._close(command.args or "the table was closed")

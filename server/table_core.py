@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from engine.codec import to_plain
+from engine.codec import to_plain, to_plain_shared
 from engine.game import Event, IllegalAction
 from protocol.errors import ErrorCode
 from protocol.models import SeatInfo, TableInfo
@@ -449,12 +449,23 @@ class TableCore:
         """
         converted = [(e, plain_event(e)) for e in events]
         timer = self.timer_left(now)
-        outs: list[Out] = []
-        for seat, slot in enumerate(self.seats):
-            if slot.kind == "human" and slot.player_id:
-                outs.append((slot.player_id, self._update(seat, converted, actor, by, timer)))
+        humans = [
+            (seat, slot.player_id)
+            for seat, slot in enumerate(self.seats)
+            if slot.kind == "human" and slot.player_id
+        ]
+        seats: list[int | None] = [seat for seat, _ in humans]
         if self.spectators:
-            watched = self._update(None, converted, actor, by, timer)
+            seats.append(None)
+        game, state = self.game, self.state
+        # what the views share (the table, tricks, scores) is converted once for all
+        views = to_plain_shared([game.view(state, seat) for seat in seats])
+        outs: list[Out] = [
+            (pid, self._update(seat, converted, actor, by, timer, view))
+            for (seat, pid), view in zip(humans, views, strict=False)
+        ]
+        if self.spectators:
+            watched = self._update(None, converted, actor, by, timer, views[-1])
             outs.extend((pid, watched) for pid in self.spectators)
         return outs
 
@@ -465,6 +476,7 @@ class TableCore:
         actor: int | None,
         by: ActedBy | None,
         timer: float | None,
+        view: dict[str, Any],
     ) -> Update:
         return Update(
             table=self.id,
@@ -474,7 +486,7 @@ class TableCore:
             actor=actor,
             by=by,
             events=tuple(plain for e, plain in converted if e.visible_to(seat)),
-            view=to_plain(self.game.view(self.state, seat)),
+            view=view,
             timer_s=timer,
         )
 

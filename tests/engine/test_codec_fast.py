@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engine.cards import Card
-from engine.codec import to_plain
+from engine.codec import to_plain, to_plain_shared
 from engine.registry import GAMES
 
 
@@ -71,3 +71,22 @@ def test_mixed_sequences_and_unknown_types() -> None:
     assert to_plain(frozenset(cards)) == reference(frozenset(cards))
     with pytest.raises(TypeError, match="object"):
         to_plain(object())
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_views_converted_together_equal_each_converted_alone(game_id: str) -> None:
+    game = GAMES[game_id]
+    options = game.options()
+    rng = random.Random(11)
+    state = game.new_state(options, 5)
+    seats = [*range(game.num_seats(options)), None]
+    for _ in range(150):
+        if game.is_over(state):
+            break
+        views = [game.view(state, seat) for seat in seats]
+        together = to_plain_shared(views)
+        assert together == [reference(v) for v in views]
+        assert to_plain_shared(views[:1]) == [to_plain(views[0])]
+        seat = game.to_act(state)[0]
+        state = game.apply(state, seat, rng.choice(game.legal_actions(state, seat))).state
+    assert to_plain_shared([options, (1, 2), "x"]) == [to_plain(options), [1, 2], "x"]

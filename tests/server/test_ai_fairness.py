@@ -22,7 +22,7 @@ async def test_a_humans_moves_are_served_while_ai_tables_run() -> None:
         ai_only_moves_per_s=100.0,  # the default
         ai_think=0.02,
         max_ai_tables_per_player=TABLES,
-        max_watched_tables_per_session=TABLES,
+        max_watched_tables_per_session=TABLES + 1,
         max_created_tables_per_session=TABLES + 1,
     )
     async with running_server(config) as srv:

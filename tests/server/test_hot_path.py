@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
@@ -29,6 +30,15 @@ def test_hot_path_settings_are_checked() -> None:
         load_config(["--loop", "trio"], env={})
     with pytest.raises(ValueError, match="gc_gen0"):
         load_config(["--gc-gen0", "5"], env={})
+
+
+def test_the_default_ai_pool_leaves_a_cpu_to_the_event_loop() -> None:
+    cpus = len(os.sched_getaffinity(0))
+    workers = ServerConfig().ai_workers
+    assert workers == load_config([], env={}).ai_workers
+    assert 1 <= workers <= 8
+    assert workers == 1 or workers < cpus
+    assert load_config(["--ai-workers", "3"], env={}).ai_workers == 3
 
 
 def test_the_server_runs_on_the_chosen_loop() -> None:
@@ -125,6 +135,7 @@ def test_spectators_share_one_update_and_each_seat_gets_its_own() -> None:
     updates = {pid: m for pid, m in eff.outs if isinstance(m, sm.Update)}
     assert set(updates) == {"p0", "p1", "s1", "s2"}
     assert updates["s1"] is updates["s2"] and updates["s1"].seat is None
+    assert updates["s1"].view == to_plain(core.game.view(core.state, None))
     for i in (0, 1):
         assert updates[f"p{i}"].seat == i
         assert updates[f"p{i}"].view == to_plain(core.game.view(core.state, i))
