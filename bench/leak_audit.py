@@ -58,6 +58,13 @@ CONFIG = ServerConfig(
     ai_workers=2,
     rate_per_s=10_000.0,
     rate_burst=10_000,
+    # every audited client comes from 127.0.0.1: the per-address caps would stop a long run
+    max_connections_per_address=0,
+    connect_rate_per_address=0.0,
+    max_sessions_per_address=0,
+    max_created_tables_per_address=0,
+    max_waiting_tables_per_address=0,
+    max_watched_tables_per_address=0,
 )
 
 SHORT_OPTIONS: dict[str, dict[str, Any]] = {"scopa": {"target": 1}, "schafkopf": {"deals": 1}}
