@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 
@@ -18,7 +19,7 @@ def add_parser(subparsers: Any) -> None:
             "Print the JSON Schema of every message of the Cardavia protocol, generated "
             "from the models: 'client' (what clients send), 'server' (what they receive) "
             "and 'games' (each game's options, view, action and event, generated from the "
-            "engine's types). --game prints one game's schema on its own."
+            "engine's types). --game prints one game's schema on its own, --games all games'."
         ),
     )
     parser.add_argument(
@@ -33,6 +34,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--games", action="store_true", help="only the games' schemas (keyed by game id)"
     )
+    parser.add_argument(
+        "--markdown",
+        action="store_true",
+        help="with --game: the game's documentation page (docs/games/GAME.md) instead",
+    )
     parser.add_argument("--indent", type=int, default=2, help="JSON indentation (0: compact)")
     parser.set_defaults(func=run)
 
@@ -43,6 +49,13 @@ def run(args: argparse.Namespace) -> int:
     from protocol.schema import json_schema
 
     schema: dict[str, Any]
+    if getattr(args, "markdown", False):
+        if not getattr(args, "game", None):
+            print("cardavia schema: --markdown needs --game", file=sys.stderr)
+            return 2
+        from client_cli.game_docs import markdown
+
+        return _print(markdown(args.game))
     if getattr(args, "game", None):
         schema = game_schema(args.game)
     elif getattr(args, "games", False):
@@ -51,8 +64,12 @@ def run(args: argparse.Namespace) -> int:
         schema = json_schema()
         if args.direction != "both":
             schema = schema[args.direction]
+    return _print(json.dumps(schema, indent=args.indent or None, sort_keys=False) + "\n")
+
+
+def _print(text: str) -> int:
     try:
-        print(json.dumps(schema, indent=args.indent or None, sort_keys=False))
+        sys.stdout.write(text)
     except BrokenPipeError:  # e.g. piped into head
         return 0
     return 0

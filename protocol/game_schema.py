@@ -64,7 +64,7 @@ class EventSpec:
 
 
 _HAND = EventSpec(
-    "A seat's own cards, to that seat only (after each deal or refill).",
+    "A seat's own cards (after each deal, and in Scopa each refill).",
     {"seat": int, "hand": Hand},
     private=True,
 )
@@ -83,7 +83,7 @@ EVENTS: Mapping[str, Mapping[str, EventSpec]] = {
         ),
         "hand": _HAND,
         "play": EventSpec(
-            "A seat played a card; ``captured`` is empty when it was laid on the table.",
+            "A seat played a card; `captured` is empty when it was laid on the table.",
             {"seat": int, "card": Card, "captured": Cards, "scopa": bool},
         ),
         "refill": EventSpec(
@@ -110,7 +110,7 @@ EVENTS: Mapping[str, Mapping[str, EventSpec]] = {
         ),
         "hand": _HAND,
         "play": EventSpec(
-            "A seat played a card, captured ``captured`` (empty: placed) and earned ``bonuses``.",
+            "A seat played a card, captured `captured` (empty: placed) and earned `bonuses`.",
             {"seat": int, "card": Card, "captured": Cards, "bonuses": tuple[Bonus, ...]},
         ),
         "unclaimed": EventSpec(
@@ -133,7 +133,7 @@ EVENTS: Mapping[str, Mapping[str, EventSpec]] = {
             },
         ),
         "redeal": EventSpec(
-            "Everybody passed: the cards were dealt again (fields as in ``deal``).",
+            "Everybody passed: the cards were dealt again (fields as in `deal`).",
             {
                 "redeals": int,
                 "first_bidder": int,
@@ -144,7 +144,7 @@ EVENTS: Mapping[str, Mapping[str, EventSpec]] = {
         "hand": _HAND,
         "bid": EventSpec("A seat bid 1, 2 or 3.", {"seat": int, "bid": int}),
         "pass": EventSpec(
-            "A seat passed: in the auction (``bid`` is 0) or on a trick (no ``bid``).",
+            "A seat passed: in the auction (`bid` is 0) or on a trick (no `bid`).",
             {"seat": int, "bid": Literal[0]},
             optional=frozenset({"bid"}),
         ),
@@ -153,12 +153,12 @@ EVENTS: Mapping[str, Mapping[str, EventSpec]] = {
             {"seat": int, "bid": int, "bottom": Cards},
         ),
         "play": EventSpec(
-            "A seat played ``cards`` as the combination ``combo``.",
+            "A seat played `cards` as the combination `combo`.",
             {"seat": int, "cards": frozenset[Card], "combo": Combo},
         ),
-        "lead": EventSpec("Two passes: ``seat`` leads a new trick.", {"seat": int}),
+        "lead": EventSpec("Two passes: `seat` leads a new trick.", {"seat": int}),
         "deal_over": EventSpec(
-            "A hand is empty: the deal's result (``scores`` per seat, zero-sum).",
+            "A hand is empty: the deal's result (`scores` per seat, zero-sum).",
             {
                 "scores": tuple[int, int, int],
                 "landlord": int,
@@ -179,7 +179,7 @@ EVENTS: Mapping[str, Mapping[str, EventSpec]] = {
         "deal": EventSpec("A new deal and its dealer.", {"deal_no": int, "dealer": int}),
         "hand": _HAND,
         "bid": EventSpec(
-            "A seat's word in the bidding: a contract (and suit) or ``null`` for a pass.",
+            "A seat's word in the bidding: a contract (and suit) or `null` for a pass.",
             {"seat": int, "contract": ContractKind | None, "suit": str | None},
         ),
         "contract": EventSpec(
@@ -325,7 +325,7 @@ def _wire_fields(cls: type) -> dict[str, Any]:
 def _doc(cls: type) -> str:
     """The first paragraph of a class's docstring, on one line."""
     text = (cls.__doc__ or "").strip().split("\n\n")[0]
-    return " ".join(text.split())
+    return " ".join(text.split()).replace("``", "`")
 
 
 def game_schema(game_id: str, ref_prefix: str = "#/$defs/") -> Schema:
