@@ -167,7 +167,7 @@ def markdown(game_id: str) -> str:
         "",
         "## View",
         "",
-        f"The `view` of `state` and `update`. {view_def.get('description', '')} "
+        f"The `view` of `update` and `snapshot`. {view_def.get('description', '')} "
         "A spectator's view has `seat` null, an empty `hand` and no `legal` actions.",
         "",
         *_fields_table(view_def),

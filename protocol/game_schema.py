@@ -380,7 +380,7 @@ def game_schema(game_id: str, ref_prefix: str = "#/$defs/") -> Schema:
         "title": f"Cardavia {game.title}",
         "description": (
             f"The game {game_id!r}: 'options' (create's options), 'view' (the view of a "
-            "seat in 'state'/'update'), 'spectator_view', 'action' (act's action: one "
+            "seat in 'update'/'snapshot'), 'spectator_view', 'action' (act's action: one "
             "of the view's 'legal' entries) and 'event' (each entry of an update's events)."
         ),
         "game": game_id,

@@ -20,7 +20,7 @@ def json_schema() -> dict[str, Any]:
             "Messages are msgpack maps in binary WebSocket frames; "
             f"protocol version {PROTOCOL_VERSION} (sent in hello). The game-specific "
             "fields are typed per game under 'games/<game id>': a table's 'options' "
-            "(create, table info) by 'options', the 'view' of state and update by 'view' "
+            "(create, table info) by 'options', the 'view' of update and snapshot by 'view' "
             "(a spectator's by 'spectator_view'), act's 'action' and the entries of a "
             "view's 'legal' by 'action', and each entry of update's 'events' (and of "
             "replay steps) by 'event'."

@@ -182,6 +182,8 @@ def test_protocol_schema_embeds_every_game() -> None:
     scopa = doc["games"]["scopa"]
     validate(to_plain(game.view(state, 0)), scopa["view"], doc)  # refs resolve from the root
     assert all_game_schemas("#/games")["scopa"]["view"] == scopa["view"]
+    games = all_game_schemas("#")  # what cardavia schema --games prints
+    validate(to_plain(game.view(state, None)), games["scopa"]["spectator_view"], games)
 
 
 def test_schema_command_prints_one_game() -> None:
