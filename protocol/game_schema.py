@@ -220,6 +220,7 @@ class _Builder:
         self._owners: dict[str, type] = {}
 
     def ref(self, name: str) -> Schema:
+        """A reference to the def ``name`` of this document."""
         return {"$ref": self.ref_prefix + name}
 
     def of(self, tp: Any) -> Schema:
@@ -266,6 +267,7 @@ class _Builder:
         raise SchemaError(f"no JSON Schema for {tp!r}")
 
     def union(self, args: tuple[Any, ...]) -> Schema:
+        """A union: its tagged dataclasses as one ``oneOf`` (by ``type``), the rest beside."""
         tagged = [a for a in args if isinstance(getattr(a, "kind", None), str)]
         rest = [a for a in args if a not in tagged]
         options = [self.of(a) for a in tagged]
@@ -275,6 +277,7 @@ class _Builder:
         return options[0] if len(options) == 1 else {"anyOf": options}
 
     def dataclass(self, cls: type) -> Schema:
+        """A reference to the def of ``cls`` (built on first use, named after the class)."""
         name = cls.__name__
         owner = self._owners.setdefault(name, cls)
         if owner is not cls:
@@ -295,6 +298,7 @@ class _Builder:
         tag: object = None,
         optional: frozenset[str] = frozenset(),
     ) -> Schema:
+        """A map with exactly these fields (``type``: ``tag`` first, if any)."""
         properties: Schema = {}
         if isinstance(tag, str):
             properties["type"] = {"const": tag}
@@ -309,6 +313,7 @@ class _Builder:
         return schema
 
     def pattern(self) -> Schema:
+        """The card patterns the game's deck may be named in (rules/cards.md)."""
         return {"enum": list(patterns_for(self.game.deck.family))}
 
 
@@ -325,7 +330,7 @@ def _wire_fields(cls: type) -> dict[str, Any]:
 def _doc(cls: type) -> str:
     """The first paragraph of a class's docstring, on one line."""
     text = (cls.__doc__ or "").strip().split("\n\n")[0]
-    return " ".join(text.split()).replace("``", "`")
+    return " ".join(text.split()).replace("``", "`").replace("`None`", "`null`")
 
 
 def game_schema(game_id: str, ref_prefix: str = "#/$defs/") -> Schema:
