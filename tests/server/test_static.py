@@ -117,19 +117,21 @@ async def test_json_client_gets_the_same_messages_as_a_msgpack_client() -> None:
 
 
 async def test_json_connection_refuses_binary_and_bad_json() -> None:
-    async with running_server(FAST) as server:
-        async with connect(server.url, subprotocols=["cardavia.json"]) as ws:  # type: ignore[list-item]
-            for bad in (
-                b"\x81\xa4type\xa5hello",
-                "{not json",
-                "[1, 2]",
-                '{"type":"ping","id":NaN}',
-            ):
-                await ws.send(bad)
-                reply = json.loads(await asyncio.wait_for(ws.recv(), 5))
-                assert reply["type"] == "error" and reply["code"] == "bad_message"
-            await ws.send(json.dumps({"type": "ping", "id": 7}))
-            assert json.loads(await asyncio.wait_for(ws.recv(), 5)) == {"type": "pong", "ref": 7}
+    async with (
+        running_server(FAST) as server,
+        connect(server.url, subprotocols=["cardavia.json"]) as ws,  # type: ignore[list-item]
+    ):
+        for bad in (
+            b"\x81\xa4type\xa5hello",
+            "{not json",
+            "[1, 2]",
+            '{"type":"ping","id":NaN}',
+        ):
+            await ws.send(bad)
+            reply = json.loads(await asyncio.wait_for(ws.recv(), 5))
+            assert reply["type"] == "error" and reply["code"] == "bad_message"
+        await ws.send(json.dumps({"type": "ping", "id": 7}))
+        assert json.loads(await asyncio.wait_for(ws.recv(), 5)) == {"type": "pong", "ref": 7}
 
 
 async def test_unknown_subprotocol_only_is_refused() -> None:
