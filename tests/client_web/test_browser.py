@@ -1,0 +1,126 @@
+"""The browser client in a real headless chromium against a real server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.codec import to_plain
+from server.app import CardaviaServer
+from tests.client_web.pages import (
+    TIMEOUT_MS,
+    check_no_leak,
+    create_table,
+    dom_cards,
+    my_turn,
+    open_page,
+    page_url,
+    page_version,
+    play_one,
+    wait_turn_or_end,
+)
+
+
+async def test_scopa_against_the_ai_to_the_end_then_rematch(
+    server: CardaviaServer, browser: Any
+) -> None:
+    page = await open_page(browser, page_url(server), "Ann")
+    table = await create_table(page, "scopa", ai=True, target="1")
+    moves = 0
+    while True:
+        await wait_turn_or_end(page)
+        if await page.locator(".result").count():
+            break
+        drawn = await check_no_leak(page, server, table, 0)
+        hand = await page.eval_on_selector_all(
+            ".my-hand [data-card]", "els => els.map(e => e.dataset.card)"
+        )
+        assert hand and set(hand) <= set(drawn)
+        await play_one(page)
+        moves += 1
+        assert moves < 200
+    assert moves >= 5  # a deal at least
+    result = server.lobby.tables[table].core
+    assert result.status == "finished"
+    assert "Game over" in await page.locator(".result").inner_text()
+    await page.locator(".result button.rematch").click()  # the AI agrees: a new game
+    await page.wait_for_function(
+        "() => !document.querySelector('.result') && document.querySelector('.my-hand .card')",
+        timeout=TIMEOUT_MS,
+    )
+    assert page.errors == []
+
+
+async def test_reload_mid_game_takes_the_seat_back(server: CardaviaServer, browser: Any) -> None:
+    page = await open_page(browser, page_url(server), "Bea")
+    await page.locator("form.game[data-game=scopa] button.quick").click()
+    await page.locator(".my-hand button.card.playable").first.wait_for(timeout=TIMEOUT_MS)
+    table = str(await page.locator(".table-view").get_attribute("data-table"))
+    await play_one(page)
+    await wait_turn_or_end(page)
+    player = next(iter(server.sessions)).player_id
+    await page.reload()
+    await page.locator(".my-hand .card").first.wait_for(timeout=TIMEOUT_MS)
+    assert await page.locator(".table-view").get_attribute("data-table") == table
+    assert await page.locator(".seat.me").count() == 1
+    assert [p.player_id for p in server.sessions] == [player]  # the same session, resumed
+    await wait_turn_or_end(page)
+    assert await my_turn(page)  # a quick-play game goes to 11: far from over
+    core = server.lobby.tables[table].core
+    hand = await page.eval_on_selector_all(
+        ".my-hand [data-card]", "els => els.map(e => e.dataset.card)"
+    )
+    assert sorted(hand) == sorted(to_plain(core.game.view(core.state, 0))["hand"])
+    await check_no_leak(page, server, table, 0)
+    await play_one(page)
+    assert page.errors == []
+
+
+async def test_two_pages_at_one_private_table_see_each_others_moves(
+    server: CardaviaServer, browser: Any
+) -> None:
+    ann = await open_page(browser, page_url(server), "Ann")
+    table = await create_table(ann, "scopa", ai=False, private=True, target="1")
+    link = await ann.locator(".invite-link").input_value()
+    assert f"table={table}" in link and "invite=" in link
+    bob = await open_page(browser, link, "Bob")
+    await bob.locator(".my-hand .card").first.wait_for(timeout=TIMEOUT_MS)
+    await ann.locator(".my-hand .card").first.wait_for(timeout=TIMEOUT_MS)
+    for _ in range(3):
+        mover, watcher = (ann, bob) if await ann.locator(".turn-line.mine").count() else (bob, ann)
+        await mover.locator(".my-hand button.card.playable").first.wait_for(timeout=TIMEOUT_MS)
+        card = await mover.locator(".my-hand button.card.playable").first.get_attribute("data-card")
+        before = await page_version(watcher)
+        await play_one(mover)
+        await watcher.wait_for_function(
+            "v => Number(document.querySelector('.table-view').dataset.version) > v",
+            arg=before,
+            timeout=TIMEOUT_MS,
+        )
+        assert card in await dom_cards(watcher)  # on the table or as the last play
+        for page, seat in ((ann, 0), (bob, 1)):
+            await page.wait_for_function(
+                "v => Number(document.querySelector('.table-view').dataset.version) >= v",
+                arg=server.lobby.tables[table].core.version,
+                timeout=TIMEOUT_MS,
+            )
+            await check_no_leak(page, server, table, seat)
+    assert ann.errors == [] and bob.errors == []
+
+
+async def test_phone_sized_screen_shows_hand_and_moves(
+    server: CardaviaServer, browser: Any
+) -> None:
+    page = await open_page(
+        browser, page_url(server), "Cleo", viewport={"width": 360, "height": 640}, is_mobile=True
+    )
+    await page.locator("form.game[data-game=scopa] button.quick").click()
+    first = page.locator(".my-hand button.card.playable").first
+    await first.wait_for(timeout=TIMEOUT_MS)
+    width = await page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 360
+    for card in await page.locator(".my-hand .card").all():
+        box = await card.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360
+        assert box["width"] >= 36  # large enough to tap
+    await play_one(page)
+    assert page.errors == []
