@@ -542,11 +542,12 @@ function lastMove(last, seats) {
 function handView(view) {
   const moves = legal();
   const playable = new Set(moves.flatMap(cardsOf));
-  const multi = moves.some((a) => cardsOf(a).length > 1) || app.table.info.game === "doudizhu";
-  const hand = sortHand(view.hand || [], pattern());
+  // Dou Dizhu: suits never matter, a card of a playable rank can be part of a play
+  const ranks = app.table.info.game === "doudizhu" ? new Set([...playable].map((c) => c[0] + (c[1] === "J" ? "J" : ""))) : new Set();
+  const hand = sortHand(view.hand || [], pattern(), app.table.info.game, view.contract);
   const row = h("div", { class: "cards hand" });
   for (const code of hand) {
-    const can = playable.has(code) || (multi && moves.some((a) => cardsOf(a).length > 0));
+    const can = playable.has(code) || ranks.has(code[0] + (code[1] === "J" ? "J" : ""));
     const node = cardElement(code, S, pattern(), { clickable: can });
     if (can) {
       node.classList.add("playable");

@@ -38,8 +38,27 @@ function suitsOf(pattern) {
   return PATTERN_SUITS[pattern] || FRENCH;
 }
 
-/** Sort a hand by suit, then by rank (jokers last). */
-export function sortHand(cards, pattern) {
+/** Schafkopf: the trumps of a contract (court ranks, suit); null before one. */
+function schafkopfTrumps(contract) {
+  if (!contract || !contract.kind) return null;
+  if (contract.kind.startsWith("wenz")) return ["U", ""];
+  if (contract.kind.startsWith("solo")) return ["OU", contract.suit || "H"];
+  return ["OU", "H"];
+}
+
+/** Sort a hand by suit, then by rank (jokers last); in Schafkopf trumps come first,
+ * Obers then Unters (Eichel, Gras, Herz, Schellen) then the trump suit, once the
+ * contract is known. */
+export function sortHand(cards, pattern, game = "", contract = null) {
+  const trumps = game === "schafkopf" ? schafkopfTrumps(contract) : null;
+  if (trumps) {
+    const [courts, suit] = trumps;
+    const isTrump = (c) => courts.includes(c[0]) || c[1] === suit;
+    const trumpKey = (c) => (courts.includes(c[0]) ? courts.indexOf(c[0]) * 10 + "EGHS".indexOf(c[1]) : 100 + "ATKOU987".indexOf(c[0]));
+    const rest = sortHand(cards.filter((c) => !isTrump(c)), pattern);
+    const top = cards.filter(isTrump).sort((a, b) => trumpKey(a) - trumpKey(b));
+    return [...top, ...rest.sort((a, b) => "EGHS".indexOf(a[1]) - "EGHS".indexOf(b[1]) || "ATKOU987".indexOf(a[0]) - "ATKOU987".indexOf(b[0]))];
+  }
   const fam = family(pattern);
   const suits = fam === "german" ? SUIT_ORDER.german : fam === "bresciane" ? "DCSB" : pattern === "napoletane" ? "DHSC" : SUIT_ORDER.french;
   const ranks = RANK_ORDER[fam] || RANK_ORDER.french;

@@ -67,19 +67,23 @@ async def page_version(page: Any) -> int:
 
 
 async def check_no_leak(page: Any, server: CardaviaServer, table: str, seat: int) -> list[str]:
-    """The page (at the server's version) draws only cards the seat's engine view shows,
-    and none held in another seat's hand; the cards it draws."""
+    """The page (at the server's version) draws only cards the seat's engine view shows
+    (computed here from the engine state, not from what the server sent); the cards
+    it draws. A card another seat holds is drawn only when the view shows it publicly
+    (Dou Dizhu's bottom cards)."""
     core = server.lobby.tables[table].core
     assert await page_version(page) == core.version
     view = to_plain(core.game.view(core.state, seat))
     visible = _strings(view, set())
+    own = set(view.get("hand") or [])
     others: set[str] = set()
     for other in range(core.game.num_seats(core.setup.game_options)):
         if other != seat:
-            others |= _strings(to_plain(core.game.view(core.state, other)).get("hand", []), set())
+            others |= set(to_plain(core.game.view(core.state, other)).get("hand") or [])
+    public = _strings({k: v for k, v in view.items() if k != "hand"}, set())
     drawn = await dom_cards(page)
     assert set(drawn) <= visible, sorted(set(drawn) - visible)
-    assert not set(drawn) & others
+    assert set(drawn) & others <= public - own
     return drawn
 
 
@@ -107,3 +111,27 @@ async def play_one(page: Any) -> None:
 async def wait_turn_or_end(page: Any) -> None:
     """Wait until the page offers moves or shows the result."""
     await page.wait_for_selector(".my-hand button.card.playable, .result", timeout=TIMEOUT_MS)
+
+
+async def play_first_legal(page: Any) -> None:
+    """Make the first legal move of the page's view the way a player does: click its
+    cards (then "play selected" when the page asks), or its button."""
+    before = await page_version(page)
+    legal = await page.evaluate("() => window.cardavia.table.view.legal")
+    with_cards = [a for a in legal if a.get("card") or a.get("cards")]
+    if with_cards:
+        action = with_cards[0]
+        for card in [action["card"]] if action.get("card") else action["cards"]:
+            await page.locator(f'.my-hand button.card[data-card="{card}"]').click()
+        if await page.locator(".moves .choice").count():
+            await page.locator(".moves .choice").first.click()
+        elif await page.locator(".play-selected").count():
+            await page.locator(".play-selected:not([disabled])").click()
+    else:
+        await page.locator(".moves button.move").first.click()
+    await page.wait_for_function(
+        "v => Number(document.querySelector('.table-view').dataset.version) > v ||"
+        " document.querySelector('.result')",
+        arg=before,
+        timeout=TIMEOUT_MS,
+    )

@@ -15,6 +15,7 @@ from tests.client_web.pages import (
     open_page,
     page_url,
     page_version,
+    play_first_legal,
     play_one,
     wait_turn_or_end,
 )
@@ -124,3 +125,33 @@ async def test_phone_sized_screen_shows_hand_and_moves(
         assert box["width"] >= 36  # large enough to tap
     await play_one(page)
     assert page.errors == []
+
+
+async def _deal_with_bids(server: CardaviaServer, browser: Any, game: str, **opts: str) -> None:
+    page = await open_page(browser, page_url(server), "Dora")
+    table = await create_table(page, game, ai=True, **opts)
+    buttons = cards = 0
+    while True:
+        await page.wait_for_selector(
+            ".my-hand button.card.playable, .moves button.move, .result", timeout=TIMEOUT_MS
+        )
+        if await page.locator(".result").count():
+            break
+        await check_no_leak(page, server, table, 0)
+        if await page.locator(".moves button.move").count():
+            buttons += 1
+        else:
+            cards += 1
+        await play_first_legal(page)
+        assert buttons + cards < 300
+    assert buttons >= 1 and cards >= 1  # bid (or passed) with buttons, played cards
+    assert server.lobby.tables[table].core.status == "finished"
+    assert page.errors == []
+
+
+async def test_schafkopf_deal_with_bids(server: CardaviaServer, browser: Any) -> None:
+    await _deal_with_bids(server, browser, "schafkopf", deals="1")
+
+
+async def test_doudizhu_deal_with_bids(server: CardaviaServer, browser: Any) -> None:
+    await _deal_with_bids(server, browser, "doudizhu")
