@@ -488,11 +488,14 @@ function tableView() {
       const count = view && view.hand_counts ? view.hand_counts[i] : null;
       const turn = toAct.includes(i);
       const score = view && Array.isArray(view.totals) ? view.totals[i] : null;
+      const piles = view && Array.isArray(view.piles) && view.piles.length === seats.length ? view.piles[i] : null;
+      const taken = Array.isArray(piles) ? piles.length : typeof piles === "number" ? piles : null;
       return h(
         "li",
         { class: "seat" + (turn ? " turn" : "") + (i === me ? " me" : ""), data: { seat: i } },
         h("span", { class: "who" }, seatName(s) + (i === me ? ` (${t("you")})` : "")),
         count !== null && count !== undefined ? h("span", { class: "count" }, t("cards_in_hand", { n: count })) : null,
+        taken !== null ? h("span", { class: "pile" }, t("pile", { n: taken })) : null,
         score !== null && score !== undefined ? h("span", { class: "score" }, String(score)) : null,
         turn && table.timer ? h("span", { class: "timer", data: { until: table.timer } }, t("timer", { s: Math.max(0, Math.ceil((table.timer - Date.now()) / 1000)) })) : null,
       );
