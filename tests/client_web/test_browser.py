@@ -163,3 +163,26 @@ async def test_schafkopf_deal_with_bids(server: CardaviaServer, browser: Any) ->
 
 async def test_doudizhu_deal_with_bids(server: CardaviaServer, browser: Any) -> None:
     await _deal_with_bids(server, browser, "doudizhu")
+
+
+async def test_dropped_connection_reconnects_and_plays_on(
+    server: CardaviaServer, browser: Any
+) -> None:
+    page = await open_page(browser, page_url(server), "Eve")
+    table = await create_table(page, "scopa", ai=True, target="1")
+    await wait_turn_or_end(page)
+    for conn in list(server.connections):  # the network drops every connection
+        conn.ws.transport.abort()
+    await page.wait_for_function(
+        "() => document.getElementById('status').textContent.includes('reconnecting')",
+        timeout=TIMEOUT_MS,
+    )
+    await page.wait_for_function(
+        "() => document.getElementById('status').textContent === 'Eve'", timeout=TIMEOUT_MS
+    )
+    await wait_turn_or_end(page)
+    assert await page.locator(".table-view").get_attribute("data-table") == table
+    assert len(server.sessions) == 1 and next(iter(server.sessions)).connected
+    await check_no_leak(page, server, table, 0)
+    await play_one(page)
+    assert page.errors == []
