@@ -206,6 +206,7 @@ function openTable(info, seat, invite) {
     result: same ? app.table.result : null,
     chat: same ? app.table.chat : [],
     last: same ? app.table.last : null,
+    dealScore: same ? app.table.dealScore : null,
   };
   const params = new URLSearchParams({ table: info.id });
   if (app.table.invite) params.set("invite", app.table.invite);
@@ -237,6 +238,9 @@ function onView(msg) {
   table.timer = msg.timer_s === null || msg.timer_s === undefined ? null : Date.now() + msg.timer_s * 1000;
   if (msg.type === "update" && msg.actor !== null && msg.actor !== undefined) {
     table.last = { seat: msg.actor, by: msg.by, events: msg.events };
+  }
+  for (const event of msg.events || []) {
+    if (event.kind === "deal_scored" || event.kind === "deal_over") table.dealScore = event.data;
   }
   app.selected.clear();
   app.choice = null;
@@ -521,6 +525,7 @@ function tableView() {
     parts.push(movesView());
     parts.push(detailsView(view));
   }
+  if (table.dealScore) parts.push(dealScoreView(table.dealScore));
   if (table.result) parts.push(resultView(table.result, seats));
   parts.push(chatView());
   return h("div", { class: "table-view", data: { version: table.version, table: info.id } }, parts);
@@ -589,6 +594,14 @@ function detailsView(view) {
     .filter(([k, v]) => !PLACED.has(k) && v !== null && !(Array.isArray(v) && v.length === 0))
     .map(([k, v]) => h("tr", {}, h("th", {}, t("fields." + k) !== "fields." + k ? t("fields." + k) : k.replaceAll("_", " ")), h("td", {}, describe(v))));
   return h("details", { class: "details", open: true }, h("summary", {}, t("details")), h("table", {}, rows));
+}
+
+function dealScoreView(data) {
+  const rows = Object.entries(data).map(([k, v]) => {
+    const shown = v !== null && typeof v === "object" && !Array.isArray(v) ? Object.entries(v).map(([a, b]) => `${a.replaceAll("_", " ")}: ${typeof b === "object" && b !== null ? JSON.stringify(b) : b}`).join("; ") : describe(v);
+    return h("tr", {}, h("th", {}, t("fields." + k) !== "fields." + k ? t("fields." + k) : k.replaceAll("_", " ")), h("td", {}, shown));
+  });
+  return h("details", { class: "deal-score", open: true }, h("summary", {}, t("deal_scoring")), h("table", {}, rows));
 }
 
 function resultView(result, seats) {

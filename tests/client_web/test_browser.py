@@ -43,6 +43,7 @@ async def test_scopa_against_the_ai_to_the_end_then_rematch(
     result = server.lobby.tables[table].core
     assert result.status == "finished"
     assert "Game over" in await page.locator(".result").inner_text()
+    assert await page.locator(".deal-score").count() == 1  # the deal's scoring is shown
     await page.locator(".result button.rematch").click()  # the AI agrees: a new game
     await page.wait_for_function(
         "() => !document.querySelector('.result') && document.querySelector('.my-hand .card')",
