@@ -2,7 +2,7 @@
 // WebSocket subprotocol (docs/protocol.md). No framework, no build step.
 // Every text shown comes from the strings table (static/i18n/<lang>.json).
 
-import { cardElement, cardBack, sortHand, cardName } from "/static/cards.js";
+import { cardElement, sortHand, cardName, suitName, patternsLike } from "/static/cards.js";
 
 const PROTOCOL_VERSION = 1;
 const store = window.localStorage;
@@ -311,7 +311,7 @@ function actionLabel(action) {
   if (label === "action." + kind) label = kind.replaceAll("_", " ");
   const extra = Object.entries(action)
     .filter(([k, v]) => k !== "type" && k !== "card" && k !== "cards" && !(kind === "bid" && k === "value") && v !== null && typeof v !== "object")
-    .map(([, v]) => String(v).replaceAll("_", " "));
+    .map(([k, v]) => (k === "suit" ? suitName(String(v), S, pattern()) : String(v).replaceAll("_", " ")));
   return [label, ...extra].join(" ");
 }
 
@@ -354,6 +354,10 @@ function renderName() {
 function optionInputs(game) {
   return Object.entries(game.options || {}).map(([key, value]) => {
     const id = `opt-${game.id}-${key}`;
+    if (key === "pattern" && typeof value === "string") {
+      const select = h("select", { id, name: key }, patternsLike(value).map((p) => h("option", { value: p, selected: p === value }, t("patterns." + p) !== "patterns." + p ? t("patterns." + p) : p)));
+      return h("label", { class: "option" }, t("pattern"), " ", select);
+    }
     const type = typeof value === "number" ? "number" : typeof value === "boolean" ? "checkbox" : "text";
     const input = h("input", { id, name: key, type, data: { kind: typeof value } });
     if (type === "checkbox") input.checked = value;

@@ -17,7 +17,6 @@ export const PATTERN_SUITS = {
   double_german: GERMAN,
   south_tyrolean: GERMAN,
   salzburg: GERMAN,
-  hungarian: GERMAN,
 };
 
 // Suit order in a sorted hand, per card family.
@@ -44,6 +43,17 @@ function schafkopfTrumps(contract) {
   if (contract.kind.startsWith("wenz")) return ["U", ""];
   if (contract.kind.startsWith("solo")) return ["OU", contract.suit || "H"];
   return ["OU", "H"];
+}
+
+/** The name of a suit in a pattern, from the strings table. */
+export function suitName(suit, strings, pattern) {
+  const suits = strings.suit_names[pattern] || strings.suit_names[family(pattern)] || {};
+  return suits[suit] || suit;
+}
+
+/** The patterns that can draw the cards of ``pattern``'s family. */
+export function patternsLike(pattern) {
+  return Object.keys(PATTERN_SUITS).filter((p) => family(p) === family(pattern));
 }
 
 /** Sort a hand by suit, then by rank (jokers last); in Schafkopf trumps come first,
@@ -173,12 +183,5 @@ export function cardElement(code, strings, pattern, { clickable = false, small =
   label.style.color = colour; // CSSOM, allowed by the page's CSP
   node.appendChild(label);
   node.appendChild(suitIcon(suit, pattern));
-  return node;
-}
-
-/** A face-down card (another seat's hidden card: nothing about it is known). */
-export function cardBack() {
-  const node = document.createElement("div");
-  node.className = "card back";
   return node;
 }

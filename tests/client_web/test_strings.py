@@ -44,3 +44,12 @@ def test_every_card_of_every_pattern_has_a_name() -> None:
                 continue
             assert card.rank in ranks, (pattern.id, str(card))
             assert card.suit in suits, (pattern.id, str(card))
+
+
+def test_the_page_draws_exactly_the_engine_s_patterns() -> None:
+    source = (ROOT / "cards.js").read_text(encoding="utf-8")
+    block = source.split("export const PATTERN_SUITS = {", 1)[1].split("};", 1)[0]
+    drawn = set(re.findall(r"^\s*([a-z_]+):", block, re.MULTILINE))
+    assert drawn == set(PATTERNS)
+    table = json.loads((ROOT / "i18n" / "en.json").read_text(encoding="utf-8"))
+    assert set(table["patterns"]) == set(PATTERNS)
