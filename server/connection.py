@@ -125,17 +125,23 @@ class Connection:
         self.app.metrics.observe("cardavia_send_queue_depth", len(queued))
         try:
             if self.json:  # a browser: JSON text, encoded for this connection
+                self._write_json(queued)
+            else:
                 for message in queued:
-                    plain = message.message if isinstance(message, Frame) else message
-                    ws.protocol.send_text(encode_json(plain).encode())
-            for message in () if self.json else queued:
-                ws.protocol.send_binary(
-                    message.data if isinstance(message, Frame) else encode(message)
-                )
+                    ws.protocol.send_binary(
+                        message.data if isinstance(message, Frame) else encode(message)
+                    )
             ws.send_data()
         except Exception as exc:  # the socket failed: end the connection, as websockets does
             self._log.warning("write_failed", error=repr(exc))
             ws.transport.abort()
+
+    def _write_json(self, queued: list[BaseModel | Frame]) -> None:
+        """Queue ``queued`` as JSON text frames (a shared :class:`Frame` holds msgpack
+        bytes: its message is encoded again, for this connection only)."""
+        for message in queued:
+            plain = message.message if isinstance(message, Frame) else message
+            self.ws.protocol.send_text(encode_json(plain).encode())
 
     # -- reading -------------------------------------------------------------
     async def run(self) -> None:

@@ -13,6 +13,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from protocol.base import PROTOCOL_VERSION
+from protocol.codec import decode_server_json
 from server.app import CardaviaServer, running_server
 from server.static import resolve
 from tests.server.helpers import FAST
@@ -93,6 +94,7 @@ async def _session(url: str, subprotocol: str | None) -> list[Any]:
             frame = await asyncio.wait_for(ws.recv(), 5)
             if subprotocol == "cardavia.json":
                 assert isinstance(frame, str)
+                decode_server_json(frame)  # a valid server message
                 got.append(json.loads(frame))
             else:
                 assert isinstance(frame, bytes)
