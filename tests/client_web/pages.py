@@ -66,7 +66,9 @@ async def page_version(page: Any) -> int:
     return int(await page.locator(".table-view").get_attribute("data-version") or 0)
 
 
-async def check_no_leak(page: Any, server: CardaviaServer, table: str, seat: int) -> list[str]:
+async def check_no_leak(
+    page: Any, server: CardaviaServer, table: str, seat: int | None
+) -> list[str]:
     """The page (at the server's version) draws only cards the seat's engine view shows
     (computed here from the engine state, not from what the server sent); the cards
     it draws. A card another seat holds is drawn only when the view shows it publicly

@@ -187,3 +187,17 @@ async def test_dropped_connection_reconnects_and_plays_on(
     await check_no_leak(page, server, table, 0)
     await play_one(page)
     assert page.errors == []
+
+
+async def test_watch_a_public_table_from_the_lobby(server: CardaviaServer, browser: Any) -> None:
+    ann = await open_page(browser, page_url(server), "Ann")
+    table = await create_table(ann, "scopa", ai=True, target="1")
+    await wait_turn_or_end(ann)
+    carl = await open_page(browser, page_url(server), "Carl")
+    row = carl.locator(f'.table-row[data-table="{table}"]')
+    await row.wait_for(timeout=TIMEOUT_MS)
+    await row.locator("button", has_text="Watch").click()
+    await carl.locator(".table-cards .card").first.wait_for(timeout=TIMEOUT_MS)
+    assert await carl.locator(".my-hand").count() == 0  # a watcher has no hand
+    await check_no_leak(carl, server, table, None)
+    assert carl.errors == []
