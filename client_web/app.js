@@ -320,6 +320,11 @@ const main = () => document.getElementById("main");
 
 function render() {
   const root = main();
+  const lobby = root.querySelector(".lobby");
+  if (app.welcome && !app.table && lobby && lobby.dataset.games === String(app.games.length)) {
+    lobby.querySelector("ul.tables").replaceChildren(...tableRows()); // keep what was typed
+    return;
+  }
   root.replaceChildren();
   if (!app.welcome) {
     if (!store.getItem("cardavia.token") && !store.getItem("cardavia.name")) renderName();
@@ -414,7 +419,16 @@ function lobbyView() {
     );
     return form;
   });
-  const tables = app.tables.length
+  return h(
+    "div",
+    { class: "lobby", data: { games: app.games.length } },
+    h("section", {}, h("h2", {}, t("games")), games),
+    h("section", {}, h("h2", {}, t("open_tables")), h("ul", { class: "tables" }, tableRows())),
+  );
+}
+
+function tableRows() {
+  return app.tables.length
     ? app.tables.map((info) =>
         h(
           "li",
@@ -427,12 +441,6 @@ function lobbyView() {
         ),
       )
     : [h("li", {}, t("no_tables"))];
-  return h(
-    "div",
-    { class: "lobby" },
-    h("section", {}, h("h2", {}, t("games")), games),
-    h("section", {}, h("h2", {}, t("open_tables")), h("ul", { class: "tables" }, tables)),
-  );
 }
 
 function seatName(s) {
@@ -653,6 +661,11 @@ setInterval(() => {
     node.textContent = t("timer", { s: Math.max(0, Math.ceil((Number(node.dataset.until) - Date.now()) / 1000)) });
   }
 }, 500);
+
+// the lobby's list of tables refreshes while it is shown
+setInterval(() => {
+  if (app.welcome && !app.table && document.visibilityState === "visible") listTables();
+}, 5000);
 
 window.addEventListener("hashchange", () => {
   if (app.welcome && hashParams().get("table") && !app.table) onWelcome(app.welcome);
