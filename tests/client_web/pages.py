@@ -29,7 +29,7 @@ def page_url(server: CardaviaServer) -> str:
 
 
 async def create_table(
-    page: Any, game: str, *, ai: bool, private: bool = False, **opts: str
+    page: Any, game: str, *, ai: bool, private: bool = False, timer: str = "", **opts: str
 ) -> str:
     """Create a table of ``game`` from the lobby; its id once the page shows it."""
     form = page.locator(f"form.game[data-game={game}]")
@@ -38,6 +38,7 @@ async def create_table(
         await page.fill(f"#opt-{game}-{key}", value)
     await form.locator("input[name=ai_fill]").set_checked(ai)
     await form.locator("input[name=private]").set_checked(private)
+    await form.locator("input[name=turn_timer]").fill(timer)
     await form.locator("button.create").click()
     await page.locator(".table-view").wait_for(timeout=TIMEOUT_MS)
     return str(await page.locator(".table-view").get_attribute("data-table"))

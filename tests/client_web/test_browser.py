@@ -170,8 +170,10 @@ async def test_dropped_connection_reconnects_and_plays_on(
     server: CardaviaServer, browser: Any
 ) -> None:
     page = await open_page(browser, page_url(server), "Eve")
-    table = await create_table(page, "scopa", ai=True, target="1")
+    table = await create_table(page, "scopa", ai=True, target="1", timer="60")
     await wait_turn_or_end(page)
+    timer = await page.locator(".seat.me .timer").inner_text()  # the turn timer runs
+    assert timer.endswith(" s") and 50 <= int(timer.split()[0]) <= 60
     for conn in list(server.connections):  # the network drops every connection
         conn.ws.transport.abort()
     await page.wait_for_function(
