@@ -325,12 +325,18 @@ function render() {
     lobby.querySelector("ul.tables").replaceChildren(...tableRows()); // keep what was typed
     return;
   }
+  const typing = root.querySelector(".chat-input"); // keep a chat line being typed
+  const draft = typing ? typing.value : "";
+  const focused = typing !== null && document.activeElement === typing;
   root.replaceChildren();
   if (!app.welcome) {
     if (!store.getItem("cardavia.token") && !store.getItem("cardavia.name")) renderName();
     return;
   }
   root.append(app.table ? tableView() : lobbyView());
+  const input = root.querySelector(".chat-input");
+  if (input && draft) input.value = draft;
+  if (input && focused) input.focus();
 }
 
 function renderName() {

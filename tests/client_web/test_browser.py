@@ -106,6 +106,10 @@ async def test_two_pages_at_one_private_table_see_each_others_moves(
                 timeout=TIMEOUT_MS,
             )
             await check_no_leak(page, server, table, seat)
+    await ann.fill(".chat-input", "ciao Bob!")
+    await ann.locator(".chat button[type=submit]").click()
+    await bob.locator(".chat li", has_text="ciao Bob!").wait_for(timeout=TIMEOUT_MS)
+    assert "Ann" in await bob.locator(".chat li").last.inner_text()
     assert ann.errors == [] and bob.errors == []
 
 
