@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from server.app import CardaviaServer, running_server
 from tests.server.helpers import FAST
@@ -53,16 +54,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 _FAILED = pytest.StashKey[bool]()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def server() -> AsyncIterator[CardaviaServer]:
     """A started server with fast AI and no connection-rate cap for reloads."""
     async with running_server(CONFIG) as srv:
         yield srv
 
 
-@pytest.fixture
-async def browser(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
-    """A headless chromium; on failure every open page is saved as a screenshot."""
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def chromium() -> AsyncIterator[Any]:
+    """One headless chromium for a test module (each test opens its own profiles)."""
     path = chromium_path()
     try:
         from playwright.async_api import async_playwright
@@ -73,10 +74,18 @@ async def browser(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
         try:
             yield browser
         finally:
-            if request.node.stash.get(_FAILED, False):
-                SCREENSHOTS.mkdir(exist_ok=True)
-                for i, context in enumerate(browser.contexts):
-                    for j, page in enumerate(context.pages):
-                        name = f"{request.node.name}-{i}-{j}.png".replace("/", "_")
-                        await page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
             await browser.close()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def browser(request: pytest.FixtureRequest, chromium: Any) -> AsyncIterator[Any]:
+    """The module's chromium; the profiles a test opened are closed after it, and on
+    failure each of their pages is saved as a screenshot first."""
+    yield chromium
+    for i, context in enumerate(list(chromium.contexts)):
+        if request.node.stash.get(_FAILED, False):
+            SCREENSHOTS.mkdir(exist_ok=True)
+            for j, page in enumerate(context.pages):
+                name = f"{request.node.name}-{i}-{j}.png".replace("/", "_")
+                await page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
+        await context.close()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from engine.codec import to_plain
 from server.app import CardaviaServer
 from tests.client_web.pages import (
@@ -19,6 +21,8 @@ from tests.client_web.pages import (
     play_one,
     wait_turn_or_end,
 )
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")  # one chromium for the module
 
 
 async def test_scopa_against_the_ai_to_the_end_then_rematch(
