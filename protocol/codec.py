@@ -1,4 +1,4 @@
-"""msgpack binary frames to and from the protocol models.
+"""msgpack binary frames (and JSON text frames) to and from the protocol models.
 
 A frame is one msgpack map in a binary WebSocket frame.  :func:`decode_client`
 is the server's edge: it turns any bytes into a validated
@@ -8,6 +8,7 @@ with the error code to answer (and the request id, if one could be read).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,6 +125,66 @@ def decode_server(frame: bytes | str) -> ServerMessage:
     Arrays inside game data decode as lists, as :func:`engine.codec.to_plain` makes them.
     """
     data = _unpack(frame, use_list=True)
+    try:
+        return _SERVER.validate_python(data, strict=False)
+    except ValidationError as exc:
+        code, message = _describe(exc)
+        raise FrameError(code, message, _request_id(data)) from None
+
+
+def encode_json(message: BaseModel) -> str:
+    """The JSON text frame of ``message`` (the ``cardavia.json`` subprotocol)."""
+    return json.dumps(message.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number")
+
+
+def _tuples(value: Any) -> Any:
+    """JSON arrays as tuples, as msgpack frames decode (``use_list=False``)."""
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _tuples(v) for k, v in value.items()}
+    return value
+
+
+def decode_client_json(frame: bytes | str) -> ClientMessage:
+    """The validated client message in a JSON text ``frame``; raise :class:`FrameError`.
+
+    The same rules as :func:`decode_client`: one object, strict fields.
+    """
+    if not isinstance(frame, str):
+        raise FrameError(ErrorCode.BAD_MESSAGE, "send text frames holding JSON, not binary")
+    try:
+        data = json.loads(frame, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        raise FrameError(
+            ErrorCode.BAD_MESSAGE, f"not a JSON frame ({type(exc).__name__})"
+        ) from None
+    if not isinstance(data, dict):
+        raise FrameError(ErrorCode.BAD_MESSAGE, "a message is a JSON object")
+    data = _tuples(data)
+    try:
+        return _CLIENT.validate_python(data)
+    except ValidationError as exc:
+        code, message = _describe(exc)
+        raise FrameError(code, message, _request_id(data)) from None
+
+
+def decode_server_json(frame: bytes | str) -> ServerMessage:
+    """The validated server message in a JSON text ``frame`` (for clients and tests)."""
+    if not isinstance(frame, str):
+        raise FrameError(ErrorCode.BAD_MESSAGE, "expected a JSON text frame")
+    try:
+        data = json.loads(frame)
+    except ValueError as exc:
+        raise FrameError(
+            ErrorCode.BAD_MESSAGE, f"not a JSON frame ({type(exc).__name__})"
+        ) from None
+    if not isinstance(data, dict):
+        raise FrameError(ErrorCode.BAD_MESSAGE, "a message is a JSON object")
     try:
         return _SERVER.validate_python(data, strict=False)
     except ValidationError as exc:

@@ -2,8 +2,9 @@
 # Quick start, tests: set up and run the whole suite (lint, types, pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# the Redis store tests run Debian's redis-server, the balancer test Debian's haproxy
-for pkg in redis-server haproxy; do
+# the Redis store tests run Debian's redis-server, the balancer test Debian's haproxy,
+# the browser tests (tests/client_web) Debian's chromium
+for pkg in redis-server haproxy chromium; do
   if ! command -v "$pkg" >/dev/null && ! [ -x /usr/sbin/"$pkg" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       apt-get update && apt-get install -y "$pkg"
@@ -11,7 +12,7 @@ for pkg in redis-server haproxy; do
       sudo -n apt-get update && sudo -n apt-get install -y "$pkg"
     else
       echo "warning: $pkg is missing and cannot be installed here;" \
-        "install Debian's $pkg package (the Redis tests fail without it)" >&2
+        "install Debian's $pkg package (the tests that need it fail without it)" >&2
     fi
   fi
 done

@@ -23,9 +23,10 @@ from websockets.http11 import Request, Response
 
 from protocol import client_messages as cm
 from protocol.base import PROTOCOL_VERSION
-from protocol.codec import encode
+from protocol.codec import encode, encode_json
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Shutdown
+from server import static
 from server.ai import AiRunner
 from server.cluster import Cluster
 from server.cluster_bus import Bus
@@ -37,6 +38,7 @@ from server.metrics import CONTENT_TYPE, Metrics, Reading
 from server.quotas import address_group, client_address, parse_networks
 from server.session_store import SessionStore
 from server.sessions import Player, Sessions
+from server.static import select_subprotocol
 from server.store import Store, StoreUnavailable, make_store
 from server.store_redis import RedisStore
 from server.table import Command
@@ -186,6 +188,7 @@ class CardaviaServer:
             self.config.host,
             self.config.port,
             process_request=self._http,
+            select_subprotocol=select_subprotocol,
             max_size=self.config.max_frame,
             compression=None,
             ping_interval=self.config.ping_interval or None,
@@ -281,7 +284,7 @@ class CardaviaServer:
             ).encode()
             headers = Headers([("Content-Type", "application/json")])
             return Response(HTTPStatus.OK.value, "OK", headers, body)
-        return None
+        return static.response(request)  # the browser client's page and files
 
     async def not_ready(self) -> str | None:
         """Why the server should get no new clients now (``None``: it is ready).
@@ -328,7 +331,9 @@ class CardaviaServer:
             error = Error(ref=None, code=exc.code, message=exc.message, detail=exc.detail)
             self.metrics.inc("cardavia_errors_total", code=str(exc.code))
             with contextlib.suppress(ConnectionClosed):
-                await ws.send(encode(error))
+                await ws.send(
+                    encode_json(error) if static.is_json(ws.subprotocol) else encode(error)
+                )
                 await ws.close(1008, f"quota_exceeded: {exc.detail}")
             return
         self.connections.add(conn)

@@ -22,12 +22,13 @@ from websockets.protocol import State
 
 from protocol.base import PROTOCOL_VERSION
 from protocol.client_messages import Hello, Ping
-from protocol.codec import Frame, FrameError, decode_client, encode
+from protocol.codec import Frame, FrameError, decode_client, decode_client_json, encode, encode_json
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Pong, Welcome
 from server.logs import get_logger
 from server.ratelimit import Strikes, TokenBucket
 from server.sessions import NameError_, Player, validate_name
+from server.static import is_json
 from server.table_options import RequestError
 
 if TYPE_CHECKING:
@@ -79,6 +80,8 @@ class Connection:
         self.address = str(ws.remote_address[0]) if ws.remote_address else ""
         """The client's address (the app sets it from a trusted proxy's header)."""
         self._close: tuple[int, str] | None = None
+        self.json = is_json(ws.subprotocol)
+        """Whether the client speaks JSON text frames (``cardavia.json``), not msgpack."""
         self._log = get_logger(remote=str(ws.remote_address[0]) if ws.remote_address else "")
 
     # -- Link ----------------------------------------------------------------
@@ -121,14 +124,24 @@ class Connection:
             return
         self.app.metrics.observe("cardavia_send_queue_depth", len(queued))
         try:
-            for message in queued:
-                ws.protocol.send_binary(
-                    message.data if isinstance(message, Frame) else encode(message)
-                )
+            if self.json:  # a browser: JSON text, encoded for this connection
+                self._write_json(queued)
+            else:
+                for message in queued:
+                    ws.protocol.send_binary(
+                        message.data if isinstance(message, Frame) else encode(message)
+                    )
             ws.send_data()
         except Exception as exc:  # the socket failed: end the connection, as websockets does
             self._log.warning("write_failed", error=repr(exc))
             ws.transport.abort()
+
+    def _write_json(self, queued: list[BaseModel | Frame]) -> None:
+        """Queue ``queued`` as JSON text frames (a shared :class:`Frame` holds msgpack
+        bytes: its message is encoded again, for this connection only)."""
+        for message in queued:
+            plain = message.message if isinstance(message, Frame) else message
+            self.ws.protocol.send_text(encode_json(plain).encode())
 
     # -- reading -------------------------------------------------------------
     async def run(self) -> None:
@@ -159,7 +172,7 @@ class Connection:
     async def _receive(self, frame: bytes | str) -> None:
         limited = not self._bucket.allow(time.monotonic())
         try:
-            msg = decode_client(frame)
+            msg = decode_client_json(frame) if self.json else decode_client(frame)
         except FrameError as exc:
             code = ErrorCode.RATE_LIMITED if limited else exc.code
             message = "too many messages; slow down" if limited else exc.message

@@ -1,0 +1,1 @@
+"""The browser client: static files the server serves (see :mod:`server.static`)."""

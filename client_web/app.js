@@ -1,0 +1,689 @@
+// The Cardavia browser client: lobby and table over the cardavia.json
+// WebSocket subprotocol (docs/protocol.md). No framework, no build step.
+// Every text shown comes from the strings table (static/i18n/<lang>.json).
+
+import { cardElement, sortHand, cardName, suitName, patternsLike } from "/static/cards.js";
+
+const PROTOCOL_VERSION = 1;
+const store = window.localStorage;
+let S = {}; // the strings table
+
+const app = {
+  ws: null,
+  nextId: 1,
+  waiting: new Map(), // request id -> callback(reply)
+  retry: 0,
+  welcome: null,
+  games: [],
+  tables: [],
+  table: null, // the table shown: {info, seat, invite, view, version, timer, result, chat, last}
+  selected: new Set(),
+  choice: null, // candidate actions waiting for the player's pick
+};
+
+// ---------------------------------------------------------------- helpers
+function t(key, args = {}) {
+  let text = key.split(".").reduce((o, k) => (o && o[k] !== undefined ? o[k] : undefined), S);
+  if (typeof text !== "string") text = key;
+  for (const [k, v] of Object.entries(args)) text = text.replaceAll("{" + k + "}", String(v));
+  return text;
+}
+
+function h(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === "on") for (const [ev, fn] of Object.entries(v)) node.addEventListener(ev, fn);
+    else if (k === "class") node.className = v;
+    else if (k === "data") Object.assign(node.dataset, v);
+    else if (v === true) node.setAttribute(k, "");
+    else if (v !== false && v !== null && v !== undefined) node.setAttribute(k, String(v));
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c instanceof Node ? c : String(c));
+  return node;
+}
+
+function toast(text) {
+  const box = document.getElementById("toast");
+  box.textContent = text;
+  box.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => (box.hidden = true), 4000);
+}
+
+function setStatus(text) {
+  document.getElementById("status").textContent = text;
+}
+
+function hashParams() {
+  return new URLSearchParams(location.hash.replace(/^#/, ""));
+}
+
+// ---------------------------------------------------------------- connection
+function connect() {
+  setStatus(app.retry ? t("reconnecting") : t("connecting"));
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const ws = new WebSocket(`${scheme}://${location.host}/`, "cardavia.json");
+  app.ws = ws;
+  ws.onopen = () => hello();
+  ws.onmessage = (ev) => receive(JSON.parse(ev.data));
+  ws.onclose = () => {
+    if (app.ws !== ws) return;
+    app.welcome = null;
+    app.waiting.clear();
+    setStatus(t("reconnecting"));
+    const delay = Math.min(5000, 300 * 2 ** app.retry++);
+    setTimeout(connect, delay);
+  };
+}
+
+function send(message, onReply) {
+  if (!app.ws || app.ws.readyState !== WebSocket.OPEN) return;
+  const id = app.nextId++;
+  if (onReply) app.waiting.set(id, onReply);
+  app.ws.send(JSON.stringify({ ...message, id }));
+}
+
+function hello() {
+  const token = store.getItem("cardavia.token");
+  const name = store.getItem("cardavia.name") || "";
+  if (!token && !name) {
+    renderName();
+    return;
+  }
+  const msg = { type: "hello", version: PROTOCOL_VERSION, name: name || "player" };
+  if (token) msg.token = token;
+  send(msg, (reply) => {
+    if (reply.type === "error" && reply.code === "bad_token") {
+      store.removeItem("cardavia.token");
+      hello();
+    } else if (reply.type === "error") {
+      toast(t("error", { message: reply.message }));
+      store.removeItem("cardavia.name");
+      renderName();
+    }
+  });
+}
+
+function receive(msg) {
+  const done = msg.ref !== undefined && msg.ref !== null ? app.waiting.get(msg.ref) : undefined;
+  if (done) app.waiting.delete(msg.ref);
+  switch (msg.type) {
+    case "welcome":
+      onWelcome(msg);
+      break;
+    case "games":
+      app.games = msg.games;
+      render();
+      break;
+    case "tables":
+      app.tables = msg.tables;
+      if (app.table) {
+        const info = app.tables.find((x) => x.id === app.table.info.id);
+        if (info) app.table.info = info;
+      }
+      render();
+      break;
+    case "joined":
+      openTable(msg.table, msg.seat, msg.invite);
+      break;
+    case "table":
+      if (app.table && app.table.info.id === msg.table.id) {
+        app.table.info = msg.table;
+        render();
+      } else if (!app.table) {
+        listTables();
+      }
+      break;
+    case "update":
+    case "snapshot":
+      onView(msg);
+      break;
+    case "game_over":
+      if (app.table && app.table.info.id === msg.table) {
+        app.table.result = msg.result;
+        render();
+      }
+      break;
+    case "chat":
+      if (app.table && app.table.info.id === msg.table) {
+        app.table.chat.push(msg);
+        app.table.chat = app.table.chat.slice(-50);
+        render();
+      }
+      break;
+    case "table_closed":
+      if (app.table && app.table.info.id === msg.table) closeTable();
+      break;
+    case "left":
+      if (app.table && app.table.info.id === msg.table) closeTable();
+      break;
+    case "error":
+      if (!done) toast(t("errors." + msg.code) !== "errors." + msg.code ? t("errors." + msg.code) : t("error", { message: msg.message }));
+      break;
+    case "shutdown":
+      toast(msg.reason);
+      break;
+    default:
+      break;
+  }
+  if (done) done(msg);
+  else if (msg.type === "error" && msg.ref !== null && msg.ref !== undefined) toast(t("error", { message: msg.message }));
+}
+
+function onWelcome(msg) {
+  app.welcome = msg;
+  app.retry = 0;
+  store.setItem("cardavia.token", msg.token);
+  store.setItem("cardavia.name", msg.name);
+  setStatus(msg.name);
+  send({ type: "list_games" });
+  listTables();
+  const params = hashParams();
+  const wanted = params.get("table");
+  if (wanted && !msg.tables.includes(wanted)) {
+    const req = { type: params.get("watch") ? "spectate" : "join_table", table: wanted };
+    if (params.get("invite")) req.invite = params.get("invite");
+    send(req);
+  } else if (msg.tables.length === 0 && app.table) {
+    closeTable();
+  }
+  render();
+}
+
+function listTables() {
+  send({ type: "list_tables" });
+}
+
+function openTable(info, seat, invite) {
+  const same = app.table && app.table.info.id === info.id;
+  app.table = {
+    info,
+    seat,
+    invite: invite || (same ? app.table.invite : null),
+    view: same ? app.table.view : null,
+    version: same ? app.table.version : 0,
+    timer: null,
+    result: same ? app.table.result : null,
+    chat: same ? app.table.chat : [],
+    last: same ? app.table.last : null,
+    dealScore: same ? app.table.dealScore : null,
+  };
+  const params = new URLSearchParams({ table: info.id });
+  if (app.table.invite) params.set("invite", app.table.invite);
+  history.replaceState(null, "", "#" + params.toString());
+  app.selected.clear();
+  app.choice = null;
+  render();
+}
+
+function closeTable() {
+  app.table = null;
+  history.replaceState(null, "", location.pathname);
+  listTables();
+  render();
+}
+
+function onView(msg) {
+  if (!app.table || app.table.info.id !== msg.table) {
+    // a snapshot for a table we are at (after a reload): show it
+    const info = app.tables.find((x) => x.id === msg.table) || { id: msg.table, game: msg.view.game || "", title: "", seats: [], status: "playing", options: {} };
+    openTable(info, msg.seat, null);
+  }
+  const table = app.table;
+  if (msg.game_no !== table.gameNo) table.result = null;
+  table.gameNo = msg.game_no;
+  table.seat = msg.seat;
+  table.view = msg.view;
+  table.version = msg.version;
+  table.timer = msg.timer_s === null || msg.timer_s === undefined ? null : Date.now() + msg.timer_s * 1000;
+  if (msg.type === "update" && msg.actor !== null && msg.actor !== undefined) {
+    table.last = { seat: msg.actor, by: msg.by, events: msg.events };
+  }
+  for (const event of msg.events || []) {
+    if (event.kind === "deal_scored" || event.kind === "deal_over") table.dealScore = event.data;
+  }
+  app.selected.clear();
+  app.choice = null;
+  render();
+}
+
+// ---------------------------------------------------------------- actions
+function cardsOf(action) {
+  if (typeof action.card === "string") return [action.card];
+  if (Array.isArray(action.cards)) return action.cards;
+  return [];
+}
+
+function rankKey(cards) {
+  return cards.map((c) => c[0] + (c[1] === "J" ? "J" : "")).sort().join(",");
+}
+
+function act(action) {
+  const table = app.table;
+  if (!table || table.seat === null) return;
+  app.choice = null;
+  app.selected.clear();
+  send({ type: "act", table: table.info.id, seat: table.seat, version: table.version, action });
+  render();
+}
+
+function legal() {
+  const table = app.table;
+  return (table && table.view && table.view.legal) || [];
+}
+
+function clickCard(code) {
+  const moves = legal().filter((a) => cardsOf(a).length > 0);
+  const single = moves.filter((a) => cardsOf(a).length === 1 && cardsOf(a)[0] === code);
+  const multi = moves.some((a) => cardsOf(a).length > 1);
+  if (!multi) {
+    if (single.length === 1) act(single[0]);
+    else if (single.length > 1) {
+      app.choice = { card: code, moves: single };
+      render();
+    }
+    return;
+  }
+  if (app.selected.has(code)) app.selected.delete(code);
+  else app.selected.add(code);
+  render();
+}
+
+function selectedMove() {
+  const chosen = [...app.selected];
+  if (chosen.length === 0) return null;
+  const exact = legal().find((a) => {
+    const cards = cardsOf(a);
+    return cards.length === chosen.length && cards.every((c) => app.selected.has(c));
+  });
+  if (exact) return exact;
+  // Dou Dizhu: the same ranks in other suits are the same play (docs/protocol.md)
+  if (app.table.info.game === "doudizhu") {
+    const found = legal().find((a) => cardsOf(a).length === chosen.length && rankKey(cardsOf(a)) === rankKey(chosen));
+    if (found) return { ...found, cards: chosen };
+  }
+  return null;
+}
+
+function actionLabel(action) {
+  const kind = action.type || "action";
+  let label = t("action." + kind, action);
+  if (label === "action." + kind) label = kind.replaceAll("_", " ");
+  const extra = Object.entries(action)
+    .filter(([k, v]) => k !== "type" && k !== "card" && k !== "cards" && !(kind === "bid" && k === "value") && v !== null && typeof v !== "object")
+    .map(([k, v]) => (k === "suit" ? suitName(String(v), S, pattern()) : String(v).replaceAll("_", " ")));
+  return [label, ...extra].join(" ");
+}
+
+// ---------------------------------------------------------------- rendering
+const main = () => document.getElementById("main");
+
+function render() {
+  const root = main();
+  const lobby = root.querySelector(".lobby");
+  if (app.welcome && !app.table && lobby && lobby.dataset.games === String(app.games.length)) {
+    lobby.querySelector("ul.tables").replaceChildren(...tableRows()); // keep what was typed
+    return;
+  }
+  const typing = root.querySelector(".chat-input"); // keep a chat line being typed
+  const draft = typing ? typing.value : "";
+  const focused = typing !== null && document.activeElement === typing;
+  root.replaceChildren();
+  if (!app.welcome) {
+    if (!store.getItem("cardavia.token") && !store.getItem("cardavia.name")) renderName();
+    return;
+  }
+  root.append(app.table ? tableView() : lobbyView());
+  const input = root.querySelector(".chat-input");
+  if (input && draft) input.value = draft;
+  if (input && focused) input.focus();
+}
+
+function renderName() {
+  const input = h("input", { id: "name", maxlength: 32, required: true, value: store.getItem("cardavia.name") || "", "aria-label": t("your_name") });
+  const form = h(
+    "form",
+    {
+      class: "name",
+      on: {
+        submit: (ev) => {
+          ev.preventDefault();
+          const name = input.value.trim();
+          if (!name) return;
+          store.setItem("cardavia.name", name);
+          hello();
+        },
+      },
+    },
+    h("label", { for: "name" }, t("your_name")),
+    input,
+    h("button", { type: "submit", id: "save-name" }, t("save_name")),
+  );
+  main().replaceChildren(form);
+}
+
+function optionInputs(game) {
+  return Object.entries(game.options || {}).map(([key, value]) => {
+    const id = `opt-${game.id}-${key}`;
+    if (key === "pattern" && typeof value === "string") {
+      const select = h("select", { id, name: key }, patternsLike(value).map((p) => h("option", { value: p, selected: p === value }, t("patterns." + p) !== "patterns." + p ? t("patterns." + p) : p)));
+      return h("label", { class: "option" }, t("pattern"), " ", select);
+    }
+    const type = typeof value === "number" ? "number" : typeof value === "boolean" ? "checkbox" : "text";
+    const input = h("input", { id, name: key, type, data: { kind: typeof value } });
+    if (type === "checkbox") input.checked = value;
+    else input.value = value === null ? "" : String(value);
+    return h("label", { class: "option" }, key.replaceAll("_", " "), " ", input);
+  });
+}
+
+function readOptions(form, game) {
+  const out = {};
+  for (const [key, value] of Object.entries(game.options || {})) {
+    const input = form.querySelector(`[name="${key}"]`);
+    if (!input) continue;
+    if (typeof value === "boolean") out[key] = input.checked;
+    else if (typeof value === "number") out[key] = Number(input.value);
+    else if (input.value !== "") out[key] = input.value;
+  }
+  return out;
+}
+
+function lobbyView() {
+  const games = app.games.map((game) => {
+    const form = h("form", { class: "game", data: { game: game.id } });
+    const priv = h("input", { type: "checkbox", name: "private" });
+    const ai = h("input", { type: "checkbox", name: "ai_fill", checked: true });
+    const timer = h("input", { type: "number", name: "turn_timer", min: 1, max: 3600, placeholder: "—" });
+    form.append(
+      h("h3", {}, game.title, h("small", {}, ` · ${game.seats}`)),
+      h("div", { class: "options" }, optionInputs(game)),
+      h("label", { class: "option" }, priv, " ", t("private")),
+      h("label", { class: "option" }, ai, " ", t("ai_fill")),
+      h("label", { class: "option" }, t("turn_timer"), " ", timer),
+      h(
+        "div",
+        { class: "buttons" },
+        h("button", { type: "button", class: "quick", on: { click: () => send({ type: "quick_play", game: game.id }) } }, t("quick_play")),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "create",
+            on: {
+              click: () => {
+                const options = { game: readOptions(form, game), private: priv.checked };
+                if (ai.checked) options.fill_after = 0;
+                if (timer.value) options.turn_timer = Number(timer.value);
+                send({ type: "create_table", game: game.id, options });
+              },
+            },
+          },
+          t("create"),
+        ),
+      ),
+    );
+    return form;
+  });
+  return h(
+    "div",
+    { class: "lobby", data: { games: app.games.length } },
+    h("section", {}, h("h2", {}, t("games")), games),
+    h("section", {}, h("h2", {}, t("open_tables")), h("ul", { class: "tables" }, tableRows())),
+  );
+}
+
+function tableRows() {
+  return app.tables.length
+    ? app.tables.map((info) =>
+        h(
+          "li",
+          { class: "table-row", data: { table: info.id } },
+          h("span", {}, `${info.title} · ${info.status} · `, info.seats.map((s) => seatName(s)).join(", ")),
+          info.status === "waiting" && info.seats.some((s) => s.kind === "empty")
+            ? h("button", { on: { click: () => send({ type: "join_table", table: info.id }) } }, t("join"))
+            : null,
+          h("button", { on: { click: () => send({ type: "spectate", table: info.id }) } }, t("watch")),
+        ),
+      )
+    : [h("li", {}, t("no_tables"))];
+}
+
+function seatName(s) {
+  if (!s) return "";
+  if (s.kind === "empty") return t("empty_seat");
+  if (s.kind === "ai") return `${t("ai")}${s.level ? " " + s.level : ""}`;
+  return (s.name || "?") + (s.connected ? "" : ` (${t("away")})`);
+}
+
+function pattern() {
+  const v = app.table && app.table.view;
+  return (v && v.options && v.options.pattern) || (app.table && app.table.info.options && app.table.info.options.pattern) || "french";
+}
+
+function cards(list, opts = {}) {
+  return h("div", { class: "cards" + (opts.cls ? " " + opts.cls : "") }, (list || []).map((c) => cardElement(c, S, pattern(), { small: opts.small })));
+}
+
+function isCardList(v) {
+  return Array.isArray(v) && v.length > 0 && v.every((c) => typeof c === "string" && c.length === 2);
+}
+
+function describe(value) {
+  if (value === null || value === undefined) return "—";
+  if (isCardList(value)) return cards(value, { small: true });
+  if (Array.isArray(value)) return value.map((x) => (typeof x === "object" && x !== null ? describeObject(x) : String(x))).join(" · ");
+  if (typeof value === "object") return describeObject(value);
+  return String(value).replaceAll("_", " ");
+}
+
+function describeObject(obj) {
+  return Object.entries(obj)
+    .filter(([, v]) => v !== null && typeof v !== "object")
+    .map(([k, v]) => `${k.replaceAll("_", " ")}: ${String(v).replaceAll("_", " ")}`)
+    .join(", ");
+}
+
+// View fields drawn in their own places (the rest shows under "Game").
+const PLACED = new Set(["options", "seat", "to_act", "hand", "hand_counts", "table", "legal", "over", "winner", "last_play", "trick", "last", "last_seat", "history", "tricks", "piles", "game"]);
+
+function tableView() {
+  const table = app.table;
+  const view = table.view;
+  const info = table.info;
+  const me = table.seat;
+  const toAct = (view && view.to_act) || [];
+  const seats = info.seats.length ? info.seats : (view && view.hand_counts ? view.hand_counts.map((_, i) => ({ seat: i, kind: "human" })) : []);
+  const head = h(
+    "div",
+    { class: "table-head" },
+    h("button", { class: "lobby-link", on: { click: () => send({ type: "leave", table: info.id }) } }, t("leave")),
+    h("strong", {}, info.title || info.game),
+    h("span", { class: "table-id" }, ` ${info.id}`),
+    table.invite ? h("span", { class: "invite" }, ` ${t("invite_link")}: `, h("input", { readonly: true, class: "invite-link", value: `${location.origin}/#table=${info.id}&invite=${table.invite}` })) : null,
+    info.status === "waiting" && info.owner === (app.welcome && app.welcome.player_id) ? h("button", { on: { click: () => send({ type: "start", table: info.id }) } }, t("start")) : null,
+  );
+  const seatRow = h(
+    "ol",
+    { class: "seats" },
+    seats.map((s, i) => {
+      const count = view && view.hand_counts ? view.hand_counts[i] : null;
+      const turn = toAct.includes(i);
+      const score = view && Array.isArray(view.totals) ? view.totals[i] : null;
+      const piles = view && Array.isArray(view.piles) && view.piles.length === seats.length ? view.piles[i] : null;
+      const taken = Array.isArray(piles) ? piles.length : typeof piles === "number" ? piles : null;
+      return h(
+        "li",
+        { class: "seat" + (turn ? " turn" : "") + (i === me ? " me" : ""), data: { seat: i } },
+        h("span", { class: "who" }, seatName(s) + (i === me ? ` (${t("you")})` : "")),
+        count !== null && count !== undefined ? h("span", { class: "count" }, t("cards_in_hand", { n: count })) : null,
+        taken !== null ? h("span", { class: "pile" }, t("pile", { n: taken })) : null,
+        score !== null && score !== undefined ? h("span", { class: "score" }, String(score)) : null,
+        turn && table.timer ? h("span", { class: "timer", data: { until: table.timer } }, t("timer", { s: Math.max(0, Math.ceil((table.timer - Date.now()) / 1000)) })) : null,
+      );
+    }),
+  );
+  const parts = [head, seatRow];
+  if (!view) {
+    parts.push(h("p", { class: "waiting" }, info.status === "waiting" ? t("waiting") : t("connecting")));
+  } else {
+    parts.push(turnLine(view, seats, me));
+    if (table.last) parts.push(lastMove(table.last, seats));
+    if (Array.isArray(view.table)) parts.push(h("section", { class: "board" }, h("h3", {}, t("table")), cards(view.table, { cls: "table-cards" })));
+    if (Array.isArray(view.trick) && view.trick.length) parts.push(h("section", { class: "trick" }, h("h3", {}, t("current_trick")), cards(view.trick.map((x) => (typeof x === "string" ? x : x.card)).filter(Boolean))));
+    const lastTrick = Array.isArray(view.tricks) && view.tricks.length ? view.tricks[view.tricks.length - 1] : null;
+    if (lastTrick && Array.isArray(lastTrick.cards)) parts.push(h("section", { class: "last-trick" }, h("h3", {}, t("last_trick")), cards(lastTrick.cards, { small: true })));
+    if (view.last && Array.isArray(view.last.cards)) parts.push(h("section", { class: "last-play" }, h("h3", {}, t("last_play")), cards(view.last.cards, { small: true })));
+    if (view.last_play && view.last_play.card) {
+      const lp = view.last_play;
+      parts.push(h("section", { class: "last-play" }, h("h3", {}, t("last_play"), " · ", seatName(seats[lp.seat])), cards([lp.card, ...(lp.captured || [])], { small: true })));
+    }
+    if (me !== null && me !== undefined) parts.push(handView(view));
+    else parts.push(h("p", {}, t("spectating")));
+    parts.push(movesView());
+    parts.push(detailsView(view));
+  }
+  if (table.dealScore) parts.push(dealScoreView(table.dealScore));
+  if (table.result) parts.push(resultView(table.result, seats));
+  parts.push(chatView());
+  return h("div", { class: "table-view", data: { version: table.version, table: info.id } }, parts);
+}
+
+function turnLine(view, seats, me) {
+  const toAct = view.to_act || [];
+  if (view.over) return h("p", { class: "turn-line" }, t("game_over"));
+  if (me !== null && toAct.includes(me)) return h("p", { class: "turn-line mine" }, t("your_turn"));
+  return h("p", { class: "turn-line" }, toAct.map((s) => t("turn_of", { name: seatName(seats[s]) })).join(", "));
+}
+
+function lastMove(last, seats) {
+  const what = last.events
+    .map((e) => e.kind)
+    .filter((k) => k !== "hand" && k !== "deal")
+    .join(", ");
+  const by = last.by === "ai" ? " " + t("by_ai") : last.by === "timer" ? " " + t("by_timer") : "";
+  return h("p", { class: "last-move", data: { seat: last.seat } }, t("played", { name: seatName(seats[last.seat]), what }) + by);
+}
+
+function handView(view) {
+  const moves = legal();
+  const playable = new Set(moves.flatMap(cardsOf));
+  // Dou Dizhu: suits never matter, a card of a playable rank can be part of a play
+  const ranks = app.table.info.game === "doudizhu" ? new Set([...playable].map((c) => c[0] + (c[1] === "J" ? "J" : ""))) : new Set();
+  const hand = sortHand(view.hand || [], pattern(), app.table.info.game, view.contract);
+  const row = h("div", { class: "cards hand" });
+  for (const code of hand) {
+    const can = playable.has(code) || ranks.has(code[0] + (code[1] === "J" ? "J" : ""));
+    const node = cardElement(code, S, pattern(), { clickable: can });
+    if (can) {
+      node.classList.add("playable");
+      node.addEventListener("click", () => clickCard(code));
+    } else if (node.tagName === "BUTTON") node.disabled = true;
+    if (app.selected.has(code)) node.classList.add("selected");
+    row.append(node);
+  }
+  return h("section", { class: "my-hand" }, h("h3", {}, t("hand")), row);
+}
+
+function movesView() {
+  const box = h("div", { class: "moves" });
+  if (app.choice) {
+    box.append(
+      h("p", {}, t("choose_capture", { card: cardName(app.choice.card, S, pattern()) })),
+      ...app.choice.moves.map((m) => {
+        const taken = (m.capture || []).length ? [h("span", {}, ` ${t("takes")} `), cards(m.capture, { small: true })] : [h("span", {}, ` ${t("takes_nothing")}`)];
+        return h("button", { class: "choice", on: { click: () => act(m) } }, cardElement(m.card, S, pattern(), { small: true }), ...taken);
+      }),
+      h("button", { class: "cancel", on: { click: () => ((app.choice = null), render()) } }, t("cancel")),
+    );
+    return box;
+  }
+  const others = legal().filter((a) => cardsOf(a).length === 0);
+  for (const action of others) box.append(h("button", { class: "move", data: { type: action.type || "" }, on: { click: () => act(action) } }, actionLabel(action)));
+  if (app.selected.size) {
+    const move = selectedMove();
+    box.append(h("button", { class: "play-selected", disabled: !move, on: { click: () => move && act(move) } }, t("play_selected")));
+  }
+  return box;
+}
+
+function detailsView(view) {
+  const rows = Object.entries(view)
+    .filter(([k, v]) => !PLACED.has(k) && v !== null && !(Array.isArray(v) && v.length === 0))
+    .map(([k, v]) => h("tr", {}, h("th", {}, t("fields." + k) !== "fields." + k ? t("fields." + k) : k.replaceAll("_", " ")), h("td", {}, describe(v))));
+  return h("details", { class: "details", open: true }, h("summary", {}, t("details")), h("table", {}, rows));
+}
+
+function dealScoreView(data) {
+  const rows = Object.entries(data).map(([k, v]) => {
+    const shown = v !== null && typeof v === "object" && !Array.isArray(v) ? Object.entries(v).map(([a, b]) => `${a.replaceAll("_", " ")}: ${typeof b === "object" && b !== null ? JSON.stringify(b) : b}`).join("; ") : describe(v);
+    return h("tr", {}, h("th", {}, t("fields." + k) !== "fields." + k ? t("fields." + k) : k.replaceAll("_", " ")), h("td", {}, shown));
+  });
+  return h("details", { class: "deal-score", open: true }, h("summary", {}, t("deal_scoring")), h("table", {}, rows));
+}
+
+function resultView(result, seats) {
+  const winners = (result.winners || []).map((s) => seatName(seats[s]));
+  const table = app.table;
+  return h(
+    "section",
+    { class: "result" },
+    h("h3", {}, t("game_over")),
+    h("p", {}, winners.length ? t("winner", { names: winners.join(", ") }) : t("draw")),
+    h("p", { class: "scores" }, `${t("scores")}: ${(result.scores || []).join(" – ")}`),
+    table.seat !== null ? h("button", { class: "rematch", on: { click: () => send({ type: "rematch", table: table.info.id }) } }, t("rematch")) : null,
+    h("button", { on: { click: () => send({ type: "leave", table: table.info.id }) } }, t("back_to_lobby")),
+  );
+}
+
+function chatView() {
+  const input = h("input", { class: "chat-input", maxlength: 300, "aria-label": t("chat") });
+  const table = app.table;
+  return h(
+    "section",
+    { class: "chat" },
+    h("ul", {}, table.chat.map((c) => h("li", {}, h("b", {}, c.name + ": "), c.text))),
+    h(
+      "form",
+      {
+        on: {
+          submit: (ev) => {
+            ev.preventDefault();
+            const text = input.value.trim();
+            if (text) send({ type: "chat", table: table.info.id, text });
+            input.value = "";
+          },
+        },
+      },
+      input,
+      h("button", { type: "submit" }, t("send")),
+    ),
+  );
+}
+
+// the turn timer counts down between updates
+setInterval(() => {
+  for (const node of document.querySelectorAll(".timer[data-until]")) {
+    node.textContent = t("timer", { s: Math.max(0, Math.ceil((Number(node.dataset.until) - Date.now()) / 1000)) });
+  }
+}, 500);
+
+// the lobby's list of tables refreshes while it is shown
+setInterval(() => {
+  if (app.welcome && !app.table && document.visibilityState === "visible") listTables();
+}, 5000);
+
+window.addEventListener("hashchange", () => {
+  if (app.welcome && hashParams().get("table") && !app.table) onWelcome(app.welcome);
+});
+
+async function main_() {
+  const lang = "en";
+  S = await (await fetch(`/static/i18n/${lang}.json`)).json();
+  document.title = t("title");
+  document.getElementById("title").textContent = t("title");
+  connect();
+}
+
+window.cardavia = app; // for tests and debugging
+main_();
