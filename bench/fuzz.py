@@ -49,6 +49,7 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from bench.loopback import NO_ADDRESS_CAPS
 from client_cli.client import Client, play_table, random_chooser
 from engine.codec import to_plain
 from engine.registry import GAMES, policy_names
@@ -79,12 +80,7 @@ CONFIG = ServerConfig(
     max_tables=400,
     max_created_tables_per_session=20,
     max_waiting_tables_per_session=20,
-    max_connections_per_address=0,
-    connect_rate_per_address=0.0,
-    max_sessions_per_address=0,
-    max_created_tables_per_address=0,
-    max_waiting_tables_per_address=0,
-    max_watched_tables_per_address=0,
+    **NO_ADDRESS_CAPS,
 )
 """Fast AI and short waits; rate limits and the per-address caps (every fuzzing client comes
 from 127.0.0.1) out of the way so requests reach the handlers; the per-session caps stay on."""

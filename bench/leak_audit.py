@@ -39,6 +39,7 @@ import msgpack  # type: ignore[import-untyped]
 import structlog
 from websockets.asyncio.client import ClientConnection
 
+from bench.loopback import NO_ADDRESS_CAPS
 from client_cli.client import Client, play_table, random_chooser
 from engine.codec import to_plain
 from engine.game import Event, Game
@@ -58,13 +59,7 @@ CONFIG = ServerConfig(
     ai_workers=2,
     rate_per_s=10_000.0,
     rate_burst=10_000,
-    # every audited client comes from 127.0.0.1: the per-address caps would stop a long run
-    max_connections_per_address=0,
-    connect_rate_per_address=0.0,
-    max_sessions_per_address=0,
-    max_created_tables_per_address=0,
-    max_waiting_tables_per_address=0,
-    max_watched_tables_per_address=0,
+    **NO_ADDRESS_CAPS,
 )
 
 SHORT_OPTIONS: dict[str, dict[str, Any]] = {"scopa": {"target": 1}, "schafkopf": {"deals": 1}}

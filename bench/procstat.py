@@ -11,6 +11,8 @@ import time
 from collections.abc import Coroutine, Sequence
 from typing import Any
 
+from bench.loopback import no_address_cap_flags
+
 _TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -124,18 +126,7 @@ def cardavia_argv(tables: int, loop: str | None, extra: Sequence[str] = ()) -> l
         "--log-level",
         "info",
         # every bench client connects from 127.0.0.1: no per-address caps
-        "--max-connections-per-address",
-        "0",
-        "--connect-rate-per-address",
-        "0",
-        "--max-sessions-per-address",
-        "0",
-        "--max-created-tables-per-address",
-        "0",
-        "--max-waiting-tables-per-address",
-        "0",
-        "--max-watched-tables-per-address",
-        "0",
+        *no_address_cap_flags(),
     ]
     if loop is not None:
         argv += ["--loop", loop]
