@@ -11,7 +11,7 @@ import contextlib
 import json
 import ssl
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from http import HTTPStatus
 from typing import Any
@@ -64,6 +64,10 @@ def tls_context(config: ServerConfig) -> ssl.SSLContext | None:
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(config.tls_cert, config.tls_key)
     return context
+
+
+SHUTDOWN_STEP_S = 10.0
+"""Seconds each shutdown step that talks to the store (cluster, bus, pool) may take."""
 
 
 class CardaviaServer:
@@ -225,14 +229,24 @@ class CardaviaServer:
                 self._log.warning("connections_did_not_close")
         await self.lobby.stop_all()
         if self.cluster is not None:
-            await self.cluster.stop()
+            await self._bounded(self.cluster.stop(), "cluster")
         if self.bus is not None:
-            await self.bus.stop()
+            await self._bounded(self.bus.stop(), "bus")
         close = getattr(self.store, "close", None)
         if close is not None:
-            await close()
+            await self._bounded(close(), "store")
         self.ai.shutdown()
         self._log.info("stopped")
+
+    async def _bounded(self, step: Awaitable[None], what: str) -> None:
+        """One step of the shutdown, given ``SHUTDOWN_STEP_S`` seconds: a stop that hangs
+        (an unreachable store) must not keep the process from exiting."""
+        try:
+            await asyncio.wait_for(step, SHUTDOWN_STEP_S)
+        except TimeoutError:
+            self._log.warning("shutdown_step_timed_out", step=what)
+        except Exception as exc:  # the process stops anyway; say what failed
+            self._log.warning("shutdown_step_failed", step=what, error=repr(exc))
 
     async def _sweep(self) -> None:
         """Forget sessions that stayed away past ``session_ttl`` (``playing_session_ttl``

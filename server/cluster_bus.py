@@ -45,6 +45,10 @@ OUTBOX_LIMIT = 100_000
 """Messages waiting to be published before new ones are dropped (Redis is gone)."""
 
 
+STOP_TIMEOUT = 3.0
+"""Seconds the bus's tasks get to end when the server stops."""
+
+
 class RemoteLink:
     """The link of a player connected to another process: sends go there via Redis."""
 
@@ -92,10 +96,12 @@ class Bus:
             await asyncio.wait_for(self._subscribed.wait(), 5.0)
 
     async def stop(self) -> None:
-        """Stop listening and publishing."""
+        """Stop listening and publishing (bounded: a Redis call that ignores the
+        cancellation must not hold the shutdown up)."""
         for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=STOP_TIMEOUT)
 
     def post(self, node: str, payload: dict[str, Any]) -> None:
         """Queue a message for another process (never blocks)."""
@@ -136,7 +142,10 @@ class Bus:
                 await asyncio.sleep(0.5)
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await asyncio.wait_for(
+                        pubsub.aclose(),  # type: ignore[no-untyped-call]
+                        STOP_TIMEOUT,
+                    )
 
     # -- the front: this process holds the client's connection ------------------------
     async def forward(self, player: Player, msg: Any, table_id: str) -> None:
