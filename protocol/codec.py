@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack  # type: ignore[import-untyped]
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -19,6 +19,7 @@ from protocol.client_messages import ClientMessage
 from protocol.errors import ErrorCode
 from protocol.server_messages import ServerMessage
 
+_M = TypeVar("_M")
 _CLIENT: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 _SERVER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 _MAX_ERRORS = 3
@@ -106,17 +107,22 @@ def _describe(exc: ValidationError) -> tuple[ErrorCode, str]:
     return ErrorCode.BAD_MESSAGE, "; ".join(parts)
 
 
+def _validate(adapter: TypeAdapter[_M], data: dict[str, Any], *, strict: bool | None) -> _M:
+    """``data`` as a message of ``adapter``'s union; raise :class:`FrameError` saying why not."""
+    try:
+        return adapter.validate_python(data, strict=strict)
+    except ValidationError as exc:
+        code, message = _describe(exc)
+        raise FrameError(code, message, _request_id(data)) from None
+
+
 def decode_client(frame: bytes | str) -> ClientMessage:
     """The validated client message in ``frame``; raise :class:`FrameError`.
 
     Arrays decode as tuples and fields are strict: ``"5"`` is not a number.
     """
     data = _unpack(frame, use_list=False)
-    try:
-        return _CLIENT.validate_python(data)
-    except ValidationError as exc:
-        code, message = _describe(exc)
-        raise FrameError(code, message, _request_id(data)) from None
+    return _validate(_CLIENT, data, strict=None)
 
 
 def decode_server(frame: bytes | str) -> ServerMessage:
@@ -125,11 +131,7 @@ def decode_server(frame: bytes | str) -> ServerMessage:
     Arrays inside game data decode as lists, as :func:`engine.codec.to_plain` makes them.
     """
     data = _unpack(frame, use_list=True)
-    try:
-        return _SERVER.validate_python(data, strict=False)
-    except ValidationError as exc:
-        code, message = _describe(exc)
-        raise FrameError(code, message, _request_id(data)) from None
+    return _validate(_SERVER, data, strict=False)
 
 
 def encode_json(message: BaseModel) -> str:
@@ -166,11 +168,7 @@ def decode_client_json(frame: bytes | str) -> ClientMessage:
     if not isinstance(data, dict):
         raise FrameError(ErrorCode.BAD_MESSAGE, "a message is a JSON object")
     data = _tuples(data)
-    try:
-        return _CLIENT.validate_python(data)
-    except ValidationError as exc:
-        code, message = _describe(exc)
-        raise FrameError(code, message, _request_id(data)) from None
+    return _validate(_CLIENT, data, strict=None)
 
 
 def decode_server_json(frame: bytes | str) -> ServerMessage:
@@ -185,11 +183,7 @@ def decode_server_json(frame: bytes | str) -> ServerMessage:
         ) from None
     if not isinstance(data, dict):
         raise FrameError(ErrorCode.BAD_MESSAGE, "a message is a JSON object")
-    try:
-        return _SERVER.validate_python(data, strict=False)
-    except ValidationError as exc:
-        code, message = _describe(exc)
-        raise FrameError(code, message, _request_id(data)) from None
+    return _validate(_SERVER, data, strict=False)
 
 
 def client_adapter() -> TypeAdapter[ClientMessage]:

@@ -276,9 +276,6 @@ class AiRunner:
                     self._log.error("ai_failed", game=game_id, level=level, error=repr(exc))
         finally:
             self.metrics.inc("cardavia_ai_decisions_total", game=game_id, outcome=outcome)
-            self.metrics.inc(
-                "cardavia_ai_decision_seconds_total", loop.time() - started, game=game_id
-            )
             self.metrics.observe(
                 "cardavia_ai_decision_duration_seconds",
                 loop.time() - started,

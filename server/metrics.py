@@ -73,9 +73,6 @@ SPECS: Mapping[str, Spec] = {
         ("game",),
         LATENCY_BUCKETS,
     ),
-    "cardavia_ai_decision_seconds_total": Spec(
-        "counter", "Seconds spent in AI decisions, by game.", ("game",)
-    ),
     "cardavia_ai_decision_duration_seconds": Spec(
         "histogram",
         "Wall-clock time of one AI decision (waiting for a worker included), by game and outcome.",

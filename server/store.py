@@ -62,6 +62,10 @@ class TableRecord:
 class Store(Protocol):
     """The persistence a table needs; every method may do I/O."""
 
+    may_fail: bool
+    """Whether a write may raise :class:`StoreUnavailable` (then the table actor snapshots
+    its core before each command, to roll the command back)."""
+
     async def create(self, record: TableRecord) -> None:
         """Record a new table (no game started yet)."""
 
@@ -92,6 +96,8 @@ class Store(Protocol):
 
 class MemoryStore:
     """The default store: records in a dict, gone when the process ends."""
+
+    may_fail = False
 
     def __init__(self) -> None:
         self._records: dict[str, TableRecord] = {}

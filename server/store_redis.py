@@ -157,6 +157,8 @@ def _unpack(raw: bytes) -> Any:
 class RedisStore:
     """A :class:`~server.store.Store` in Redis with per-table fencing (module docstring)."""
 
+    may_fail = True
+
     def __init__(
         self,
         url: str,

@@ -30,7 +30,7 @@ from server.metrics import Metrics
 from server.quotas import Quotas
 from server.replay import build_replay, finished_to_plain, table_meta
 from server.sessions import Player, Sessions
-from server.store import LeaseLost, MemoryStore, Store, StoreUnavailable
+from server.store import LeaseLost, Store, StoreUnavailable
 from server.table_core import AiTurn, Effects, TableCore
 from server.table_options import RequestError
 
@@ -119,10 +119,6 @@ class TableActor:
         self.on_lost: Callable[[str], None] | None = None
         """Called (instead of ``on_close``) when another process took the table over."""
         self._log = get_logger(table=core.id, game=core.game.id)
-        self._can_fail = type(store) is not MemoryStore
-        """Whether a write may raise :class:`StoreUnavailable`: only then does each command
-        snapshot the core to roll it back (the plain memory store never fails; a
-        subclass, as tests use to inject failures, is treated as one that may)."""
 
     @property
     def id(self) -> str:
@@ -204,7 +200,7 @@ class TableActor:
 
     async def _handle(self, command: Command) -> None:
         handler = getattr(self, "_on_" + command.kind)
-        before = self._snapshot() if self._can_fail else None
+        before = self._snapshot() if self.store.may_fail else None
         try:
             await handler(command)
         except StoreUnavailable as exc:
@@ -215,40 +211,33 @@ class TableActor:
             if command.player is not None and command.kind not in _SILENT:
                 if command.kind in ("join", "spectate"):
                     command.player.tables.pop(self.id, None)
-                command.player.send(
-                    Error(
-                        ref=command.ref,
-                        code=ErrorCode.STORE_UNAVAILABLE,
-                        message="the table's store is unavailable; nothing changed, retry soon",
-                        table=self.id,
-                    )
+                self._refuse(
+                    command,
+                    ErrorCode.STORE_UNAVAILABLE,
+                    "the table's store is unavailable; nothing changed, retry soon",
                 )
             if command.kind in ("join", "spectate") and not self.core.members():
                 await self._close("nobody could sit down")  # its creator could not
         except LeaseLost as exc:
             self._lose(str(exc))
         except RequestError as exc:
-            if command.player is not None:
-                command.player.send(
-                    Error(
-                        ref=command.ref,
-                        code=exc.code,
-                        message=exc.message,
-                        detail=exc.detail,
-                        table=self.id,
-                    )
-                )
+            self._refuse(command, exc.code, exc.message, exc.detail)
         except Exception as exc:  # one bad command must not kill the table
             self._log.exception("command_failed", command=command.kind, error=repr(exc))
-            if command.player is not None:
-                command.player.send(
-                    Error(
-                        ref=command.ref,
-                        code=ErrorCode.INTERNAL_ERROR,
-                        message="the server failed on this request; it had no effect",
-                        table=self.id,
-                    )
-                )
+            self._refuse(
+                command,
+                ErrorCode.INTERNAL_ERROR,
+                "the server failed on this request; it had no effect",
+            )
+
+    def _refuse(
+        self, command: Command, code: ErrorCode, message: str, detail: str | None = None
+    ) -> None:
+        """Answer ``command``'s requester (if any) with an error about this table."""
+        if command.player is not None:
+            command.player.send(
+                Error(ref=command.ref, code=code, message=message, detail=detail, table=self.id)
+            )
 
     def _snapshot(self) -> dict[str, Any]:
         """The core's fields a command may change (restored when the store fails)."""

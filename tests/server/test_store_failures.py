@@ -19,6 +19,8 @@ from tests.server.helpers import FAST
 class FlakyStore(MemoryStore):
     """A memory store whose next ``fail[name]`` calls of a method raise StoreUnavailable."""
 
+    may_fail = True
+
     def __init__(self) -> None:
         super().__init__()
         self.fail: dict[str, int] = {}
