@@ -339,7 +339,7 @@ async def test_auto_pass_passes_only_when_pass_is_the_only_move() -> None:
     import asyncio
     import io
 
-    from client_cli.play import PlaySession
+    from client_cli.play_session import PlaySession
     from client_cli.terminal import Screen
     from protocol import server_messages as sm
     from protocol.models import SeatInfo, TableInfo

@@ -1,0 +1,522 @@
+"""The play session of ``cardavia play``: one table seen from one seat, in the terminal.
+
+:class:`PlaySession` reads the server's messages and the player's lines,
+shows the table laid out for the terminal, turns what was typed into a move
+(:mod:`client_cli.moves`), and resumes the session when the connection drops.
+:mod:`client_cli.play` parses the command line and seats the player.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from websockets.exceptions import InvalidHandshake
+
+from client_cli.client import Client, ClientClosed, ServerError
+from client_cli.common import EXIT_OK, CliError
+from client_cli.moves import Ask, Pick, Refuse, Send, choose_move, key_range
+from client_cli.render import Renderer, Seats, renderer_for, seat_name
+from client_cli.rulebook import rules_text
+from client_cli.seatfile import HeldSeat, SeatFile
+from client_cli.style import Style, colour_wanted, terminal_size
+from client_cli.terminal import Lines, PromptInput, Screen, StdinLines, wants_prompt_toolkit
+from protocol import server_messages as sm
+from protocol.models import TableInfo
+
+HELP = """Commands:
+  NUMBER          play the move with that number
+  CARDS           play the move made of these cards, e.g. 7D or 7D 3S 4C
+  WORDS           pass, bid 2 (or just 2 in the auction), herz solo, solo H,
+                  wenz, wenz tout, rufer E, sau G, sie
+  view            show the table again        moves [WORD]  list your moves
+  last            the last trick / play        who     who sits where
+  hint            the strongest AI's move for you, from your own view only
+  rules           the rules of this game       rules cards  how cards are written
+  say TEXT        chat at the table            start   let the AI fill the empty seats
+  again           another game when this one is over
+  quit            leave for good (the AI takes your seat); Ctrl-C or closing the
+                  window keeps your seat: 'cardavia play' again resumes it"""
+
+COMMAND_WORDS = (
+    "help", "view", "moves", "last", "hint", "who", "rules", "say", "start", "again", "quit",
+)  # fmt: skip
+"""The commands at the prompt (completed with Tab)."""
+
+RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0)
+"""Seconds to wait before each attempt to resume a dropped session."""
+
+
+class PlaySession:
+    """One person at one table: prints what happens, reads moves and commands."""
+
+    def __init__(
+        self,
+        client: Client,
+        joined: sm.Joined,
+        screen: Screen,
+        *,
+        url: str = "",
+        embedded: bool = False,
+        seatfile: SeatFile | None = None,
+        auto_pass: bool = False,
+    ) -> None:
+        self.client = client
+        self.seatfile = seatfile
+        self.auto_pass = auto_pass
+        self._auto: asyncio.Future[None] | None = None
+        self.fancy_input = True
+        """prompt_toolkit on a terminal (history, completion); False: plain lines."""
+        self.table = joined.table.id
+        self.seat = joined.seat
+        self.info: TableInfo = joined.table
+        self.invite = joined.invite
+        self.screen = screen
+        self.url = url
+        self.embedded = embedded
+        self.seats = Seats(me=joined.seat)
+        self.seats.update(joined.table)
+        self.render: Renderer = renderer_for(joined.table.game, self.seats)
+        self.render.set_pattern(joined.table.options)
+        self.render.style = Style(colour_wanted(screen.out))
+        self.view: dict[str, Any] | None = None
+        self.version = -1
+        self.game_no = 0
+        self.moves: list[dict[str, Any]] = []
+        self.moves_version = -1
+        self.over = False
+        self.done: int | None = None
+
+    # -- main loop -----------------------------------------------------------
+    def completions(self) -> list[str]:
+        """What Tab completes: the commands, and the cards and words of the moves now."""
+        words = [w.split()[0] for w in COMMAND_WORDS]
+        for action in self.moves:
+            words.extend(sorted(self.render.action_cards(action)))
+            kind = str(action.get("type", ""))
+            words.append(kind)
+            if kind == "announce":
+                words.extend(("rufer", "sau", "wenz", "solo", "tout", "sie", "weiter"))
+                words.extend(("eichel", "gras", "herz", "schellen"))
+        return words
+
+    def remember(self) -> None:
+        """Keep the seat in the state file, so a new process can resume it."""
+        if self.seatfile is not None and self.seat is not None:
+            self.seatfile.put(
+                HeldSeat(
+                    url=self.url,
+                    token=self.client.token,
+                    table=self.table,
+                    seat=self.seat,
+                    game=self.info.game,
+                    name=self.client.name,
+                )
+            )
+
+    def forget(self) -> None:
+        """The seat is given up (quit, or the table closed): nothing to resume."""
+        if self.seatfile is not None:
+            self.seatfile.forget(self.url, self.client.name)
+
+    async def run(self, pending: list[Any] | None = None) -> int:
+        """Until the player quits, the table closes or the server goes away."""
+        self.intro()
+        for msg in pending or ():
+            self.on_message(msg)
+        lines: Lines = (
+            PromptInput(self.screen, self.completions)
+            if self.fancy_input and wants_prompt_toolkit()
+            else StdinLines()
+        )
+        lines.start()
+        try:
+            async for source, item in self._events(lines):
+                if source == "net":
+                    self.on_message(item)
+                else:
+                    await self.on_line(item)
+                if self.done is not None:
+                    return self.done
+        finally:
+            lines.stop()
+            self.screen.ask(None)
+        return EXIT_OK
+
+    async def _events(self, lines: Lines) -> AsyncIterator[tuple[str, Any]]:
+        """Messages and typed lines as they come, whichever first."""
+        net: asyncio.Task[Any] = asyncio.ensure_future(self.client.receive())
+        typed: asyncio.Task[str | None] = asyncio.ensure_future(lines.get())
+        try:
+            while True:
+                done, _ = await asyncio.wait({net, typed}, return_when=asyncio.FIRST_COMPLETED)
+                if net in done:
+                    try:
+                        msg = net.result()
+                    except ClientClosed as exc:
+                        if await self.reconnect(exc):
+                            net = asyncio.ensure_future(self.client.receive())
+                            continue
+                        self.screen.show([f"The connection to the server closed. {exc.reason}"])
+                        self.done = 1 if not self.over else EXIT_OK
+                        return
+                    net = asyncio.ensure_future(self.client.receive())
+                    yield "net", msg
+                if typed in done:
+                    line = typed.result()
+                    typed = asyncio.ensure_future(lines.get())
+                    yield "line", line
+        finally:
+            for task in (net, typed):
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+
+    async def reconnect(self, exc: ClientClosed) -> bool:
+        """Resume the session with its token after the connection dropped.
+
+        The server gives the seat back and sends a snapshot of the table, so
+        play goes on where it was; meanwhile the AI may have covered a turn.
+        """
+        if self.done is not None or not self.client.token:
+            return False
+        self.screen.ask(None)
+        self.screen.show([f"Lost the connection to the server ({exc}); reconnecting…"])
+        for delay in RECONNECT_DELAYS:
+            await asyncio.sleep(delay)
+            try:
+                client = await Client.connect(
+                    self.url,
+                    self.client.name,
+                    token=self.client.token,
+                    open_timeout=5.0,
+                    ca_file=self.client.ca_file,
+                )
+            except (OSError, TimeoutError, InvalidHandshake, ServerError, ClientClosed):
+                continue
+            old, self.client = self.client, client
+            await old.close()
+            for _ in range(100):  # after a failover the table comes back within seconds
+                if not client.resumed or self.table in client.tables or client.closed:
+                    break
+                await asyncio.sleep(0.1)
+            if not client.resumed or self.table not in client.tables:
+                self.screen.show(["The server no longer knows this session or table."])
+                return False
+            self.screen.show(["Reconnected."])
+            self.remember()
+            return True
+        return False
+
+    def intro(self) -> None:
+        """Say where we are; how others join a table that waits for people."""
+        info = self.info
+        where = "" if self.embedded else f" on {self.url}"
+        seat = f"seat {self.seat}" if self.seat is not None else "watching"
+        lines = [f"{info.title} at table {info.id}{where}, {seat}. Type 'help' for commands."]
+        lines.append(
+            "Players: "
+            + ", ".join(
+                f"{s.seat}: {'you' if s.seat == self.seat else seat_name(s)}" for s in info.seats
+            )
+        )
+        if info.status == "waiting":
+            lines.extend(self.waiting_lines())
+        self.screen.show(lines)
+
+    def waiting_lines(self) -> list[str]:
+        empty = sum(1 for s in self.info.seats if s.kind == "empty")
+        table = self.info.id
+        # an id may start with "-": written --table=ID, the shell and argparse still read it
+        table_arg = f"--table={table}" if table.startswith("-") else f"--table {table}"
+        join = f"cardavia play {self.info.game} --url {self.url} {table_arg}"
+        if self.invite:
+            join += f" --invite {self.invite}"
+        lines = [f"Waiting for {empty} more player(s). Others join with:", f"  {join}"]
+        if self.info.owner == self.client.player_id:
+            lines.append("Type 'start' to let the AI take the empty seats now.")
+        return lines
+
+    # -- what the server says ------------------------------------------------------
+    def on_message(self, msg: Any) -> None:
+        """React to one pushed message."""
+        if isinstance(msg, sm.Update | sm.Snapshot):
+            if msg.table != self.table:
+                return
+            self.on_game_message(msg)
+        elif isinstance(msg, sm.TableChanged) and msg.table.id == self.table:
+            self.on_table(msg.table)
+        elif isinstance(msg, sm.GameOver) and msg.table == self.table:
+            self.over = True
+            self.moves = []
+            self.screen.ask(None)
+            self.screen.show(["", *self.render.result_lines(msg.result), *self.absent_lines()])
+            self.screen.ask("Again? [y/n] ")
+        elif isinstance(msg, sm.ChatLine) and msg.table == self.table:
+            self.screen.show([f"[{msg.name}] {msg.text}"])
+        elif isinstance(msg, sm.TableClosed) and msg.table == self.table:
+            self.screen.show([f"The table closed: {msg.reason}"])
+            self.forget()
+            self.done = EXIT_OK
+        elif isinstance(msg, sm.Shutdown):
+            reason = msg.reason.strip().rstrip(".")
+            same = not reason or reason.lower() == "the server is shutting down"
+            self.screen.show(["The server is shutting down" + ("." if same else f": {reason}.")])
+            self.done = EXIT_OK if self.over else 1
+        elif isinstance(msg, sm.Error):
+            self.screen.show([f"Server: {msg.message} ({msg.code})"])
+
+    def on_game_message(self, msg: sm.Update | sm.Snapshot) -> None:
+        new_game = msg.game_no != self.game_no
+        if new_game:
+            self.game_no = msg.game_no
+            self.over = False
+            self.screen.ask(None)
+            self.screen.show(["", f"=== Game {msg.game_no} ==="])
+        self.view, self.version = msg.view, msg.version
+        self.render.set_pattern(msg.view.get("options"))
+        if isinstance(msg, sm.Update):
+            lines: list[str] = []
+            if msg.actor is not None and msg.actor == self.seat and msg.by in ("ai", "timer"):
+                why = "your time ran out" if msg.by == "timer" else "you were away"
+                lines.append(f"(The AI played your turn: {why}.)")
+            for event in msg.events:
+                lines.extend(self.render.event(event))
+            self.screen.show(lines)
+        legal = list(msg.view.get("legal") or []) if self.seat is not None else []
+        if legal and not self.over:
+            self.moves, self.moves_version = legal, msg.version
+            self.show_turn(msg.timer_s)
+        else:
+            self.moves = []
+            if not self.over:
+                self.screen.ask(None)
+            if isinstance(msg, sm.Snapshot) or new_game:
+                self.screen.show(self.render.view_lines(msg.view))
+
+    def show_turn(self, timer_s: float | None = None) -> None:
+        """The table, the moves (as many as the screen holds) and the prompt."""
+        assert self.view is not None
+        if self.auto_pass and [a.get("type") for a in self.moves] == ["pass"]:
+            self.screen.show(["(Auto-pass: pass is your only move.)"])
+            self._auto = asyncio.ensure_future(self.send_move(0))
+            return
+        width, rows = terminal_size() if self.screen.tty else (100, 1000)
+        self.render.width = width
+        lines = ["", *self.render.view_lines(self.view), *self.render.notices(self.view)]
+        if timer_s is not None:
+            lines.append(f"You have {timer_s:.0f} s.")
+        moves = self.render.moves_lines(self.moves)
+        room = rows - len(lines) - 2
+        if len(moves) > max(room, 4):
+            keep = max(room - 1, 3)
+            moves = [
+                *moves[:keep],
+                f"  … and more: 'moves' lists all {len(self.moves)}, 'moves WORD' those with WORD",
+            ]
+        self.screen.ask(None)
+        self.screen.show([*lines, *moves])
+        self.prompt_move()
+
+    def prompt_move(self) -> None:
+        self.screen.ask(f"Your move [{key_range(self.render.move_keys(self.moves))}]: ")
+
+    def absent_lines(self) -> list[str]:
+        """Who of the other people is away, after a game (a rematch does not wait for them)."""
+        lines = []
+        for s in self.info.seats:
+            if s.seat == self.seat or s.kind != "human":
+                continue
+            if not s.connected:
+                lines.append(
+                    f"{s.name or f'seat {s.seat}'} is away: type 'again' to play on without "
+                    "waiting (the AI plays their seat until they are back), or 'quit'."
+                )
+        return lines
+
+    def on_table(self, info: TableInfo) -> None:
+        before = self.info
+        self.info = info
+        lines = self.seats.update(info)
+        if info.status != before.status:
+            if info.status == "waiting":
+                lines.extend(self.waiting_lines())
+            elif info.status == "playing":
+                lines.append("Play starts.")
+        if self.over:
+            for old, new in zip(before.seats, info.seats, strict=False):
+                if old.kind == "human" and new.kind == "empty" and old.seat != self.seat:
+                    lines.append(
+                        f"{old.name or f'seat {old.seat}'} left the table: the AI takes "
+                        "that seat if you play again."
+                    )
+        votes = [v for v in info.rematch_votes if v not in before.rematch_votes]
+        lines.extend(f"{self.seats.title(v)} asked for another game." for v in votes)
+        self.screen.show(lines)
+
+    # -- what the player types -------------------------------------------------------
+    async def on_line(self, line: str | None) -> None:
+        """Handle one typed line (``None``: stdin closed)."""
+        self.screen.answered()
+        if line is None:
+            self.detach()
+            return
+        text = line.strip()
+        word, _, rest = text.partition(" ")
+        word = word.lower()
+        try:
+            if not text:
+                self.reprompt()
+            elif word in ("q", "quit", "exit") or (self.over and word in ("n", "no")):
+                await self.quit()
+            elif word in ("h", "help", "?"):
+                self.screen.show([HELP])
+            elif word in ("v", "view"):
+                if self.view is not None:
+                    self.screen.show(self.render.view_lines(self.view))
+                self.reprompt()
+            elif word in ("m", "moves"):
+                self.list_moves(rest.strip().lower())
+            elif word == "hint":
+                await self.show_hint()
+            elif word == "last":
+                found = self.render.last_lines(self.view) if self.view is not None else None
+                self.screen.show(found or ["Nothing has been played yet."])
+                self.reprompt()
+            elif word == "rules":
+                self.screen.show(rules_text(rest.strip() or self.info.game).splitlines())
+                self.reprompt()
+            elif word == "who":
+                self.screen.show([f"{s.seat}: {self.seats(s.seat)}" for s in self.info.seats])
+            elif word == "say" and rest.strip():
+                await self.client.chat(self.table, rest.strip())
+            elif word == "start":
+                await self.client.start(self.table)
+            elif word in ("again", "rematch") or (self.over and word in ("y", "yes")):
+                await self.again()
+            else:
+                await self.move(text)
+        except ServerError as exc:
+            self.screen.show([f"Refused: {exc.message} ({exc.code})"])
+            self.reprompt()
+        except CliError as exc:
+            self.screen.show([str(exc)])
+            self.reprompt()
+        if self.done is None and self.screen.prompt is None:
+            self.reprompt()  # a prompt_toolkit prompt is cleared when answered
+
+    async def show_hint(self) -> None:
+        """The strongest AI's move for this seat, computed here from this seat's view."""
+        if not self.info.hints:
+            self.screen.show(["Hints are off at this table."])
+        elif not self.moves or self.view is None:
+            self.screen.show(["A hint needs your turn."])
+        else:
+            from client_cli.hint import hint
+
+            view = dict(self.view)
+            index, why = await asyncio.to_thread(hint, self.info.game, view)
+            if self.view is view or self.view == view:
+                label = self.render.move_labels(self.moves)[index]
+                self.screen.show([f"Hint: {label} — {why}."])
+        self.reprompt()
+
+    def reprompt(self) -> None:
+        if self.moves and not self.over:
+            self.prompt_move()
+        elif self.over:
+            self.screen.ask("Again? [y/n] ")
+
+    def list_moves(self, word: str) -> None:
+        """Every move (``moves``), or those whose description holds ``word``."""
+        if not self.moves:
+            self.screen.show(["You have no moves now."])
+            return
+        labels = self.render.move_labels(self.moves)
+        picked = [lab for lab in labels if word in lab.lower()] if word else labels
+        self.screen.show(["  " + lab for lab in picked] or [f"No move mentions {word!r}."])
+        self.reprompt()
+
+    async def move(self, text: str) -> None:
+        if self.over:
+            self.screen.show(["The game is over: 'again' or 'quit'."])
+            self.reprompt()
+            return
+        if not self.moves:
+            waiting = self.render.turn_line(self.view) if self.view else "The game has not begun."
+            self.screen.show([f"It is not your turn. {waiting}"])
+            return
+        choice = choose_move(text, self.moves, self.render, self.view)
+        if isinstance(choice, Pick):
+            await self.send_move(choice.index)
+        elif isinstance(choice, Ask):
+            keys = self.render.move_keys(self.moves)
+            labels = self.render.move_labels(self.moves)
+            self.screen.show(
+                [f"{text.strip()!r} fits {len(choice.indices)} moves:"]
+                + ["  " + labels[i] for i in choice.indices]
+            )
+            self.screen.ask(f"Which one? [{', '.join(keys[i] for i in choice.indices)}]: ")
+        elif isinstance(choice, Send):
+            await self.send_move(None, choice.action)
+        elif isinstance(choice, Refuse):
+            self.screen.show([choice.message])
+            self.reprompt()
+
+    async def send_move(self, index: int | None, action: Any = None) -> None:
+        """Send the move at ``index`` of the legal moves (or ``action``); say why when the
+        rules refuse it."""
+        version = self.moves_version
+        if index is not None:
+            action = self.moves[index]
+        legal, self.moves = self.moves, []
+        self.screen.ask(None)
+        try:
+            await self.client.act(self.table, action, seat=self.seat, version=version)
+        except ServerError as exc:
+            if exc.code in ("stale_version", "not_your_turn", "not_playing"):
+                self.screen.show(["Too late: the game moved on."])
+                return
+            if exc.code == "illegal_action":
+                self.screen.show([f"Not allowed: {exc.message}."])
+            else:
+                self.screen.show([f"Refused: {exc.message} ({exc.code})"])
+            if self.version == version:
+                self.moves = legal
+                self.reprompt()
+
+    async def again(self) -> None:
+        if not self.over:
+            self.screen.show(["The game is still running."])
+            return
+        await self.client.rematch(self.table)
+        self.screen.ask(None)
+        humans = [s for s in self.info.seats if s.kind == "human" and s.seat != self.seat]
+        if humans:
+            self.screen.show(["Waiting for the other players to agree…"])
+
+    async def quit(self) -> None:
+        """Leave for good: the seat goes to the AI (or is freed) and is not resumed."""
+        if not self.embedded:
+            with contextlib.suppress(ServerError, ClientClosed):
+                await self.client.leave(self.table)
+        self.forget()
+        self.screen.ask(None)
+        self.screen.show(["Bye."])
+        self.done = EXIT_OK
+
+    def detach(self) -> None:
+        """Input ended (not a 'quit'): go, keeping the seat to resume it later."""
+        self.screen.ask(None)
+        if self.embedded or self.seat is None:
+            self.screen.show(["Bye."])
+        else:
+            self.screen.show(
+                [
+                    f"Bye. Your seat is kept: 'cardavia play {self.info.game} --url {self.url}' "
+                    "resumes it ('quit' gives it up)."
+                ]
+            )
+        self.done = EXIT_OK
