@@ -7,7 +7,8 @@ it creates a table (``--humans`` seats for people, the rest AI; or each seat
 as ``--seats you,ai,human,ai:random`` says), joins one
 (``--table``) or quick-plays (``--quick``).
 
-The session itself is :class:`client_cli.play_session.PlaySession`. Updates are printed as they happen while the prompt waits; on your turn the
+The session itself is :class:`client_cli.play_session.PlaySession`.
+Updates are printed as they happen while the prompt waits; on your turn the
 legal moves are numbered: type a number, or the cards of a move (``7D``,
 ``5S 5H``), or words (``pass``, ``bid 2``, ``herz solo``, ``rufer E``).
 When what you typed fits several moves you are asked which; a move the
