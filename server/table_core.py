@@ -31,6 +31,7 @@ from protocol.server_messages import (
     TableChanged,
     Update,
 )
+from server.action_cache import decoder_for
 from server.names import clean_chat, skeleton
 from server.ratelimit import TokenBucket
 from server.store import LoggedAction
@@ -158,6 +159,7 @@ class TableCore:
         """Spectators whose connection dropped, and since when."""
         self.ai_table_linger = ai_table_linger
         self.finished_at: float | None = None
+        self._decoder = decoder_for(self.game)
 
     # -- who is here ---------------------------------------------------------
     def seat_of(self, player_id: str) -> int | None:
@@ -423,7 +425,7 @@ class TableCore:
                 f"the table is at version {self.version}, not {version}",
             )
         try:
-            typed = self.game.decode_action(action)
+            typed, plain = self._decoder.decode(action)
             transition = self.game.apply(self.state, seat, typed)
         except IllegalAction as exc:
             code = ErrorCode.NOT_YOUR_TURN if exc.code == "not_your_turn" else None
@@ -431,7 +433,7 @@ class TableCore:
         self.state = transition.state
         self.version += 1
         self.turn_started = now
-        logged = LoggedAction(seat=seat, action=to_plain(typed), by=by)
+        logged = LoggedAction(seat=seat, action=plain, by=by)
         self.log.append(logged)
         eff = Effects(applied=logged)
         eff.outs = self._updates(transition.events, seat, by, now)
