@@ -95,18 +95,18 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
 
     The function is generated once per class (as :mod:`dataclasses` generates
     ``__init__``), so a conversion costs one call per field and no lookups.
-    ``shared``: the function takes a memo too (see :func:`to_plain_shared`).
+    ``shared``: the function takes a memo too (a :class:`PlainMemo`).
     """
     kind = getattr(cls, "kind", None)
     items = [f"'type': {kind!r}"] if isinstance(kind, str) else []
-    call = "_shared(v.{}, m)" if shared else "_plain(v.{})"
+    call = "m(v.{})" if shared else "_plain(v.{})"
     for f in _fields(cls):
         if not f.name.isidentifier():  # pragma: no cover - dataclass fields always are
             raise TypeError(f"field {f.name!r} of {cls.__name__}")
         items.append(f"{f.name!r}: {call.format(f.name)}")
     args = "v, m" if shared else "v"
     source = f"def convert({args}):\n    return {{{', '.join(items)}}}\n"
-    namespace: dict[str, Any] = {"_plain": to_plain, "_shared": _shared}
+    namespace: dict[str, Any] = {"_plain": to_plain}
     exec(source, namespace)  # the source holds only field names (identifiers)
     return namespace["convert"]  # type: ignore[no-any-return]
 
@@ -147,36 +147,87 @@ def to_plain_shared(values: Sequence[object]) -> list[Any]:
     met again (the same object, by identity) is converted once and its plain
     form shared by the results, which are therefore read-only.
     """
-    memo: dict[int, Any] = {}
-    out = []
-    for value in values:
-        cls = type(value)
-        convert = _SHARED_CONVERTERS.get(cls)
-        if convert is None:
-            if not dataclasses.is_dataclass(cls):
-                out.append(to_plain(value))
-                continue
-            convert = _SHARED_CONVERTERS[cls] = _dataclass_converter(cls, shared=True)
-        out.append(convert(value, memo))
-    return out
+    return PlainMemo().convert(values)
 
 
 _SCALARS = frozenset({type(None), bool, int, str, float})
+_MISSING = object()
 
 
-def _shared(value: Any, memo: dict[int, Any]) -> Any:
-    """``to_plain(value)``, kept in ``memo`` by identity (its owner keeps ``value`` alive)."""
-    if type(value) in _SCALARS:
-        return value
-    key = id(value)
-    found = memo.get(key, memo)
-    if found is memo:
-        found = memo[key] = to_plain(value)
-    return found
+class PlainMemo:
+    """:func:`to_plain_shared` that also remembers the previous call's field values.
+
+    One per table: the next state's views hold many of the very objects the
+    last one's did (the options, a pile nobody added to, the history of past
+    deals), since states are immutable values that share what did not change.
+    Immutable field values (tuples, frozen sets, cards, frozen dataclasses)
+    converted by the last :meth:`convert` are reused when met again by
+    identity; the memo holds them until the next call, so an identity cannot
+    be taken by a new object meanwhile.  Mutable values (lists, dicts) are
+    converted afresh each call.  The results are shared: read-only.
+    """
+
+    __slots__ = ("_before", "_objects", "_plain")
+
+    def __init__(self) -> None:
+        self._plain: dict[int, Any] = {}
+        self._objects: dict[int, Any] = {}
+        self._before: dict[int, tuple[Any, Any]] = {}
+
+    def convert(self, values: Sequence[object]) -> list[Any]:
+        """The plain form of each of ``values`` (see the class docstring)."""
+        self._plain, self._objects = {}, {}
+        out = []
+        for value in values:
+            cls = type(value)
+            convert = _SHARED_CONVERTERS.get(cls)
+            if convert is None:
+                if not dataclasses.is_dataclass(cls):
+                    out.append(to_plain(value))
+                    continue
+                convert = _SHARED_CONVERTERS[cls] = _dataclass_converter(cls, shared=True)
+            out.append(convert(value, self))
+        plain = self._plain
+        self._before = {k: (obj, plain[k]) for k, obj in self._objects.items()}
+        self._objects = {}
+        return out
+
+    def __call__(self, value: Any) -> Any:
+        """``to_plain(value)``, converted at most once per call (see the class docstring)."""
+        cls = type(value)
+        if cls in _SCALARS:
+            return value
+        key = id(value)
+        found = self._plain.get(key, _MISSING)
+        if found is _MISSING:
+            old = self._before.get(key)
+            if old is not None and old[0] is value:
+                found = old[1]
+            else:
+                found = to_plain(value)
+            self._plain[key] = found
+            immutable = _IMMUTABLE.get(cls)
+            if immutable is None:
+                immutable = _IMMUTABLE[cls] = _immutable(cls)
+            if immutable:
+                self._objects[key] = value
+        return found
 
 
-_SHARED_CONVERTERS: dict[type, Callable[[Any, dict[int, Any]], Any]] = {}
-"""Per dataclass, its conversion with a memo of field values (see :func:`to_plain_shared`)."""
+def _immutable(cls: type) -> bool:
+    """Whether values of ``cls`` never change (so their plain form may be kept)."""
+    if cls in (tuple, frozenset, Card) or issubclass(cls, enum.Enum):
+        return True
+    params = getattr(cls, "__dataclass_params__", None)
+    return params is not None and bool(params.frozen)
+
+
+_IMMUTABLE: dict[type, bool] = {}
+"""Per type met by a :class:`PlainMemo`, :func:`_immutable`'s answer."""
+
+
+_SHARED_CONVERTERS: dict[type, Callable[[Any, PlainMemo], Any]] = {}
+"""Per dataclass, its conversion with a :class:`PlainMemo` of field values."""
 
 
 def _key(k: object) -> str | int:

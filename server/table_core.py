@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from engine.codec import to_plain, to_plain_shared
+from engine.codec import PlainMemo, to_plain
 from engine.game import Event, IllegalAction
 from protocol.errors import ErrorCode
 from protocol.models import SeatInfo, TableInfo
@@ -160,6 +160,8 @@ class TableCore:
         self.ai_table_linger = ai_table_linger
         self.finished_at: float | None = None
         self._decoder = decoder_for(self.game)
+        self._views = PlainMemo()
+        """The views' plain forms: what the last update's views held is not converted again."""
 
     # -- who is here ---------------------------------------------------------
     def seat_of(self, player_id: str) -> int | None:
@@ -460,8 +462,9 @@ class TableCore:
         if self.spectators:
             seats.append(None)
         game, state = self.game, self.state
-        # what the views share (the table, tricks, scores) is converted once for all
-        views = to_plain_shared([game.view(state, seat) for seat in seats])
+        # what the views share (the table, tricks, scores) is converted once for
+        # all, and what the last change left alone is not converted again
+        views = self._views.convert([game.view(state, seat) for seat in seats])
         outs: list[Out] = [
             (pid, self._update(seat, converted, actor, by, timer, view))
             for (seat, pid), view in zip(humans, views, strict=False)

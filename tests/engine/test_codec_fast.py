@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engine.cards import Card
-from engine.codec import to_plain, to_plain_shared
+from engine.codec import PlainMemo, to_plain, to_plain_shared
 from engine.registry import GAMES
 
 
@@ -90,3 +90,44 @@ def test_views_converted_together_equal_each_converted_alone(game_id: str) -> No
         seat = game.to_act(state)[0]
         state = game.apply(state, seat, rng.choice(game.legal_actions(state, seat))).state
     assert to_plain_shared([options, (1, 2), "x"]) == [to_plain(options), [1, 2], "x"]
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_a_memo_kept_from_move_to_move_converts_each_view_as_the_reference_does(
+    game_id: str,
+) -> None:
+    game = GAMES[game_id]
+    options = game.options()
+    rng = random.Random(13)
+    memo = PlainMemo()
+    seats = [*range(game.num_seats(options)), None]
+    for deal in range(2):  # a new game on the same memo too
+        state = game.new_state(options, 21 + deal)
+        for _ in range(120):
+            if game.is_over(state):
+                break
+            views = [game.view(state, seat) for seat in seats]
+            assert memo.convert(views) == [reference(v) for v in views]
+            seat = game.to_act(state)[0]
+            state = game.apply(state, seat, rng.choice(game.legal_actions(state, seat))).state
+
+
+@dataclasses.dataclass(frozen=True)
+class _Box:
+    fixed: tuple[int, ...]
+    loose: list[int]
+
+
+def test_only_immutable_values_are_carried_from_one_call_to_the_next() -> None:
+    fixed, loose = (1, 2), [1, 2]
+    memo = PlainMemo()
+    first = memo.convert([_Box(fixed, loose)])[0]
+    loose.append(3)  # a list may change between two calls: converted again
+    second = memo.convert([_Box(fixed, loose)])[0]
+    assert second == {"fixed": [1, 2], "loose": [1, 2, 3]}
+    assert second["fixed"] is first["fixed"]  # the same tuple: its plain form reused
+    assert second["loose"] is not first["loose"]
+    third = memo.convert([_Box((1, 2, 3), loose)])[0]  # an equal-looking new tuple is new
+    assert third["fixed"] == [1, 2, 3]
+    memo.convert([])  # the memo forgets what the last call did not meet
+    assert memo.convert([_Box(fixed, loose)])[0]["fixed"] is not first["fixed"]
