@@ -20,6 +20,7 @@ from protocol.errors import ErrorCode
 from protocol.server_messages import ServerMessage
 
 _M = TypeVar("_M")
+_B = TypeVar("_B", bound=BaseModel)
 _CLIENT: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 _SERVER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 _MAX_ERRORS = 3
@@ -55,6 +56,37 @@ def encode(message: BaseModel) -> bytes:
     packed = msgpack.packb(_fields_of(message), default=_fields_of, use_bin_type=True)
     assert isinstance(packed, bytes)
     return packed
+
+
+def unchecked(cls: type[_B], fields: dict[str, Any]) -> _B:
+    """A ``cls`` message holding ``fields`` as they are, without validation.
+
+    For the hot path only, where the server builds a message from values it
+    made itself (a view from :func:`engine.codec.to_plain`, its own table
+    id and version): validating them again costs more than encoding them.
+    ``fields`` names every field of ``cls`` in declaration order (so the
+    message encodes to the very bytes a validated one does; tests compare
+    them), and is the message's own from then on.
+    """
+    if tuple(fields) != _field_names(cls):
+        raise ValueError(f"{cls.__name__} has the fields {_field_names(cls)}, not {tuple(fields)}")
+    message = cls.__new__(cls)
+    _set = object.__setattr__
+    _set(message, "__dict__", fields)
+    _set(message, "__pydantic_fields_set__", set(fields))
+    _set(message, "__pydantic_extra__", None)
+    _set(message, "__pydantic_private__", None)
+    return message
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[BaseModel]) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(cls.model_fields)
+    return names
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from engine.codec import PlainMemo, to_plain
 from engine.game import Event, IllegalAction
+from protocol.codec import unchecked
 from protocol.errors import ErrorCode
 from protocol.models import SeatInfo, TableInfo
 from protocol.server_messages import (
@@ -483,16 +484,22 @@ class TableCore:
         timer: float | None,
         view: dict[str, Any],
     ) -> Update:
-        return Update(
-            table=self.id,
-            game_no=self.game_no,
-            version=self.version,
-            seat=seat,
-            actor=actor,
-            by=by,
-            events=tuple(plain for e, plain in converted if e.visible_to(seat)),
-            view=view,
-            timer_s=timer,
+        # built from values the table made itself: not validated again (tests check
+        # that it encodes as a validated one does)
+        return unchecked(
+            Update,
+            {
+                "type": "update",
+                "table": self.id,
+                "game_no": self.game_no,
+                "version": self.version,
+                "seat": seat,
+                "actor": actor,
+                "by": by,
+                "events": tuple(plain for e, plain in converted if e.visible_to(seat)),
+                "view": view,
+                "timer_s": timer,
+            },
         )
 
     def _finish(self, now: float) -> list[Out]:
