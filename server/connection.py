@@ -77,6 +77,7 @@ class Connection:
         self._bucket = TokenBucket(rate=app.config.rate_per_s, burst=app.config.rate_burst)
         config = app.config
         self._strikes = Strikes(config.rate_strikes, config.rate_strike_decay * config.rate_per_s)
+        self._depth = app.metrics.histogram("cardavia_send_queue_depth")
         self.address = str(ws.remote_address[0]) if ws.remote_address else ""
         """The client's address (the app sets it from a trusted proxy's header)."""
         self._close: tuple[int, str] | None = None
@@ -122,7 +123,7 @@ class Connection:
         ws = self.ws
         if not queued or ws.protocol.state is not State.OPEN:
             return
-        self.app.metrics.observe("cardavia_send_queue_depth", len(queued))
+        self._depth.observe(len(queued))
         try:
             if self.json:  # a browser: JSON text, encoded for this connection
                 self._write_json(queued)

@@ -122,3 +122,35 @@ async def test_metrics_endpoint_has_histograms_and_gauges(server: CardaviaServer
     assert samples[("cardavia_tables_by_state", (("game", "scopa"), ("state", "finished")))] == 1
     assert samples[("cardavia_tables_by_state", (("game", "doudizhu"), ("state", "waiting")))] == 1
     assert samples[("cardavia_games_finished_total", (("game", "scopa"),))] == 1
+
+
+def test_kept_series_record_into_the_same_figures() -> None:
+    m = Metrics()
+    latency = m.histogram("cardavia_action_latency_seconds", game="scopa")
+    assert latency is m.histogram("cardavia_action_latency_seconds", game="scopa")
+    for v in (0.0005, 0.001, 0.02, 99.0):  # a bound itself falls in its own bucket
+        latency.observe(v)
+    m.observe("cardavia_action_latency_seconds", 0.003, game="scopa")
+    moves = m.counter("cardavia_actions_total", game="scopa", by="human")
+    moves.inc()
+    m.inc("cardavia_actions_total", 2, game="scopa", by="human")
+    samples = _samples(m.render().decode())
+    game = ("game", "scopa")
+    bucket = "cardavia_action_latency_seconds_bucket"
+    assert samples[(bucket, (game, ("le", "0.001")))] == 2
+    assert samples[(bucket, (game, ("le", "0.005")))] == 3
+    assert samples[(bucket, (game, ("le", "0.025")))] == 4
+    assert samples[(bucket, (game, ("le", "10.0")))] == 4
+    assert samples[(bucket, (game, ("le", "+Inf")))] == 5
+    assert samples[("cardavia_action_latency_seconds_sum", (game,))] == pytest.approx(99.0245)
+    assert samples[("cardavia_actions_total", (("by", "human"), game))] == 3
+    assert m.value("cardavia_action_latency_seconds", game="scopa") == 5
+    # an unlabelled histogram is exposed (at zero) from its first use; kinds are checked
+    assert m.histogram("cardavia_send_queue_depth") is m.histogram("cardavia_send_queue_depth")
+    assert _samples(m.render().decode())[("cardavia_send_queue_depth_count", ())] == 0
+    with pytest.raises(TypeError, match="not a histogram"):
+        m.histogram("cardavia_actions_total", game="scopa", by="ai")
+    with pytest.raises(TypeError, match="not a counter"):
+        m.counter("cardavia_action_latency_seconds", game="scopa")
+    with pytest.raises(ValueError, match="only go up"):
+        moves.inc(-1)
