@@ -32,6 +32,8 @@ INT_MAX = 2**64 - 1
 """The integers plain data may hold: msgpack's range (signed and unsigned 64 bits)."""
 
 _LABEL_CHARS = 40
+_SCALARS = frozenset({type(None), bool, int, str, float})
+"""The types whose values are their own plain form."""
 
 
 def _label(value: object) -> str:
@@ -94,19 +96,21 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
     """A function building the plain dict of a ``cls`` instance, field by field.
 
     The function is generated once per class (as :mod:`dataclasses` generates
-    ``__init__``), so a conversion costs one call per field and no lookups.
+    ``__init__``), so a conversion costs no lookups, and no call at all for a
+    field holding a plain scalar (``None``, bool, int, str, float: itself).
     ``shared``: the function takes a memo too (a :class:`PlainMemo`).
     """
     kind = getattr(cls, "kind", None)
     items = [f"'type': {kind!r}"] if isinstance(kind, str) else []
-    call = "m(v.{})" if shared else "_plain(v.{})"
+    convert = "m(x)" if shared else "_plain(x)"
+    call = f"(x if type(x := v.{{}}) in _scalars else {convert})"
     for f in _fields(cls):
         if not f.name.isidentifier():  # pragma: no cover - dataclass fields always are
             raise TypeError(f"field {f.name!r} of {cls.__name__}")
         items.append(f"{f.name!r}: {call.format(f.name)}")
     args = "v, m" if shared else "v"
     source = f"def convert({args}):\n    return {{{', '.join(items)}}}\n"
-    namespace: dict[str, Any] = {"_plain": to_plain}
+    namespace: dict[str, Any] = {"_plain": to_plain, "_scalars": _SCALARS}
     exec(source, namespace)  # the source holds only field names (identifiers)
     return namespace["convert"]  # type: ignore[no-any-return]
 
@@ -150,7 +154,6 @@ def to_plain_shared(values: Sequence[object]) -> list[Any]:
     return PlainMemo().convert(values)
 
 
-_SCALARS = frozenset({type(None), bool, int, str, float})
 _MISSING = object()
 
 
