@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import struct
 import time
 from typing import TYPE_CHECKING
 
@@ -40,17 +41,51 @@ WRITE_BUFFER_LIMIT = 4 * 2**20
 """Bytes the client has not read yet before it counts as too slow and is dropped."""
 
 
+_BINARY = 0x82
+_TEXT = 0x81
+"""The first byte of a final, unmasked binary (text) frame: FIN and the opcode."""
+
+
+def frame(first: int, payload: bytes) -> bytes:
+    """A whole server-to-client WebSocket frame (RFC 6455 §5.2: never masked, no
+    extension bits) of ``payload``; ``first`` is :data:`_BINARY` or :data:`_TEXT`."""
+    n = len(payload)
+    if n < 126:
+        return bytes((first, n)) + payload
+    if n < 65536:
+        return struct.pack("!BBH", first, 126, n) + payload
+    return struct.pack("!BBQ", first, 127, n) + payload
+
+
 class BatchingServerConnection(ServerConnection):
     """websockets' server connection that writes all its pending frames at once.
 
     websockets makes one ``transport.write`` (one system call) per frame;
-    :meth:`send_data` joins what is pending into one.
+    :meth:`send_data` joins what is pending into one.  :meth:`send_frames`
+    also takes frames already built by :func:`frame` (cheaper than
+    websockets' own framing, for the messages the server pushes).
     """
 
-    def send_data(self) -> None:
+    def can_send_frames(self) -> bool:
+        """Whether :meth:`send_frames` may be used now: the connection is open,
+        without extensions (no compression) and no fragmented message under way."""
+        protocol = self.protocol
+        return (
+            protocol.state is State.OPEN
+            and not protocol.extensions
+            and not protocol.expect_continuation_frame
+        )
+
+    def send_frames(self, frames: list[bytes]) -> None:
+        """Write what websockets has pending (a pong, say), then ``frames``, at once."""
+        self.send_data(frames)
+
+    def send_data(self, frames: list[bytes] | None = None) -> None:
         """Write every pending frame with one ``transport.write``; an empty chunk is EOF."""
         writes = self.protocol.data_to_send()
         chunks = [w for w in writes if w]
+        if frames and len(chunks) == len(writes):  # after an EOF nothing may be written
+            chunks.extend(frames)
         if len(chunks) == 1:
             self.transport.write(chunks[0])
         elif chunks:
@@ -125,10 +160,20 @@ class Connection:
             return
         self._depth.observe(len(queued))
         try:
-            if self.json:  # a browser: JSON text, encoded for this connection
-                self._write_json(queued)
-            else:
-                for message in queued:
+            if isinstance(ws, BatchingServerConnection) and ws.can_send_frames():
+                if self.json:  # a browser: JSON text, encoded for this connection
+                    frames = [frame(_TEXT, self._json(m)) for m in queued]
+                else:
+                    frames = [
+                        frame(_BINARY, m.data if isinstance(m, Frame) else encode(m))
+                        for m in queued
+                    ]
+                ws.send_frames(frames)
+                return
+            for message in queued:  # websockets frames them
+                if self.json:
+                    ws.protocol.send_text(self._json(message))
+                else:
                     ws.protocol.send_binary(
                         message.data if isinstance(message, Frame) else encode(message)
                     )
@@ -137,12 +182,12 @@ class Connection:
             self._log.warning("write_failed", error=repr(exc))
             ws.transport.abort()
 
-    def _write_json(self, queued: list[BaseModel | Frame]) -> None:
-        """Queue ``queued`` as JSON text frames (a shared :class:`Frame` holds msgpack
-        bytes: its message is encoded again, for this connection only)."""
-        for message in queued:
-            plain = message.message if isinstance(message, Frame) else message
-            self.ws.protocol.send_text(encode_json(plain).encode())
+    @staticmethod
+    def _json(message: BaseModel | Frame) -> bytes:
+        """The JSON text of ``message`` (a shared :class:`Frame` holds msgpack bytes:
+        its message is encoded again, for this connection only)."""
+        plain = message.message if isinstance(message, Frame) else message
+        return encode_json(plain).encode()
 
     # -- reading -------------------------------------------------------------
     async def run(self) -> None:

@@ -143,3 +143,30 @@ def test_spectators_share_one_update_and_each_seat_gets_its_own() -> None:
         assert encode(updates[f"p{i}"]) == encode(
             sm.Update.model_validate(updates[f"p{i}"].model_dump())
         )
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
+def test_frames_built_by_hand_are_websockets_own(size: int) -> None:
+    from websockets.frames import Frame as WsFrame
+    from websockets.frames import Opcode
+
+    payload = bytes(i % 251 for i in range(size))
+    for first, opcode in ((connection._BINARY, Opcode.BINARY), (connection._TEXT, Opcode.TEXT)):
+        assert connection.frame(first, payload) == WsFrame(opcode, payload).serialize(mask=False)
+
+
+async def test_pushed_frames_and_websockets_own_frames_keep_their_order() -> None:
+    """A pong websockets owes (to a client's ping) and the server's messages share a write."""
+    config = ServerConfig(port=0, rate_per_s=1e6, rate_burst=10**6)
+    hello = {"type": "hello", "id": 0, "version": PROTOCOL_VERSION, "name": "Pinger"}
+    async with running_server(config) as server:
+        ws = await connect(server.url, compression=None, max_queue=64)  # reads on, unread
+        await ws.send(msgpack.packb(hello))
+        assert msgpack.unpackb(await ws.recv())["type"] == "welcome"
+        for i in range(20):
+            pong = await ws.ping()
+            await ws.send(msgpack.packb({"type": "ping", "id": i}))
+            await asyncio.wait_for(pong, 5)
+        refs = [msgpack.unpackb(await ws.recv())["ref"] for _ in range(20)]
+        assert refs == list(range(20))
+        await ws.close()
