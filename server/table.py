@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from engine.codec import to_plain
-from protocol.codec import Frame
+from protocol.codec import Frame, unchecked
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Joined, Left, Ok, TableClosed
 from server.ai import AiRunner
@@ -471,7 +471,7 @@ class TableActor:
         seat, version, action = command.args
         eff = self.core.act(command.player.player_id, seat, version, action, "human", self.clock())
         await self._commit(eff, seating=False)
-        self._reply(command, Ok(ref=command.ref))
+        self._reply(command, unchecked(Ok, {"type": "ok", "ref": command.ref}))  # a valid ref
         self._latency.observe(time.perf_counter() - command.received)
 
     async def _on_chat(self, command: Command) -> None:
