@@ -129,7 +129,7 @@ class Connection:
         error = message.message if isinstance(message, Frame) else message
         if isinstance(error, Error):
             self.app.metrics.inc("cardavia_errors_total", code=str(error.code))
-        if len(self._outbox) >= OUTBOX_LIMIT or self._unread() > WRITE_BUFFER_LIMIT:
+        if len(self._outbox) >= OUTBOX_LIMIT:
             self.close(1008, "too slow to read its messages")
             return
         self._outbox.append(message)
@@ -154,6 +154,9 @@ class Connection:
         if self._flush_soon is not None:
             self._flush_soon.cancel()
             self._flush_soon = None
+        if self._close is None and self._outbox and self._unread() > WRITE_BUFFER_LIMIT:
+            self.close(1008, "too slow to read its messages")  # sends what is queued first
+            return
         queued, self._outbox = self._outbox, []
         ws = self.ws
         if not queued or ws.protocol.state is not State.OPEN:

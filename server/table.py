@@ -172,11 +172,11 @@ class TableActor:
         due (cheaper than ``asyncio.wait_for`` on a queue for every command).
         """
         loop = asyncio.get_running_loop()
+        now = self.clock()
+        wake = self.core.next_wakeup(now)
+        if self._retry_at is not None:  # the store failed: try what is due again then
+            wake = self._retry_at if wake is None else min(wake, self._retry_at)
         while True:
-            now = self.clock()
-            wake = self.core.next_wakeup(now)
-            if self._retry_at is not None:  # the store failed: try what is due again then
-                wake = self._retry_at if wake is None else min(wake, self._retry_at)
             if wake is not None and wake <= now:
                 return Command("tick")
             if self.queue:
@@ -191,6 +191,7 @@ class TableActor:
                     timer.cancel()
             if timed_out and not self.queue:
                 return Command("tick")
+            now = self.clock()  # only this actor changes the core: ``wake`` still holds
 
     def _refuse_queued(self) -> None:
         """Answer the requests still queued at a table that has stopped."""
