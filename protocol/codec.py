@@ -9,6 +9,7 @@ with the error code to answer (and the request id, if one could be read).
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -53,9 +54,16 @@ def encode(message: BaseModel) -> bytes:
     copy: msgpack walks the model's own field values, nested models included
     (protocol models hold only fields, no private or computed attributes).
     """
-    packed = msgpack.packb(_fields_of(message), default=_fields_of, use_bin_type=True)
+    packer = getattr(_PACKERS, "packer", None)
+    if packer is None:  # one per thread: a packer reused skips allocating its buffer
+        packer = _PACKERS.packer = msgpack.Packer(default=_fields_of, use_bin_type=True)
+    packed = packer.pack(_fields_of(message))
     assert isinstance(packed, bytes)
     return packed
+
+
+_PACKERS = threading.local()
+"""Each thread's msgpack packer for :func:`encode` (it resets itself after each message)."""
 
 
 def unchecked(cls: type[_B], fields: dict[str, Any]) -> _B:
