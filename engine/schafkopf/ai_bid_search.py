@@ -20,8 +20,8 @@ their expected units instead of by rules of thumb:
    rollout (:func:`engine.schafkopf.ai_search.playout`) and settled in units
    for this seat, Schneider, Schwarz and Laufende included.  Every candidate
    meets the same worlds (paired comparison); one that is clearly behind the
-   leader leaves the race (:func:`survivors`), and an announcement must beat
-   passing by :data:`ANNOUNCE_MARGIN` units.
+   leader leaves the race (:func:`survivors`); the best mean wins (ties:
+   passing, then the lower contract).
 """
 
 from __future__ import annotations
@@ -66,9 +66,6 @@ BID_BUDGET = Budget(iterations=2000, seconds=0.2)
 
 SLACK = 3.0
 """How far below the ``normal`` threshold a contract is still worth a play-out."""
-
-ANNOUNCE_MARGIN = 0.0
-"""Units an announcement's mean must exceed passing's by (play-outs flatter the declarer)."""
 
 PAIRED_CHECK = 8
 PAIRED_DROP = 2.5
@@ -304,10 +301,7 @@ class BidSearch:
                 top = finish_bidding(hands, (*bids, mine), dealer, memo)
                 if top not in seen:
                     seen[top] = contract_value(hands, top, me, dealer)
-                value = seen[top]
-                if isinstance(action, Announce):
-                    value -= ANNOUNCE_MARGIN
-                results[i].append(value)
+                results[i].append(seen[top])
             it += len(active)
             worlds += 1
             if worlds % PAIRED_CHECK == 0 and len(active) > 1:
