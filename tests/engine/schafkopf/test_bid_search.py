@@ -6,7 +6,7 @@ import random
 
 from engine.cards import GERMAN_32
 from engine.game import Budget
-from engine.schafkopf import Announce, Pass
+from engine.schafkopf import Announce, Pass, SchafkopfState
 from engine.schafkopf.ai_bid_search import (
     SIE_UNITS,
     BidSearch,
@@ -30,6 +30,11 @@ RUFER = "TE KE KG AH TH KH OH UH"  # the normal level's Rufer on the leaves ace
 LAST = "9H 8H 7H AS TS KS OS US"  # passes
 HANDS = (cards(WEAK), cards(SOLO_G), cards(RUFER), cards(LAST))
 """Dealer 3: seat 0 speaks first and leads."""
+
+
+def fresh() -> SchafkopfState:
+    """The deal of :data:`HANDS` before anyone spoke."""
+    return deal(WEAK, SOLO_G, RUFER, LAST, dealer=3)
 
 
 def legal(hand: str, above: int = -1) -> tuple[Action, ...]:
@@ -84,14 +89,14 @@ def test_contract_value_scores_the_played_out_deal_for_each_seat() -> None:
     defender = contract_value(HANDS, solo, 0, 3)
     assert declarer >= 3 * 5 > 0 > defender  # won: three times the value and more
     assert round(declarer) == -3 * round(defender)
-    # the Rufer of seat 2 with seat 1 (the acorn... leaves ace) as partner: the same units
+    # seat 2's Rufer on the leaves ace, which seat 1 holds: partners win or lose alike
     rufer = Bid(2, "rufer", "G")
     assert round(contract_value(HANDS, rufer, 2, 3)) == round(contract_value(HANDS, rufer, 1, 3))
     assert round(contract_value(HANDS, rufer, 0, 3)) == -round(contract_value(HANDS, rufer, 2, 3))
 
 
 def test_hard_declares_the_solo_and_passes_the_weak_hand() -> None:
-    state = deal(*(" ".join(str(c) for c in h) for h in HANDS), dealer=3)
+    state = fresh()
     hard = HardPolicy()
     view = GAME.view(state, 0)
     assert hard.choose(view, view.legal, random.Random(1), BUDGET) == Pass()
@@ -106,7 +111,7 @@ def test_hard_declares_the_solo_and_passes_the_weak_hand() -> None:
 
 
 def test_the_bid_search_keeps_to_its_budget_and_is_deterministic() -> None:
-    state = bid(deal(*(" ".join(str(c) for c in h) for h in HANDS), dealer=3), "pass")
+    state = bid(fresh(), "pass")
     view = GAME.view(state, 1)
     a, b = BidSearch(), BidSearch()
     small = Budget(iterations=30)
@@ -121,7 +126,7 @@ def test_the_bid_search_keeps_to_its_budget_and_is_deterministic() -> None:
 
 
 def test_worlds_for_a_bid_read_the_earlier_words() -> None:
-    state = bid(deal(*(" ".join(str(c) for c in h) for h in HANDS), dealer=3), "rufer S")
+    state = bid(fresh(), "rufer S")
     view = GAME.view(state, 1)
     rng = random.Random(2)
     for _ in range(100):
@@ -139,11 +144,9 @@ def test_passes_make_strong_hands_unlikely() -> None:
     Drawn without the evidence (seat 0's view before anyone spoke), almost no
     world has three such hands beside the viewer's weak one.
     """
-    state = bid(
-        deal(*(" ".join(str(c) for c in h) for h in HANDS), dealer=3), "pass", "pass", "pass"
-    )
+    state = bid(fresh(), "pass", "pass", "pass")
     view = GAME.view(state, 3)
-    before = GAME.view(deal(*(" ".join(str(c) for c in h) for h in HANDS), dealer=3), 0)
+    before = GAME.view(fresh(), 0)
     rng = random.Random(3)
     passes = view.bids
     read = sum(bid_likelihood(passes, deal_unseen(view, rng), 3) for _ in range(200))
