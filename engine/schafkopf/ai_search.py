@@ -1,7 +1,7 @@
 """The ``hard`` Schafkopf policy: determinized search (PIMC) over the rest of the deal.
 
-Bidding is the ``normal`` level's hand evaluation (:mod:`ai_bidding`).  For
-each card to play:
+Bidding is by play-outs of every contract the hand could announce
+(:mod:`ai_bid_search`), against passing.  For each card to play:
 
 1. **Worlds.**  ``sample_world`` places the unseen cards consistently with
    every public fact (voids, eligibility of the announcements, the called
@@ -300,10 +300,14 @@ def playout(
     trick: list[Card],
     leader: int,
     partner: int | None,
-    first: Card,
+    first: Card | None,
     lauf: int,
 ) -> float:
-    """Play ``first`` for the viewer, then the rest of the deal; the viewer's value."""
+    """Play ``first`` for the viewer, then the rest of the deal; the viewer's value.
+
+    The seat to play is the one after ``trick`` (the viewer when ``first`` is
+    given); ``first=None`` lets the rollout choose every card, from any seat.
+    """
     mode = deal.mode
     eff = mode.eff
     declarer = deal.declarer
@@ -321,7 +325,7 @@ def playout(
     side_tricks = sum(deal.won_tricks[s] for s in side)
     n_tricks = deal.tricks_done
     tout = deal.kind in TOUTS
-    seat = deal.me
+    seat = (leader + len(trick)) % 4
     suit = ace.suit if ace is not None else ""
     card: Card | None = first
     while True:
@@ -456,12 +460,17 @@ class PimcSearch:
 
 
 class HardPolicy:
-    """Normal's bidding, then PIMC search for every card."""
+    """Bids by play-outs (:mod:`ai_bid_search`), then PIMC search for every card."""
 
     name = "hard"
 
-    def __init__(self, default_budget: Budget = DEFAULT_BUDGET) -> None:
+    def __init__(
+        self, default_budget: Budget = DEFAULT_BUDGET, bid_budget: Budget | None = None
+    ) -> None:
+        from engine.schafkopf.ai_bid_search import BID_BUDGET, BidSearch  # it builds on this module
+
         self.search = PimcSearch(default_budget)
+        self.bidder = BidSearch(bid_budget or BID_BUDGET)
 
     def choose(
         self,
@@ -474,7 +483,7 @@ class HardPolicy:
         if not legal:
             raise ValueError("no legal action to choose from")
         if view.phase == "bidding":
-            return best_bid(view.hand, legal)
+            return self.bidder.choose(view, legal, rng, budget)
         if len(legal) == 1:
             return legal[0]
         cards = legal_cards(legal)

@@ -303,16 +303,6 @@ def test_normal_tout_defender_beats_the_declarer() -> None:
 
 
 # -- hard --------------------------------------------------------------------------
-def test_hard_bids_like_normal() -> None:
-    hard, normal = HardPolicy(), NormalPolicy()
-    for state in positions(20, seed=11):
-        (seat,) = GAME.to_act(state)
-        view = GAME.view(state, seat)
-        if view.phase == "bidding":
-            rng = random.Random(0)
-            assert hard.choose(view, view.legal, rng, SMALL) == normal.choose(view, view.legal, rng)
-
-
 def test_hard_leads_a_top_trump_in_a_solo_tout() -> None:
     # leading anything but OE, OG or OH lets an opponent's OS (or a trump on
     # the bells) take a trick, which loses the Tout at once
