@@ -267,27 +267,34 @@ def _search_cost(packed: int, cap: int) -> float:
     return best
 
 
-_MEMO: dict[int, Plan] = {}
-
-
 def _search(packed: int, cap: int) -> Plan:
-    key = packed << 4 | cap
-    found = _MEMO.get(key)
-    if found is not None:
-        return found
-    c = _counts(packed)
-    cost, plays, groups = _rest(c, cap)
-    best = Plan(cost, plays, tuple(groups))
-    for combo, width, s, length, chain in _chains(packed):
-        sub = _search(packed - chain, cap + (length if width == 3 else 0))
-        top = s + length - 1
-        bonus = 1.0 if top == ACE else 0.0
-        total = sub.cost + PLAY_COST - bonus
-        if total < best.cost:
-            best = Plan(total, sub.plays + 1, (Group(combo, chain, top, length), *sub.groups))
-    _trim(_MEMO, _PLAN_LIMIT)
-    _MEMO[key] = best
-    return best
+    """The cheapest split, built along the path :func:`_search_cost` chose.
+
+    Each step takes the first chain (in :func:`_chains` order) whose remainder
+    is strictly cheaper than the best found before it, exactly as
+    :func:`_search_cost` does, so the plan and :func:`cost` always agree; only
+    the chosen path builds groups (the costs of the alternatives are memoised).
+    """
+    total_cost = _search_cost(packed, cap)
+    chosen: list[Group] = []
+    while True:
+        best = _rest_cost(packed, cap)
+        pick: Chain | None = None
+        for chain in _chains(packed):
+            _, width, s, length, part = chain
+            total = _search_cost(packed - part, cap + (length if width == 3 else 0)) + PLAY_COST
+            if s + length - 1 == ACE:
+                total -= 1.0
+            if total < best:
+                best, pick = total, chain
+        if pick is None:
+            break
+        combo, width, s, length, part = pick
+        chosen.append(Group(combo, part, s + length - 1, length))
+        packed -= part
+        cap += length if width == 3 else 0
+    _, plays, groups = _rest(_counts(packed), cap)
+    return Plan(total_cost, plays + len(chosen), (*chosen, *groups))
 
 
 def plan(packed: int) -> Plan:

@@ -29,14 +29,9 @@ the cheapest hand split, the pass, and the legal moves that leave the
 cheapest hands (kicker variants reduced to their best kicker).
 
 Bidding: the seat imagines itself landlord in sampled worlds (the bottom
-from the unseen cards), plays them out the same way and bids by the win
-rate found (:data:`BID_WIN_RATES`).  The rollouts' farmers are ``normal``
-players that cooperate perfectly, and the rollouts' landlord plays only
-``normal`` moves, so the estimate is very pessimistic: the landlord's 20
-cards and first lead are worth more than it credits.  Measured on duplicate
-deals against RLCard's rule agent (30 deals, paired), hands estimated at
-12-39% won 14 of 18 games as landlord but 2 of 10 as farmers, so the seat
-bids 3 on all but hopeless hands (see the report of issue 7).
+from the unseen cards), plays them out the same way and bids by the value of
+the win rate found (engine.doudizhu.ai_bidding: a calibrated chance; 3 unless
+the hand is hopeless, since the landlord's seat is what pays).
 """
 
 from __future__ import annotations
@@ -46,6 +41,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
+from engine.doudizhu.ai_bidding import bid_action, bid_level, landlord_chance
 from engine.doudizhu.ai_hand import cost, plan
 from engine.doudizhu.ai_normal import (
     FULL_PACKED,
@@ -57,14 +53,11 @@ from engine.doudizhu.ai_normal import (
 from engine.doudizhu.combos import COMBO_INDEX, Move, follow_moves, lead_moves
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
-from engine.doudizhu.state import Action, Bid, DoudizhuView, Pass
+from engine.doudizhu.state import Action, DoudizhuView
 from engine.game import Budget, resolve_budget
 
 DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.22)
 BID_BUDGET = Budget(iterations=60, seconds=0.2)
-BID_WIN_RATES = (0.1, 0.1, 0.1)
-"""Estimated landlord win rate needed to bid 1, 2, 3 (one threshold: bid 3 or pass,
-since a lower bid is often overbid and the landlord's seat is what pays)."""
 NEAR_MISS = 0.3
 OPPONENT_NOISE = 0.1
 PASS_TRUST = 0.15
@@ -543,8 +536,4 @@ class HardPolicy:
         budget: Budget | None,
     ) -> Action:
         rate = self.landlord_win_rate(view, rng, budget)
-        want = sum(1 for t in BID_WIN_RATES if rate >= t)
-        bids = [a for a in legal if isinstance(a, Bid) and a.value <= want]
-        if bids:
-            return max(bids, key=lambda b: b.value)
-        return next(a for a in legal if isinstance(a, Pass))
+        return bid_action(legal, bid_level(landlord_chance(rate)))
