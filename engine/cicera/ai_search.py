@@ -35,7 +35,7 @@ from engine.cicera.rules import (
     team_of,
 )
 from engine.cicera.state import CiceraView, Play
-from engine.game import Budget, resolve_budget
+from engine.game import Budget, decision_deadline, resolve_budget
 
 CARDS: tuple[Card, ...] = BRESCIANE_52.cards
 INDEX: dict[Card, int] = {c: i for i, c in enumerate(CARDS)}
@@ -439,12 +439,12 @@ class HardPolicy:
         budget: Budget | None = None,
     ) -> Play:
         """The candidate play with the best mean margin over sampled worlds."""
+        start = time.perf_counter()
         if not legal:
             raise ValueError("no legal action to choose from")
         self.last_iterations = 0
         if len(legal) == 1:
             return legal[0]
-        start = time.perf_counter()
         assert view.seat is not None
         team = team_of(view.seat)
         scores = score_plays(view, legal)
@@ -456,7 +456,7 @@ class HardPolicy:
         ]
         budget = resolve_budget(budget, self.default_budget)
         max_iter = budget.iterations if budget.iterations is not None else 10**9
-        seconds = budget.seconds if budget.seconds is not None else math.inf
+        seconds = decision_deadline(start, budget.seconds) - start
         sampler = Sampler(view)
         totals = [0.0] * len(plays)
         active = list(range(len(plays)))

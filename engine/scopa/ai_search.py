@@ -29,7 +29,7 @@ import time
 from collections.abc import Sequence
 
 from engine.cards import SCOPA_40, Card
-from engine.game import Budget, resolve_budget
+from engine.game import Budget, decision_deadline, resolve_budget
 from engine.scopa.state import Play, ScopaView
 
 CARDS: tuple[Card, ...] = SCOPA_40.cards
@@ -546,6 +546,7 @@ class ScopaSearch:
         budget: Budget | None = None,
     ) -> Play:
         """The legal play with the best mean point margin over sampled worlds."""
+        started = time.perf_counter()
         if not legal:
             raise ValueError("no legal action to choose from")
         if len(legal) == 1:
@@ -555,7 +556,7 @@ class ScopaSearch:
         seat = view.seat
         budget = resolve_budget(budget, self.default_budget)
         max_iter = budget.iterations if budget.iterations is not None else 10**9
-        deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else math.inf
+        deadline = decision_deadline(started, budget.seconds)
         roots = [(INDEX[p.card], tuple(INDEX[c] for c in p.capture)) for p in legal]
         n = len(roots)
         values: list[list[float]] = [[] for _ in range(n)]
