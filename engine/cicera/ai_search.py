@@ -1,8 +1,10 @@
 """Cicera ``hard``: determinized search over the rest of the deal (rules/cicera.md).
 
 Each iteration deals the cards the seat has not seen to the other hands at
-random (a world consistent with the view), makes one candidate play and
-plays the deal out with a fast rollout player, then scores it as the seat's
+random (a world consistent with the view; kept with the chance that the
+previous player's hand in it made its last play, :class:`Evidence`), makes
+one candidate play and plays the deal out with a fast rollout player, then
+scores it as the seat's
 team's deal points minus the other team's.  Candidates are chosen by UCB1
 over all worlds (flat Monte Carlo over the information set), so the answer
 is the play that is best on average over the worlds the seat cannot tell

@@ -12,6 +12,8 @@ same think time (1,548 against 291 in 0.2 s from an opening position).
   opponent's hand and the stock) are shuffled and dealt out, exactly what
   :meth:`ScopaGame.sample_world` does.  Once the stock is empty the unseen
   cards *are* the opponent's hand, so the world is the real one.
+* Worlds follow the evidence of the opponent's last play (:class:`Evidence`):
+  a shuffle is kept with the chance that the hand it deals made that play.
 * Each world is played once per root play with the same cards (paired
   comparisons: the luck of the world cancels between the plays), each side
   then following :func:`rollout_choice`.  A finished deal is valued by the
