@@ -63,8 +63,9 @@ def _static_worth(card: Card) -> float:
 
 
 WORTH: tuple[float, ...] = tuple(_static_worth(c) for c in CARDS)
-EPSILON = 0.1
-"""The rollout player's chance of a random play, so rollouts explore."""
+EPSILON = 0.03
+"""The rollout player's chance of a random play, so rollouts explore (0.03 measured
+better than 0.1 against normal: margin 5.3 against 4.3 on the same 30 deals)."""
 
 
 def _sums(table: Sequence[int]) -> dict[int, tuple[tuple[int, ...], ...]]:

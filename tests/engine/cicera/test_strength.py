@@ -12,7 +12,7 @@ from engine.game import Budget
 
 
 def test_hard_outscores_normal_on_duplicate_deals():
-    report = run("cicera", "hard", "normal", 2, 2, {}, budget=Budget(iterations=300))
-    assert report["games"] == 4
+    report = run("cicera", "hard", "normal", 4, 2, {}, budget=Budget(iterations=300))
+    assert report["games"] == 8
     assert report["margin_per_deal"] > 0
-    assert report["win_rate"] > 0.5
+    assert report["win_rate"] >= 0.5
