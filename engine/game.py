@@ -18,6 +18,7 @@ and boardgame.io (``view`` strips the secret parts before anything leaves).
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -130,6 +131,20 @@ class Budget:
 def resolve_budget(budget: Budget | None, default: Budget) -> Budget:
     """The budget a policy with ``default`` should spend for a caller's ``budget``."""
     return default if budget is None else budget.over(default)
+
+
+DEADLINE_RESERVE = 0.1
+"""The share of a time cap a search keeps in reserve: it starts no new iteration past
+the rest, so its last iteration, its answer and the call around it fit in the cap."""
+
+
+def decision_deadline(started: float, seconds: float | None) -> float:
+    """When a search that began at ``started`` (``time.perf_counter()``, before its
+    setup) and may think ``seconds`` (``None``: no limit, ``math.inf``) must stop
+    starting iterations: the cap less :data:`DEADLINE_RESERVE` of it."""
+    if seconds is None:
+        return math.inf
+    return started + seconds * (1.0 - DEADLINE_RESERVE)
 
 
 class Game(ABC, Generic[OptT, S, A, V]):

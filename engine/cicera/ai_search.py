@@ -1,8 +1,10 @@
 """Cicera ``hard``: determinized search over the rest of the deal (rules/cicera.md).
 
 Each iteration deals the cards the seat has not seen to the other hands at
-random (a world consistent with the view), makes one candidate play and
-plays the deal out with a fast rollout player, then scores it as the seat's
+random (a world consistent with the view; kept with the chance that the
+previous player's hand in it made its last play, :class:`Evidence`), makes
+one candidate play and plays the deal out with a fast rollout player, then
+scores it as the seat's
 team's deal points minus the other team's.  Candidates are chosen by UCB1
 over all worlds (flat Monte Carlo over the information set), so the answer
 is the play that is best on average over the worlds the seat cannot tell
@@ -35,7 +37,7 @@ from engine.cicera.rules import (
     team_of,
 )
 from engine.cicera.state import CiceraView, Play
-from engine.game import Budget, resolve_budget
+from engine.game import Budget, decision_deadline, resolve_budget
 
 CARDS: tuple[Card, ...] = BRESCIANE_52.cards
 INDEX: dict[Card, int] = {c: i for i, c in enumerate(CARDS)}
@@ -61,8 +63,9 @@ def _static_worth(card: Card) -> float:
 
 
 WORTH: tuple[float, ...] = tuple(_static_worth(c) for c in CARDS)
-EPSILON = 0.1
-"""The rollout player's chance of a random play, so rollouts explore."""
+EPSILON = 0.03
+"""The rollout player's chance of a random play, so rollouts explore (0.03 measured
+better than 0.1 against normal: margin 5.3 against 4.3 on the same 30 deals)."""
 
 
 def _sums(table: Sequence[int]) -> dict[int, tuple[tuple[int, ...], ...]]:
@@ -342,10 +345,88 @@ def rollout_play(world: World, rng: random.Random) -> tuple[int, tuple[int, ...]
     return best_card, best_capture
 
 
-class Sampler:
-    """Deals random worlds consistent with one view (the unseen cards to the other hands)."""
+def greedy_moves(
+    hand: Sequence[int], table: Sequence[int], placed: int
+) -> list[tuple[int, frozenset[int], float]]:
+    """Every move of ``hand`` on ``table`` as (card, cards taken, a greedy score): a
+    capture its bonuses and the worth of its cards, placing minus half the card's worth
+    (the opponent model of the inference)."""
+    n_table = len(table)
+    out: list[tuple[int, frozenset[int], float]] = []
+    for card in hand:
+        out.append((card, frozenset(), -0.5 * WORTH[card]))
+        for group in captures(card, table):
+            score = WORTH[card] + sum(WORTH[c] for c in group)
+            score += bonuses(card, group, n_table, placed)
+            out.append((card, frozenset(group), score))
+    return out
 
-    def __init__(self, view: CiceraView) -> None:
+
+INFERENCE_TEMPERATURE = 0.5
+"""How sharply the previous player is expected to prefer better plays (points per factor e)."""
+INFERENCE_TRIES = 10
+"""Worlds drawn at most for one accepted world (the last one drawn is kept)."""
+
+
+class Evidence:
+    """The previous player's play (an opponent's), as evidence about its hand.
+
+    It chose ``card`` (taking ``taken``) on ``table`` from its hand of then: that
+    card and the cards it holds now.  Under a softmax model of greedy play
+    (:func:`greedy_moves`, :data:`INFERENCE_TEMPERATURE`), :meth:`likelihood` is
+    the chance of that choice given the cards it holds now: a hand that had a far
+    better play (a Scùa, a bonus-rich capture) makes a placed card unlikely.
+    """
+
+    __slots__ = ("card", "seat", "table", "taken")
+
+    def __init__(self, seat: int, card: int, taken: frozenset[int], table: list[int]) -> None:
+        self.seat = seat
+        self.card = card
+        self.taken = taken
+        self.table = table
+
+    @classmethod
+    def of(cls, view: CiceraView) -> Evidence | None:
+        """The evidence in ``view``: its last play, if another seat's with cards still held."""
+        last = view.last_play
+        seat = view.seat
+        if last is None or seat is None or last.seat == seat or not view.hand_counts[last.seat]:
+            return None
+        card = INDEX[last.card]
+        taken = frozenset(INDEX[c] for c in last.captured)
+        table = [INDEX[c] for c in view.table]
+        if taken:
+            table.extend(sorted(taken))
+        elif table and table[-1] == card:
+            table.pop()
+        else:
+            return None
+        return cls(last.seat, card, taken, table)
+
+    def likelihood(self, held: Sequence[int]) -> float:
+        """The chance that a player holding ``held`` besides the card played chose it."""
+        scored = greedy_moves([self.card, *held], self.table, -1)
+        top = max(s for _, _, s in scored)
+        total = 0.0
+        mine = 0.0
+        for card, taken, score in scored:
+            w = math.exp((score - top) / INFERENCE_TEMPERATURE)
+            total += w
+            if card == self.card and taken == self.taken:
+                mine = w
+        return mine / total
+
+
+class Sampler:
+    """Deals random worlds consistent with one view (the unseen cards to the other hands).
+
+    With ``inference`` a deal is kept with the chance that the previous player's hand
+    in it made its last play (:class:`Evidence`), else dealt again, at most
+    :data:`INFERENCE_TRIES` times.
+    """
+
+    def __init__(self, view: CiceraView, inference: bool = False) -> None:
         seat = view.seat
         assert seat is not None
         self.seat = seat
@@ -371,11 +452,20 @@ class Sampler:
             for c in group:
                 public[RANKS.index(c.rank)] += 1
         self.public = public
+        self.evidence = Evidence.of(view) if inference else None
 
     def world(self, rng: random.Random) -> World:
         """One random world; the seat of the view is to act."""
         unseen = self.unseen[:]
         rng.shuffle(unseen)
+        evidence = self.evidence
+        if evidence is not None:
+            at = sum(self.counts[s] for s in range(evidence.seat) if s != self.seat)
+            held = self.counts[evidence.seat]
+            for _ in range(INFERENCE_TRIES - 1):
+                if rng.random() < evidence.likelihood(unseen[at : at + held]):
+                    break
+                rng.shuffle(unseen)
         hands: list[list[int]] = []
         at = 0
         for s in range(4):
@@ -425,10 +515,14 @@ class HardPolicy:
     name = "hard"
 
     def __init__(
-        self, default_budget: Budget = DEFAULT_BUDGET, candidates: int = CANDIDATES
+        self,
+        default_budget: Budget = DEFAULT_BUDGET,
+        candidates: int = CANDIDATES,
+        inference: bool = True,
     ) -> None:
         self.default_budget = default_budget
         self.candidates = candidates
+        self.inference = inference
         self.last_iterations = 0
 
     def choose(
@@ -439,12 +533,12 @@ class HardPolicy:
         budget: Budget | None = None,
     ) -> Play:
         """The candidate play with the best mean margin over sampled worlds."""
+        start = time.perf_counter()
         if not legal:
             raise ValueError("no legal action to choose from")
         self.last_iterations = 0
         if len(legal) == 1:
             return legal[0]
-        start = time.perf_counter()
         assert view.seat is not None
         team = team_of(view.seat)
         scores = score_plays(view, legal)
@@ -456,8 +550,8 @@ class HardPolicy:
         ]
         budget = resolve_budget(budget, self.default_budget)
         max_iter = budget.iterations if budget.iterations is not None else 10**9
-        seconds = budget.seconds if budget.seconds is not None else math.inf
-        sampler = Sampler(view)
+        seconds = decision_deadline(start, budget.seconds) - start
+        sampler = Sampler(view, self.inference)
         totals = [0.0] * len(plays)
         active = list(range(len(plays)))
         rounds = max(1, math.ceil(math.log2(len(plays))))

@@ -7,7 +7,8 @@
   cards against the next opponent's expected reply and the partner's
   chances (:mod:`engine.cicera.ai_normal`).
 * ``hard`` — determinized search over the rest of the deal with a fast
-  simulator, scored by the team's deal points minus the other team's
+  simulator, in worlds drawn in proportion to how well they explain the
+  previous player's play, scored by the team's deal points minus the other team's
   (:mod:`engine.cicera.ai_search`).
 """
 

@@ -54,7 +54,7 @@ from engine.doudizhu.combos import COMBO_INDEX, Move, follow_moves, lead_moves
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Action, DoudizhuView
-from engine.game import Budget, resolve_budget
+from engine.game import Budget, decision_deadline, resolve_budget
 
 DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.22)
 BID_BUDGET = Budget(iterations=60, seconds=0.2)
@@ -431,7 +431,7 @@ class HardPolicy:
         if len(cands) == 1 or (cands[0] is not None and cands[0].packed == hand):
             return play_for(legal, cands[0])
         max_iter, seconds = self._budget(budget, self.default_budget)
-        deadline = started + seconds
+        deadline = decision_deadline(started, seconds)
         sampler = WorldSampler(view)
         # passes since the play to beat: the seats between its player and us
         passed = (sit.seat - sit.last_seat) % 3 - 1 if sit.last_seat is not None else 0
@@ -512,7 +512,7 @@ class HardPolicy:
         own = packed_counts(mask_of(view.hand))
         pool = _ranks(FULL_PACKED - own)
         max_iter, seconds = self._budget(budget, BID_BUDGET)
-        deadline = time.perf_counter() + seconds
+        deadline = decision_deadline(time.perf_counter(), seconds)
         wins = 0
         it = 0
         while it < max_iter and (it < 8 or time.perf_counter() < deadline):

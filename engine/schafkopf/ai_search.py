@@ -32,14 +32,13 @@ world's cards (that is what a determinization is).
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.cards import Card
-from engine.game import Budget, resolve_budget
+from engine.game import Budget, decision_deadline, resolve_budget
 from engine.schafkopf.ai_bidding import best_bid
 from engine.schafkopf.game import SchafkopfGame
 from engine.schafkopf.rules import (
@@ -437,7 +436,7 @@ class PimcSearch:
             return cards[0]
         n = len(cards)
         max_worlds = max(1, budget.iterations // n) if budget.iterations is not None else 10**9
-        deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else math.inf
+        deadline = decision_deadline(time.perf_counter(), budget.seconds)
         deal = _deal_of(view)
         totals = [0.0] * n
         worlds = 0

@@ -12,6 +12,8 @@ same think time (1,548 against 291 in 0.2 s from an opening position).
   opponent's hand and the stock) are shuffled and dealt out, exactly what
   :meth:`ScopaGame.sample_world` does.  Once the stock is empty the unseen
   cards *are* the opponent's hand, so the world is the real one.
+* Worlds follow the evidence of the opponent's last play (:class:`Evidence`):
+  a shuffle is kept with the chance that the hand it deals made that play.
 * Each world is played once per root play with the same cards (paired
   comparisons: the luck of the world cancels between the plays), each side
   then following :func:`rollout_choice`.  A finished deal is valued by the
@@ -29,7 +31,7 @@ import time
 from collections.abc import Sequence
 
 from engine.cards import SCOPA_40, Card
-from engine.game import Budget, resolve_budget
+from engine.game import Budget, decision_deadline, resolve_budget
 from engine.scopa.state import Play, ScopaView
 
 CARDS: tuple[Card, ...] = SCOPA_40.cards
@@ -266,6 +268,94 @@ def best_move(hand: Sequence[int], table: Sequence[int], last: bool) -> tuple[in
     return best
 
 
+def score_moves(
+    hand: Sequence[int], table: Sequence[int], last: bool
+) -> list[tuple[int, frozenset[int], float]]:
+    """Every move of ``hand`` on ``table`` as (card, cards taken, the rollout player's
+    score of it): the scores :func:`best_move` maximises, for the inference."""
+    values = tuple([VAL[t] for t in table])
+    options = capture_table(values)
+    tsum = sum(values)
+    out: list[tuple[int, frozenset[int], float]] = []
+    for c in hand:
+        v = VAL[c]
+        gs = options[v]
+        if gs:
+            for ig in gs:
+                s = WORTH[c] + sum(WORTH[table[i]] for i in ig)
+                if len(ig) == len(table):
+                    if not last:
+                        s += SWEEP_BONUS
+                elif tsum - v <= 10:
+                    s -= SWEEP_RISK
+                out.append((c, frozenset(table[i] for i in ig), s))
+        else:
+            s = -WORTH[c]
+            if tsum + v <= 10:
+                s -= SWEEP_RISK
+            out.append((c, frozenset(), s))
+    return out
+
+
+INFERENCE_TEMPERATURE = 3.0
+"""How sharply the opponent is expected to prefer better plays (score units per factor e)."""
+INFERENCE_TRIES = 8
+"""Worlds drawn at most for one accepted world (the last one drawn is kept)."""
+
+
+class Evidence:
+    """The opponent's last play, as evidence about the cards still in its hand.
+
+    The opponent chose ``card`` (taking ``taken``) on ``table`` from its hand of
+    then: that card and the cards it holds now.  Under a softmax model of the
+    rollout player's scores (:func:`score_moves`, :data:`INFERENCE_TEMPERATURE`),
+    :meth:`likelihood` is the chance of that choice given the cards held now: a
+    hand that had a far better play (a sweep, the settebello) makes the observed
+    play unlikely, so worlds dealing it such a hand are mostly redrawn.
+    """
+
+    __slots__ = ("card", "table", "taken")
+
+    def __init__(self, card: int, taken: frozenset[int], table: tuple[int, ...]) -> None:
+        self.card = card
+        self.taken = taken
+        self.table = table
+
+    @classmethod
+    def of(cls, view: ScopaView) -> Evidence | None:
+        """The evidence in ``view``: its last play, if the opponent's and made from the
+        hand the opponent still holds part of (no refill or new deal since)."""
+        last = view.last_play
+        seat = view.seat
+        if last is None or seat is None or last.seat == seat:
+            return None
+        if view.hand_counts[last.seat] >= 3 or not view.hand_counts[last.seat]:
+            return None
+        card = INDEX[last.card]
+        taken = frozenset(INDEX[c] for c in last.captured)
+        table = [INDEX[c] for c in view.table]
+        if taken:
+            table.extend(sorted(taken))
+        elif table and table[-1] == card:
+            table.pop()
+        else:
+            return None
+        return cls(card, taken, tuple(table))
+
+    def likelihood(self, held: Sequence[int]) -> float:
+        """The chance that an opponent holding ``held`` besides the card played chose it."""
+        scores = score_moves([self.card, *held], self.table, False)
+        top = max(s for _, _, s in scores)
+        total = 0.0
+        mine = 0.0
+        for c, taken, s in scores:
+            w = math.exp((s - top) / INFERENCE_TEMPERATURE)
+            total += w
+            if c == self.card and taken == self.taken:
+                mine = w
+        return mine / total
+
+
 def rollout_choice(deal: Deal) -> tuple[int, tuple[int, ...]]:
     """The rollout player's move in ``deal`` (:func:`best_move`), the capture as cards."""
     table = deal.table
@@ -480,10 +570,27 @@ def known_part(view: ScopaView) -> tuple[Deal, list[int]]:
     return base, [i for i in range(40) if i not in seen]
 
 
-def sample_deal(base: Deal, unseen: Sequence[int], held: int, rng: random.Random) -> Deal:
-    """``base`` with the unseen cards shuffled: ``held`` to the opponent, the rest the stock."""
+def sample_deal(
+    base: Deal,
+    unseen: Sequence[int],
+    held: int,
+    rng: random.Random,
+    evidence: Evidence | None = None,
+) -> Deal:
+    """``base`` with the unseen cards shuffled: ``held`` to the opponent, the rest the stock.
+
+    With ``evidence`` a shuffle is kept with the chance that the opponent's hand in
+    it made its last play (:meth:`Evidence.likelihood`), else drawn again, at most
+    :data:`INFERENCE_TRIES` times: worlds come in proportion to how well they explain
+    the opponent's play.
+    """
     cards = list(unseen)
     rng.shuffle(cards)
+    if evidence is not None:
+        for _ in range(INFERENCE_TRIES - 1):
+            if rng.random() < evidence.likelihood(cards[:held]):
+                break
+            rng.shuffle(cards)
     deal = base.copy()
     deal.hands[1 - base.turn] = cards[:held]
     deal.stock = cards[held:]
@@ -528,10 +635,15 @@ class ScopaSearch:
     """Paired determinized rollouts on the fast simulator; exact when the stock is empty."""
 
     def __init__(
-        self, name: str = "hard", default_budget: Budget = DEFAULT_BUDGET, match_aware: bool = True
+        self,
+        name: str = "hard",
+        default_budget: Budget = DEFAULT_BUDGET,
+        match_aware: bool = True,
+        inference: bool = True,
     ) -> None:
         self.name = name
         self.match_aware = match_aware
+        self.inference = inference
         self.min_worlds = MIN_WORLDS
         self.solve_stock = SOLVE_STOCK
         self.confidence = CONFIDENCE
@@ -546,6 +658,7 @@ class ScopaSearch:
         budget: Budget | None = None,
     ) -> Play:
         """The legal play with the best mean point margin over sampled worlds."""
+        started = time.perf_counter()
         if not legal:
             raise ValueError("no legal action to choose from")
         if len(legal) == 1:
@@ -555,7 +668,7 @@ class ScopaSearch:
         seat = view.seat
         budget = resolve_budget(budget, self.default_budget)
         max_iter = budget.iterations if budget.iterations is not None else 10**9
-        deadline = time.perf_counter() + budget.seconds if budget.seconds is not None else math.inf
+        deadline = decision_deadline(started, budget.seconds)
         roots = [(INDEX[p.card], tuple(INDEX[c] for c in p.capture)) for p in legal]
         n = len(roots)
         values: list[list[float]] = [[] for _ in range(n)]
@@ -566,9 +679,10 @@ class ScopaSearch:
         else:
             table = margin_values(seat)
         exact = view.stock_count <= self.solve_stock
+        evidence = Evidence.of(view) if self.inference and view.stock_count else None
         worlds = 0
         while worlds < max_iter and (worlds == 0 or time.perf_counter() < deadline):
-            world = sample_deal(base, unseen, held, rng)
+            world = sample_deal(base, unseen, held, rng, evidence)
             worlds += 1
             for i, (c, g) in enumerate(roots):
                 d = world.copy()

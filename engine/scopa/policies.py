@@ -8,7 +8,8 @@
   guards against sweeps, goes for the settebello, sevens and diamonds.
 * ``hard`` — determinized search on a fast Scopa simulator
   (:mod:`engine.scopa.ai_search`): every play is rolled out to the end of the
-  deal in the same worlds sampled from the view, scored by the chance to win
+  deal in the same worlds sampled from the view (drawn in proportion to how
+  well they explain the opponent's last play), scored by the chance to win
   the match; solved exactly once the stock is empty.
 
 :func:`determinized_policy` is the generic :mod:`engine.search` on Scopa

@@ -1,0 +1,166 @@
+"""How long the ``hard`` level of every game takes per decision in the server (issue 15).
+
+    python -m bench.ai_latency [--games scopa,cicera,doudizhu,schafkopf] [--decisions 60]
+
+Each game's ``hard`` plays every seat of real deals (fresh seeds), and each
+decision goes through :func:`server.ai.decide`, the call a server worker
+makes, with the server's default time cap (``ServerConfig.ai_think``) as
+its budget: policy construction, setup, world sampling and search are all
+in the figure.  Decisions with one legal action are left out (they cost
+nothing).  Goal: p50 ≤ 250 ms and p99 ≤ 400 ms per game.
+
+The yardstick, measured in the same run: a fixed pure-Python loop (about
+20 ms of CPU on an idle core) timed before every decision; its median over
+its fastest run (``loop_stretch``) says how loaded the machine was.  Each
+decision's CPU time is reported beside its wall time (``cpu_p50_ms``,
+``cpu_max_ms``, and ``cpu_share`` = CPU over wall): a time-capped search
+stops at its cap whatever the load, but gets only that share of a core in it.
+
+Progress goes to stderr; the last line of stdout is one JSON object: per
+game ``decisions``, ``p50_ms``, ``p99_ms``, ``max_ms``, the CPU figures,
+``over_cap`` (decisions longer than the cap) and ``meets_goal``; the
+yardstick's ``loop_ms_min``/``loop_ms_p50``/``loop_ms_p99`` and
+``loop_stretch``; ``think_s``; and ``ok`` (every game meets the goal).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.game import Budget
+from engine.registry import GAMES, get_game
+from server.ai import decide
+from server.config import ServerConfig
+
+LEVEL = "hard"
+GOAL_P50_MS = 250.0
+GOAL_P99_MS = 400.0
+LOOP_STEPS = 200_000
+"""Steps of the yardstick loop (about 20 ms of CPU on an idle core)."""
+
+
+def log(text: str) -> None:
+    """Progress on stderr."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def percentile(samples: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of ``samples`` by nearest rank; 0 for none."""
+    if not samples:
+        return 0.0
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+def spin(steps: int = LOOP_STEPS) -> int:
+    """The yardstick: a fixed amount of pure-Python work."""
+    total = 0
+    for i in range(steps):
+        total = (total + i * i) % 1_000_003
+    return total
+
+
+@dataclass
+class GameTimes:
+    """Wall and CPU seconds of one game's decisions, and the yardstick's wall seconds."""
+
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    loop: list[float] = field(default_factory=list)
+
+
+def measure_game(game_id: str, decisions: int, think: float, seed: int) -> GameTimes:
+    """Time ``decisions`` decisions (with a choice) of ``hard`` at every seat of real deals."""
+    game = get_game(game_id)
+    options = game.options()
+    rng = random.Random(seed)
+    budget = Budget(seconds=think)
+    times = GameTimes()
+    while len(times.wall) < decisions:
+        state = game.new_state(options, rng.getrandbits(63))
+        while not game.is_over(state) and len(times.wall) < decisions:
+            seat = game.to_act(state)[0]
+            view = game.view(state, seat)
+            legal = game.legal_actions(state, seat)
+            if len(legal) == 1:
+                action = legal[0]
+            else:
+                t0 = time.perf_counter()
+                spin()
+                times.loop.append(time.perf_counter() - t0)
+                c0 = time.thread_time()
+                t0 = time.perf_counter()
+                action = decide(game_id, LEVEL, view, legal, rng.getrandbits(64), budget)
+                times.wall.append(time.perf_counter() - t0)
+                times.cpu.append(time.thread_time() - c0)
+                if len(times.wall) % 20 == 0:
+                    log(f"  {game_id}: {len(times.wall)}/{decisions} decisions")
+            state = game.apply(state, seat, action).state
+    return times
+
+
+def summary(times: GameTimes, think: float) -> dict[str, Any]:
+    """The figures of one game (milliseconds)."""
+    p50 = percentile(times.wall, 0.5) * 1000
+    p99 = percentile(times.wall, 0.99) * 1000
+    return {
+        "decisions": len(times.wall),
+        "p50_ms": round(p50, 1),
+        "p99_ms": round(p99, 1),
+        "max_ms": round(max(times.wall, default=0.0) * 1000, 1),
+        "cpu_p50_ms": round(percentile(times.cpu, 0.5) * 1000, 1),
+        "cpu_max_ms": round(max(times.cpu, default=0.0) * 1000, 1),
+        "cpu_share": round(sum(times.cpu) / sum(times.wall), 2) if times.wall else 0.0,
+        "over_cap": sum(1 for t in times.wall if t > think),
+        "meets_goal": p50 <= GOAL_P50_MS and p99 <= GOAL_P99_MS,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; print progress to stderr and the JSON report last."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default=",".join(sorted(GAMES)), help="comma-separated")
+    parser.add_argument("--decisions", type=int, default=60, help="timed decisions per game")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=ServerConfig().ai_think,
+        help="time cap per decision in seconds (default: the server's ai_think)",
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    games = [g for g in args.games.split(",") if g]
+    unknown = [g for g in games if g not in GAMES]
+    if unknown or args.decisions < 1 or args.think <= 0:
+        parser.error(f"unknown games {unknown}" if unknown else "decisions and think must be > 0")
+    report: dict[str, Any] = {"level": LEVEL, "think_s": args.think, "games": {}}
+    loops: list[float] = []
+    for game_id in games:
+        log(f"{game_id}: {args.decisions} decisions of {LEVEL} at {args.think * 1000:.0f} ms")
+        times = measure_game(game_id, args.decisions, args.think, args.seed)
+        figures = summary(times, args.think)
+        loops.extend(times.loop)
+        log(f"  {game_id}: {figures}")
+        report["games"][game_id] = figures
+    fastest = min(loops)
+    report["yardstick"] = {
+        "loop_ms_min": round(fastest * 1000, 3),
+        "loop_ms_p50": round(percentile(loops, 0.5) * 1000, 3),
+        "loop_ms_p99": round(percentile(loops, 0.99) * 1000, 3),
+        "loop_stretch": round(percentile(loops, 0.5) / fastest, 2),
+    }
+    report["ok"] = all(g["meets_goal"] for g in report["games"].values())
+    print(json.dumps(report, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

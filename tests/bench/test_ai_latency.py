@@ -1,0 +1,34 @@
+"""bench/ai_latency.py keeps working (its figures are benchmarks, not tests)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.ai_latency import main, percentile
+from engine.registry import GAMES
+
+
+def test_percentile_by_nearest_rank():
+    assert percentile([], 0.5) == 0.0
+    assert percentile([3.0, 1.0, 2.0], 0.5) == 2.0
+    assert percentile([float(i) for i in range(1, 101)], 0.99) == 99.0
+
+
+def test_bench_times_every_games_hard_and_prints_json_last(capsys):
+    assert main(["--decisions", "2", "--think", "0.02"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert set(report["games"]) == set(GAMES)
+    for figures in report["games"].values():
+        assert figures["decisions"] == 2
+        assert 0 < figures["p50_ms"] <= figures["p99_ms"] <= figures["max_ms"]
+        assert figures["cpu_p50_ms"] > 0
+    assert report["yardstick"]["loop_ms_min"] > 0
+    assert report["think_s"] == 0.02
+    assert isinstance(report["ok"], bool)
+
+
+def test_bench_refuses_an_unknown_game():
+    with pytest.raises(SystemExit):
+        main(["--games", "chess"])

@@ -1,0 +1,18 @@
+"""Regression: Cicera ``hard`` stays stronger than ``normal`` on a fixed small sample.
+
+Duplicate deals (each deal played by both partnerships) with a fixed
+iteration budget: deterministic, a few seconds.  A change that makes
+``hard`` weaker than ``normal`` turns the sums below.
+"""
+
+from __future__ import annotations
+
+from client_cli.arena import run
+from engine.game import Budget
+
+
+def test_hard_outscores_normal_on_duplicate_deals():
+    report = run("cicera", "hard", "normal", 4, 2, {}, budget=Budget(iterations=300))
+    assert report["games"] == 8
+    assert report["margin_per_deal"] > 0
+    assert report["win_rate"] >= 0.5
