@@ -402,7 +402,7 @@ function optionInputs(game) {
     const input = h("input", { id, name: key, type, data: { kind: typeof value } });
     if (type === "checkbox") input.checked = value;
     else input.value = value === null ? "" : String(value);
-    return h("label", { class: "option" }, key.replaceAll("_", " "), " ", input);
+    return h("label", { class: "option" }, t("options." + key) !== "options." + key ? t("options." + key) : key.replaceAll("_", " "), " ", input);
   });
 }
 

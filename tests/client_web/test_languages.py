@@ -109,4 +109,12 @@ async def test_a_server_error_is_shown_in_the_page_s_language(
         }"""
     )
     assert shown == "Hiba: the server says no"
+    # a string a language lacks is shown in English: the language is laid over English
+    merged = await page.evaluate(
+        """async () => {
+            const m = await import("/static/i18n.js");
+            return m.deepMerge({a: {b: "en b", c: "en c"}, d: "en d"}, {a: {b: "hu b"}});
+        }"""
+    )
+    assert merged == {"a": {"b": "hu b", "c": "en c"}, "d": "en d"}
     assert page.errors == []

@@ -159,6 +159,12 @@ def test_the_terms_name_what_the_engines_use() -> None:
     assert {"scopa", "settebello", "primiera", "cards", "diamonds"} <= set(terms["scopa"])
 
 
+def test_every_game_option_has_a_label() -> None:
+    names = {f.name for g in GAMES.values() for f in dataclasses.fields(g.options({}))}
+    assert {"target", "deals"} <= names
+    assert sorted(names - {"pattern"} - set(TABLES["en"]["options"])) == []
+
+
 def _event_kinds_and_phases() -> tuple[set[str], set[str]]:
     """The event kinds and view phases of a few random games of every game."""
     kinds: set[str] = set()
