@@ -481,7 +481,7 @@ function tableRows() {
 function seatName(s) {
   if (!s) return "";
   if (s.kind === "empty") return t("empty_seat");
-  if (s.kind === "ai") return `${t("ai")}${s.level ? " " + s.level : ""}`;
+  if (s.kind === "ai") return `${t("ai")}${s.level ? " " + (t("levels." + s.level) !== "levels." + s.level ? t("levels." + s.level) : s.level) : ""}`;
   return (s.name || "?") + (s.connected ? "" : ` (${t("away")})`);
 }
 

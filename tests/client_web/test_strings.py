@@ -17,7 +17,7 @@ import client_web
 from engine.cards import PATTERNS, Pattern
 from engine.cicera.state import TeamBonuses
 from engine.doudizhu.combos import COMBOS
-from engine.registry import GAMES
+from engine.registry import GAMES, POLICIES
 from engine.schafkopf.rules import CONTRACTS
 from protocol.errors import ErrorCode
 
@@ -163,6 +163,12 @@ def test_every_game_option_has_a_label() -> None:
     names = {f.name for g in GAMES.values() for f in dataclasses.fields(g.options({}))}
     assert {"target", "deals"} <= names
     assert sorted(names - {"pattern"} - set(TABLES["en"]["options"])) == []
+
+
+def test_every_ai_level_has_a_label() -> None:
+    levels = {name for policies in POLICIES.values() for name in policies}
+    assert "hard" in levels
+    assert sorted(levels - set(TABLES["en"]["levels"])) == []
 
 
 def _event_kinds_and_phases() -> tuple[set[str], set[str]]:
