@@ -36,6 +36,7 @@ from client_cli.common import (
     refused,
     run,
 )
+from client_cli.lang import add_lang, from_args
 from client_cli.options import PORT, SECONDS, TURN_SECONDS, number_in
 from client_cli.play_session import PlaySession
 from client_cli.seatfile import HeldSeat, SeatFile
@@ -56,6 +57,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--url", help="server to play on (default: start one in this process)")
     add_ca_file(p)
     p.add_argument("--name", default="player", help="your display name")
+    add_lang(p)
     how = p.add_mutually_exclusive_group()
     how.add_argument("--table", metavar="ID", help="join this table instead of creating one")
     how.add_argument("--quick", action="store_true", help="quick-play: join or open a table")
@@ -126,6 +128,7 @@ def add_parser(sub: Any) -> None:
 
 async def play_main(args: argparse.Namespace) -> int:
     """Start the embedded server if needed, take a seat, play until done."""
+    from_args(args)  # an unknown --lang / CARDAVIA_LANG is an error before anything starts
     if args.url:
         return await play_at(args.url, args, embedded=False)
     from engine.registry import GAMES
@@ -180,6 +183,7 @@ async def play_at(url: str, args: argparse.Namespace, *, embedded: bool) -> int:
             embedded=embedded,
             seatfile=seats,
             auto_pass=args.auto_pass,
+            lang=from_args(args),
         )
         session.fancy_input = not args.plain
         session.remember()
