@@ -86,6 +86,7 @@ class PlaySession:
             words.extend(sorted(self.render.action_cards(action)))
             kind = str(action.get("type", ""))
             words.append(kind)
+            words.extend(w for w, english in self.lang.words().items() if english == kind)
             if kind == "announce":
                 words.extend(("rufer", "sau", "wenz", "solo", "tout", "sie", "weiter"))
                 words.extend(("eichel", "gras", "herz", "schellen"))
@@ -367,8 +368,10 @@ class PlaySession:
         text = line.strip()
         word, _, rest = text.partition(" ")
         word = word.lower()
-        if self.over:
-            word = self.lang.words().get(word, word)  # sì / ja / igen / evet: yes
+        if self.over and word in self.lang.t("session.yes_words").split():
+            word = "yes"  # sì / ja / igen / evet
+        elif self.over and word in self.lang.t("session.no_words").split():
+            word = "no"
         try:
             if not text:
                 self.reprompt()

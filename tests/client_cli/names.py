@@ -13,12 +13,20 @@ from engine.cards import PATTERNS
 SHARED = Path(client_web.__file__).resolve().parent / "i18n"
 
 
+def _over(base: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in own.items():
+        both = isinstance(value, dict) and isinstance(out.get(key), dict)
+        out[key] = _over(out[key], value) if both else value
+    return out
+
+
 def shared(lang: str) -> dict[str, Any]:
-    """The shared data of ``lang`` (a missing section taken from English)."""
+    """The shared data of ``lang`` (what it lacks taken from English)."""
     english = json.loads((SHARED / "en.json").read_text(encoding="utf-8"))
     path = SHARED / f"{lang}.json"
     own = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    return {**english, **own}
+    return _over(english, own)
 
 
 def _section(data: dict[str, Any], section: str, pattern: str) -> dict[str, str]:
