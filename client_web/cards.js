@@ -156,14 +156,15 @@ export function rankLabel(rank, strings, pattern) {
   return table[rank] || (rank === "T" ? "10" : rank);
 }
 
-/** The full name of a card in this pattern, from the strings table. */
+/** The full name of a card in this pattern: the language's ``card_format`` filled
+ * with the pattern's rank and suit names (its ``jokers`` for the two jokers). */
 export function cardName(code, strings, pattern) {
   const [rank, suit] = [code[0], code[1]];
   if (suit === "J" && (rank === "B" || rank === "R")) return strings.jokers[rank];
   const fam = family(pattern);
   const ranks = (strings.rank_names[pattern] || strings.rank_names[fam] || {});
   const suits = (strings.suit_names[pattern] || strings.suit_names[fam] || {});
-  return strings.card_name.replace("{rank}", ranks[rank] || rank).replace("{suit}", suits[suit] || suit);
+  return strings.card_format.replace("{rank}", ranks[rank] || rank).replace("{suit}", suits[suit] || suit);
 }
 
 /** A card element: a button when it can be clicked. */
