@@ -39,7 +39,7 @@ class DoudizhuRenderer(Renderer):
         landlord = view.get("landlord")
         if landlord is None:
             return ""
-        return f" [{self.term('landlord' if seat == landlord else 'peasant')}]"
+        return f" [{self.term('landlord' if seat == landlord else 'farmer')}]"
 
     def combo_name(self, combo: Any) -> str:
         """A combination's name (``pair sequence``) in the player's language."""

@@ -40,7 +40,7 @@ class ScopaRenderer(CaptureRenderer):
                     hand=counts[seat],
                     taken=taken,
                     scope=sc,
-                    word=self.term("scopa" if sc == 1 else "scope"),
+                    word=self.t("scopa.scopa_one" if sc == 1 else "scopa.scopa_many"),
                 )
             )
         lines.append(self.t("view.score", scores=self.per_seat(view.get("totals") or [])))
@@ -61,7 +61,7 @@ class ScopaRenderer(CaptureRenderer):
         if kind == "play":
             line = self.capture_line(data.get("seat"), data)
             if data.get("scopa"):
-                line += f" — {self.term('scopa').upper()}!"
+                line += self.t("scopa.shout")
             return [line]
         if kind == "refill":
             return [self.t("scopa.refill", n=data.get("stock_count", 0))]
@@ -83,7 +83,7 @@ class ScopaRenderer(CaptureRenderer):
         lines = [self.t("scopa.scored", deal=int(data.get("deal_no", 0)) + 1)]
         for label, key, award in (
             ("cards", "cards", "cards_award"),
-            ("denari", "diamonds", "diamonds_award"),
+            ("diamonds", "diamonds", "diamonds_award"),
             ("primiera", "primiera", "primiera_award"),
         ):
             if key in score:

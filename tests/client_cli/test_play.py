@@ -17,6 +17,7 @@ import pexpect
 import pytest
 
 from client_cli.common import CliError
+from client_cli.lang import language
 from client_cli.main import build_parser, main
 from client_cli.moves import Ask, Pick, Refuse, Send, choose_move
 from client_cli.play import table_options
@@ -257,7 +258,8 @@ def test_many_moves_are_grouped_and_each_numbered_once() -> None:
     assert len(lines) < len(view["legal"])
     numbers = [int(n) for n in re.findall(r"(\d+)\) ", "\n".join(lines))]
     assert sorted(numbers) == list(range(1, len(view["legal"]) + 1))
-    assert any(line.startswith("  single:") for line in lines)
+    single = language("en").term("doudizhu", "single")  # the page's name of the combination
+    assert any(line.startswith(f"  {single}:") for line in lines)
 
 
 def test_hand_event_says_whose_cards() -> None:
