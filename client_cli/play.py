@@ -14,6 +14,11 @@ legal moves are numbered: type a number, or the cards of a move (``7D``,
 When what you typed fits several moves you are asked which; a move the
 rules refuse is answered with the rule.  ``help`` lists the other commands.
 
+``--lang`` (en, it, de, hu, tr, zh) picks the language of card names, game
+terms, prompts and messages; without it ``CARDAVIA_LANG``, else the locale
+(``LC_ALL``, ``LC_MESSAGES``, ``LANG``), else English.  Card codes are typed
+the same in every language.
+
 On a server (``--url``) the seat you hold is remembered in a per-user state
 file (:mod:`client_cli.seatfile`): if this process dies, the next
 ``cardavia play`` on that server takes the same seat again (the AI covers

@@ -19,6 +19,7 @@ from client_cli.lang import (
     choose,
     language,
 )
+from client_cli.main import build_parser
 from client_cli.moves import Ask, Pick, choose_move
 from client_cli.render import Seats, renderer_for
 from engine.cards import PATTERNS
@@ -238,3 +239,14 @@ def test_the_language_s_own_words_pick_moves() -> None:
     assert choose_move("solo tök", solos, render) == Pick(3)
     assert isinstance(choose_move("szóló", solos, render), Ask)
     assert choose_move("7D", [{"type": "play", "card": "7D"}], render).__class__ is not Pick
+
+
+def test_play_watch_and_replay_take_lang(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = build_parser()
+    for argv in (["play", "scopa"], ["watch", "--url", "ws://x", "--table", "t"],
+                 ["replay", "t", "--url", "ws://x"]):  # fmt: skip
+        assert parser.parse_args([*argv, "--lang", "hu"]).lang == "hu"
+        assert parser.parse_args(argv).lang is None  # then CARDAVIA_LANG, the locale
+    with pytest.raises(SystemExit):
+        parser.parse_args(["play", "--help"])
+    assert "--lang LANG" in capsys.readouterr().out

@@ -1,5 +1,6 @@
 """``cardavia play --lang`` in a pseudo-terminal: Italian when asked, the locale's
-language by default, and a clear error for a language the client does not speak."""
+language by default, and a clear error for a language the client does not speak;
+``watch`` and ``replay`` in German."""
 
 from __future__ import annotations
 
@@ -7,11 +8,15 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
 import pytest
 
+from client_cli.client import Client
+from client_cli.main import main
+from tests.client_cli.live_server import LiveServer, live_server
 from tests.client_cli.names import suit_names
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,3 +103,31 @@ def test_an_unknown_language_is_refused_before_anything_starts(env: dict[str, st
     assert done.returncode == 2
     assert "unknown language 'xx'; choose one of en, it, de, hu, tr, zh" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# -- watch and replay speak it too --------------------------------------------------------
+@pytest.fixture(scope="module")
+def srv() -> Iterator[LiveServer]:
+    with live_server() as server:
+        yield server
+
+
+def test_watch_and_replay_in_german(srv: LiveServer, capsys: pytest.CaptureFixture[str]) -> None:
+    owner = srv.run(Client.connect(srv.url, "owner"))
+    try:
+        opts = {"seat": None, "ai": [{"seat": s, "level": "random"} for s in range(4)]}
+        joined = srv.run(owner.create_table("schafkopf", {**opts, "game": {"deals": 1}}))
+        srv.run(owner.wait_for(lambda m: getattr(m, "type", "") == "game_over", timeout=30))
+        table = joined.table.id
+        assert main(["watch", "--url", srv.url, f"--table={table}", "--lang", "de"]) == 0
+        out = capsys.readouterr().out
+        assert out.startswith(f"Du schaust Schafkopf an Tisch {table} zu")
+        assert "Spieler: 0: KI 0" in out and "Dieses Spiel ist vorbei." in out
+        assert main(["replay", table, "--url", srv.url, "--all", "--lang", "de"]) == 0
+        out = capsys.readouterr().out
+        assert out.startswith(f"Wiederholung von Spiel 1 (schafkopf) an Tisch {table}")
+        suits = "(" + "|".join(suit_names("de", "bavarian")) + ")"
+        assert re.search(r"KI \d bekommt: " + suits + r" \w\w", out), out
+        assert "Spiel vorbei." in out
+    finally:
+        srv.run(owner.close())
