@@ -178,8 +178,13 @@ async def play_at(url: str, args: argparse.Namespace, *, embedded: bool) -> int:
         if joined is None:
             joined = await take_seat(client, args)
         else:
-            where = f"seat {joined.seat}" if joined.seat is not None else "watching"
-            screen.show([f"Resumed your place at table {joined.table.id} ({where})."])
+            lang = from_args(args)
+            where = (
+                lang.t("session.seat", n=joined.seat)
+                if joined.seat is not None
+                else lang.t("session.watching")
+            )
+            screen.show([lang.t("session.resumed", table=joined.table.id, where=where)])
         session = PlaySession(
             client,
             joined,
