@@ -3,10 +3,12 @@
 // Every text shown comes from the strings table (static/i18n/<lang>.json).
 
 import { cardElement, sortHand, cardName, suitName, patternsLike } from "/static/cards.js";
+import { bidText, chooseLanguage, errorMessage, eventText, languageSwitch, loadStrings, rememberLanguage, term } from "/static/i18n.js";
 
 const PROTOCOL_VERSION = 1;
 const store = window.localStorage;
-let S = {}; // the strings table
+let S = {}; // the strings table: English with the chosen language laid over it
+let lang = "en";
 
 const app = {
   ws: null,
@@ -97,7 +99,7 @@ function hello() {
       store.removeItem("cardavia.token");
       hello();
     } else if (reply.type === "error") {
-      toast(t("error", { message: reply.message }));
+      toast(errorMessage(S, reply));
       store.removeItem("cardavia.name");
       renderName();
     }
@@ -158,7 +160,7 @@ function receive(msg) {
       if (app.table && app.table.info.id === msg.table) closeTable();
       break;
     case "error":
-      if (!done) toast(t("errors." + msg.code) !== "errors." + msg.code ? t("errors." + msg.code) : t("error", { message: msg.message }));
+      if (!done) toast(errorMessage(S, msg)); // by code, in the page's language
       break;
     case "shutdown":
       toast(msg.reason);
@@ -167,7 +169,6 @@ function receive(msg) {
       break;
   }
   if (done) done(msg);
-  else if (msg.type === "error" && msg.ref !== null && msg.ref !== undefined) toast(t("error", { message: msg.message }));
 }
 
 function onWelcome(msg) {
@@ -311,17 +312,45 @@ function actionLabel(action) {
   if (label === "action." + kind) label = kind.replaceAll("_", " ");
   const extra = Object.entries(action)
     .filter(([k, v]) => k !== "type" && k !== "card" && k !== "cards" && !(kind === "bid" && k === "value") && v !== null && typeof v !== "object")
-    .map(([k, v]) => (k === "suit" ? suitName(String(v), S, pattern()) : String(v).replaceAll("_", " ")));
+    .map(([k, v]) => (k === "suit" ? suitName(String(v), S, pattern()) : termOf(v)));
   return [label, ...extra].join(" ");
+}
+
+/** A game term of the table's game (terms.<game>.<id>), else the id with spaces. */
+function termOf(id) {
+  return term(S, app.table ? app.table.info.game : "", id);
+}
+
+/** The name of a view or scoring field: fields.<key>, else a game term. */
+function fieldName(key) {
+  return t("fields." + key) !== "fields." + key ? t("fields." + key) : termOf(key);
+}
+
+/** A scalar value shown in a table: yes/no, a suit's name, a game term, a number. */
+function valueText(key, value) {
+  if (typeof value === "boolean") return t(value ? "yes" : "no");
+  if (key === "suit" && typeof value === "string") return suitName(value, S, pattern());
+  return typeof value === "string" ? termOf(value) : String(value);
+}
+
+/** A view field in the game's terms (the contract, the bids, the phase); undefined
+ * for the other fields. */
+function fieldText(key, value) {
+  const seats = app.table.info.seats;
+  const who = (b) => (b.seat === undefined || b.seat === null ? "" : (seats[b.seat] ? seatName(seats[b.seat]) : t("seat", { n: b.seat })) + ": ");
+  if (key === "phase" && typeof value === "string" && t("phases." + value) !== "phases." + value) return t("phases." + value);
+  if (key === "contract" && value && typeof value === "object") return who({ seat: value.declarer }) + bidText(S, app.table.info.game, pattern(), value);
+  if ((key === "bids" || key === "auction") && Array.isArray(value)) return value.map((b) => who(b) + bidText(S, app.table.info.game, pattern(), b)).join(" · ");
+  return undefined;
 }
 
 // ---------------------------------------------------------------- rendering
 const main = () => document.getElementById("main");
 
-function render() {
+function render(full = false) {
   const root = main();
   const lobby = root.querySelector(".lobby");
-  if (app.welcome && !app.table && lobby && lobby.dataset.games === String(app.games.length)) {
+  if (!full && app.welcome && !app.table && lobby && lobby.dataset.games === String(app.games.length)) {
     lobby.querySelector("ul.tables").replaceChildren(...tableRows()); // keep what was typed
     return;
   }
@@ -373,7 +402,7 @@ function optionInputs(game) {
     const input = h("input", { id, name: key, type, data: { kind: typeof value } });
     if (type === "checkbox") input.checked = value;
     else input.value = value === null ? "" : String(value);
-    return h("label", { class: "option" }, key.replaceAll("_", " "), " ", input);
+    return h("label", { class: "option" }, t("options." + key) !== "options." + key ? t("options." + key) : key.replaceAll("_", " "), " ", input);
   });
 }
 
@@ -452,7 +481,7 @@ function tableRows() {
 function seatName(s) {
   if (!s) return "";
   if (s.kind === "empty") return t("empty_seat");
-  if (s.kind === "ai") return `${t("ai")}${s.level ? " " + s.level : ""}`;
+  if (s.kind === "ai") return `${t("ai")}${s.level ? " " + (t("levels." + s.level) !== "levels." + s.level ? t("levels." + s.level) : s.level) : ""}`;
   return (s.name || "?") + (s.connected ? "" : ` (${t("away")})`);
 }
 
@@ -474,13 +503,13 @@ function describe(value) {
   if (isCardList(value)) return cards(value, { small: true });
   if (Array.isArray(value)) return value.map((x) => (typeof x === "object" && x !== null ? describeObject(x) : String(x))).join(" · ");
   if (typeof value === "object") return describeObject(value);
-  return String(value).replaceAll("_", " ");
+  return valueText("", value);
 }
 
 function describeObject(obj) {
   return Object.entries(obj)
     .filter(([, v]) => v !== null && typeof v !== "object")
-    .map(([k, v]) => `${k.replaceAll("_", " ")}: ${String(v).replaceAll("_", " ")}`)
+    .map(([k, v]) => `${fieldName(k)}: ${valueText(k, v)}`)
     .join(", ");
 }
 
@@ -558,8 +587,8 @@ function turnLine(view, seats, me) {
 
 function lastMove(last, seats) {
   const what = last.events
-    .map((e) => e.kind)
-    .filter((k) => k !== "hand" && k !== "deal")
+    .filter((e) => e.kind !== "hand" && e.kind !== "deal")
+    .map((e) => eventText(S, app.table.info.game, pattern(), e))
     .join(", ");
   const by = last.by === "ai" ? " " + t("by_ai") : last.by === "timer" ? " " + t("by_timer") : "";
   return h("p", { class: "last-move", data: { seat: last.seat } }, t("played", { name: seatName(seats[last.seat]), what }) + by);
@@ -610,14 +639,14 @@ function movesView() {
 function detailsView(view) {
   const rows = Object.entries(view)
     .filter(([k, v]) => !PLACED.has(k) && v !== null && !(Array.isArray(v) && v.length === 0))
-    .map(([k, v]) => h("tr", {}, h("th", {}, t("fields." + k) !== "fields." + k ? t("fields." + k) : k.replaceAll("_", " ")), h("td", {}, describe(v))));
+    .map(([k, v]) => h("tr", {}, h("th", {}, fieldName(k)), h("td", {}, fieldText(k, v) ?? describe(v))));
   return h("details", { class: "details", open: true }, h("summary", {}, t("details")), h("table", {}, rows));
 }
 
 function dealScoreView(data) {
   const rows = Object.entries(data).map(([k, v]) => {
-    const shown = v !== null && typeof v === "object" && !Array.isArray(v) ? Object.entries(v).map(([a, b]) => `${a.replaceAll("_", " ")}: ${typeof b === "object" && b !== null ? JSON.stringify(b) : b}`).join("; ") : describe(v);
-    return h("tr", {}, h("th", {}, t("fields." + k) !== "fields." + k ? t("fields." + k) : k.replaceAll("_", " ")), h("td", {}, shown));
+    const shown = v !== null && typeof v === "object" && !Array.isArray(v) ? Object.entries(v).map(([a, b]) => `${fieldName(a)}: ${typeof b === "object" && b !== null ? JSON.stringify(b) : valueText(a, b)}`).join("; ") : describe(v);
+    return h("tr", {}, h("th", {}, fieldName(k)), h("td", {}, shown));
   });
   return h("details", { class: "deal-score", open: true }, h("summary", {}, t("deal_scoring")), h("table", {}, rows));
 }
@@ -677,11 +706,36 @@ window.addEventListener("hashchange", () => {
   if (app.welcome && hashParams().get("table") && !app.table) onWelcome(app.welcome);
 });
 
-async function main_() {
-  const lang = "en";
-  S = await (await fetch(`/static/i18n/${lang}.json`)).json();
+/** Show the page in ``code``: load its strings and redraw what is shown (the seat
+ * and the table stay; nothing is sent). */
+async function setLanguage(code) {
+  const ticket = ++setLanguage.calls; // the last pick wins, however the loads end
+  const strings = await loadStrings(code);
+  if (ticket !== setLanguage.calls) return;
+  lang = code;
+  S = strings;
+  document.documentElement.lang = code;
   document.title = t("title");
   document.getElementById("title").textContent = t("title");
+  const select = document.getElementById("lang");
+  if (select) {
+    select.value = code;
+    select.setAttribute("aria-label", t("language"));
+  }
+  if (app.welcome) setStatus(app.welcome.name);
+  else setStatus(app.retry ? t("reconnecting") : t("connecting"));
+}
+
+setLanguage.calls = 0;
+
+async function main_() {
+  await setLanguage(chooseLanguage(store, navigator.languages || [navigator.language]));
+  const onPick = async (code) => {
+    rememberLanguage(store, code);
+    await setLanguage(code);
+    if (lang === code) render(true);
+  };
+  document.querySelector("header").append(languageSwitch(lang, t("language"), onPick));
   connect();
 }
 

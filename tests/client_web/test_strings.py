@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -16,12 +17,13 @@ import client_web
 from engine.cards import PATTERNS, Pattern
 from engine.cicera.state import TeamBonuses
 from engine.doudizhu.combos import COMBOS
+from engine.registry import GAMES, POLICIES
 from engine.schafkopf.rules import CONTRACTS
 from protocol.errors import ErrorCode
 
 ROOT = Path(client_web.__file__).parent
 LANGUAGES = ("en", "it", "de", "hu", "tr", "zh")
-_CALL = re.compile(r"""\bt\(\s*"([a-z_.]+)"\s*[,)]""")
+_CALL = re.compile(r"""\b(?:t|lookup)\((?:\s*strings,)?\s*"([a-z_.]+)"\s*[,)]""")
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 
@@ -73,11 +75,14 @@ def card_name(table: dict[str, Any], pattern: Pattern, rank: str, suit: str) -> 
 def test_there_is_one_file_per_language_and_no_other() -> None:
     files = {p.stem for p in (ROOT / "i18n").glob("*.json")}
     assert files == set(LANGUAGES)
+    source = (ROOT / "i18n.js").read_text(encoding="utf-8")
+    block = source.split("export const LANGUAGES = {", 1)[1].split("};", 1)[0]
+    assert re.findall(r"^\s*([a-z]{2}):", block, re.MULTILINE) == list(LANGUAGES)
 
 
 def test_every_string_the_page_uses_is_in_the_english_table() -> None:
     used = set()
-    for name in ("app.js", "cards.js"):
+    for name in ("app.js", "cards.js", "i18n.js"):
         used |= set(_CALL.findall((ROOT / name).read_text(encoding="utf-8")))
     assert len(used) > 30
     missing = sorted(k for k in used if not _has(TABLES["en"], k))
@@ -152,6 +157,45 @@ def test_the_terms_name_what_the_engines_use() -> None:
     bonuses = {f.name for f in dataclasses.fields(TeamBonuses)}
     assert bonuses | {"napula", "mata"} <= set(terms["cicera"])
     assert {"scopa", "settebello", "primiera", "cards", "diamonds"} <= set(terms["scopa"])
+
+
+def test_every_game_option_has_a_label() -> None:
+    names = {f.name for g in GAMES.values() for f in dataclasses.fields(g.options({}))}
+    assert {"target", "deals"} <= names
+    assert sorted(names - {"pattern"} - set(TABLES["en"]["options"])) == []
+
+
+def test_every_ai_level_has_a_label() -> None:
+    levels = {name for policies in POLICIES.values() for name in policies}
+    assert "hard" in levels
+    assert sorted(levels - set(TABLES["en"]["levels"])) == []
+
+
+def _event_kinds_and_phases() -> tuple[set[str], set[str]]:
+    """The event kinds and view phases of a few random games of every game."""
+    kinds: set[str] = set()
+    phases: set[str] = set()
+    rng = random.Random(13)
+    for game in GAMES.values():
+        for seed in range(3):
+            state = game.new_state(game.options({}), seed)
+            kinds |= {e.kind for e in game.start_events(state)}
+            for _ in range(1000):
+                if game.is_over(state):
+                    break
+                seat = game.to_act(state)[0]
+                moved = game.apply(state, seat, rng.choice(game.legal_actions(state, seat)))
+                state = moved.state
+                kinds |= {e.kind for e in moved.events}
+                phases.add(str(getattr(game.view(state, None), "phase", "")))
+    return kinds, phases - {""}
+
+
+def test_every_event_and_phase_the_engines_emit_has_a_text() -> None:
+    kinds, phases = _event_kinds_and_phases()
+    assert {"play", "trick", "deal_scored", "landlord", "contract"} <= kinds  # all games ran
+    assert sorted(kinds - {"hand"} - set(TABLES["en"]["events"])) == []
+    assert phases and sorted(phases - set(TABLES["en"]["phases"])) == []
 
 
 def test_the_page_draws_exactly_the_engine_s_patterns() -> None:
