@@ -175,6 +175,10 @@ class Language:
             return fallback
         return lookup(self.shared, f"errors.{code}") or fallback
 
+    def level(self, name: str) -> str:
+        """An AI level's name (``levels.<policy>`` of the shared data), else ``name``."""
+        return lookup(self.shared, f"levels.{name}") or name
+
     def t(self, key: str, **args: Any) -> str:
         """The terminal string ``key`` with its ``{placeholders}`` filled."""
         text = lookup(self.ui, key)

@@ -75,7 +75,7 @@ def seat_name(seat: SeatInfo, *, levels: bool = True, lang: Language | None = No
         return lang.t("seat.empty", n=seat.seat)
     if seat.kind == "ai":
         if seat.level and levels:
-            return lang.t("seat.ai_level", n=seat.seat, level=seat.level)
+            return lang.t("seat.ai_level", n=seat.seat, level=lang.level(seat.level))
         return lang.t("seat.ai", n=seat.seat)
     name = seat.name or lang.t("seat.player", n=seat.seat)
     if seat.ai_covering:

@@ -144,6 +144,8 @@ def test_a_missing_string_falls_back_to_english() -> None:
         lacking.t("turn.yours")  # no English base merged: a missing key is a bug, not silence
     assert language("it").t("turn.yours") != language("en").t("turn.yours")
     assert language("en").error("illegal_action", "you must follow suit") == "you must follow suit"
+    assert language("it").level("random") == shared("it")["levels"]["random"] != "random"
+    assert language("it").level("a_new_policy") == "a_new_policy"
 
 
 # -- a table in Italian and in German ----------------------------------------------------------
