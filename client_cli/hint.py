@@ -39,7 +39,7 @@ def hint(game_id: str, view: Mapping[str, Any], lang: Language | None = None) ->
     choice = policy.choose(typed, legal, rng, Budget(iterations=HINT_ITERATIONS))
     plain = to_plain(choice)
     index = next(i for i, a in enumerate(view["legal"]) if a == plain)
-    reason = lang.t("hint.pick", level=level)
+    reason = lang.t("hint.pick", level=lang.level(level))
     if len(legal) == 1:
         reason = lang.t("hint.only_move")
     elif isinstance(plain, Mapping) and plain.get("capture"):

@@ -44,7 +44,8 @@ async def watch_main(args: argparse.Namespace) -> int:
         out = sys.stdout
         info = joined.table
         names = ", ".join(f"{s.seat}: {seat_name(s, lang=lang)}" for s in info.seats)
-        print(lang.t("watch.head", title=info.title, table=info.id, status=info.status))
+        status_text = lang.t(f"watch.status.{info.status}")
+        print(lang.t("watch.head", title=info.title, table=info.id, status=status_text))
         print(lang.t("session.players", players=names), flush=True)
         game_no = 0
         status = joined.table.status

@@ -7,7 +7,7 @@ import json
 import re
 import string
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
@@ -23,6 +23,7 @@ from client_cli.main import build_parser
 from client_cli.moves import Ask, Pick, choose_move
 from client_cli.render import Seats, renderer_for
 from engine.cards import PATTERNS
+from protocol.models import TableStatus
 from tests.client_cli.names import card_name, shared
 
 SOURCES = Path(client_cli.__file__).resolve().parent
@@ -76,6 +77,7 @@ def test_every_string_the_code_uses_is_in_english() -> None:
         said = re.findall(r"""said\(\s*["']([a-z_.]+)["']""", text)
         used |= {f"{k}.{form}" for k in said for form in ("you", "other")}
         used -= set(said)
+    used |= {f"watch.status.{status}" for status in get_args(TableStatus)}  # f"watch.status.{…}"
     assert len(used) > 120
     assert sorted(k for k in used if k not in english) == []
 
