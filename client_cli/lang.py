@@ -149,11 +149,7 @@ class Language:
         if suit == "J" and rank in ("B", "R"):
             jokers = self.shared.get("jokers") or {}
             return str(jokers.get(rank, code))
-        fmt = (
-            lookup(self.shared, "card_format")
-            or lookup(self.shared, "card_name")
-            or "{rank} {suit}"
-        )
+        fmt = lookup(self.shared, "card_format") or "{rank} of {suit}"
         return fmt.replace("{rank}", self.rank_name(rank, pattern)).replace(
             "{suit}", self.suit_name(suit, pattern)
         )

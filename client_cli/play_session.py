@@ -496,9 +496,12 @@ class PlaySession:
             if exc.code in ("stale_version", "not_your_turn", "not_playing"):
                 self.screen.show([self.lang.t("session.too_late")])
                 return
-            if exc.code == "illegal_action":
-                message = self.lang.error(exc.code, exc.message).rstrip(".")
+            if exc.code == "illegal_action" and self.lang.code == "en":
+                # the server's English message names the rule: "you must follow Eichel …"
+                message = exc.message.rstrip(".")
                 self.screen.show([self.lang.t("session.not_allowed", message=message)])
+            elif exc.code == "illegal_action":
+                self.screen.show([self.lang.error(exc.code, exc.message)])  # a whole sentence
             else:
                 self.screen.show([self.refused(exc)])
             if self.version == version:

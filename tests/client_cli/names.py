@@ -45,7 +45,7 @@ def card_name(lang: str, pattern: str, code: str) -> str:
     data = shared(lang)
     if code[1] == "J":
         return str(data["jokers"][code[0]])
-    fmt = str(data.get("card_format") or data["card_name"])
+    fmt = str(data["card_format"])
     rank = _section(data, "rank_names", pattern)[code[0]]
     suit = _section(data, "suit_names", pattern)[code[1]]
     return fmt.replace("{rank}", rank).replace("{suit}", suit)
