@@ -88,8 +88,11 @@ class PlaySession:
             words.append(kind)
             words.extend(w for w, english in self.lang.words().items() if english == kind)
             if kind == "announce":
-                words.extend(("rufer", "sau", "wenz", "solo", "tout", "sie", "weiter"))
-                words.extend(("eichel", "gras", "herz", "schellen"))
+                announce = ("rufer", "sau", "wenz", "solo", "tout", "sie", "weiter")
+                suits = ("eichel", "gras", "herz", "schellen")
+                words.extend((*announce, *suits))
+                own = self.lang.words().items()  # makk, szóló …
+                words.extend(w for w, english in own if english in (*announce, *suits))
         return words
 
     def remember(self) -> None:

@@ -3,6 +3,7 @@ shown in Italian and in German with the page's own card names and terms."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import string
@@ -21,9 +22,12 @@ from client_cli.lang import (
 )
 from client_cli.main import build_parser
 from client_cli.moves import Ask, Pick, choose_move
+from client_cli.play_session import PlaySession
 from client_cli.render import Seats, renderer_for
+from client_cli.terminal import Screen
 from engine.cards import PATTERNS
-from protocol.models import TableStatus
+from protocol import server_messages as sm
+from protocol.models import SeatInfo, TableInfo, TableStatus
 from tests.client_cli.names import card_name, shared
 
 SOURCES = Path(client_cli.__file__).resolve().parent
@@ -254,3 +258,51 @@ def test_play_watch_and_replay_take_lang(capsys: pytest.CaptureFixture[str]) -> 
     with pytest.raises(SystemExit):
         parser.parse_args(["play", "--help"])
     assert "--lang LANG" in capsys.readouterr().out
+
+
+# -- the session in a language ----------------------------------------------------------------
+class _Client:
+    """What a session asks of its client here: who it is, and a rematch."""
+
+    token, name, player_id, ca_file = "t", "ann", "p0", None
+
+    def __init__(self) -> None:
+        self.rematches = 0
+
+    async def rematch(self, table: str) -> None:
+        self.rematches += 1
+
+
+def _session(lang: str, game: str) -> tuple[PlaySession, _Client, io.StringIO]:
+    seats = (
+        SeatInfo(seat=0, kind="human", name="ann"),
+        SeatInfo(seat=1, kind="ai", level="random"),
+    )
+    info = TableInfo(id="T1", game=game, title=game, status="playing", seats=seats,
+                     spectators=0, private=False, quick=False, owner="p0", game_no=1, version=0,
+                     turn_timer=None, ai_delay=0.0, options={})  # fmt: skip
+    out, client = io.StringIO(), _Client()
+    session = PlaySession(
+        client,  # type: ignore[arg-type]
+        sm.Joined(table=info, seat=0),
+        Screen(out),
+        embedded=True,
+        lang=language(lang),
+    )
+    return session, client, out
+
+
+async def test_the_session_speaks_the_language_and_takes_its_words() -> None:
+    session, client, out = _session("it", "doudizhu")
+    session.intro()
+    assert "Giocatori: 0: tu, 1: IA 1 (a caso)" in out.getvalue()
+    session.moves = [{"type": "pass"}, {"type": "bid", "value": 2}]
+    assert {"passo", "offro"} <= set(session.completions())
+    await session.on_line("help")
+    assert "gioca la mossa con quel numero" in out.getvalue()
+    session.over = True
+    await session.on_line("sì")  # yes, in Italian: another game
+    assert client.rematches == 1
+    hungarian, _, _ = _session("hu", "schafkopf")
+    hungarian.moves = [{"type": "announce", "contract": "solo", "suit": "E"}]
+    assert {"makk", "szóló", "eichel"} <= set(hungarian.completions())
