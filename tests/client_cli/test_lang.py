@@ -26,6 +26,7 @@ from client_cli.play_session import PlaySession
 from client_cli.render import Seats, renderer_for
 from client_cli.terminal import Screen
 from engine.cards import PATTERNS
+from engine.doudizhu.combos import COMBOS
 from protocol import server_messages as sm
 from protocol.models import SeatInfo, TableInfo, TableStatus
 from tests.client_cli.names import card_name, shared
@@ -100,6 +101,8 @@ def test_every_term_a_renderer_names_is_in_english(game: str) -> None:
         "doudizhu": {"landlord", "farmer", "spring", "reverse_spring", "bomb", "rocket",
                      "single", "pair", "straight", "pair_sequence", "airplane"},
     }[game]  # fmt: skip
+    if game == "doudizhu":
+        used |= set(COMBOS)  # every combination the engine names
     terms = {**_ui("en")["terms"].get(game, {}), **shared("en").get("terms", {}).get(game, {})}
     assert sorted(used - set(terms)) == []
     for lang in LANGUAGES:
