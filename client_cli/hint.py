@@ -15,12 +15,16 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from client_cli.lang import Language, language
+
 HINT_ITERATIONS = 200
 """Search iterations for a hint (a fixed budget: reproducible, well under a second)."""
 
 
-def hint(game_id: str, view: Mapping[str, Any]) -> tuple[int, str]:
-    """The index into ``view["legal"]`` the strongest policy picks, and why (in words)."""
+def hint(game_id: str, view: Mapping[str, Any], lang: Language | None = None) -> tuple[int, str]:
+    """The index into ``view["legal"]`` the strongest policy picks, and why (in words of
+    ``lang``, English by default)."""
+    lang = lang or language()
     from engine.codec import from_plain, to_plain
     from engine.game import Budget
     from engine.registry import get_game, get_policy, policy_names
@@ -35,9 +39,9 @@ def hint(game_id: str, view: Mapping[str, Any]) -> tuple[int, str]:
     choice = policy.choose(typed, legal, rng, Budget(iterations=HINT_ITERATIONS))
     plain = to_plain(choice)
     index = next(i for i, a in enumerate(view["legal"]) if a == plain)
-    reason = f"the {level} AI's pick, from your view only"
+    reason = lang.t("hint.pick", level=lang.level(level))
     if len(legal) == 1:
-        reason = "it is your only move"
+        reason = lang.t("hint.only_move")
     elif isinstance(plain, Mapping) and plain.get("capture"):
-        reason += f"; it takes {len(plain['capture'])} card(s)"
+        reason += lang.t("hint.takes", n=len(plain["capture"]))
     return index, reason

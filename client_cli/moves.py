@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from client_cli.lang import Language, language
 from client_cli.render.base import Renderer
 
 
@@ -68,12 +69,14 @@ def choose_move(
     keys = render.move_keys(legal)
     if text in keys:
         return Pick(keys.index(text))
+    hint = key_hint(keys, render.lang)
     if text.isdigit():
-        return Refuse(f"Pick {key_hint(keys)}.")
+        return Refuse(render.t("move.pick", keys=hint))
     tokens = text.replace(",", " ").replace("+", " ").split()
     if not tokens:
-        return Refuse("Type a move.")
-    words = [t.lower() for t in tokens]
+        return Refuse(render.t("move.type_one"))
+    aliases = render.lang.words()
+    words = [aliases.get(t.lower(), t.lower()) for t in tokens]
     found = render.word_move(words, legal)
     if isinstance(found, dict):
         return Send(found)
@@ -82,17 +85,14 @@ def choose_move(
             return Pick(found[0])
         if found:
             return Ask(tuple(found))
-        return Refuse(f"{text!r} is not possible now: type {key_hint(keys)}, or 'help'.")
+        return Refuse(render.t("move.not_now", text=repr(text), keys=hint))
     if not looks_like_cards(tokens):
-        return Refuse(f"{text!r} is not one of your moves: type {key_hint(keys)}, or 'help'.")
+        return Refuse(render.t("move.not_yours", text=repr(text), keys=hint))
     cards = [t.upper() for t in tokens]
     if render.pattern is not None:
         bad = [c for c in cards if render.card_name(c) is None]
         if bad:
-            return Refuse(
-                f"{bad[0]} is not a card of this deck ('rules cards' explains the codes); "
-                f"type {key_hint(keys)}, or 'help'."
-            )
+            return Refuse(render.t("move.not_a_card", card=bad[0], keys=hint))
     wanted = frozenset(cards)
     holding = [i for i, a in enumerate(legal) if wanted <= render.action_cards(a)]
     exact = [i for i in holding if render.action_cards(legal[i]) == wanted]
@@ -111,25 +111,26 @@ def choose_move(
     if action is not None:
         return Send(action)
     why = render.not_a_move(cards, view or {})
-    return Refuse(
-        f"{why or repr(text) + ' is not one of your moves'}: type {key_hint(keys)}, or 'help'."
-    )
+    if why:
+        return Refuse(render.t("move.why_not", why=why, keys=hint))
+    return Refuse(render.t("move.not_yours", text=repr(text), keys=hint))
 
 
-def key_hint(keys: Sequence[str]) -> str:
+def key_hint(keys: Sequence[str], lang: Language | None = None) -> str:
     """``a number from 1 to 12`` / ``1`` / ``one of 0, 2, 3``: what to type to pick a move."""
+    lang = lang or language()
     if len(keys) == 1:
         return keys[0]
-    text = key_range(keys)
+    text = key_range(keys, lang)
     if "-" in text:
-        return f"a number from {keys[0]} to {keys[-1]}"
-    return f"one of {text}"
+        return lang.t("move.number_from", first=keys[0], last=keys[-1])
+    return lang.t("move.one_of", keys=text)
 
 
-def key_range(keys: Sequence[str]) -> str:
+def key_range(keys: Sequence[str], lang: Language | None = None) -> str:
     """``1-12`` for consecutive numbers, else ``0, 2, 3``."""
     if not keys:
-        return "none"
+        return (lang or language()).t("view.none")
     numbers = [int(k) for k in keys if k.isdigit()]
     if len(numbers) == len(keys) and numbers == list(range(numbers[0], numbers[0] + len(keys))):
         return f"{keys[0]}-{keys[-1]}" if len(keys) > 1 else keys[0]

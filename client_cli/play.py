@@ -14,6 +14,11 @@ legal moves are numbered: type a number, or the cards of a move (``7D``,
 When what you typed fits several moves you are asked which; a move the
 rules refuse is answered with the rule.  ``help`` lists the other commands.
 
+``--lang`` (en, it, de, hu, tr, zh) picks the language of card names, game
+terms, prompts and messages; without it ``CARDAVIA_LANG``, else the locale
+(``LC_ALL``, ``LC_MESSAGES``, ``LANG``), else English.  Card codes are typed
+the same in every language.
+
 On a server (``--url``) the seat you hold is remembered in a per-user state
 file (:mod:`client_cli.seatfile`): if this process dies, the next
 ``cardavia play`` on that server takes the same seat again (the AI covers
@@ -36,6 +41,7 @@ from client_cli.common import (
     refused,
     run,
 )
+from client_cli.lang import add_lang, from_args
 from client_cli.options import PORT, SECONDS, TURN_SECONDS, number_in
 from client_cli.play_session import PlaySession
 from client_cli.seatfile import HeldSeat, SeatFile
@@ -56,6 +62,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--url", help="server to play on (default: start one in this process)")
     add_ca_file(p)
     p.add_argument("--name", default="player", help="your display name")
+    add_lang(p)
     how = p.add_mutually_exclusive_group()
     how.add_argument("--table", metavar="ID", help="join this table instead of creating one")
     how.add_argument("--quick", action="store_true", help="quick-play: join or open a table")
@@ -126,6 +133,7 @@ def add_parser(sub: Any) -> None:
 
 async def play_main(args: argparse.Namespace) -> int:
     """Start the embedded server if needed, take a seat, play until done."""
+    from_args(args)  # an unknown --lang / CARDAVIA_LANG is an error before anything starts
     if args.url:
         return await play_at(args.url, args, embedded=False)
     from engine.registry import GAMES
@@ -170,8 +178,13 @@ async def play_at(url: str, args: argparse.Namespace, *, embedded: bool) -> int:
         if joined is None:
             joined = await take_seat(client, args)
         else:
-            where = f"seat {joined.seat}" if joined.seat is not None else "watching"
-            screen.show([f"Resumed your place at table {joined.table.id} ({where})."])
+            lang = from_args(args)
+            where = (
+                lang.t("session.seat", n=joined.seat)
+                if joined.seat is not None
+                else lang.t("session.watching")
+            )
+            screen.show([lang.t("session.resumed", table=joined.table.id, where=where)])
         session = PlaySession(
             client,
             joined,
@@ -180,6 +193,7 @@ async def play_at(url: str, args: argparse.Namespace, *, embedded: bool) -> int:
             embedded=embedded,
             seatfile=seats,
             auto_pass=args.auto_pass,
+            lang=from_args(args),
         )
         session.fancy_input = not args.plain
         session.remember()

@@ -17,6 +17,7 @@ from websockets.exceptions import InvalidHandshake
 
 from client_cli.client import Client, ClientClosed, ServerError
 from client_cli.common import EXIT_OK, CliError
+from client_cli.lang import Language, language
 from client_cli.moves import Ask, Pick, Refuse, Send, choose_move, key_range
 from client_cli.render import Renderer, Seats, renderer_for, seat_name
 from client_cli.rulebook import rules_text
@@ -25,20 +26,6 @@ from client_cli.style import Style, colour_wanted, terminal_size
 from client_cli.terminal import Lines, PromptInput, Screen, StdinLines, wants_prompt_toolkit
 from protocol import server_messages as sm
 from protocol.models import TableInfo
-
-HELP = """Commands:
-  NUMBER          play the move with that number
-  CARDS           play the move made of these cards, e.g. 7D or 7D 3S 4C
-  WORDS           pass, bid 2 (or just 2 in the auction), herz solo, solo H,
-                  wenz, wenz tout, rufer E, sau G, sie
-  view            show the table again        moves [WORD]  list your moves
-  last            the last trick / play        who     who sits where
-  hint            the strongest AI's move for you, from your own view only
-  rules           the rules of this game       rules cards  how cards are written
-  say TEXT        chat at the table            start   let the AI fill the empty seats
-  again           another game when this one is over
-  quit            leave for good (the AI takes your seat); Ctrl-C or closing the
-                  window keeps your seat: 'cardavia play' again resumes it"""
 
 COMMAND_WORDS = (
     "help", "view", "moves", "last", "hint", "who", "rules", "say", "start", "again", "quit",
@@ -62,7 +49,9 @@ class PlaySession:
         embedded: bool = False,
         seatfile: SeatFile | None = None,
         auto_pass: bool = False,
+        lang: Language | None = None,
     ) -> None:
+        self.lang = lang or language()
         self.client = client
         self.seatfile = seatfile
         self.auto_pass = auto_pass
@@ -76,7 +65,7 @@ class PlaySession:
         self.screen = screen
         self.url = url
         self.embedded = embedded
-        self.seats = Seats(me=joined.seat)
+        self.seats = Seats(me=joined.seat, lang=self.lang)
         self.seats.update(joined.table)
         self.render: Renderer = renderer_for(joined.table.game, self.seats)
         self.render.set_pattern(joined.table.options)
@@ -97,9 +86,13 @@ class PlaySession:
             words.extend(sorted(self.render.action_cards(action)))
             kind = str(action.get("type", ""))
             words.append(kind)
+            words.extend(w for w, english in self.lang.words().items() if english == kind)
             if kind == "announce":
-                words.extend(("rufer", "sau", "wenz", "solo", "tout", "sie", "weiter"))
-                words.extend(("eichel", "gras", "herz", "schellen"))
+                announce = ("rufer", "sau", "wenz", "solo", "tout", "sie", "weiter")
+                suits = ("eichel", "gras", "herz", "schellen")
+                words.extend((*announce, *suits))
+                own = self.lang.words().items()  # makk, szóló …
+                words.extend(w for w, english in own if english in (*announce, *suits))
         return words
 
     def remember(self) -> None:
@@ -159,7 +152,7 @@ class PlaySession:
                         if await self.reconnect(exc):
                             net = asyncio.ensure_future(self.client.receive())
                             continue
-                        self.screen.show([f"The connection to the server closed. {exc.reason}"])
+                        self.screen.show([self.lang.t("session.closed", reason=exc.reason)])
                         self.done = 1 if not self.over else EXIT_OK
                         return
                     net = asyncio.ensure_future(self.client.receive())
@@ -183,7 +176,7 @@ class PlaySession:
         if self.done is not None or not self.client.token:
             return False
         self.screen.ask(None)
-        self.screen.show([f"Lost the connection to the server ({exc}); reconnecting…"])
+        self.screen.show([self.lang.t("session.reconnecting", reason=exc)])
         for delay in RECONNECT_DELAYS:
             await asyncio.sleep(delay)
             try:
@@ -203,9 +196,9 @@ class PlaySession:
                     break
                 await asyncio.sleep(0.1)
             if not client.resumed or self.table not in client.tables:
-                self.screen.show(["The server no longer knows this session or table."])
+                self.screen.show([self.lang.t("session.unknown_session")])
                 return False
-            self.screen.show(["Reconnected."])
+            self.screen.show([self.lang.t("session.reconnected")])
             self.remember()
             return True
         return False
@@ -213,15 +206,16 @@ class PlaySession:
     def intro(self) -> None:
         """Say where we are; how others join a table that waits for people."""
         info = self.info
-        where = "" if self.embedded else f" on {self.url}"
-        seat = f"seat {self.seat}" if self.seat is not None else "watching"
-        lines = [f"{info.title} at table {info.id}{where}, {seat}. Type 'help' for commands."]
-        lines.append(
-            "Players: "
-            + ", ".join(
-                f"{s.seat}: {'you' if s.seat == self.seat else seat_name(s)}" for s in info.seats
-            )
+        t = self.lang.t
+        where = "" if self.embedded else t("session.on_url", url=self.url)
+        seat = t("session.seat", n=self.seat) if self.seat is not None else t("session.watching")
+        lines = [t("session.intro", title=info.title, table=info.id, where=where, seat=seat)]
+        players = ", ".join(
+            f"{s.seat}: "
+            + (self.seats(s.seat) if s.seat == self.seat else seat_name(s, lang=self.lang))
+            for s in info.seats
         )
+        lines.append(t("session.players", players=players))
         if info.status == "waiting":
             lines.extend(self.waiting_lines())
         self.screen.show(lines)
@@ -234,9 +228,9 @@ class PlaySession:
         join = f"cardavia play {self.info.game} --url {self.url} {table_arg}"
         if self.invite:
             join += f" --invite {self.invite}"
-        lines = [f"Waiting for {empty} more player(s). Others join with:", f"  {join}"]
+        lines = [self.lang.t("session.waiting", n=empty), f"  {join}"]
         if self.info.owner == self.client.player_id:
-            lines.append("Type 'start' to let the AI take the empty seats now.")
+            lines.append(self.lang.t("session.start_hint"))
         return lines
 
     # -- what the server says ------------------------------------------------------
@@ -253,20 +247,34 @@ class PlaySession:
             self.moves = []
             self.screen.ask(None)
             self.screen.show(["", *self.render.result_lines(msg.result), *self.absent_lines()])
-            self.screen.ask("Again? [y/n] ")
+            self.screen.ask(self.lang.t("session.again_prompt"))
         elif isinstance(msg, sm.ChatLine) and msg.table == self.table:
             self.screen.show([f"[{msg.name}] {msg.text}"])
         elif isinstance(msg, sm.TableClosed) and msg.table == self.table:
-            self.screen.show([f"The table closed: {msg.reason}"])
+            self.screen.show([self.lang.t("session.table_closed", reason=msg.reason)])
             self.forget()
             self.done = EXIT_OK
         elif isinstance(msg, sm.Shutdown):
             reason = msg.reason.strip().rstrip(".")
             same = not reason or reason.lower() == "the server is shutting down"
-            self.screen.show(["The server is shutting down" + ("." if same else f": {reason}.")])
+            self.screen.show(
+                [
+                    self.lang.t("session.shutdown")
+                    if same
+                    else self.lang.t("session.shutdown_why", reason=reason)
+                ]
+            )
             self.done = EXIT_OK if self.over else 1
         elif isinstance(msg, sm.Error):
-            self.screen.show([f"Server: {msg.message} ({msg.code})"])
+            self.screen.show(
+                [
+                    self.lang.t(
+                        "session.server_error",
+                        message=self.lang.error(msg.code, msg.message),
+                        code=msg.code,
+                    )
+                ]
+            )
 
     def on_game_message(self, msg: sm.Update | sm.Snapshot) -> None:
         new_game = msg.game_no != self.game_no
@@ -274,14 +282,14 @@ class PlaySession:
             self.game_no = msg.game_no
             self.over = False
             self.screen.ask(None)
-            self.screen.show(["", f"=== Game {msg.game_no} ==="])
+            self.screen.show(["", self.lang.t("session.game_no", n=msg.game_no)])
         self.view, self.version = msg.view, msg.version
         self.render.set_pattern(msg.view.get("options"))
         if isinstance(msg, sm.Update):
             lines: list[str] = []
             if msg.actor is not None and msg.actor == self.seat and msg.by in ("ai", "timer"):
-                why = "your time ran out" if msg.by == "timer" else "you were away"
-                lines.append(f"(The AI played your turn: {why}.)")
+                key = "session.ai_played_timer" if msg.by == "timer" else "session.ai_played_away"
+                lines.append(self.lang.t(key))
             for event in msg.events:
                 lines.extend(self.render.event(event))
             self.screen.show(lines)
@@ -300,28 +308,29 @@ class PlaySession:
         """The table, the moves (as many as the screen holds) and the prompt."""
         assert self.view is not None
         if self.auto_pass and [a.get("type") for a in self.moves] == ["pass"]:
-            self.screen.show(["(Auto-pass: pass is your only move.)"])
+            self.screen.show([self.lang.t("session.auto_pass")])
             self._auto = asyncio.ensure_future(self.send_move(0))
             return
         width, rows = terminal_size() if self.screen.tty else (100, 1000)
         self.render.width = width
         lines = ["", *self.render.view_lines(self.view), *self.render.notices(self.view)]
         if timer_s is not None:
-            lines.append(f"You have {timer_s:.0f} s.")
+            lines.append(self.lang.t("session.timer", s=f"{timer_s:.0f}"))
         moves = self.render.moves_lines(self.moves)
         room = rows - len(lines) - 2
         if len(moves) > max(room, 4):
             keep = max(room - 1, 3)
             moves = [
                 *moves[:keep],
-                f"  … and more: 'moves' lists all {len(self.moves)}, 'moves WORD' those with WORD",
+                "  " + self.lang.t("session.more_moves", n=len(self.moves)),
             ]
         self.screen.ask(None)
         self.screen.show([*lines, *moves])
         self.prompt_move()
 
     def prompt_move(self) -> None:
-        self.screen.ask(f"Your move [{key_range(self.render.move_keys(self.moves))}]: ")
+        keys = key_range(self.render.move_keys(self.moves), self.lang)
+        self.screen.ask(self.lang.t("session.move_prompt", keys=keys))
 
     def absent_lines(self) -> list[str]:
         """Who of the other people is away, after a game (a rematch does not wait for them)."""
@@ -330,10 +339,8 @@ class PlaySession:
             if s.seat == self.seat or s.kind != "human":
                 continue
             if not s.connected:
-                lines.append(
-                    f"{s.name or f'seat {s.seat}'} is away: type 'again' to play on without "
-                    "waiting (the AI plays their seat until they are back), or 'quit'."
-                )
+                name = s.name or self.lang.t("seat.numbered", n=s.seat)
+                lines.append(self.lang.t("session.is_away", name=name))
         return lines
 
     def on_table(self, info: TableInfo) -> None:
@@ -344,16 +351,14 @@ class PlaySession:
             if info.status == "waiting":
                 lines.extend(self.waiting_lines())
             elif info.status == "playing":
-                lines.append("Play starts.")
+                lines.append(self.lang.t("session.play_starts"))
         if self.over:
             for old, new in zip(before.seats, info.seats, strict=False):
                 if old.kind == "human" and new.kind == "empty" and old.seat != self.seat:
-                    lines.append(
-                        f"{old.name or f'seat {old.seat}'} left the table: the AI takes "
-                        "that seat if you play again."
-                    )
+                    name = old.name or self.lang.t("seat.numbered", n=old.seat)
+                    lines.append(self.lang.t("session.left", name=name))
         votes = [v for v in info.rematch_votes if v not in before.rematch_votes]
-        lines.extend(f"{self.seats.title(v)} asked for another game." for v in votes)
+        lines.extend(self.lang.t("session.rematch_vote", who=self.seats.title(v)) for v in votes)
         self.screen.show(lines)
 
     # -- what the player types -------------------------------------------------------
@@ -366,13 +371,17 @@ class PlaySession:
         text = line.strip()
         word, _, rest = text.partition(" ")
         word = word.lower()
+        if self.over and word in self.lang.t("session.yes_words").split():
+            word = "yes"  # sì / ja / igen / evet
+        elif self.over and word in self.lang.t("session.no_words").split():
+            word = "no"
         try:
             if not text:
                 self.reprompt()
             elif word in ("q", "quit", "exit") or (self.over and word in ("n", "no")):
                 await self.quit()
             elif word in ("h", "help", "?"):
-                self.screen.show([HELP])
+                self.screen.show([self.lang.t("session.help")])
             elif word in ("v", "view"):
                 if self.view is not None:
                     self.screen.show(self.render.view_lines(self.view))
@@ -383,7 +392,7 @@ class PlaySession:
                 await self.show_hint()
             elif word == "last":
                 found = self.render.last_lines(self.view) if self.view is not None else None
-                self.screen.show(found or ["Nothing has been played yet."])
+                self.screen.show(found or [self.lang.t("session.nothing_played")])
                 self.reprompt()
             elif word == "rules":
                 self.screen.show(rules_text(rest.strip() or self.info.game).splitlines())
@@ -399,7 +408,7 @@ class PlaySession:
             else:
                 await self.move(text)
         except ServerError as exc:
-            self.screen.show([f"Refused: {exc.message} ({exc.code})"])
+            self.screen.show([self.refused(exc)])
             self.reprompt()
         except CliError as exc:
             self.screen.show([str(exc)])
@@ -407,46 +416,56 @@ class PlaySession:
         if self.done is None and self.screen.prompt is None:
             self.reprompt()  # a prompt_toolkit prompt is cleared when answered
 
+    def refused(self, exc: ServerError) -> str:
+        """``Refused: … (code)``, the message in the player's language."""
+        message = self.lang.error(exc.code, exc.message)
+        return self.lang.t("session.refused", message=message, code=exc.code)
+
     async def show_hint(self) -> None:
         """The strongest AI's move for this seat, computed here from this seat's view."""
         if not self.info.hints:
-            self.screen.show(["Hints are off at this table."])
+            self.screen.show([self.lang.t("session.hints_off")])
         elif not self.moves or self.view is None:
-            self.screen.show(["A hint needs your turn."])
+            self.screen.show([self.lang.t("session.hint_needs_turn")])
         else:
             from client_cli.hint import hint
 
             view = dict(self.view)
-            index, why = await asyncio.to_thread(hint, self.info.game, view)
+            index, why = await asyncio.to_thread(hint, self.info.game, view, self.lang)
             if self.view is view or self.view == view:
                 label = self.render.move_labels(self.moves)[index]
-                self.screen.show([f"Hint: {label} — {why}."])
+                self.screen.show([self.lang.t("session.hint", move=label, why=why)])
         self.reprompt()
 
     def reprompt(self) -> None:
         if self.moves and not self.over:
             self.prompt_move()
         elif self.over:
-            self.screen.ask("Again? [y/n] ")
+            self.screen.ask(self.lang.t("session.again_prompt"))
 
     def list_moves(self, word: str) -> None:
         """Every move (``moves``), or those whose description holds ``word``."""
         if not self.moves:
-            self.screen.show(["You have no moves now."])
+            self.screen.show([self.lang.t("session.no_moves")])
             return
         labels = self.render.move_labels(self.moves)
         picked = [lab for lab in labels if word in lab.lower()] if word else labels
-        self.screen.show(["  " + lab for lab in picked] or [f"No move mentions {word!r}."])
+        self.screen.show(
+            ["  " + lab for lab in picked]
+            or [self.lang.t("session.no_move_mentions", word=repr(word))]
+        )
         self.reprompt()
 
     async def move(self, text: str) -> None:
         if self.over:
-            self.screen.show(["The game is over: 'again' or 'quit'."])
+            self.screen.show([self.lang.t("session.game_over_again")])
             self.reprompt()
             return
         if not self.moves:
-            waiting = self.render.turn_line(self.view) if self.view else "The game has not begun."
-            self.screen.show([f"It is not your turn. {waiting}"])
+            waiting = (
+                self.render.turn_line(self.view) if self.view else self.lang.t("session.not_begun")
+            )
+            self.screen.show([self.lang.t("session.not_your_turn", waiting=waiting)])
             return
         choice = choose_move(text, self.moves, self.render, self.view)
         if isinstance(choice, Pick):
@@ -455,10 +474,11 @@ class PlaySession:
             keys = self.render.move_keys(self.moves)
             labels = self.render.move_labels(self.moves)
             self.screen.show(
-                [f"{text.strip()!r} fits {len(choice.indices)} moves:"]
+                [self.lang.t("session.fits", text=repr(text.strip()), n=len(choice.indices))]
                 + ["  " + labels[i] for i in choice.indices]
             )
-            self.screen.ask(f"Which one? [{', '.join(keys[i] for i in choice.indices)}]: ")
+            which = ", ".join(keys[i] for i in choice.indices)
+            self.screen.ask(self.lang.t("session.which_prompt", keys=which))
         elif isinstance(choice, Send):
             await self.send_move(None, choice.action)
         elif isinstance(choice, Refuse):
@@ -477,25 +497,29 @@ class PlaySession:
             await self.client.act(self.table, action, seat=self.seat, version=version)
         except ServerError as exc:
             if exc.code in ("stale_version", "not_your_turn", "not_playing"):
-                self.screen.show(["Too late: the game moved on."])
+                self.screen.show([self.lang.t("session.too_late")])
                 return
-            if exc.code == "illegal_action":
-                self.screen.show([f"Not allowed: {exc.message}."])
+            if exc.code == "illegal_action" and self.lang.code == "en":
+                # the server's English message names the rule: "you must follow Eichel …"
+                message = exc.message.rstrip(".")
+                self.screen.show([self.lang.t("session.not_allowed", message=message)])
+            elif exc.code == "illegal_action":
+                self.screen.show([self.lang.error(exc.code, exc.message)])  # a whole sentence
             else:
-                self.screen.show([f"Refused: {exc.message} ({exc.code})"])
+                self.screen.show([self.refused(exc)])
             if self.version == version:
                 self.moves = legal
                 self.reprompt()
 
     async def again(self) -> None:
         if not self.over:
-            self.screen.show(["The game is still running."])
+            self.screen.show([self.lang.t("session.still_running")])
             return
         await self.client.rematch(self.table)
         self.screen.ask(None)
         humans = [s for s in self.info.seats if s.kind == "human" and s.seat != self.seat]
         if humans:
-            self.screen.show(["Waiting for the other players to agree…"])
+            self.screen.show([self.lang.t("session.waiting_agree")])
 
     async def quit(self) -> None:
         """Leave for good: the seat goes to the AI (or is freed) and is not resumed."""
@@ -504,19 +528,15 @@ class PlaySession:
                 await self.client.leave(self.table)
         self.forget()
         self.screen.ask(None)
-        self.screen.show(["Bye."])
+        self.screen.show([self.lang.t("session.bye")])
         self.done = EXIT_OK
 
     def detach(self) -> None:
         """Input ended (not a 'quit'): go, keeping the seat to resume it later."""
         self.screen.ask(None)
         if self.embedded or self.seat is None:
-            self.screen.show(["Bye."])
+            self.screen.show([self.lang.t("session.bye")])
         else:
-            self.screen.show(
-                [
-                    f"Bye. Your seat is kept: 'cardavia play {self.info.game} --url {self.url}' "
-                    "resumes it ('quit' gives it up)."
-                ]
-            )
+            command = f"cardavia play {self.info.game} --url {self.url}"
+            self.screen.show([self.lang.t("session.bye_kept", command=command)])
         self.done = EXIT_OK

@@ -15,6 +15,7 @@ from typing import Any
 
 from client_cli.client import ServerError
 from client_cli.common import EXIT_OK, CliError, connect, refused, run
+from client_cli.lang import Language, add_lang, from_args, language
 from client_cli.render import Seats, renderer_for
 from protocol.models import TableInfo
 from protocol.server_messages import Replay
@@ -32,17 +33,20 @@ def add_parser(sub: Any) -> None:
     p.add_argument("game_no", nargs="?", type=int, help="which game (default: the last)")
     p.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
     p.add_argument("--all", action="store_true", help="print every step at once")
+    add_lang(p)
     p.set_defaults(func=lambda args: run(replay_main(args)))
 
 
-def replay_lines(replay: Replay) -> list[list[str]]:
+def replay_lines(replay: Replay, lang: Language | None = None) -> list[list[str]]:
     """The replay as steps of lines: the deal first, then one step per action, the result."""
-    seats = Seats(me=None)
+    lang = lang or language()
+    seats = Seats(me=None, lang=lang)
     seats.update(TableInfo.model_construct(seats=replay.seats))
     render = renderer_for(replay.game, seats)
     render.set_pattern(replay.options)
-    head = [f"Replay of game {replay.game_no} ({replay.game}) at table {replay.table}"]
-    head.append("Players: " + ", ".join(f"{s.seat}: {seats(s.seat)}" for s in replay.seats))
+    head = [lang.t("replay.head", n=replay.game_no, game=replay.game, table=replay.table)]
+    players = ", ".join(f"{s.seat}: {seats(s.seat)}" for s in replay.seats)
+    head.append(lang.t("session.players", players=players))
     deal = [line for event in replay.start_events for line in render.event(event)]
     steps = [head + deal]
     for n, step in enumerate(replay.steps, 1):
@@ -57,6 +61,7 @@ def replay_lines(replay: Replay) -> list[list[str]]:
 
 async def replay_main(args: argparse.Namespace) -> int:
     """Fetch the replay and print it, step by step on a terminal."""
+    lang = from_args(args)
     client = await connect(args.url, "replay")
     try:
         replay = await client.replay(args.table, args.game_no)
@@ -67,11 +72,11 @@ async def replay_main(args: argparse.Namespace) -> int:
     finally:
         await client.close()
     stepping = not args.all and sys.stdin.isatty() and sys.stdout.isatty()
-    steps = replay_lines(replay)
+    steps = replay_lines(replay, lang)
     for i, lines in enumerate(steps):
         print("\n".join(lines), flush=True)
         if stepping and 0 < i < len(steps) - 1:
-            typed = await asyncio.to_thread(input, "  (Enter: next step, a: all, q: quit) ")
+            typed = await asyncio.to_thread(input, "  " + lang.t("replay.prompt") + " ")
             if typed.strip().lower() == "q":
                 return EXIT_OK
             if typed.strip().lower() == "a":

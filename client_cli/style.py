@@ -19,7 +19,8 @@ FRENCH_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 _RED, _GREEN, _YELLOW, _BLUE, _BROWN = "31", "32", "33", "34", "38;5;130"
 SUIT_COLOURS: dict[str, str] = {
-    # by the pattern's suit name, so a code gets its region's colour
+    # by the pattern's suit name in engine.cards (not the translated one), so a code
+    # gets its region's colour
     "Hearts": _RED,
     "Diamonds": _RED,
     "Coppe": _RED,
@@ -72,10 +73,11 @@ class Style:
     def suit_colour(self, suit_name: str) -> str | None:
         return SUIT_COLOURS.get(suit_name)
 
-    def suit_label(self, suit: str, suit_name: str, french: bool) -> str:
-        """``♠`` (French, colour on) or the suit's name, coloured."""
+    def suit_label(self, suit: str, suit_name: str, french: bool, colour: str | None = None) -> str:
+        """``♠`` (French, colour on) or the suit's name (in the player's language), in
+        ``colour`` (default: the colour of ``suit_name``)."""
         label = FRENCH_SYMBOLS.get(suit, suit_name) if (french and self.colour) else suit_name
-        return self.paint(label, self.suit_colour(suit_name))
+        return self.paint(label, colour or self.suit_colour(suit_name))
 
 
 def wrap(head: str, items: Sequence[str], width: int, indent: int = 4, sep: str = " ") -> list[str]:

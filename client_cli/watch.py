@@ -8,6 +8,7 @@ from typing import Any
 
 from client_cli.client import ClientClosed, ServerError
 from client_cli.common import EXIT_FAILED, EXIT_OK, CliError, add_ca_file, connect, refused, run
+from client_cli.lang import add_lang, from_args
 from client_cli.render import Seats, renderer_for, seat_name
 from protocol import server_messages as sm
 
@@ -20,12 +21,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--table", required=True, metavar="ID", help="the table to watch")
     p.add_argument("--invite", help="invite code of a private table")
     p.add_argument("--name", default="spectator", help="display name")
+    add_lang(p)
     p.add_argument("--follow", action="store_true", help="keep watching the next games (rematches)")
     p.set_defaults(func=lambda args: run(watch_main(args)))
 
 
 async def watch_main(args: argparse.Namespace) -> int:
     """Spectate ``--table``: the spectator view and the public events only."""
+    lang = from_args(args)
     client = await connect(args.url, args.name, ca_file=args.ca_file)
     try:
         try:
@@ -34,31 +37,33 @@ async def watch_main(args: argparse.Namespace) -> int:
             if exc.code == "not_found":
                 raise CliError(f"table {args.table!r} not found ({exc.message})") from None
             raise refused(f"cannot watch table {args.table}", exc) from None
-        seats = Seats(me=None)
+        seats = Seats(me=None, lang=lang)
         seats.update(joined.table)
         render = renderer_for(joined.table.game, seats)
         render.set_pattern(joined.table.options)
         out = sys.stdout
-        names = ", ".join(f"{s.seat}: {seat_name(s)}" for s in joined.table.seats)
-        print(f"Watching {joined.table.title} at table {joined.table.id} ({joined.table.status})")
-        print(f"Players: {names}", flush=True)
+        info = joined.table
+        names = ", ".join(f"{s.seat}: {seat_name(s, lang=lang)}" for s in info.seats)
+        status_text = lang.t(f"watch.status.{info.status}")
+        print(lang.t("watch.head", title=info.title, table=info.id, status=status_text))
+        print(lang.t("session.players", players=names), flush=True)
         game_no = 0
         status = joined.table.status
         while True:
             try:
                 msg = await client.receive()
             except ClientClosed as exc:
-                print(f"The connection closed. {exc.reason}".rstrip(), flush=True)
+                print(lang.t("watch.closed", reason=exc.reason).rstrip(), flush=True)
                 return EXIT_FAILED
             lines: list[str] = []
             if isinstance(msg, sm.Update | sm.Snapshot) and msg.table == joined.table.id:
                 if msg.game_no != game_no:
                     game_no = msg.game_no
-                    lines.append(f"=== Game {game_no} ===")
+                    lines.append(lang.t("session.game_no", n=game_no))
                 if isinstance(msg, sm.Snapshot):
                     lines.extend(render.view_lines(msg.view))
                     if status == "finished" and not args.follow:
-                        lines.append("This game is over.")
+                        lines.append(lang.t("watch.over"))
                         print("\n".join(lines), file=out, flush=True)
                         return EXIT_OK
                 else:
@@ -76,10 +81,10 @@ async def watch_main(args: argparse.Namespace) -> int:
             elif isinstance(msg, sm.ChatLine) and msg.table == joined.table.id:
                 lines.append(f"[{msg.name}] {msg.text}")
             elif isinstance(msg, sm.TableClosed) and msg.table == joined.table.id:
-                print(f"The table closed: {msg.reason}", flush=True)
+                print(lang.t("session.table_closed", reason=msg.reason), flush=True)
                 return EXIT_OK
             elif isinstance(msg, sm.Shutdown):
-                print(f"The server is shutting down: {msg.reason}", flush=True)
+                print(lang.t("session.shutdown_why", reason=msg.reason), flush=True)
                 return EXIT_OK
             if lines:
                 print("\n".join(lines), file=out, flush=True)

@@ -7,9 +7,11 @@ terminal; it knows only the keys every game shares (``to_act``, ``hand``,
 rest generically, so a game without a renderer of its own still plays.
 Per-game subclasses (``client_cli.render.<game>``) make it read well.
 
-Cards are named per the table's pattern (``engine.cards.PATTERNS``), e.g.
-``7D`` is "Seven of Denari" with Napoletane cards; the short code is kept
-beside the name so it can be typed.
+Cards are named per the table's pattern in the player's language
+(:mod:`client_cli.lang`, the page's own names), e.g. ``7D`` is "Sette di
+Denari" in Italian with Napoletane cards; the short code is kept beside the
+name so it can be typed, the same in every language.  Every other word comes
+from the language too (``self.t(key)``, ``self.term(key)``).
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from client_cli.lang import Language, language
 from client_cli.style import Style, columns, visible_len, wrap
-from engine.cards import PATTERNS, Card, CardError, Pattern
+from engine.cards import PATTERNS, CardError, Pattern
 from protocol.models import SeatInfo, TableInfo
 
 _SKIP_VIEW_KEYS = frozenset({"legal", "options", "seat", "to_act", "history"})
@@ -34,47 +37,51 @@ class Seats:
     me: int | None = None
     names: dict[int, str] = field(default_factory=dict)
     kinds: dict[int, str] = field(default_factory=dict)
+    lang: Language = field(default_factory=language)
 
     def update(self, info: TableInfo) -> list[str]:
         """Take the seats of ``info``; lines saying what changed (empty the first time)."""
         changes: list[str] = []
         first = not self.names
         for seat in info.seats:
-            name, kind = seat_name(seat, levels=False), seat.kind
+            name, kind = seat_name(seat, levels=False, lang=self.lang), seat.kind
             old = self.names.get(seat.seat)
             if not first and old != name:
-                changes.append(f"Seat {seat.seat}: {name}")
+                changes.append(self.lang.t("seat.changed", n=seat.seat, name=name))
             self.names[seat.seat] = name
             self.kinds[seat.seat] = kind
         return changes
 
     def __call__(self, seat: int | None) -> str:
         if seat is None:
-            return "nobody"
+            return self.lang.t("seat.nobody")
         if seat == self.me:
-            return "you"
-        return self.names.get(seat, f"seat {seat}")
+            return self.lang.t("seat.you")
+        return self.names.get(seat, self.lang.t("seat.numbered", n=seat))
 
     def title(self, seat: int | None) -> str:
         """For the start of a sentence: ``You``; a player's name as they wrote it (the
         same spelling everywhere on the screen)."""
         text = self(seat)
-        if seat is None or text == "you":
+        if seat is None or seat == self.me:
             return text[:1].upper() + text[1:]
         return text
 
 
-def seat_name(seat: SeatInfo, *, levels: bool = True) -> str:
+def seat_name(seat: SeatInfo, *, levels: bool = True, lang: Language | None = None) -> str:
     """A seat as the lobby shows it: the player's name, or AI (with its level)."""
+    lang = lang or language()
     if seat.kind == "empty":
-        return f"(empty seat {seat.seat})"
+        return lang.t("seat.empty", n=seat.seat)
     if seat.kind == "ai":
-        return f"AI {seat.seat}" + (f" ({seat.level})" if seat.level and levels else "")
-    name = seat.name or f"player {seat.seat}"
+        if seat.level and levels:
+            return lang.t("seat.ai_level", n=seat.seat, level=lang.level(seat.level))
+        return lang.t("seat.ai", n=seat.seat)
+    name = seat.name or lang.t("seat.player", n=seat.seat)
     if seat.ai_covering:
-        return f"{name} (away, AI playing)"
+        return lang.t("seat.away_ai", name=name)
     if not seat.connected:
-        return f"{name} (away)"
+        return lang.t("seat.away", name=name)
     return name
 
 
@@ -88,12 +95,31 @@ class Renderer:
     cards then picks the move made of exactly those); not so where a played card
     may also capture (Scopa, Cicera): there the other moves are offered."""
 
-    def __init__(self, seats: Seats | None = None, pattern: str | None = None) -> None:
-        self.seats = seats if seats is not None else Seats()
+    def __init__(
+        self, seats: Seats | None = None, pattern: str | None = None, lang: Language | None = None
+    ) -> None:
+        self.lang: Language = lang or (seats.lang if seats is not None else language())
+        self.seats = seats if seats is not None else Seats(lang=self.lang)
         self.pattern: Pattern | None = PATTERNS.get(pattern or "")
         self.style = Style()
         self.width = 100
         """Columns to lay lines out in (the terminal's width)."""
+
+    # -- words -----------------------------------------------------------------------
+    def t(self, key: str, **args: Any) -> str:
+        """The terminal string ``key`` in the player's language."""
+        return self.lang.t(key, **args)
+
+    def term(self, key: str, default: str | None = None) -> str:
+        """A term of this game (``terms.<game>.<key>``) in the player's language."""
+        return self.lang.term(self.game, key, default)
+
+    def said(self, key: str, seat: int | None, **args: Any) -> str:
+        """``key.you`` when ``seat`` is the player's (``You play …``), else ``key.other``
+        with ``{who}`` (``Ann plays …``): languages conjugate differently."""
+        if seat is not None and seat == self.seats.me:
+            return self.t(key + ".you", **args)
+        return self.t(key + ".other", who=self.seats.title(seat), **args)
 
     # -- cards ---------------------------------------------------------------
     def set_pattern(self, options: Mapping[str, Any] | None) -> None:
@@ -107,9 +133,9 @@ class Renderer:
             return None
         try:
             card = self.pattern.family.parse(code)
-            return self.pattern.name(Card(card.rank, card.suit))
-        except (CardError, KeyError):
+        except CardError:
             return None
+        return self.lang.card_name(card.text, self.pattern.id)
 
     def card(self, code: str) -> str:
         """``Seven of Denari (7D)``; the bare code when the pattern cannot name it."""
@@ -140,8 +166,9 @@ class Renderer:
         """A group's label: the suit's name (its symbol in colour, French cards)."""
         if self.pattern is None:
             return group
-        name = str(self.pattern.suit_names.get(group, group))
-        return self.style.suit_label(group, name, self.pattern.family.name == "french")
+        name = self.lang.suit_name(group, self.pattern.id)
+        colour = self.style.suit_colour(str(self.pattern.suit_names.get(group, "")))
+        return self.style.suit_label(group, name, self.pattern.family.name == "french", colour)
 
     def sorted_groups(
         self, codes: Iterable[str], view: Mapping[str, Any] | None = None
@@ -167,27 +194,21 @@ class Renderer:
                     items.append(f"{label} {self.code(code)}")
                 else:
                     items.append(self.code(code))
-        return wrap(head or f"Your hand ({len(codes)}):", items, self.width)
+        return wrap(head or self.t("view.hand", n=len(codes)), items, self.width)
 
     def dealt_lines(self, seat: int | None, codes: Sequence[str]) -> list[str]:
         """``You get: …`` for a ``hand`` event, sorted and wrapped like the hand."""
-        return self.hand_lines(codes, None, self.subject(seat, "get") + ":")
+        return self.hand_lines(codes, None, self.said("event.get", seat))
 
     def cards(self, codes: Iterable[str], sep: str = ", ") -> str:
         """Several cards, named."""
         items = [self.card(c) for c in codes]
-        return sep.join(items) if items else "none"
+        return sep.join(items) if items else self.t("view.none")
 
-    @staticmethod
-    def codes(codes: Iterable[str]) -> str:
+    def codes(self, codes: Iterable[str]) -> str:
         """Several cards as short codes."""
         items = [str(c) for c in codes]
-        return " ".join(items) if items else "none"
-
-    def subject(self, seat: int | None, verb: str, third: str | None = None) -> str:
-        """``You play`` / ``AI 1 plays``: a seat and its verb, agreeing."""
-        mine = seat is not None and seat == self.seats.me
-        return f"{self.seats.title(seat)} {verb if mine else third or verb + 's'}"
+        return " ".join(items) if items else self.t("view.none")
 
     # -- views -----------------------------------------------------------------
     def view_lines(self, view: Mapping[str, Any]) -> list[str]:
@@ -199,21 +220,21 @@ class Renderer:
         """Whose turn it is."""
         to_act = list(view.get("to_act") or [])
         if not to_act:
-            return "Nobody is to play."
+            return self.t("turn.nobody")
         if self.seats.me is not None and self.seats.me in to_act:
-            return "Your turn."
-        who = " and ".join(self.seats(s) for s in to_act)
-        return f"Waiting for {who}."
+            return self.t("turn.yours")
+        who = self.t("view.and").join(self.seats(s) for s in to_act)
+        return self.t("turn.waiting", who=who)
 
     def game_view(self, view: Mapping[str, Any]) -> list[str]:
         """The game's own lines; generic: every field but the legal moves."""
         lines: list[str] = []
         if "table" in view:
-            lines.append(f"Table: {self.cards(view['table'])}")
+            lines.append(self.t("view.table", cards=self.cards(view["table"])))
         if "hand" in view and self.seats.me is not None:
             lines.extend(self.hand_lines(view["hand"], view))
         if "hand_counts" in view:
-            lines.append(f"Cards in hand: {self.per_seat(view['hand_counts'])}")
+            lines.append(self.t("view.hand_counts", counts=self.per_seat(view["hand_counts"])))
         for key, value in view.items():
             if key in _SKIP_VIEW_KEYS or key in ("table", "hand", "hand_counts"):
                 continue
@@ -313,8 +334,10 @@ class Renderer:
     def not_a_move(self, cards: Sequence[str], view: Mapping[str, Any]) -> str | None:
         """Why ``cards`` are no move at all, in the game's terms (None: no more to say)."""
         missing = [c for c in cards if c not in (view.get("hand") or cards)]
+        if len(missing) == 1:
+            return self.t("move.not_in_hand_one", cards=missing[0])
         if missing:
-            return f"{' '.join(missing)} {'is' if len(missing) == 1 else 'are'} not in your hand"
+            return self.t("move.not_in_hand_many", cards=" ".join(missing))
         return None
 
     def notices(self, view: Mapping[str, Any]) -> list[str]:
@@ -346,19 +369,20 @@ class Renderer:
     # -- results -----------------------------------------------------------------
     def result_lines(self, result: Mapping[str, Any]) -> list[str]:
         """The end of a game: scores, winners, and the summary figures."""
-        lines = ["Game over."]
+        lines = [self.t("result.over")]
         scores = result.get("scores")
         if isinstance(scores, list):
-            lines.append(f"Scores: {self.per_seat(scores)}")
+            lines.append(self.t("result.scores", scores=self.per_seat(scores)))
         winners = result.get("winners")
         if isinstance(winners, list):
             if not winners:
-                lines.append("Nobody won.")
+                lines.append(self.t("result.nobody_won"))
             elif winners == [self.seats.me]:
-                lines.append("You won!")
+                lines.append(self.t("result.you_won"))
             else:
                 names = ", ".join(self.seats(w) for w in winners)
-                lines.append(f"Winner{'s' if len(winners) > 1 else ''}: {names}")
+                key = "result.winners" if len(winners) > 1 else "result.winner"
+                lines.append(self.t(key, names=names))
         lines.extend(self.game_summary(result.get("summary") or {}))
         return lines
 

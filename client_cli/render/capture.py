@@ -15,18 +15,21 @@ class CaptureRenderer(Renderer):
     def game_action(self, action: Mapping[str, Any]) -> str | None:
         if action.get("type") != "play":
             return None
-        text = f"Play {self.card(action.get('card', '?'))}"
+        card = self.card(action.get("card", "?"))
         capture = action.get("capture") or []
-        return text + (f", capture {self.cards(capture, ' + ')}" if capture else ", no capture")
+        if not capture:
+            return self.t("action.play_lay", card=card)
+        return self.t("action.play_capture", card=card, captured=self.cards(capture, " + "))
 
     def short_action(self, action: Mapping[str, Any]) -> str:
         if action.get("type") != "play":
             return self.action(action)
-        text = f"Play {self.code(action.get('card', '?'))}"
+        card = self.code(action.get("card", "?"))
         capture = action.get("capture") or []
         if not capture:
-            return text + ", no capture"
-        return text + ", capture " + " + ".join(self.code(c) for c in capture)
+            return self.t("action.play_lay", card=card)
+        captured = " + ".join(self.code(c) for c in capture)
+        return self.t("action.play_capture", card=card, captured=captured)
 
     def typed_action(self, cards: Sequence[str], view: Mapping[str, Any]) -> dict[str, Any] | None:
         """The card from the hand, capturing the others typed (the server says why not)."""
@@ -38,21 +41,20 @@ class CaptureRenderer(Renderer):
     def table_lines(self, codes: Sequence[str]) -> list[str]:
         """``Table: Seven of Denari (7D), …`` wrapped between cards."""
         if not codes:
-            return ["Table: empty"]
-        return wrap("Table:", [self.card(c) for c in codes], self.width, sep=", ")
+            return [self.t("view.table_empty")]
+        head = self.t("view.table", cards="").rstrip()
+        return wrap(head, [self.card(c) for c in codes], self.width, sep=", ")
 
     def last_lines(self, view: Mapping[str, Any]) -> list[str] | None:
         last = view.get("last_play")
         if not isinstance(last, Mapping):
             return None
-        who = self.seats.title(last.get("seat"))
-        return [self.capture_line(who, last)]
+        return [self.capture_line(last.get("seat"), last)]
 
-    def capture_line(self, who: str, data: Mapping[str, Any]) -> str:
+    def capture_line(self, seat: int | None, data: Mapping[str, Any]) -> str:
         """ "You play 7D and capture 3S + 4C" from a ``play`` event."""
-        verb = "play" if who == "You" else "plays"
-        line = f"{who} {verb} {self.card(data.get('card', '?'))}"
+        card = self.card(data.get("card", "?"))
         if data.get("captured"):
-            line += f" and capture{'' if who == 'You' else 's'} "
-            line += self.cards(data["captured"], " + ")
-        return line
+            captured = self.cards(data["captured"], " + ")
+            return self.said("event.play_capture", seat, card=card, captured=captured)
+        return self.said("event.play", seat, card=card)

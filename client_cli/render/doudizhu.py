@@ -39,47 +39,62 @@ class DoudizhuRenderer(Renderer):
         landlord = view.get("landlord")
         if landlord is None:
             return ""
-        return " [landlord]" if seat == landlord else " [peasant]"
+        return f" [{self.term('landlord' if seat == landlord else 'farmer')}]"
+
+    def combo_name(self, combo: Any) -> str:
+        """A combination's name (``pair sequence``) in the player's language."""
+        return self.term(str(combo), str(combo).replace("_", " "))
 
     def game_view(self, view: Mapping[str, Any]) -> list[str]:
         lines: list[str] = []
         phase = view.get("phase")
         if phase == "bidding":
             auction = view.get("auction") or []
+            passed = self.term("pass").lower()
             bids = ", ".join(
-                f"{self.seats(b.get('seat'))} {b.get('bid') or 'pass'}" for b in auction
+                f"{self.seats(b.get('seat'))} {b.get('bid') or passed}" for b in auction
             )
-            lines.append(f"Bidding (highest bid {view.get('bid', 0)}): {bids or 'no bids yet'}")
+            lines.append(
+                self.t(
+                    "doudizhu.bidding",
+                    bid=view.get("bid", 0),
+                    bids=bids or self.t("doudizhu.no_bids"),
+                )
+            )
         else:
             lines.append(
-                f"Landlord {self.seats(view.get('landlord'))} for {view.get('bid')}; "
-                f"multiplier ×{view.get('multiplier', 1)}, bombs {view.get('bombs', 0)}; "
-                f"bottom {self.short_cards(view.get('bottom') or [])}"
+                self.t(
+                    "doudizhu.landlord_line",
+                    landlord=self.seats(view.get("landlord")),
+                    bid=view.get("bid"),
+                    multiplier=view.get("multiplier", 1),
+                    bombs=view.get("bombs", 0),
+                    bottom=self.short_cards(view.get("bottom") or []),
+                )
             )
             last = view.get("last")
             if last:
-                lines.append(f"To beat: {self.combo(last)} by {self.seats(view.get('last_seat'))}")
+                who = self.seats(view.get("last_seat"))
+                lines.append(self.t("doudizhu.to_beat", combo=self.combo(last), who=who))
             elif phase == "play":
-                lines.append("Free lead: any combination.")
+                lines.append(self.t("doudizhu.free_lead"))
         if view.get("seat") is not None:
             lines.extend(self.hand_lines(view.get("hand") or [], view))
         counts = view.get("hand_counts") or []
-        lines.append(
-            "Cards in hand: "
-            + ", ".join(f"{self.seats(i)}{self.role(view, i)} {n}" for i, n in enumerate(counts))
-        )
+        each = ", ".join(f"{self.seats(i)}{self.role(view, i)} {n}" for i, n in enumerate(counts))
+        lines.append(self.t("view.hand_counts", counts=each))
         return lines
 
     def combo(self, play: Mapping[str, Any]) -> str:
-        combo = str(play.get("combo", "")).replace("_", " ")
+        combo = self.combo_name(play.get("combo", "")) if play.get("combo") else ""
         return f"{combo} {self.short_cards(play.get('cards') or [])}".strip()
 
     def game_action(self, action: Mapping[str, Any]) -> str | None:
         kind = action.get("type")
         if kind == "pass":
-            return "Pass"
+            return self.t("action.pass")
         if kind == "bid":
-            return f"Bid {action.get('value')}"
+            return self.t("action.bid", value=action.get("value"))
         if kind == "play":
             return self.combo(action)
         return None
@@ -97,12 +112,12 @@ class DoudizhuRenderer(Renderer):
         groups: dict[str, list[str]] = {}
         for key, action in zip(self.move_keys(legal), legal, strict=True):
             if action.get("type") == "play":
-                combo = str(action.get("combo", "")).replace("_", " ")
+                combo = self.combo_name(action.get("combo", ""))
                 item = " ".join(
                     self.code(c) for c in sorted(action.get("cards") or [], key=_rank_order)
                 )
             else:
-                combo, item = "other", self.action(action)
+                combo, item = self.t("doudizhu.other_moves"), self.action(action)
             groups.setdefault(combo, []).append(f"{key}) {item}")
         lines: list[str] = []
         for combo, items in groups.items():
@@ -140,44 +155,48 @@ class DoudizhuRenderer(Renderer):
         return {"type": "play", "cards": list(cards), "combo": combo}
 
     def not_a_move(self, cards: Sequence[str], view: Mapping[str, Any]) -> str | None:
-        return super().not_a_move(cards, view) or (
-            f"{' '.join(cards)} is not a Dou Dizhu combination ('rules' lists them)"
+        return super().not_a_move(cards, view) or self.t(
+            "doudizhu.not_a_combination", cards=" ".join(cards)
         )
 
     def last_lines(self, view: Mapping[str, Any]) -> list[str] | None:
         last = view.get("last")
         if not last:
-            return ["Nothing to beat: the trick is new."]
-        return [f"Last play: {self.combo(last)} by {self.seats(view.get('last_seat'))}"]
+            return [self.t("doudizhu.nothing_to_beat")]
+        who = self.seats(view.get("last_seat"))
+        return [self.t("doudizhu.last_play", combo=self.combo(last), who=who)]
 
     def game_event(self, kind: str, data: Mapping[str, Any]) -> list[str] | None:
-        who = self.seats.title(data.get("seat"))
-        s = "" if who == "You" else "s"
+        seat = data.get("seat")
         if kind in ("deal", "redeal"):
-            again = "Nobody bid: redeal. " if kind == "redeal" else "— New deal. "
-            return [f"{again}{self.subject(data.get('first_bidder'), 'bid')} first."]
+            again = self.t("doudizhu.redeal" if kind == "redeal" else "doudizhu.new_deal")
+            return [f"{again} {self.said('event.bids_first', data.get('first_bidder'))}"]
         if kind == "hand":
-            return self.dealt_lines(data.get("seat"), data.get("hand") or [])
+            return self.dealt_lines(seat, data.get("hand") or [])
         if kind == "bid":
             bid = data.get("bid")
-            return [f"{who} bid{s} {bid}" if bid else f"{who} pass{'' if who == 'You' else 'es'}"]
-        if kind == "landlord":
             return [
-                f"{who} {'are' if who == 'You' else 'is'} the landlord for {data.get('bid')}; "
-                f"bottom cards: {self.short_cards(data.get('bottom') or [])}"
+                self.said("event.bid", seat, value=bid) if bid else self.said("event.pass", seat)
             ]
+        if kind == "landlord":
+            bottom = self.short_cards(data.get("bottom") or [])
+            return [self.said("event.landlord", seat, bid=data.get("bid"), bottom=bottom)]
         if kind == "play":
-            return [f"{who} play{s} {self.combo(data)}"]
+            return [self.said("event.play", seat, card=self.combo(data))]
         if kind == "pass":
-            return [f"{who} pass{'' if who == 'You' else 'es'}"]
+            return [self.said("event.pass", seat)]
         if kind == "lead":
-            return [f"{who} {'have' if who == 'You' else 'has'} the lead."]
+            return [self.said("event.lead", seat)]
         if kind == "deal_over":
-            won = "won" if data.get("landlord_won") else "lost"
-            extra = [k for k in ("spring", "reverse_spring") if data.get(k)]
-            line = f"The landlord ({self.seats(data.get('landlord'))}) {won}; "
-            line += f"bid {data.get('bid')} × {data.get('multiplier')}"
+            line = self.t(
+                "doudizhu.landlord_won" if data.get("landlord_won") else "doudizhu.landlord_lost",
+                landlord=self.seats(data.get("landlord")),
+                bid=data.get("bid"),
+                multiplier=data.get("multiplier"),
+            )
+            extra = [self.term(k) for k in ("spring", "reverse_spring") if data.get(k)]
             if extra:
-                line += " (" + ", ".join(e.replace("_", " ") for e in extra) + ")"
-            return [line, f"  scores: {self.per_seat(data.get('scores') or [])}"]
+                line += " (" + ", ".join(extra) + ")"
+            scores = self.per_seat(data.get("scores") or [])
+            return [line, "  " + self.t("doudizhu.scores", scores=scores)]
         return None

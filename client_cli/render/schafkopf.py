@@ -107,7 +107,9 @@ class SchafkopfRenderer(Renderer):
         return [TRUMPS, "E", "G", "H", "S"]
 
     def group_name(self, group: str, view: Mapping[str, Any] | None = None) -> str:
-        return self.style.bold("Trumps") if group == TRUMPS else super().group_name(group, view)
+        if group == TRUMPS:
+            return self.style.bold(self.t("schafkopf.trumps"))
+        return super().group_name(group, view)
 
     # -- what a player types -----------------------------------------------------------
     def word_move(
@@ -140,16 +142,14 @@ class SchafkopfRenderer(Renderer):
             return []
         ace = f"A{contract.get('suit')}"
         if ace in (view.get("hand") or []):
-            return [
-                f"You hold the called ace {self.card(ace)}: you are "
-                f"{self.seats(contract.get('declarer'))}'s partner (nobody knows until it falls)."
-            ]
+            partner = self.seats(contract.get("declarer"))
+            return [self.t("schafkopf.called_ace", card=self.card(ace), declarer=partner)]
         return []
 
     def last_lines(self, view: Mapping[str, Any]) -> list[str] | None:
         tricks = view.get("tricks") or []
         if not tricks:
-            return ["No trick has been completed in this deal yet."]
+            return [self.t("schafkopf.no_trick_yet")]
         last = tricks[-1]
         leader = int(last.get("leader", 0))
         plays = ", ".join(
@@ -157,43 +157,57 @@ class SchafkopfRenderer(Renderer):
             for i, c in enumerate(last.get("cards") or [])
         )
         return [
-            f"Last trick: {plays}; {self.seats(last.get('winner'))} took it "
-            f"({last.get('points', 0)} points)."
+            self.t(
+                "schafkopf.last_trick",
+                plays=plays,
+                winner=self.seats(last.get("winner")),
+                points=last.get("points", 0),
+            )
         ]
 
     def suit_name(self, suit: Any) -> str:
         if not suit:
             return ""
         if self.pattern is not None:
-            return str(self.pattern.suit_names.get(str(suit), suit))
+            return self.lang.suit_name(str(suit), self.pattern.id)
         return str(suit)
 
     def contract(self, kind: Any, suit: Any) -> str:
-        name = _CONTRACTS.get(str(kind), str(kind).replace("_", " "))
+        """``Rufspiel on the Gras ace``, ``Herz Solo``, ``Wenz`` in the player's language."""
+        name = self.term(str(kind), _CONTRACTS.get(str(kind), str(kind).replace("_", " ")))
         if not suit:
             return name
-        if kind == "rufer":
-            return f"{name} on the {self.suit_name(suit)} ace"
-        return f"{self.suit_name(suit)} {name}"
+        key = "schafkopf.rufer_on" if kind == "rufer" else "schafkopf.suit_contract"
+        return self.t(key, contract=name, suit=self.suit_name(suit))
 
     def game_view(self, view: Mapping[str, Any]) -> list[str]:
         deals = (view.get("options") or {}).get("deals")
-        head = f"Deal {int(view.get('deal_no', 0)) + 1}" + (f" of {deals}" if deals else "")
-        lines = [head + f", dealer {self.seats(view.get('dealer'))}"]
+        deal, dealer = int(view.get("deal_no", 0)) + 1, self.seats(view.get("dealer"))
+        if deals:
+            lines = [self.t("schafkopf.head_of", deal=deal, deals=deals, dealer=dealer)]
+        else:
+            lines = [self.t("schafkopf.head", deal=deal, dealer=dealer)]
         contract = view.get("contract")
         if view.get("phase") == "bidding" or not contract:
             bids = view.get("bids") or []
             said = ", ".join(
                 f"{self.seats(b.get('seat'))} "
-                + (self.contract(b.get("contract"), b.get("suit")) if b.get("contract") else "pass")
+                + (
+                    self.contract(b.get("contract"), b.get("suit"))
+                    if b.get("contract")
+                    else self.term("pass", "pass").lower()
+                )
                 for b in bids
             )
-            lines.append(f"Bidding: {said or 'nobody has spoken yet'}")
+            lines.append(self.t("schafkopf.bidding", bids=said or self.t("schafkopf.no_bids")))
         else:
-            text = f"Contract: {self.contract(contract.get('kind'), contract.get('suit'))}"
-            text += f" by {self.seats(contract.get('declarer'))}"
+            text = self.t(
+                "schafkopf.contract",
+                contract=self.contract(contract.get("kind"), contract.get("suit")),
+                declarer=self.seats(contract.get("declarer")),
+            )
             if view.get("partner") is not None:
-                text += f" with {self.seats(view['partner'])}"
+                text += self.t("schafkopf.with_partner", partner=self.seats(view["partner"]))
             lines.append(text)
             trick = view.get("trick") or []
             leader = int(view.get("leader", 0))
@@ -201,71 +215,84 @@ class SchafkopfRenderer(Renderer):
                 f"{self.seats((leader + i) % 4)} {self.card(c)}" for i, c in enumerate(trick)
             )
             lines.append(
-                f"Trick {len(view.get('tricks') or []) + 1}: {plays or 'nothing yet'}"
-                f" (led by {self.seats(leader)})"
+                self.t(
+                    "schafkopf.trick",
+                    n=len(view.get("tricks") or []) + 1,
+                    plays=plays or self.t("schafkopf.nothing_yet"),
+                    leader=self.seats(leader),
+                )
             )
-            lines.append(f"Card points taken: {self.per_seat(view.get('points') or [])}")
+            lines.append(
+                self.t("schafkopf.card_points", points=self.per_seat(view.get("points") or []))
+            )
         if view.get("seat") is not None:
             lines.extend(self.hand_lines(view.get("hand") or [], view))
             lines.extend(self.notices(view))
-        lines.append(f"Totals: {self.per_seat(view.get('totals') or [])}")
+        lines.append(self.t("view.totals", scores=self.per_seat(view.get("totals") or [])))
         return lines
 
     def game_action(self, action: Mapping[str, Any]) -> str | None:
         kind = action.get("type")
         if kind == "pass":
-            return "Pass"
+            return self.t("action.pass")
         if kind == "announce":
-            return f"Announce {self.contract(action.get('contract'), action.get('suit'))}"
+            contract = self.contract(action.get("contract"), action.get("suit"))
+            return self.t("action.announce", contract=contract)
         if kind == "play":
-            return f"Play {self.card(action.get('card', '?'))}"
+            return self.t("action.play", card=self.card(action.get("card", "?")))
         return None
 
     def game_event(self, kind: str, data: Mapping[str, Any]) -> list[str] | None:
-        who = self.seats.title(data.get("seat"))
-        s = "" if who == "You" else "s"
+        seat = data.get("seat")
         if kind == "deal":
             return [
-                f"— Deal {int(data.get('deal_no', 0)) + 1}: dealer {self.seats(data.get('dealer'))}"
+                self.t(
+                    "schafkopf.deal",
+                    deal=int(data.get("deal_no", 0)) + 1,
+                    dealer=self.seats(data.get("dealer")),
+                )
             ]
         if kind == "hand":
-            return self.dealt_lines(data.get("seat"), data.get("hand") or [])
+            return self.dealt_lines(seat, data.get("hand") or [])
         if kind == "bid":
             if not data.get("contract"):
-                return [f"{who} pass{'' if who == 'You' else 'es'}"]
-            return [f"{who} announce{s}: {self.contract(data.get('contract'), data.get('suit'))}"]
+                return [self.said("event.pass", seat)]
+            contract = self.contract(data.get("contract"), data.get("suit"))
+            return [self.said("event.announce", seat, contract=contract)]
         if kind == "contract":
-            return [
-                f"Bidding over: {self.seats(data.get('declarer'))} "
-                f"{'play' if data.get('declarer') == self.seats.me else 'plays'} "
-                f"the {self.contract(data.get('contract'), data.get('suit'))}."
-            ]
+            contract = self.contract(data.get("contract"), data.get("suit"))
+            return [self.said("event.plays_contract", data.get("declarer"), contract=contract)]
         if kind == "play":
-            return [f"{who} play{s} {self.card(data.get('card', '?'))}"]
+            return [self.said("event.play", seat, card=self.card(data.get("card", "?")))]
         if kind == "trick":
-            winner = self.seats.title(data.get("winner"))
-            return [
-                f"{winner} take{'' if winner == 'You' else 's'} the trick "
-                f"({self.codes(data.get('cards') or [])}, {data.get('points', 0)} points)"
-            ]
+            cards = self.codes(data.get("cards") or [])
+            points = data.get("points", 0)
+            return [self.said("event.trick", data.get("winner"), cards=cards, points=points)]
         if kind == "deal_scored":
             rec = data.get("record") or {}
             lines = []
             if rec.get("contract"):
-                result = "won" if rec.get("declarer_won") else "lost"
-                lines.append(
-                    f"{self.contract(rec.get('contract'), rec.get('suit'))} by "
-                    f"{self.seats(rec.get('declarer'))} {result}: "
-                    f"{rec.get('declarer_points')} to {rec.get('defender_points')} card points"
-                    + (", schneider" if rec.get("schneider") else "")
-                    + (", schwarz" if rec.get("schwarz") else "")
+                line = self.t(
+                    "schafkopf.won" if rec.get("declarer_won") else "schafkopf.lost",
+                    contract=self.contract(rec.get("contract"), rec.get("suit")),
+                    declarer=self.seats(rec.get("declarer")),
+                    points=rec.get("declarer_points"),
+                    against=rec.get("defender_points"),
                 )
+                for extra in ("schneider", "schwarz"):
+                    if rec.get(extra):
+                        line += ", " + self.term(extra, extra).lower()
+                lines.append(line)
             else:
-                lines.append("Everybody passed.")
+                lines.append(self.t("schafkopf.all_passed"))
             if "settlement" in rec:
-                lines.append(f"  settlement: {self.per_seat(rec['settlement'])}")
-            lines.append(f"  totals: {self.per_seat(data.get('totals') or [])}")
+                lines.append(
+                    "  " + self.t("schafkopf.settlement", scores=self.per_seat(rec["settlement"]))
+                )
+            lines.append(
+                "  " + self.t("view.totals", scores=self.per_seat(data.get("totals") or []))
+            )
             return lines
         if kind == "game_over":
-            return [f"Series over: {self.per_seat(data.get('totals') or [])}"]
+            return [self.t("schafkopf.over", scores=self.per_seat(data.get("totals") or []))]
         return None

@@ -15,10 +15,14 @@ class ScopaRenderer(CaptureRenderer):
 
     def game_view(self, view: Mapping[str, Any]) -> list[str]:
         target = (view.get("options") or {}).get("target")
-        head = f"Deal {int(view.get('deal_no', 0)) + 1}, dealer {self.seats(view.get('dealer'))}"
-        head += f", {view.get('stock_count', 0)} cards in the stock"
+        head = self.t(
+            "scopa.head",
+            deal=int(view.get("deal_no", 0)) + 1,
+            dealer=self.seats(view.get("dealer")),
+            stock=view.get("stock_count", 0),
+        )
         if target is not None:
-            head += f"; first to {target} point{'' if target == 1 else 's'} wins"
+            head += self.t("scopa.target_one" if target == 1 else "scopa.target", n=target)
         lines = [head, *self.table_lines(view.get("table") or [])]
         if view.get("seat") is not None:
             lines.extend(self.hand_lines(view.get("hand") or [], view))
@@ -29,65 +33,78 @@ class ScopaRenderer(CaptureRenderer):
             taken = len(piles[seat]) if seat < len(piles) else 0
             sc = scope[seat] if seat < len(scope) else 0
             lines.append(
-                f"  {self.seats.title(seat)}: {counts[seat]} in hand, {taken} captured, "
-                f"{sc} scop{'a' if sc == 1 else 'e'}"
+                "  "
+                + self.t(
+                    "scopa.seat_line",
+                    who=self.seats.title(seat),
+                    hand=counts[seat],
+                    taken=taken,
+                    scope=sc,
+                    word=self.t("scopa.scopa_one" if sc == 1 else "scopa.scopa_many"),
+                )
             )
-        lines.append(f"Score: {self.per_seat(view.get('totals') or [])}")
+        lines.append(self.t("view.score", scores=self.per_seat(view.get("totals") or [])))
         return lines
 
     def game_event(self, kind: str, data: Mapping[str, Any]) -> list[str] | None:
-        who = self.seats.title(data.get("seat"))
         if kind == "deal":
             return [
-                f"— Deal {int(data.get('deal_no', 0)) + 1}: "
-                f"dealer {self.seats(data.get('dealer'))}; "
-                f"table {self.cards(data.get('table', []))}"
+                self.t(
+                    "scopa.deal",
+                    deal=int(data.get("deal_no", 0)) + 1,
+                    dealer=self.seats(data.get("dealer")),
+                    cards=self.cards(data.get("table", [])),
+                )
             ]
         if kind == "hand":
             return self.dealt_lines(data.get("seat"), data.get("hand") or [])
         if kind == "play":
-            line = self.capture_line(who, data)
+            line = self.capture_line(data.get("seat"), data)
             if data.get("scopa"):
-                line += " — SCOPA!"
+                line += self.t("scopa.shout")
             return [line]
         if kind == "refill":
-            return [f"New hands dealt; {data.get('stock_count', 0)} cards left in the stock."]
+            return [self.t("scopa.refill", n=data.get("stock_count", 0))]
         if kind == "leftover":
             cards = data.get("cards") or []
             if not cards:
                 return []
             return [
-                f"The cards left on the table go to {self.seats(data.get('seat'))}: "
-                f"{self.cards(cards)}"
+                self.t("scopa.leftover", who=self.seats(data.get("seat")), cards=self.cards(cards))
             ]
         if kind == "deal_scored":
             return self._deal_score(data)
         if kind == "match_over":
-            return [f"Match over: {self.per_seat(data.get('totals') or [])}."]
+            return [self.t("scopa.match_over", scores=self.per_seat(data.get("totals") or []))]
         return None
 
     def _deal_score(self, data: Mapping[str, Any]) -> list[str]:
         score = data.get("score") or {}
-        lines = [f"Deal {int(data.get('deal_no', 0)) + 1} scored:"]
+        lines = [self.t("scopa.scored", deal=int(data.get("deal_no", 0)) + 1)]
         for label, key, award in (
             ("cards", "cards", "cards_award"),
-            ("denari", "diamonds", "diamonds_award"),
+            ("diamonds", "diamonds", "diamonds_award"),
             ("primiera", "primiera", "primiera_award"),
         ):
             if key in score:
                 who = score.get(award)
-                point = f" → 1 point to {self.seats(who)}" if who is not None else " → no point"
-                lines.append(f"  {label}: {self.per_seat(score[key])}{point}")
+                point = (
+                    self.t("scopa.point_to", who=self.seats(who))
+                    if who is not None
+                    else self.t("scopa.no_point")
+                )
+                lines.append(f"  {self.term(label)}: {self.per_seat(score[key])}{point}")
         if score.get("settebello_award") is not None:
-            lines.append(f"  settebello → 1 point to {self.seats(score['settebello_award'])}")
+            who = self.seats(score["settebello_award"])
+            lines.append(f"  {self.term('settebello')}{self.t('scopa.point_to', who=who)}")
         if "scope" in score:
-            lines.append(f"  scope: {self.per_seat(score['scope'])}")
+            lines.append(f"  {self.term('scope')}: {self.per_seat(score['scope'])}")
         if "points" in score:
-            lines.append(f"  points this deal: {self.per_seat(score['points'])}")
+            lines.append("  " + self.t("scopa.points", scores=self.per_seat(score["points"])))
         if "totals" in data:
-            lines.append(f"  total: {self.per_seat(data['totals'])}")
+            lines.append("  " + self.t("scopa.total", scores=self.per_seat(data["totals"])))
         return lines
 
     def game_summary(self, summary: Mapping[str, Any]) -> list[str]:
         deals = summary.get("deals")
-        return [f"Deals played: {deals}"] if deals is not None else []
+        return [self.t("scopa.deals_played", n=deals)] if deals is not None else []

@@ -17,6 +17,7 @@ import pexpect
 import pytest
 
 from client_cli.common import CliError
+from client_cli.lang import language
 from client_cli.main import build_parser, main
 from client_cli.moves import Ask, Pick, Refuse, Send, choose_move
 from client_cli.play import table_options
@@ -24,6 +25,7 @@ from client_cli.render import RENDERERS, Renderer, Seats, renderer_for
 from engine.codec import to_plain
 from engine.registry import GAMES
 from tests.client_cli.live_server import LiveServer, live_server
+from tests.client_cli.names import card_name, suit_pattern
 
 ROOT = Path(__file__).resolve().parents[2]
 LIVE = r"(?: ?\x1b| $)"  # a prompt still waiting (not one answered above, "…]: 1")
@@ -170,11 +172,18 @@ def test_bad_seat_options_say_what_is_wrong(argv: list[str], message: str) -> No
 
 # -- rendering ---------------------------------------------------------------------
 def test_cards_are_named_per_pattern() -> None:
-    assert renderer_for("scopa", pattern="napoletane").card("7D") == "Seven of Denari (7D)"
+    """In English by default, as the page names them (client_web/i18n/en.json)."""
+    for game, pattern, code in (
+        ("scopa", "napoletane", "7D"),
+        ("scopa", "french", "KH"),
+        ("schafkopf", "bavarian", "AE"),
+        ("schafkopf", "south_tyrolean", "AE"),
+        ("cicera", "bresciane", "CS"),
+        ("doudizhu", "french", "RJ"),
+    ):
+        expected = f"{card_name('en', pattern, code)} ({code})"
+        assert renderer_for(game, pattern=pattern).card(code) == expected
     assert renderer_for("scopa", pattern="french").card("KH") == "King of Hearts (KH)"
-    assert renderer_for("schafkopf", pattern="bavarian").card("AE") == "Ass of Eichel (AE)"
-    assert renderer_for("schafkopf", pattern="south_tyrolean").card("AE") == "Daus of Eichel (AE)"
-    assert renderer_for("cicera", pattern="bresciane").card("CS") == "Cavallo of Spade (CS)"
     assert renderer_for("doudizhu", pattern="french").card("RJ") == "Red Joker (RJ)"
     # not a card of the pattern's family: the code as it is
     assert renderer_for("scopa", pattern="napoletane").card("OE") == "OE"
@@ -249,23 +258,26 @@ def test_many_moves_are_grouped_and_each_numbered_once() -> None:
     assert len(lines) < len(view["legal"])
     numbers = [int(n) for n in re.findall(r"(\d+)\) ", "\n".join(lines))]
     assert sorted(numbers) == list(range(1, len(view["legal"]) + 1))
-    assert any(line.startswith("  single:") for line in lines)
+    single = language("en").term("doudizhu", "single")  # the page's name of the combination
+    assert any(line.startswith(f"  {single}:") for line in lines)
 
 
 def test_hand_event_says_whose_cards() -> None:
     render = renderer_for("scopa", Seats(me=1, names={0: "Ann"}), "napoletane")
+    spade, denari = (card_name("en", "napoletane", c).split(" of ")[1] for c in ("AS", "AD"))
     assert render.event({"kind": "hand", "data": {"seat": 1, "hand": ["7D", "AS", "2D"]}}) == [
-        "You get: Spade AS  Denari 2D 7D"  # sorted the way players sort: by suit, then rank
+        f"You get: {spade} AS  {denari} 2D 7D"  # sorted the way players sort: by suit, then rank
     ]
+    seven_d, seven_s = (card_name("en", "napoletane", c) for c in ("7D", "7S"))
     assert render.event(
         {"kind": "play", "data": {"seat": 0, "card": "7D", "captured": ["7S"], "scopa": True}}
-    ) == ["Ann plays Seven of Denari (7D) and captures Seven of Spade (7S) — SCOPA!"]
+    ) == [f"Ann plays {seven_d} (7D) and captures {seven_s} (7S) — SCOPA!"]
 
 
 def test_unknown_event_degrades_to_a_generic_line() -> None:
     render = renderer_for("scopa", Seats(me=0, names={1: "Ann"}), "napoletane")
     assert render.event({"kind": "new_thing", "data": {"seat": 1, "cards": ["AD"]}}) == [
-        "New thing: seat Ann, cards Asso of Denari (AD)"
+        f"New thing: seat Ann, cards {card_name('en', 'napoletane', 'AD')} (AD)"
     ]
 
 
@@ -339,7 +351,7 @@ def test_play_scopa_in_a_terminal_against_the_ai() -> None:
     assert child.exitstatus == 0, out
     assert moves >= 18  # at least one whole deal of 36 cards, half of them ours
     assert "Players: 0: you, 1: AI 1 (random)" in out
-    assert re.search(r"Your hand \(3\): (Spade|Coppe|Denari|Bastoni) \w\w", out)
+    assert re.search(r"Your hand \(3\): " + suit_pattern("en", "napoletane") + r" \w\w", out)
     assert re.search(r"AI 1 plays [A-Z][a-z]+ of [A-Z][a-z]+ \(\w\w\)", out)
     assert "Game over." in out and "Scores: you: " in out
     assert "Bye." in out and "Traceback" not in out
@@ -348,9 +360,9 @@ def test_play_scopa_in_a_terminal_against_the_ai() -> None:
 @pytest.mark.parametrize(
     ("game", "hand", "players"),
     [
-        ("cicera", r" \(12\): (Coppe|Denari|Spade|Bastoni) \w\w", 4),
+        ("cicera", r" \(12\): " + suit_pattern("en", "bresciane") + r" \w\w", 4),
         ("doudizhu", r" \(17\): (\w\w ){10}", 3),
-        ("schafkopf", r" \(8\): (Eichel|Gras|Herz|Schellen) \w\w", 4),
+        ("schafkopf", r" \(8\): " + suit_pattern("en", "bavarian") + r" \w\w", 4),
     ],
 )
 def test_play_every_other_game_in_a_terminal(game: str, hand: str, players: int) -> None:
