@@ -515,7 +515,7 @@ class HardPolicy:
         deadline = decision_deadline(time.perf_counter(), seconds)
         wins = 0
         it = 0
-        while it < max_iter and (it < 8 or time.perf_counter() < deadline):
+        while it < max_iter and (it < 1 or time.perf_counter() < deadline):
             it += 1
             deck = pool[:]
             rng.shuffle(deck)
