@@ -207,6 +207,7 @@ function openTable(info, seat, invite) {
     chat: same ? app.table.chat : [],
     last: same ? app.table.last : null,
     dealScore: same ? app.table.dealScore : null,
+    recent: same ? app.table.recent : {},
   };
   const params = new URLSearchParams({ table: info.id });
   if (app.table.invite) params.set("invite", app.table.invite);
@@ -239,12 +240,90 @@ function onView(msg) {
   if (msg.type === "update" && msg.actor !== null && msg.actor !== undefined) {
     table.last = { seat: msg.actor, by: msg.by, events: msg.events };
   }
+  noteMoves(table, msg);
   for (const event of msg.events || []) {
     if (event.kind === "deal_scored" || event.kind === "deal_over") table.dealScore = event.data;
   }
   app.selected.clear();
   app.choice = null;
   render();
+}
+
+// ---------------------------------------------------------------- what the others just did
+const JUST_MS = 2500; // how long a seat's latest move stays highlighted
+
+function contractLabel(kind, suit) {
+  const name = t("contracts." + kind) !== "contracts." + kind ? t("contracts." + kind) : String(kind).replaceAll("_", " ");
+  if (!suit) return name;
+  return `${name} · ${kind === "rufer" ? cardName("A" + suit, S, pattern()) : suitName(String(suit), S, pattern())}`; // Rufer names the called ace
+}
+
+/** A seat's move from one of its events: the cards it played and took, or its call. */
+function moveOf(kind, data) {
+  const played = typeof data.card === "string" ? [data.card] : Array.isArray(data.cards) ? data.cards : [];
+  const move = { kind, text: "", cards: [], captured: [], extra: "" };
+  if (kind === "play") {
+    move.cards = played;
+    move.captured = Array.isArray(data.captured) ? data.captured : [];
+    if (data.scopa) move.extra = t("scopa");
+    else if (Array.isArray(data.bonuses) && data.bonuses.length) move.extra = data.bonuses.map((b) => (t("bonuses." + b) !== "bonuses." + b ? t("bonuses." + b) : String(b))).join(", ");
+    else if (data.combo && played.length > 1) move.extra = String(data.combo).replaceAll("_", " ");
+  } else if (kind === "pass" || (kind === "bid" && (data.contract === null || data.bid === 0))) {
+    move.kind = "pass";
+    move.text = t("action.pass");
+  } else if (kind === "bid" && typeof data.bid === "number") {
+    move.text = t("action.bid", { value: data.bid });
+  } else if (kind === "bid" && data.contract) {
+    move.text = contractLabel(data.contract, data.suit);
+  } else return null;
+  return move;
+}
+
+/** Remember each seat's latest move from an update's events (a new deal or game starts afresh). */
+function noteMoves(table, msg) {
+  if (msg.type !== "update") return;
+  if (msg.actor === null || msg.actor === undefined) table.recent = {};
+  for (const event of msg.events || []) {
+    if (event.kind === "deal" || event.kind === "redeal") table.recent = {};
+    const data = event.data || {};
+    if (typeof data.seat !== "number") continue;
+    const move = moveOf(event.kind, data);
+    if (move) table.recent[data.seat] = { ...move, at: Date.now(), version: msg.version };
+  }
+}
+
+/** A seat's latest move beside its name; highlighted (animated unless the reader asked for
+ * reduced motion) for a moment after it happened. */
+function seatMove(move) {
+  if (!move) return null;
+  const age = Date.now() - move.at;
+  const node = h(
+    "span",
+    { class: "seat-move" + (age < JUST_MS ? " just" : ""), data: { kind: move.kind, version: move.version } },
+    move.text ? h("span", { class: "move-text" }, move.text) : null,
+    move.cards.length ? cards(move.cards, { small: true, cls: "played" }) : null,
+    move.captured.length ? [h("span", { class: "move-text" }, t("takes")), cards(move.captured, { small: true, cls: "taken" })] : null,
+    move.extra ? h("span", { class: "move-extra" }, move.extra) : null,
+  );
+  if (age < JUST_MS) node.style.animationDelay = `-${age}ms`; // re-renders continue the highlight
+  return node;
+}
+
+/** A seat's role in the deal: Dou Dizhu's landlord, Schafkopf's declarer with the contract
+ * and the partner once known, Cicera's team (partners sit opposite). */
+function seatRole(view, seat) {
+  if (!view) return null;
+  const me = app.table.seat;
+  if (view.landlord === seat) return h("span", { class: "role" }, t("landlord"));
+  if (view.contract && typeof view.contract === "object" && view.contract.declarer === seat) return h("span", { class: "role" }, contractLabel(view.contract.kind, view.contract.suit));
+  if (typeof view.partner === "number" && view.partner === seat) return h("span", { class: "role" }, t("partner"));
+  if (app.table.info.game === "cicera" && Array.isArray(view.hand_counts)) {
+    const n = view.hand_counts.length;
+    const team = t("team", { n: (seat % 2) + 1 });
+    const partner = typeof me === "number" && seat !== me && seat % 2 === me % 2 ? ` · ${t("partner")}` : "";
+    return h("span", { class: "role team team-" + (seat % 2), data: { team: seat % 2 } }, team + (n === 4 ? partner : ""));
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------- actions
@@ -307,6 +386,7 @@ function selectedMove() {
 
 function actionLabel(action) {
   const kind = action.type || "action";
+  if (typeof action.contract === "string") return `${t("action." + kind)} ${contractLabel(action.contract, action.suit)}`;
   let label = t("action." + kind, action);
   if (label === "action." + kind) label = kind.replaceAll("_", " ");
   const extra = Object.entries(action)
@@ -520,6 +600,8 @@ function tableView() {
         taken !== null ? h("span", { class: "pile" }, t("pile", { n: taken })) : null,
         score !== null && score !== undefined ? h("span", { class: "score" }, String(score)) : null,
         turn && table.timer ? h("span", { class: "timer", data: { until: table.timer } }, t("timer", { s: Math.max(0, Math.ceil((table.timer - Date.now()) / 1000)) })) : null,
+        seatRole(view, i),
+        i === me ? null : seatMove(table.recent[i]),
       );
     }),
   );
@@ -530,9 +612,9 @@ function tableView() {
     parts.push(turnLine(view, seats, me));
     if (table.last) parts.push(lastMove(table.last, seats));
     if (Array.isArray(view.table)) parts.push(h("section", { class: "board" }, h("h3", {}, t("table")), cards(view.table, { cls: "table-cards" })));
-    if (Array.isArray(view.trick) && view.trick.length) parts.push(h("section", { class: "trick" }, h("h3", {}, t("current_trick")), cards(view.trick.map((x) => (typeof x === "string" ? x : x.card)).filter(Boolean))));
+    if (Array.isArray(view.trick) && view.trick.length) parts.push(h("section", { class: "trick" }, h("h3", {}, t("current_trick")), trickCards(view.trick.map((x) => (typeof x === "string" ? x : x.card)).filter(Boolean), view.leader, null, seats)));
     const lastTrick = Array.isArray(view.tricks) && view.tricks.length ? view.tricks[view.tricks.length - 1] : null;
-    if (lastTrick && Array.isArray(lastTrick.cards)) parts.push(h("section", { class: "last-trick" }, h("h3", {}, t("last_trick")), cards(lastTrick.cards, { small: true })));
+    if (lastTrick && Array.isArray(lastTrick.cards)) parts.push(lastTrickView(lastTrick, seats));
     if (view.last && Array.isArray(view.last.cards)) parts.push(h("section", { class: "last-play" }, h("h3", {}, t("last_play")), cards(view.last.cards, { small: true })));
     if (view.last_play && view.last_play.card) {
       const lp = view.last_play;
@@ -547,6 +629,36 @@ function tableView() {
   if (table.result) parts.push(resultView(table.result, seats));
   parts.push(chatView());
   return h("div", { class: "table-view", data: { version: table.version, table: info.id } }, parts);
+}
+
+/** A trick's cards in the order played, each with the name of the seat that played it. */
+function trickCards(list, leader, winner, seats) {
+  const n = seats.length || 1;
+  return h(
+    "div",
+    { class: "cards trick-cards" },
+    list.map((code, i) => {
+      const seat = typeof leader === "number" ? (leader + i) % n : null;
+      return h(
+        "figure",
+        { class: "trick-card" + (seat !== null && seat === winner ? " winner" : ""), data: { seat: seat === null ? "" : seat } },
+        cardElement(code, S, pattern(), { small: true }),
+        seat === null ? null : h("figcaption", {}, seat === app.table.seat ? t("you") : seatName(seats[seat])),
+      );
+    }),
+  );
+}
+
+/** The last trick, folded away until the player opens it (open while nothing is on the table). */
+function lastTrickView(trick, seats) {
+  const summary = [t("last_trick")];
+  if (typeof trick.winner === "number") summary.push(" · ", t("trick_won_by", { name: trick.winner === app.table.seat ? t("you") : seatName(seats[trick.winner]) }));
+  if (typeof trick.points === "number") summary.push(" · ", t("trick_points", { n: trick.points }));
+  const table = app.table;
+  const open = typeof table.showLast === "boolean" ? table.showLast : !(Array.isArray(table.view.trick) && table.view.trick.length);
+  const node = h("details", { class: "last-trick", open }, trickCards(trick.cards, trick.leader, trick.winner, seats));
+  node.prepend(h("summary", { on: { click: () => (table.showLast = !node.open) } }, ...summary)); // the player's choice sticks
+  return node;
 }
 
 function turnLine(view, seats, me) {
