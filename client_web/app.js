@@ -664,8 +664,16 @@ function lastTrickView(trick, seats) {
 function turnLine(view, seats, me) {
   const toAct = view.to_act || [];
   if (view.over) return h("p", { class: "turn-line" }, t("game_over"));
-  if (me !== null && toAct.includes(me)) return h("p", { class: "turn-line mine" }, t("your_turn"));
-  return h("p", { class: "turn-line" }, toAct.map((s) => t("turn_of", { name: seatName(seats[s]) })).join(", "));
+  if (me !== null && toAct.includes(me)) return h("p", { class: "turn-line mine" }, t("your_turn"), turnTimer());
+  return h("p", { class: "turn-line" }, toAct.map((s) => t("turn_of", { name: seatName(seats[s]) })).join(", "), turnTimer());
+}
+
+/** The turn timer's countdown for the turn line (none without a timer). */
+function turnTimer() {
+  const until = app.table.timer;
+  if (!until) return null;
+  const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+  return h("span", { class: "timer turn-timer" + (left <= 10 ? " low" : ""), data: { until } }, t("timer", { s: left }));
 }
 
 function lastMove(last, seats) {
@@ -777,6 +785,7 @@ function chatView() {
 setInterval(() => {
   for (const node of document.querySelectorAll(".timer[data-until]")) {
     node.textContent = t("timer", { s: Math.max(0, Math.ceil((Number(node.dataset.until) - Date.now()) / 1000)) });
+    node.classList.toggle("low", Number(node.dataset.until) - Date.now() <= 10000); // hurry
   }
 }, 500);
 

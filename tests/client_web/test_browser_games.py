@@ -139,13 +139,15 @@ async def test_the_other_seat_s_move_is_marked_for_a_moment(
     server: CardaviaServer, browser: Any
 ) -> None:
     page = await open_page(browser, page_url(server), "Carla")
-    table = await create_table(page, "scopa", ai=True, target="1")
+    table = await create_table(page, "scopa", ai=True, target="1", timer="60")
     await watch_fresh_moves(page)
     core = server.lobby.tables[table].core
     for _ in range(2):  # the AI has moved once at least after two of the page's moves
         await wait_turn_or_end(page)
         await play_first_legal(page)
     await wait_turn_or_end(page)
+    timer = await page.locator(".turn-line.mine .turn-timer").inner_text()  # whose turn, how long
+    assert timer.endswith(" s") and 40 <= int(timer.split()[0]) <= 60
     await check_no_leak(page, server, table, 0)
     theirs = [step for step in core.log if step.seat == 1][-1].action
     marker = page.locator('.seat[data-seat="1"] .seat-move')
