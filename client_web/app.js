@@ -532,7 +532,7 @@ function tableRows() {
 function seatName(s) {
   if (!s) return "";
   if (s.kind === "empty") return t("empty_seat");
-  if (s.kind === "ai") return `${t("ai")}${s.level ? " " + s.level : ""}`;
+  if (s.kind === "ai") return `${t("ai")}${typeof s.seat === "number" ? " " + (s.seat + 1) : ""}${s.level ? " · " + s.level : ""}`; // AI seats told apart
   return (s.name || "?") + (s.connected ? "" : ` (${t("away")})`);
 }
 
@@ -590,7 +590,8 @@ function tableView() {
       const count = view && view.hand_counts ? view.hand_counts[i] : null;
       const turn = toAct.includes(i);
       const score = view && Array.isArray(view.totals) ? view.totals[i] : null;
-      const piles = view && Array.isArray(view.piles) && view.piles.length === seats.length ? view.piles[i] : null;
+      const teamPiles = view && Array.isArray(view.piles) && view.piles.length === 2 && seats.length === 4; // Cicera: a pile per team
+      const piles = view && Array.isArray(view.piles) && (view.piles.length === seats.length || teamPiles) ? view.piles[teamPiles ? i % 2 : i] : null;
       const taken = Array.isArray(piles) ? piles.length : typeof piles === "number" ? piles : null;
       return h(
         "li",
@@ -735,11 +736,28 @@ function detailsView(view) {
 }
 
 function dealScoreView(data) {
-  const rows = Object.entries(data).map(([k, v]) => {
-    const shown = v !== null && typeof v === "object" && !Array.isArray(v) ? Object.entries(v).map(([a, b]) => `${a.replaceAll("_", " ")}: ${typeof b === "object" && b !== null ? JSON.stringify(b) : b}`).join("; ") : describe(v);
-    return h("tr", {}, h("th", {}, t("fields." + k) !== "fields." + k ? t("fields." + k) : k.replaceAll("_", " ")), h("td", {}, shown));
-  });
-  return h("details", { class: "deal-score", open: true }, h("summary", {}, t("deal_scoring")), h("table", {}, rows));
+  return h("details", { class: "deal-score", open: true }, h("summary", {}, t("deal_scoring")), scoreTable(data));
+}
+
+const SEAT_KEYS = new Set(["declarer", "partner", "landlord", "winner", "dealer", "team"]);
+
+/** A scoring record as nested tables: per-seat figures side by side, seats and teams by name. */
+function scoreTable(data) {
+  const rows = Object.entries(data).map(([k, v]) => h("tr", {}, h("th", {}, t("fields." + k) !== "fields." + k ? t("fields." + k) : k.replaceAll("_", " ")), h("td", {}, scoreCell(k, v))));
+  return h("table", { class: "score-table" }, rows);
+}
+
+function scoreCell(key, value) {
+  if (typeof value === "number" && (SEAT_KEYS.has(key) || key.endsWith("_award"))) {
+    if (app.table.info.game === "cicera") return t("team", { n: value + 1 }); // Cicera scores by team
+    const seats = app.table.info.seats;
+    return value === app.table.seat ? t("you") : seatName(seats[value]) || String(value);
+  }
+  if (key === "suit" && typeof value === "string") return suitName(value, S, pattern());
+  if (key === "contract" && typeof value === "string") return contractLabel(value, null);
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) return scoreTable(value);
+  if (Array.isArray(value) && !isCardList(value) && value.every((x) => x === null || typeof x !== "object")) return value.map((x) => (x === null ? "—" : String(x))).join(" · ");
+  return describe(value);
 }
 
 function resultView(result, seats) {

@@ -74,7 +74,8 @@ async def test_cicera_deal_to_the_end_with_ai_partners(
         assert moves <= 12
     assert moves == 12  # twelve cards each, the whole deal
     assert server.lobby.tables[table].core.status == "finished"
-    assert await page.locator(".deal-score").count() == 1
+    scoring = await page.locator(".deal-score").inner_text()
+    assert "Team" in scoring and "mata award" in scoring  # awards go to teams, by name
     assert "Game over" in await page.locator(".result").inner_text()
     fresh = await page.evaluate("() => window.__fresh")
     assert {m["seat"] for m in fresh} == {"1", "2", "3"}  # every other seat's moves were marked
