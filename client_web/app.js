@@ -731,8 +731,34 @@ function movesView() {
 function detailsView(view) {
   const rows = Object.entries(view)
     .filter(([k, v]) => !PLACED.has(k) && v !== null && !(Array.isArray(v) && v.length === 0))
-    .map(([k, v]) => h("tr", {}, h("th", {}, t("fields." + k) !== "fields." + k ? t("fields." + k) : k.replaceAll("_", " ")), h("td", {}, describe(v))));
+    .map(([k, v]) => h("tr", {}, h("th", {}, t("fields." + k) !== "fields." + k ? t("fields." + k) : k.replaceAll("_", " ")), h("td", {}, detailCell(k, v))));
   return h("details", { class: "details", open: true }, h("summary", {}, t("details")), h("table", {}, rows));
+}
+
+/** A seat by name for the details ("you" for the page's own seat). */
+function who(seat) {
+  return seat === app.table.seat ? t("you") : seatName(app.table.info.seats[seat]) || String(seat);
+}
+
+/** One row of the game details in words: the auction's calls, the contract, team bonuses. */
+function detailCell(key, value) {
+  if ((key === "bids" || key === "auction") && Array.isArray(value) && value.every((b) => b && typeof b.seat === "number")) {
+    return value
+      .map((b) => {
+        const pass = b.contract === null || b.bid === 0;
+        const call = pass ? t("action.pass") : typeof b.bid === "number" ? t("action.bid", { value: b.bid }) : contractLabel(b.contract, b.suit);
+        return `${who(b.seat)}: ${call}`;
+      })
+      .join("; ");
+  }
+  if (key === "contract" && value && typeof value === "object" && typeof value.kind === "string") {
+    return `${contractLabel(value.kind, value.suit)}${typeof value.declarer === "number" ? " · " + who(value.declarer) : ""}`;
+  }
+  if (key === "bonuses" && Array.isArray(value) && app.table.info.game === "cicera") {
+    return value.map((b, team) => `${t("team", { n: team + 1 })}: ${describe(b)}`).join("; ");
+  }
+  if (value && typeof value === "object" && !Array.isArray(value)) return scoreTable(value);
+  return describe(value);
 }
 
 function dealScoreView(data) {
