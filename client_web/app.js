@@ -616,7 +616,7 @@ function tableView() {
     if (Array.isArray(view.trick) && view.trick.length) parts.push(h("section", { class: "trick" }, h("h3", {}, t("current_trick")), trickCards(view.trick.map((x) => (typeof x === "string" ? x : x.card)).filter(Boolean), view.leader, null, seats)));
     const lastTrick = Array.isArray(view.tricks) && view.tricks.length ? view.tricks[view.tricks.length - 1] : null;
     if (lastTrick && Array.isArray(lastTrick.cards)) parts.push(lastTrickView(lastTrick, seats));
-    if (view.last && Array.isArray(view.last.cards)) parts.push(h("section", { class: "last-play" }, h("h3", {}, t("last_play")), cards(view.last.cards, { small: true })));
+    if (view.last && Array.isArray(view.last.cards)) parts.push(h("section", { class: "last-play" }, h("h3", {}, t("last_play"), typeof view.last_seat === "number" ? ` · ${who(view.last_seat)}` : ""), cards(view.last.cards, { small: true })));
     if (view.last_play && view.last_play.card) {
       const lp = view.last_play;
       parts.push(h("section", { class: "last-play" }, h("h3", {}, t("last_play"), " · ", seatName(seats[lp.seat])), cards([lp.card, ...(lp.captured || [])], { small: true })));
@@ -740,6 +740,8 @@ function who(seat) {
   return seat === app.table.seat ? t("you") : seatName(app.table.info.seats[seat]) || String(seat);
 }
 
+const DETAIL_SEATS = new Set(["dealer", "landlord", "leader", "first_bidder", "last_capturer", "partner"]);
+
 /** One row of the game details in words: the auction's calls, the contract, team bonuses. */
 function detailCell(key, value) {
   if ((key === "bids" || key === "auction") && Array.isArray(value) && value.every((b) => b && typeof b.seat === "number")) {
@@ -751,6 +753,7 @@ function detailCell(key, value) {
       })
       .join("; ");
   }
+  if (typeof value === "number" && DETAIL_SEATS.has(key)) return who(value);
   if (key === "contract" && value && typeof value === "object" && typeof value.kind === "string") {
     return `${contractLabel(value.kind, value.suit)}${typeof value.declarer === "number" ? " · " + who(value.declarer) : ""}`;
   }
