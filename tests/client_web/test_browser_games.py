@@ -41,7 +41,9 @@ def _view(server: CardaviaServer, table: str, seat: int | None) -> dict[str, Any
 async def test_cicera_deal_to_the_end_with_ai_partners(
     server: CardaviaServer, browser: Any
 ) -> None:
-    page = await open_page(browser, page_url(server), "Ada")
+    page = await open_page(  # on a phone: four seats with their moves still fit
+        browser, page_url(server), "Ada", viewport={"width": 360, "height": 740}, is_mobile=True
+    )
     table = await create_table(page, "cicera", ai=True)
     await watch_fresh_moves(page)
     moves = choices = 0
@@ -55,6 +57,7 @@ async def test_cicera_deal_to_the_end_with_ai_partners(
         assert await page.locator('.seat[data-seat="1"] .role').get_attribute("data-team") == "1"
         if moves % 3 == 0:
             await check_no_leak(page, server, table, 0)
+            assert await page.evaluate("() => document.documentElement.scrollWidth") <= 360
         legal = _view(server, table, 0)["legal"]
         card = await page.locator(".my-hand button.card.playable").first.get_attribute("data-card")
         ways = [a for a in legal if a["card"] == card]
