@@ -306,7 +306,17 @@ function seatMove(move) {
     move.extra ? h("span", { class: "move-extra" }, move.extra) : null,
   );
   if (age < JUST_MS) node.style.animationDelay = `-${age}ms`; // re-renders continue the highlight
+  node.setAttribute("aria-label", moveWords(move));
   return node;
+}
+
+/** A move in words: the cards by name and what they took, or the call. */
+function moveWords(move) {
+  const names = (list) => list.map((c) => cardName(c, S, pattern())).join(", ");
+  const words = [move.text, names(move.cards)].filter(Boolean);
+  if (move.captured.length) words.push(t("takes"), names(move.captured));
+  if (move.extra) words.push(`· ${move.extra}`);
+  return words.join(" ");
 }
 
 /** A seat's role in the deal: Dou Dizhu's landlord, Schafkopf's declarer with the contract
@@ -678,10 +688,13 @@ function turnTimer() {
 }
 
 function lastMove(last, seats) {
-  const what = last.events
-    .map((e) => e.kind)
-    .filter((k) => k !== "hand" && k !== "deal")
-    .join(", ");
+  const own = last.events.filter((e) => e.data && e.data.seat === last.seat).map((e) => moveOf(e.kind, e.data)).filter(Boolean);
+  const what = own.length
+    ? own.map(moveWords).join("; ")
+    : last.events
+        .map((e) => e.kind)
+        .filter((k) => k !== "hand" && k !== "deal")
+        .join(", ");
   const by = last.by === "ai" ? " " + t("by_ai") : last.by === "timer" ? " " + t("by_timer") : "";
   return h("p", { class: "last-move", data: { seat: last.seat } }, t("played", { name: seatName(seats[last.seat]), what }) + by);
 }
