@@ -208,6 +208,7 @@ function openTable(info, seat, invite) {
     chat: same ? app.table.chat : [],
     last: same ? app.table.last : null,
     dealScore: same ? app.table.dealScore : null,
+    recent: same ? app.table.recent : {},
   };
   const params = new URLSearchParams({ table: info.id });
   if (app.table.invite) params.set("invite", app.table.invite);
@@ -240,12 +241,100 @@ function onView(msg) {
   if (msg.type === "update" && msg.actor !== null && msg.actor !== undefined) {
     table.last = { seat: msg.actor, by: msg.by, events: msg.events };
   }
+  noteMoves(table, msg);
   for (const event of msg.events || []) {
     if (event.kind === "deal_scored" || event.kind === "deal_over") table.dealScore = event.data;
   }
   app.selected.clear();
   app.choice = null;
   render();
+}
+
+// ---------------------------------------------------------------- what the others just did
+const JUST_MS = 2500; // how long a seat's latest move stays highlighted
+
+function contractLabel(kind, suit) {
+  const name = termOf(kind);
+  if (!suit) return name;
+  return `${name} · ${kind === "rufer" ? cardName("A" + suit, S, pattern()) : suitName(String(suit), S, pattern())}`; // Rufer names the called ace
+}
+
+/** A seat's move from one of its events: the cards it played and took, or its call. */
+function moveOf(kind, data) {
+  const played = typeof data.card === "string" ? [data.card] : Array.isArray(data.cards) ? data.cards : [];
+  const move = { kind, text: "", cards: [], captured: [], extra: "" };
+  if (kind === "play") {
+    move.cards = played;
+    move.captured = Array.isArray(data.captured) ? data.captured : [];
+    if (data.scopa) move.extra = termOf("scopa");
+    else if (Array.isArray(data.bonuses) && data.bonuses.length) move.extra = data.bonuses.map((b) => termOf(b)).join(", ");
+    else if (data.combo && played.length > 1) move.extra = termOf(data.combo);
+  } else if (kind === "pass" || (kind === "bid" && (data.contract === null || data.bid === 0))) {
+    move.kind = "pass";
+    move.text = t("action.pass");
+  } else if (kind === "bid" && typeof data.bid === "number") {
+    move.text = t("action.bid", { value: data.bid });
+  } else if (kind === "bid" && data.contract) {
+    move.text = contractLabel(data.contract, data.suit);
+  } else return null;
+  return move;
+}
+
+/** Remember each seat's latest move from an update's events (a new deal or game starts afresh). */
+function noteMoves(table, msg) {
+  if (msg.type !== "update") return;
+  if (msg.actor === null || msg.actor === undefined) table.recent = {};
+  for (const event of msg.events || []) {
+    if (event.kind === "deal" || event.kind === "redeal") table.recent = {};
+    const data = event.data || {};
+    if (typeof data.seat !== "number") continue;
+    const move = moveOf(event.kind, data);
+    if (move) table.recent[data.seat] = { ...move, at: Date.now(), version: msg.version };
+  }
+}
+
+/** A seat's latest move beside its name; highlighted (animated unless the reader asked for
+ * reduced motion) for a moment after it happened. */
+function seatMove(move) {
+  if (!move) return null;
+  const age = Date.now() - move.at;
+  const node = h(
+    "span",
+    { class: "seat-move" + (age < JUST_MS ? " just" : ""), data: { kind: move.kind, version: move.version } },
+    move.text ? h("span", { class: "move-text" }, move.text) : null,
+    move.cards.length ? cards(move.cards, { small: true, cls: "played" }) : null,
+    move.captured.length ? [h("span", { class: "move-text" }, t("takes")), cards(move.captured, { small: true, cls: "taken" })] : null,
+    move.extra ? h("span", { class: "move-extra" }, move.extra) : null,
+  );
+  if (age < JUST_MS) node.style.animationDelay = `-${age}ms`; // re-renders continue the highlight
+  node.setAttribute("aria-label", moveWords(move));
+  return node;
+}
+
+/** A move in words: the cards by name and what they took, or the call. */
+function moveWords(move) {
+  const names = (list) => list.map((c) => cardName(c, S, pattern())).join(", ");
+  const words = [move.text, names(move.cards)].filter(Boolean);
+  if (move.captured.length) words.push(t("takes"), names(move.captured));
+  if (move.extra) words.push(`· ${move.extra}`);
+  return words.join(" ");
+}
+
+/** A seat's role in the deal: Dou Dizhu's landlord, Schafkopf's declarer with the contract
+ * and the partner once known, Cicera's team (partners sit opposite). */
+function seatRole(view, seat) {
+  if (!view) return null;
+  const me = app.table.seat;
+  if (view.landlord === seat) return h("span", { class: "role" }, termOf("landlord"));
+  if (view.contract && typeof view.contract === "object" && view.contract.declarer === seat) return h("span", { class: "role" }, contractLabel(view.contract.kind, view.contract.suit));
+  if (typeof view.partner === "number" && view.partner === seat) return h("span", { class: "role" }, t("partner"));
+  if (app.table.info.game === "cicera" && Array.isArray(view.hand_counts)) {
+    const n = view.hand_counts.length;
+    const team = t("team", { n: (seat % 2) + 1 });
+    const partner = typeof me === "number" && seat !== me && seat % 2 === me % 2 ? ` · ${t("partner")}` : "";
+    return h("span", { class: "role team team-" + (seat % 2), data: { team: seat % 2 } }, team + (n === 4 ? partner : ""));
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------- actions
@@ -308,6 +397,7 @@ function selectedMove() {
 
 function actionLabel(action) {
   const kind = action.type || "action";
+  if (typeof action.contract === "string") return `${t("action." + kind)} ${contractLabel(action.contract, action.suit)}`;
   let label = t("action." + kind, action);
   if (label === "action." + kind) label = kind.replaceAll("_", " ");
   const extra = Object.entries(action)
@@ -481,7 +571,7 @@ function tableRows() {
 function seatName(s) {
   if (!s) return "";
   if (s.kind === "empty") return t("empty_seat");
-  if (s.kind === "ai") return `${t("ai")}${s.level ? " " + (t("levels." + s.level) !== "levels." + s.level ? t("levels." + s.level) : s.level) : ""}`;
+  if (s.kind === "ai") return `${t("ai")}${typeof s.seat === "number" ? " " + (s.seat + 1) : ""}${s.level ? " · " + (t("levels." + s.level) !== "levels." + s.level ? t("levels." + s.level) : s.level) : ""}`; // AI seats told apart
   return (s.name || "?") + (s.connected ? "" : ` (${t("away")})`);
 }
 
@@ -539,7 +629,8 @@ function tableView() {
       const count = view && view.hand_counts ? view.hand_counts[i] : null;
       const turn = toAct.includes(i);
       const score = view && Array.isArray(view.totals) ? view.totals[i] : null;
-      const piles = view && Array.isArray(view.piles) && view.piles.length === seats.length ? view.piles[i] : null;
+      const teamPiles = view && Array.isArray(view.piles) && view.piles.length === 2 && seats.length === 4; // Cicera: a pile per team
+      const piles = view && Array.isArray(view.piles) && (view.piles.length === seats.length || teamPiles) ? view.piles[teamPiles ? i % 2 : i] : null;
       const taken = Array.isArray(piles) ? piles.length : typeof piles === "number" ? piles : null;
       return h(
         "li",
@@ -549,6 +640,8 @@ function tableView() {
         taken !== null ? h("span", { class: "pile" }, t("pile", { n: taken })) : null,
         score !== null && score !== undefined ? h("span", { class: "score" }, String(score)) : null,
         turn && table.timer ? h("span", { class: "timer", data: { until: table.timer } }, t("timer", { s: Math.max(0, Math.ceil((table.timer - Date.now()) / 1000)) })) : null,
+        seatRole(view, i),
+        i === me ? null : seatMove(table.recent[i]),
       );
     }),
   );
@@ -559,10 +652,10 @@ function tableView() {
     parts.push(turnLine(view, seats, me));
     if (table.last) parts.push(lastMove(table.last, seats));
     if (Array.isArray(view.table)) parts.push(h("section", { class: "board" }, h("h3", {}, t("table")), cards(view.table, { cls: "table-cards" })));
-    if (Array.isArray(view.trick) && view.trick.length) parts.push(h("section", { class: "trick" }, h("h3", {}, t("current_trick")), cards(view.trick.map((x) => (typeof x === "string" ? x : x.card)).filter(Boolean))));
+    if (Array.isArray(view.trick) && view.trick.length) parts.push(h("section", { class: "trick" }, h("h3", {}, t("current_trick")), trickCards(view.trick.map((x) => (typeof x === "string" ? x : x.card)).filter(Boolean), view.leader, null, seats)));
     const lastTrick = Array.isArray(view.tricks) && view.tricks.length ? view.tricks[view.tricks.length - 1] : null;
-    if (lastTrick && Array.isArray(lastTrick.cards)) parts.push(h("section", { class: "last-trick" }, h("h3", {}, t("last_trick")), cards(lastTrick.cards, { small: true })));
-    if (view.last && Array.isArray(view.last.cards)) parts.push(h("section", { class: "last-play" }, h("h3", {}, t("last_play")), cards(view.last.cards, { small: true })));
+    if (lastTrick && Array.isArray(lastTrick.cards)) parts.push(lastTrickView(lastTrick, seats));
+    if (view.last && Array.isArray(view.last.cards)) parts.push(h("section", { class: "last-play" }, h("h3", {}, t("last_play"), typeof view.last_seat === "number" ? ` · ${who(view.last_seat)}` : ""), cards(view.last.cards, { small: true })));
     if (view.last_play && view.last_play.card) {
       const lp = view.last_play;
       parts.push(h("section", { class: "last-play" }, h("h3", {}, t("last_play"), " · ", seatName(seats[lp.seat])), cards([lp.card, ...(lp.captured || [])], { small: true })));
@@ -578,18 +671,59 @@ function tableView() {
   return h("div", { class: "table-view", data: { version: table.version, table: info.id } }, parts);
 }
 
+/** A trick's cards in the order played, each with the name of the seat that played it. */
+function trickCards(list, leader, winner, seats) {
+  const n = seats.length || 1;
+  return h(
+    "div",
+    { class: "cards trick-cards" },
+    list.map((code, i) => {
+      const seat = typeof leader === "number" ? (leader + i) % n : null;
+      return h(
+        "figure",
+        { class: "trick-card" + (seat !== null && seat === winner ? " winner" : ""), data: { seat: seat === null ? "" : seat } },
+        cardElement(code, S, pattern(), { small: true }),
+        seat === null ? null : h("figcaption", {}, seat === app.table.seat ? t("you") : seatName(seats[seat])),
+      );
+    }),
+  );
+}
+
+/** The last trick, folded away until the player opens it (open while nothing is on the table). */
+function lastTrickView(trick, seats) {
+  const summary = [t("last_trick")];
+  if (typeof trick.winner === "number") summary.push(" · ", t("trick_won_by", { name: trick.winner === app.table.seat ? t("you") : seatName(seats[trick.winner]) }));
+  if (typeof trick.points === "number") summary.push(" · ", t("trick_points", { n: trick.points }));
+  const table = app.table;
+  const open = typeof table.showLast === "boolean" ? table.showLast : !(Array.isArray(table.view.trick) && table.view.trick.length);
+  const node = h("details", { class: "last-trick", open }, trickCards(trick.cards, trick.leader, trick.winner, seats));
+  node.prepend(h("summary", { on: { click: () => (table.showLast = !node.open) } }, ...summary)); // the player's choice sticks
+  return node;
+}
+
 function turnLine(view, seats, me) {
   const toAct = view.to_act || [];
   if (view.over) return h("p", { class: "turn-line" }, t("game_over"));
-  if (me !== null && toAct.includes(me)) return h("p", { class: "turn-line mine" }, t("your_turn"));
-  return h("p", { class: "turn-line" }, toAct.map((s) => t("turn_of", { name: seatName(seats[s]) })).join(", "));
+  if (me !== null && toAct.includes(me)) return h("p", { class: "turn-line mine" }, t("your_turn"), turnTimer());
+  return h("p", { class: "turn-line" }, toAct.map((s) => t("turn_of", { name: seatName(seats[s]) })).join(", "), turnTimer());
+}
+
+/** The turn timer's countdown for the turn line (none without a timer). */
+function turnTimer() {
+  const until = app.table.timer;
+  if (!until) return null;
+  const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+  return h("span", { class: "timer turn-timer" + (left <= 10 ? " low" : ""), data: { until } }, t("timer", { s: left }));
 }
 
 function lastMove(last, seats) {
-  const what = last.events
-    .filter((e) => e.kind !== "hand" && e.kind !== "deal")
-    .map((e) => eventText(S, app.table.info.game, pattern(), e))
-    .join(", ");
+  const own = last.events.filter((e) => e.data && e.data.seat === last.seat).map((e) => moveOf(e.kind, e.data)).filter(Boolean);
+  const what = own.length
+    ? own.map(moveWords).join("; ")
+    : last.events
+        .filter((e) => e.kind !== "hand" && e.kind !== "deal")
+        .map((e) => eventText(S, app.table.info.game, pattern(), e))
+        .join(", ");
   const by = last.by === "ai" ? " " + t("by_ai") : last.by === "timer" ? " " + t("by_timer") : "";
   return h("p", { class: "last-move", data: { seat: last.seat } }, t("played", { name: seatName(seats[last.seat]), what }) + by);
 }
@@ -639,16 +773,66 @@ function movesView() {
 function detailsView(view) {
   const rows = Object.entries(view)
     .filter(([k, v]) => !PLACED.has(k) && v !== null && !(Array.isArray(v) && v.length === 0))
-    .map(([k, v]) => h("tr", {}, h("th", {}, fieldName(k)), h("td", {}, fieldText(k, v) ?? describe(v))));
+    .map(([k, v]) => h("tr", {}, h("th", {}, fieldName(k)), h("td", {}, detailCell(k, v))));
   return h("details", { class: "details", open: true }, h("summary", {}, t("details")), h("table", {}, rows));
 }
 
+/** A seat by name for the details ("you" for the page's own seat). */
+function who(seat) {
+  return seat === app.table.seat ? t("you") : seatName(app.table.info.seats[seat]) || String(seat);
+}
+
+const DETAIL_SEATS = new Set(["dealer", "landlord", "leader", "first_bidder", "last_capturer", "partner"]);
+
+/** One row of the game details in words: the auction's calls, the contract, team bonuses. */
+function detailCell(key, value) {
+  if ((key === "bids" || key === "auction") && Array.isArray(value) && value.every((b) => b && typeof b.seat === "number")) {
+    return value
+      .map((b) => {
+        const pass = b.contract === null || b.bid === 0;
+        const call = pass ? t("action.pass") : typeof b.bid === "number" ? t("action.bid", { value: b.bid }) : contractLabel(b.contract, b.suit);
+        return `${who(b.seat)}: ${call}`;
+      })
+      .join("; ");
+  }
+  if (typeof value === "number" && DETAIL_SEATS.has(key)) return who(value);
+  if (key === "contract" && value && typeof value === "object" && typeof value.kind === "string") {
+    return `${contractLabel(value.kind, value.suit)}${typeof value.declarer === "number" ? " · " + who(value.declarer) : ""}`;
+  }
+  if (key === "bonuses" && Array.isArray(value) && app.table.info.game === "cicera") {
+    return value.map((b, team) => `${t("team", { n: team + 1 })}: ${describe(b)}`).join("; ");
+  }
+  const text = fieldText(key, value);
+  if (text !== undefined) return text;
+  if (value && typeof value === "object" && !Array.isArray(value)) return scoreTable(value);
+  if (typeof value === "string" || typeof value === "boolean") return valueText(key, value);
+  return describe(value);
+}
+
 function dealScoreView(data) {
-  const rows = Object.entries(data).map(([k, v]) => {
-    const shown = v !== null && typeof v === "object" && !Array.isArray(v) ? Object.entries(v).map(([a, b]) => `${fieldName(a)}: ${typeof b === "object" && b !== null ? JSON.stringify(b) : valueText(a, b)}`).join("; ") : describe(v);
-    return h("tr", {}, h("th", {}, fieldName(k)), h("td", {}, shown));
-  });
-  return h("details", { class: "deal-score", open: true }, h("summary", {}, t("deal_scoring")), h("table", {}, rows));
+  return h("details", { class: "deal-score", open: true }, h("summary", {}, t("deal_scoring")), scoreTable(data));
+}
+
+const SEAT_KEYS = new Set(["declarer", "partner", "landlord", "winner", "dealer", "team"]);
+
+/** A scoring record as nested tables: per-seat figures side by side, seats and teams by name. */
+function scoreTable(data) {
+  const rows = Object.entries(data).map(([k, v]) => h("tr", {}, h("th", {}, fieldName(k)), h("td", {}, scoreCell(k, v))));
+  return h("table", { class: "score-table" }, rows);
+}
+
+function scoreCell(key, value) {
+  if (typeof value === "number" && (SEAT_KEYS.has(key) || key.endsWith("_award"))) {
+    if (app.table.info.game === "cicera") return t("team", { n: value + 1 }); // Cicera scores by team
+    const seats = app.table.info.seats;
+    return value === app.table.seat ? t("you") : seatName(seats[value]) || String(value);
+  }
+  if (key === "suit" && typeof value === "string") return suitName(value, S, pattern());
+  if (key === "contract" && typeof value === "string") return contractLabel(value, null);
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) return scoreTable(value);
+  if (Array.isArray(value) && !isCardList(value) && value.every((x) => x === null || typeof x !== "object")) return value.map((x) => (x === null ? "—" : String(x))).join(" · ");
+  if (typeof value === "string" || typeof value === "boolean") return valueText(key, value);
+  return describe(value);
 }
 
 function resultView(result, seats) {
@@ -694,6 +878,7 @@ function chatView() {
 setInterval(() => {
   for (const node of document.querySelectorAll(".timer[data-until]")) {
     node.textContent = t("timer", { s: Math.max(0, Math.ceil((Number(node.dataset.until) - Date.now()) / 1000)) });
+    node.classList.toggle("low", Number(node.dataset.until) - Date.now() <= 10000); // hurry
   }
 }, 500);
 

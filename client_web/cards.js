@@ -24,8 +24,10 @@ const SUIT_ORDER = { french: "SHCD", italian: "DCSB", german: "EGHS" };
 const RANK_ORDER = {
   french: "23456789TJQKA",
   bresciane: "A23456789TFCR",
-  german: "789UOKTA",
+  german: "ATKOU987", // high to low, as the trumps and plain suits of Schafkopf rank
 };
+// Dou Dizhu: suits never matter; players sort by rank, 3 lowest, then the 2, then the jokers.
+const DOUDIZHU_RANKS = "3456789TJQKA2";
 
 export function family(pattern) {
   if (pattern === "bresciane") return "bresciane";
@@ -56,7 +58,7 @@ export function patternsLike(pattern) {
   return Object.keys(PATTERN_SUITS).filter((p) => family(p) === family(pattern));
 }
 
-/** Sort a hand by suit, then by rank (jokers last); in Schafkopf trumps come first,
+/** Sort a hand by suit, then by rank (jokers last; Dou Dizhu by rank alone); in Schafkopf trumps come first,
  * Obers then Unters (Eichel, Gras, Herz, Schellen) then the trump suit, once the
  * contract is known. */
 export function sortHand(cards, pattern, game = "", contract = null) {
@@ -68,6 +70,10 @@ export function sortHand(cards, pattern, game = "", contract = null) {
     const rest = sortHand(cards.filter((c) => !isTrump(c)), pattern);
     const top = cards.filter(isTrump).sort((a, b) => trumpKey(a) - trumpKey(b));
     return [...top, ...rest.sort((a, b) => "EGHS".indexOf(a[1]) - "EGHS".indexOf(b[1]) || "ATKOU987".indexOf(a[0]) - "ATKOU987".indexOf(b[0]))];
+  }
+  if (game === "doudizhu") {
+    const key = (c) => (c[1] === "J" && (c[0] === "B" || c[0] === "R") ? 100 + (c[0] === "R" ? 1 : 0) : DOUDIZHU_RANKS.indexOf(c[0]) * 4 + "SHCD".indexOf(c[1]));
+    return [...cards].sort((a, b) => key(a) - key(b));
   }
   const fam = family(pattern);
   const suits = fam === "german" ? SUIT_ORDER.german : fam === "bresciane" ? "DCSB" : pattern === "napoletane" ? "DHSC" : SUIT_ORDER.french;
@@ -144,7 +150,7 @@ function suitShape(shape, colour, parent) {
 /** The small SVG picture of a suit. */
 export function suitIcon(suit, pattern) {
   const [shape, colour] = suitsOf(pattern)[suit] || ["joker", "#6a1b9a"];
-  const svg = el("svg", { viewBox: "0 0 24 24", class: "suit", "aria-hidden": "true" });
+  const svg = el("svg", { viewBox: "0 0 24 24", class: "suit", "aria-hidden": "true", "data-shape": shape });
   suitShape(shape, colour, svg);
   return svg;
 }

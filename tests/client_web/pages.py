@@ -138,3 +138,33 @@ async def play_first_legal(page: Any) -> None:
         arg=before,
         timeout=TIMEOUT_MS,
     )
+
+
+async def hand_order(page: Any) -> list[str]:
+    """The page's hand, in the order it draws it."""
+    cards = await page.eval_on_selector_all(
+        ".my-hand [data-card]", "els => els.map(e => e.dataset.card)"
+    )
+    return [str(c) for c in cards]
+
+
+async def watch_fresh_moves(page: Any) -> None:
+    """Record in ``window.__fresh`` every highlighted move of another seat the page draws
+    (``{seat, kind, cards}``), however briefly it shows."""
+    await page.evaluate(
+        """() => {
+            window.__fresh = [];
+            const note = (node) => {
+                if (!(node instanceof Element)) return;
+                const sel = ".seat-move.just";
+                const found = node.matches(sel) ? [node] : [...node.querySelectorAll(sel)];
+                for (const m of found) window.__fresh.push({
+                    seat: m.closest(".seat").dataset.seat,
+                    kind: m.dataset.kind,
+                    cards: [...m.querySelectorAll("[data-card]")].map((c) => c.dataset.card),
+                });
+            };
+            new MutationObserver((records) => records.forEach((r) => r.addedNodes.forEach(note)))
+                .observe(document.body, { childList: true, subtree: true });
+        }"""
+    )
