@@ -201,7 +201,7 @@ _ITALIAN_RANKS_ON_FRENCH = {
     **_FRENCH_RANKS,
     "A": "Asso",
     "J": "Fante",
-    "Q": "Regina",
+    "Q": "Cavallo",  # the Neapolitan deck has no queen: its third court is the knight
     "K": "Re",
 }
 _BRESCIANE_RANKS = {

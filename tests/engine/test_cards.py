@@ -87,6 +87,9 @@ def test_patterns_only_name_cards():
     assert set(patterns_for(GERMAN)) == {"bavarian", "double_german", "south_tyrolean", "salzburg"}
     assert PATTERNS["south_tyrolean"].name(Card("A", "E")) == "Daus of Eichel"
     assert PATTERNS["napoletane"].name(Card("7", "D")) == "Seven of Denari"
+    # the Neapolitan deck has no queen: Q is its knight, the Cavallo
+    assert PATTERNS["napoletane"].name(Card("Q", "S")) == "Cavallo of Spade"
+    assert PATTERNS["napoletane"].name(Card("J", "C")) == "Fante of Bastoni"
     assert PATTERNS["french"].name(Card("R", "J")) == "Red Joker"
     for pattern in PATTERNS.values():
         for card in pattern.family.cards():
