@@ -112,3 +112,28 @@ class DeterminizedSearch:
         self.last_iterations = it
         best = max(range(n), key=lambda k: totals[k] / visits[k] if visits[k] else -math.inf)
         return legal[best]
+
+
+def survivors(active: list[int], results: list[list[float]], drop: float) -> list[int]:
+    """Successive halving of paired candidates: those of ``active`` not clearly worse
+    than the leader over the same worlds.
+
+    ``results[k]`` holds candidate ``k``'s outcome in each world seen so far, all
+    over the same worlds.  The leader has the largest total (ties: the lower
+    index); a candidate leaves when its mean paired deficit to the leader exceeds
+    ``drop`` standard errors of the differences.
+    """
+    lead = max(active, key=lambda k: (math.fsum(results[k]), -k))
+    top = results[lead]
+    w = len(top)
+    keep = []
+    for k in active:
+        if k == lead:
+            keep.append(k)
+            continue
+        diffs = [a - b for a, b in zip(top, results[k], strict=True)]
+        mean = math.fsum(diffs) / w
+        var = math.fsum((d - mean) ** 2 for d in diffs) / (w - 1)
+        if mean <= drop * math.sqrt(var / w) + 1e-9:
+            keep.append(k)
+    return keep
