@@ -38,6 +38,7 @@ from engine.cicera.rules import (
 )
 from engine.cicera.state import CiceraView, Play
 from engine.game import Budget, decision_deadline, resolve_budget
+from engine.search import choice_chance, keep_likely
 
 CARDS: tuple[Card, ...] = BRESCIANE_52.cards
 INDEX: dict[Card, int] = {c: i for i, c in enumerate(CARDS)}
@@ -407,15 +408,7 @@ class Evidence:
     def likelihood(self, held: Sequence[int]) -> float:
         """The chance that a player holding ``held`` besides the card played chose it."""
         scored = greedy_moves([self.card, *held], self.table, -1)
-        top = max(s for _, _, s in scored)
-        total = 0.0
-        mine = 0.0
-        for card, taken, score in scored:
-            w = math.exp((score - top) / INFERENCE_TEMPERATURE)
-            total += w
-            if card == self.card and taken == self.taken:
-                mine = w
-        return mine / total
+        return choice_chance(scored, self.card, self.taken, INFERENCE_TEMPERATURE)
 
 
 class Sampler:
@@ -462,10 +455,7 @@ class Sampler:
         if evidence is not None:
             at = sum(self.counts[s] for s in range(evidence.seat) if s != self.seat)
             held = self.counts[evidence.seat]
-            for _ in range(INFERENCE_TRIES - 1):
-                if rng.random() < evidence.likelihood(unseen[at : at + held]):
-                    break
-                rng.shuffle(unseen)
+            keep_likely(unseen, slice(at, at + held), evidence.likelihood, rng, INFERENCE_TRIES)
         hands: list[list[int]] = []
         at = 0
         for s in range(4):

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from engine.cards import SCOPA_40, Card
 from engine.game import Budget, decision_deadline, resolve_budget
 from engine.scopa.state import Play, ScopaView
+from engine.search import choice_chance, keep_likely
 
 CARDS: tuple[Card, ...] = SCOPA_40.cards
 INDEX: dict[Card, int] = {c: i for i, c in enumerate(CARDS)}
@@ -345,15 +346,7 @@ class Evidence:
     def likelihood(self, held: Sequence[int]) -> float:
         """The chance that an opponent holding ``held`` besides the card played chose it."""
         scores = score_moves([self.card, *held], self.table, False)
-        top = max(s for _, _, s in scores)
-        total = 0.0
-        mine = 0.0
-        for c, taken, s in scores:
-            w = math.exp((s - top) / INFERENCE_TEMPERATURE)
-            total += w
-            if c == self.card and taken == self.taken:
-                mine = w
-        return mine / total
+        return choice_chance(scores, self.card, self.taken, INFERENCE_TEMPERATURE)
 
 
 def rollout_choice(deal: Deal) -> tuple[int, tuple[int, ...]]:
@@ -587,10 +580,7 @@ def sample_deal(
     cards = list(unseen)
     rng.shuffle(cards)
     if evidence is not None:
-        for _ in range(INFERENCE_TRIES - 1):
-            if rng.random() < evidence.likelihood(cards[:held]):
-                break
-            rng.shuffle(cards)
+        keep_likely(cards, slice(held), evidence.likelihood, rng, INFERENCE_TRIES)
     deal = base.copy()
     deal.hands[1 - base.turn] = cards[:held]
     deal.stock = cards[held:]
