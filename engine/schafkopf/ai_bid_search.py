@@ -37,7 +37,7 @@ from engine.schafkopf.ai_bidding import (
     RUFER_THRESHOLD,
     SOLO_THRESHOLD,
     WENZ_THRESHOLD,
-    best_bid,
+    normal_word,
     rufer_score,
     solo_score,
     sure_winners,
@@ -55,9 +55,6 @@ from engine.schafkopf.rules import (
     SIE_LAUFENDE,
     SOLO_LIKE,
     mode_of,
-)
-from engine.schafkopf.rules import (
-    announcements as legal_announcements,
 )
 from engine.schafkopf.state import Action, Announce, Bid, Hand, Pass, SchafkopfView
 from engine.search import survivors
@@ -196,10 +193,7 @@ def finish_bidding(
         seat = (first + k) % 4
         said = memo.get((seat, highest))
         if said is None:
-            hand = hands[seat]
-            word = best_bid(hand, (Pass(), *legal_announcements(hand, highest)))
-            assert isinstance(word, (Announce, Pass))
-            memo[(seat, highest)] = said = word
+            memo[(seat, highest)] = said = normal_word(hands[seat], highest)
         if isinstance(said, Announce):
             top = Bid(seat, said.contract, said.suit)
             highest = CONTRACT_RANK[said.contract]
