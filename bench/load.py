@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import multiprocessing as mp
 import os
 import sys
@@ -41,24 +40,12 @@ from bench.procstat import (
     raw_argv,
     rss_bytes,
 )
+from bench.report import log, percentile
 from engine.registry import GAMES
 
 MAX_TABLES = 2000
 MAX_IDLE = 20000
 MAX_SECONDS = 300.0
-
-
-def log(text: str) -> None:
-    """Progress on stderr."""
-    print(text, file=sys.stderr, flush=True)
-
-
-def percentile(sorted_values: Sequence[float], q: float) -> float:
-    """The ``q`` quantile (0..1) of already sorted values (nearest rank); 0 when empty."""
-    if not sorted_values:
-        return 0.0
-    k = min(len(sorted_values) - 1, max(0, math.ceil(q * len(sorted_values)) - 1))
-    return sorted_values[k]
 
 
 def _split(total: int, parts: int) -> list[tuple[int, int]]:
