@@ -25,6 +25,7 @@ import time
 from collections.abc import Sequence
 from math import comb
 
+from engine.capture import table_before
 from engine.cards import BRESCIANE_52, Card
 from engine.cicera.ai_normal import score_plays
 from engine.cicera.rules import (
@@ -396,12 +397,8 @@ class Evidence:
             return None
         card = INDEX[last.card]
         taken = frozenset(INDEX[c] for c in last.captured)
-        table = [INDEX[c] for c in view.table]
-        if taken:
-            table.extend(sorted(taken))
-        elif table and table[-1] == card:
-            table.pop()
-        else:
+        table = table_before(card, taken, [INDEX[c] for c in view.table])
+        if table is None:
             return None
         return cls(last.seat, card, taken, table)
 

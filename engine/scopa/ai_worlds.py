@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from engine.capture import table_before
 from engine.scopa.ai_sim import INDEX, Deal, acc_of, score_moves
 from engine.scopa.state import ScopaView
 from engine.search import choice_chance, keep_likely
@@ -54,12 +55,8 @@ class Evidence:
             return None
         card = INDEX[last.card]
         taken = frozenset(INDEX[c] for c in last.captured)
-        table = [INDEX[c] for c in view.table]
-        if taken:
-            table.extend(sorted(taken))
-        elif table and table[-1] == card:
-            table.pop()
-        else:
+        table = table_before(card, taken, [INDEX[c] for c in view.table])
+        if table is None:
             return None
         return cls(card, taken, tuple(table))
 
