@@ -28,7 +28,8 @@ import multiprocessing as mp
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from bench.load_clients import Job, worker_main
@@ -60,6 +61,33 @@ def _split(total: int, parts: int) -> list[tuple[int, int]]:
     return ranges
 
 
+@contextmanager
+def _workers(jobs: list[Job], loop: str) -> Iterator[tuple[Any, Any]]:
+    """A client worker process per job, started; ``(ready, go)``: the queue they report
+    on and the event that starts their work.  Joined on leaving (killed if stuck)."""
+    ctx = mp.get_context("spawn")
+    ready = ctx.Queue()
+    go = ctx.Event()
+    procs = [ctx.Process(target=worker_main, args=(j, ready, go, loop)) for j in jobs]
+    for p in procs:
+        p.start()
+    try:
+        yield ready, go
+    finally:
+        for p in procs:
+            p.join(timeout=30)
+            if p.is_alive():
+                p.kill()
+
+
+def _report(ready: Any, timeout: float) -> tuple[str, int, Any]:
+    """The next ``(kind, worker, data)`` a worker reports; a failed worker is an error."""
+    kind, worker, data = ready.get(timeout=timeout)
+    if kind == "failed":
+        raise RuntimeError(f"client worker {worker} failed: {data}")
+    return kind, worker, data
+
+
 def _drive(
     jobs: list[Job],
     loop: str,
@@ -72,20 +100,12 @@ def _drive(
     Returns the workers' reports and the server's figures over the window
     (CPU seconds, RSS at the end).
     """
-    ctx = mp.get_context("spawn")
-    ready = ctx.Queue()
-    go = ctx.Event()
-    procs = [ctx.Process(target=worker_main, args=(j, ready, go, loop)) for j in jobs]
-    for p in procs:
-        p.start()
     reports: dict[int, Any] = {}
-    try:
+    with _workers(jobs, loop) as (ready, go):
         waiting = {j.worker for j in jobs}
         deadline = time.monotonic() + 180
         while waiting:
-            kind, worker, data = ready.get(timeout=max(1.0, deadline - time.monotonic()))
-            if kind == "failed":
-                raise RuntimeError(f"client worker {worker} failed: {data}")
+            _, worker, _ = _report(ready, max(1.0, deadline - time.monotonic()))
             waiting.discard(worker)
         if on_ready is not None:
             on_ready()
@@ -97,17 +117,10 @@ def _drive(
         rss = rss_bytes(pid)
         waiting = {j.worker for j in jobs}
         while waiting:
-            kind, worker, data = ready.get(timeout=120)
-            if kind == "failed":
-                raise RuntimeError(f"client worker {worker} failed: {data}")
+            kind, worker, data = _report(ready, 120)
             if kind == "done":
                 reports[worker] = data
                 waiting.discard(worker)
-    finally:
-        for p in procs:
-            p.join(timeout=30)
-            if p.is_alive():
-                p.kill()
     server = {"cpu_s": cpu1 - cpu0, "wall_s": t1 - t0, "rss": float(rss)}
     return [reports[j.worker] for j in jobs], server
 
@@ -192,26 +205,16 @@ def run_idle(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _hold(jobs: list[Job], loop: str, pid: int) -> dict[str, Any]:
-    ctx = mp.get_context("spawn")
-    ready = ctx.Queue()
-    go = ctx.Event()
-    procs = [ctx.Process(target=worker_main, args=(j, ready, go, loop)) for j in jobs]
-    for p in procs:
-        p.start()
-    try:
+    with _workers(jobs, loop) as (ready, go):
         for _ in jobs:
-            kind, worker, data = ready.get(timeout=120)
-            if kind == "failed":
-                raise RuntimeError(f"client worker {worker} failed: {data}")
+            _report(ready, 120)
         time.sleep(0.5)
         rss0 = rss_bytes(pid)
         go.set()
         opened = failed = 0
         slowest = 0.0
         for _ in jobs:
-            kind, worker, data = ready.get(timeout=MAX_SECONDS)
-            if kind == "failed":
-                raise RuntimeError(f"client worker {worker} failed: {data}")
+            _, _, data = _report(ready, MAX_SECONDS)
             opened += data["opened"]
             failed += data["failed"]
             slowest = max(slowest, data["seconds"])
@@ -220,11 +223,6 @@ def _hold(jobs: list[Job], loop: str, pid: int) -> dict[str, Any]:
         go.clear()
         for _ in jobs:
             ready.get(timeout=120)
-    finally:
-        for p in procs:
-            p.join(timeout=30)
-            if p.is_alive():
-                p.kill()
     return {
         "opened": opened,
         "failed": failed,
