@@ -32,17 +32,13 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
+from bench.report import log
 from client_cli.client import Client, ServerError
 from protocol import server_messages as sm
 from server.app import running_server
 from server.config import ServerConfig
 
 GAME = "scopa"
-
-
-def log(text: str) -> None:
-    """Progress on stderr."""
-    print(text, file=sys.stderr, flush=True)
 
 
 def percentile(samples: list[float], q: float) -> float:

@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.report import log, percentile
 from engine.game import Budget
 from engine.registry import GAMES, get_game
 from server.ai import decide
@@ -45,19 +44,6 @@ GOAL_P50_MS = 250.0
 GOAL_P99_MS = 400.0
 LOOP_STEPS = 200_000
 """Steps of the yardstick loop (about 20 ms of CPU on an idle core)."""
-
-
-def log(text: str) -> None:
-    """Progress on stderr."""
-    print(text, file=sys.stderr, flush=True)
-
-
-def percentile(samples: Sequence[float], q: float) -> float:
-    """The ``q`` quantile (0..1) of ``samples`` by nearest rank; 0 for none."""
-    if not samples:
-        return 0.0
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
 
 
 def spin(steps: int = LOOP_STEPS) -> int:

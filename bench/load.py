@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import multiprocessing as mp
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from bench.load_clients import Job, worker_main
@@ -41,24 +41,12 @@ from bench.procstat import (
     raw_argv,
     rss_bytes,
 )
+from bench.report import log, percentile
 from engine.registry import GAMES
 
 MAX_TABLES = 2000
 MAX_IDLE = 20000
 MAX_SECONDS = 300.0
-
-
-def log(text: str) -> None:
-    """Progress on stderr."""
-    print(text, file=sys.stderr, flush=True)
-
-
-def percentile(sorted_values: Sequence[float], q: float) -> float:
-    """The ``q`` quantile (0..1) of already sorted values (nearest rank); 0 when empty."""
-    if not sorted_values:
-        return 0.0
-    k = min(len(sorted_values) - 1, max(0, math.ceil(q * len(sorted_values)) - 1))
-    return sorted_values[k]
 
 
 def _split(total: int, parts: int) -> list[tuple[int, int]]:
@@ -73,6 +61,33 @@ def _split(total: int, parts: int) -> list[tuple[int, int]]:
     return ranges
 
 
+@contextmanager
+def _workers(jobs: list[Job], loop: str) -> Iterator[tuple[Any, Any]]:
+    """A client worker process per job, started; ``(ready, go)``: the queue they report
+    on and the event that starts their work.  Joined on leaving (killed if stuck)."""
+    ctx = mp.get_context("spawn")
+    ready = ctx.Queue()
+    go = ctx.Event()
+    procs = [ctx.Process(target=worker_main, args=(j, ready, go, loop)) for j in jobs]
+    for p in procs:
+        p.start()
+    try:
+        yield ready, go
+    finally:
+        for p in procs:
+            p.join(timeout=30)
+            if p.is_alive():
+                p.kill()
+
+
+def _report(ready: Any, timeout: float) -> tuple[str, int, Any]:
+    """The next ``(kind, worker, data)`` a worker reports; a failed worker is an error."""
+    kind, worker, data = ready.get(timeout=timeout)
+    if kind == "failed":
+        raise RuntimeError(f"client worker {worker} failed: {data}")
+    return kind, worker, data
+
+
 def _drive(
     jobs: list[Job],
     loop: str,
@@ -85,20 +100,12 @@ def _drive(
     Returns the workers' reports and the server's figures over the window
     (CPU seconds, RSS at the end).
     """
-    ctx = mp.get_context("spawn")
-    ready = ctx.Queue()
-    go = ctx.Event()
-    procs = [ctx.Process(target=worker_main, args=(j, ready, go, loop)) for j in jobs]
-    for p in procs:
-        p.start()
     reports: dict[int, Any] = {}
-    try:
+    with _workers(jobs, loop) as (ready, go):
         waiting = {j.worker for j in jobs}
         deadline = time.monotonic() + 180
         while waiting:
-            kind, worker, data = ready.get(timeout=max(1.0, deadline - time.monotonic()))
-            if kind == "failed":
-                raise RuntimeError(f"client worker {worker} failed: {data}")
+            _, worker, _ = _report(ready, max(1.0, deadline - time.monotonic()))
             waiting.discard(worker)
         if on_ready is not None:
             on_ready()
@@ -110,17 +117,10 @@ def _drive(
         rss = rss_bytes(pid)
         waiting = {j.worker for j in jobs}
         while waiting:
-            kind, worker, data = ready.get(timeout=120)
-            if kind == "failed":
-                raise RuntimeError(f"client worker {worker} failed: {data}")
+            kind, worker, data = _report(ready, 120)
             if kind == "done":
                 reports[worker] = data
                 waiting.discard(worker)
-    finally:
-        for p in procs:
-            p.join(timeout=30)
-            if p.is_alive():
-                p.kill()
     server = {"cpu_s": cpu1 - cpu0, "wall_s": t1 - t0, "rss": float(rss)}
     return [reports[j.worker] for j in jobs], server
 
@@ -205,26 +205,16 @@ def run_idle(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _hold(jobs: list[Job], loop: str, pid: int) -> dict[str, Any]:
-    ctx = mp.get_context("spawn")
-    ready = ctx.Queue()
-    go = ctx.Event()
-    procs = [ctx.Process(target=worker_main, args=(j, ready, go, loop)) for j in jobs]
-    for p in procs:
-        p.start()
-    try:
+    with _workers(jobs, loop) as (ready, go):
         for _ in jobs:
-            kind, worker, data = ready.get(timeout=120)
-            if kind == "failed":
-                raise RuntimeError(f"client worker {worker} failed: {data}")
+            _report(ready, 120)
         time.sleep(0.5)
         rss0 = rss_bytes(pid)
         go.set()
         opened = failed = 0
         slowest = 0.0
         for _ in jobs:
-            kind, worker, data = ready.get(timeout=MAX_SECONDS)
-            if kind == "failed":
-                raise RuntimeError(f"client worker {worker} failed: {data}")
+            _, _, data = _report(ready, MAX_SECONDS)
             opened += data["opened"]
             failed += data["failed"]
             slowest = max(slowest, data["seconds"])
@@ -233,11 +223,6 @@ def _hold(jobs: list[Job], loop: str, pid: int) -> dict[str, Any]:
         go.clear()
         for _ in jobs:
             ready.get(timeout=120)
-    finally:
-        for p in procs:
-            p.join(timeout=30)
-            if p.is_alive():
-                p.kill()
     return {
         "opened": opened,
         "failed": failed,

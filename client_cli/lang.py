@@ -19,14 +19,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import client_web
-from client_cli.common import EXIT_USAGE, CliError
+from client_cli.common import EXIT_USAGE, CliError, run
 from engine.cards import PATTERNS
 
 LANGUAGES: tuple[str, ...] = ("en", "it", "de", "hu", "tr", "zh")
@@ -218,3 +218,18 @@ def add_lang(parser: argparse.ArgumentParser) -> None:
 def from_args(args: argparse.Namespace) -> Language:
     """The language a command's ``--lang`` (or the environment) picks."""
     return language(choose(getattr(args, "lang", None)))
+
+
+LangMain = Callable[[argparse.Namespace, Language], Coroutine[Any, Any, int]]
+"""A command's main: its arguments and the language it speaks in → its exit status."""
+
+
+def run_with_lang(main: LangMain) -> Callable[[argparse.Namespace], int]:
+    """A command's entry point (``set_defaults(func=...)``) that runs ``main`` with the
+    language its ``--lang`` (or the environment) picks: an unknown one is a usage error
+    before anything starts."""
+
+    async def with_lang(args: argparse.Namespace) -> int:
+        return await main(args, from_args(args))
+
+    return lambda args: run(with_lang(args))

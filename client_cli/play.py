@@ -39,9 +39,8 @@ from client_cli.common import (
     connect,
     parse_options,
     refused,
-    run,
 )
-from client_cli.lang import add_lang, from_args
+from client_cli.lang import Language, add_lang, run_with_lang
 from client_cli.options import PORT, SECONDS, TURN_SECONDS, number_in
 from client_cli.play_session import PlaySession
 from client_cli.seatfile import HeldSeat, SeatFile
@@ -128,14 +127,13 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--private", action="store_true", help="a private table (invite code)")
     p.add_argument("--host", default="127.0.0.1", help="embedded server: interface")
     p.add_argument("--port", type=PORT, default=0, help="embedded server: port (0: any free)")
-    p.set_defaults(func=lambda args: run(play_main(args)))
+    p.set_defaults(func=run_with_lang(play_main))
 
 
-async def play_main(args: argparse.Namespace) -> int:
+async def play_main(args: argparse.Namespace, lang: Language) -> int:
     """Start the embedded server if needed, take a seat, play until done."""
-    from_args(args)  # an unknown --lang / CARDAVIA_LANG is an error before anything starts
     if args.url:
-        return await play_at(args.url, args, embedded=False)
+        return await play_at(args.url, args, lang, embedded=False)
     from engine.registry import GAMES
     from server.app import running_server
     from server.config import ServerConfig
@@ -152,10 +150,10 @@ async def play_main(args: argparse.Namespace) -> int:
         ai_mode="thread",  # one table: starts at once, no worker processes to spawn
     )
     async with running_server(config) as server:
-        return await play_at(server.url, args, embedded=True)
+        return await play_at(server.url, args, lang, embedded=True)
 
 
-async def play_at(url: str, args: argparse.Namespace, *, embedded: bool) -> int:
+async def play_at(url: str, args: argparse.Namespace, lang: Language, *, embedded: bool) -> int:
     """Connect to ``url``, resume the seat held there or take one as asked, and play."""
     screen = Screen()
     seats = None if embedded else SeatFile()
@@ -178,7 +176,6 @@ async def play_at(url: str, args: argparse.Namespace, *, embedded: bool) -> int:
         if joined is None:
             joined = await take_seat(client, args)
         else:
-            lang = from_args(args)
             where = (
                 lang.t("session.seat", n=joined.seat)
                 if joined.seat is not None
@@ -193,7 +190,7 @@ async def play_at(url: str, args: argparse.Namespace, *, embedded: bool) -> int:
             embedded=embedded,
             seatfile=seats,
             auto_pass=args.auto_pass,
-            lang=from_args(args),
+            lang=lang,
         )
         session.fancy_input = not args.plain
         session.remember()

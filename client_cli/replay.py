@@ -14,8 +14,8 @@ import sys
 from typing import Any
 
 from client_cli.client import ServerError
-from client_cli.common import EXIT_OK, CliError, connect, refused, run
-from client_cli.lang import Language, add_lang, from_args, language
+from client_cli.common import EXIT_OK, CliError, connect, refused
+from client_cli.lang import Language, add_lang, language, run_with_lang
 from client_cli.render import Seats, renderer_for
 from protocol.models import TableInfo
 from protocol.server_messages import Replay
@@ -34,7 +34,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
     p.add_argument("--all", action="store_true", help="print every step at once")
     add_lang(p)
-    p.set_defaults(func=lambda args: run(replay_main(args)))
+    p.set_defaults(func=run_with_lang(replay_main))
 
 
 def replay_lines(replay: Replay, lang: Language | None = None) -> list[list[str]]:
@@ -59,9 +59,8 @@ def replay_lines(replay: Replay, lang: Language | None = None) -> list[list[str]
     return steps
 
 
-async def replay_main(args: argparse.Namespace) -> int:
+async def replay_main(args: argparse.Namespace, lang: Language) -> int:
     """Fetch the replay and print it, step by step on a terminal."""
-    lang = from_args(args)
     client = await connect(args.url, "replay")
     try:
         replay = await client.replay(args.table, args.game_no)

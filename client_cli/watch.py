@@ -7,8 +7,8 @@ import sys
 from typing import Any
 
 from client_cli.client import ClientClosed, ServerError
-from client_cli.common import EXIT_FAILED, EXIT_OK, CliError, add_ca_file, connect, refused, run
-from client_cli.lang import add_lang, from_args
+from client_cli.common import EXIT_FAILED, EXIT_OK, CliError, add_ca_file, connect, refused
+from client_cli.lang import Language, add_lang, run_with_lang
 from client_cli.render import Seats, renderer_for, seat_name
 from protocol import server_messages as sm
 
@@ -23,12 +23,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--name", default="spectator", help="display name")
     add_lang(p)
     p.add_argument("--follow", action="store_true", help="keep watching the next games (rematches)")
-    p.set_defaults(func=lambda args: run(watch_main(args)))
+    p.set_defaults(func=run_with_lang(watch_main))
 
 
-async def watch_main(args: argparse.Namespace) -> int:
+async def watch_main(args: argparse.Namespace, lang: Language) -> int:
     """Spectate ``--table``: the spectator view and the public events only."""
-    lang = from_args(args)
     client = await connect(args.url, args.name, ca_file=args.ca_file)
     try:
         try:

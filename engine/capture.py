@@ -52,3 +52,19 @@ def majority(a: int, b: int) -> int | None:
     if a == b:
         return None
     return 0 if a > b else 1
+
+
+def table_before(card: int, taken: frozenset[int], table: list[int]) -> list[int] | None:
+    """The table a play was made on, from ``table`` after it (changed in place).
+
+    A capture puts the cards it took back (in card order, after the rest); a
+    card laid is taken off the end again.  ``None`` when ``table`` does not end
+    with the card laid, so it cannot show the play.  Cards are the AI's ints.
+    """
+    if taken:
+        table.extend(sorted(taken))
+    elif table and table[-1] == card:
+        table.pop()
+    else:
+        return None
+    return table

@@ -24,6 +24,7 @@ from typing import Any, Generic, TypeVar
 from engine.game import Budget, Game, resolve_budget
 
 S = TypeVar("S")
+T = TypeVar("T")
 
 Rollout = Callable[[Any, int, random.Random], Any]
 """``rollout(state, seat, rng)`` picks an action for ``seat`` in an imagined world."""
@@ -112,3 +113,72 @@ class DeterminizedSearch:
         self.last_iterations = it
         best = max(range(n), key=lambda k: totals[k] / visits[k] if visits[k] else -math.inf)
         return legal[best]
+
+
+def survivors(active: list[int], results: list[list[float]], drop: float) -> list[int]:
+    """Successive halving of paired candidates: those of ``active`` not clearly worse
+    than the leader over the same worlds.
+
+    ``results[k]`` holds candidate ``k``'s outcome in each world seen so far, all
+    over the same worlds.  The leader has the largest total (ties: the lower
+    index); a candidate leaves when its mean paired deficit to the leader exceeds
+    ``drop`` standard errors of the differences.
+    """
+    lead = max(active, key=lambda k: (math.fsum(results[k]), -k))
+    top = results[lead]
+    w = len(top)
+    keep = []
+    for k in active:
+        if k == lead:
+            keep.append(k)
+            continue
+        diffs = [a - b for a, b in zip(top, results[k], strict=True)]
+        mean = math.fsum(diffs) / w
+        var = math.fsum((d - mean) ** 2 for d in diffs) / (w - 1)
+        if mean <= drop * math.sqrt(var / w) + 1e-9:
+            keep.append(k)
+    return keep
+
+
+# -- inference from a play seen ------------------------------------------------
+def choice_chance(
+    scored: Sequence[tuple[T, frozenset[T], float]],
+    card: T,
+    taken: frozenset[T],
+    temperature: float,
+) -> float:
+    """The chance of the move ``(card, taken)`` among ``scored`` under a softmax model.
+
+    ``scored`` lists every move a player had, ``(card, capture, score)``; a move
+    is chosen with weight ``exp(score / temperature)``, so a player is expected
+    to prefer better moves the more sharply the lower the temperature.
+    """
+    top = max(s for _, _, s in scored)
+    total = 0.0
+    mine = 0.0
+    for c, t, s in scored:
+        w = math.exp((s - top) / temperature)
+        total += w
+        if c == card and t == taken:
+            mine = w
+    return mine / total
+
+
+def keep_likely(
+    cards: list[T],
+    hand: slice,
+    chance: Callable[[list[T]], float],
+    rng: random.Random,
+    tries: int,
+) -> None:
+    """Redeal the shuffled ``cards`` until the deal explains a play seen, in place.
+
+    The deal is kept with probability ``chance(cards[hand])`` (the chance that
+    the player dealt ``cards[hand]`` made the play), else shuffled again; after
+    ``tries`` deals in all the last one is kept.  Worlds so come in proportion
+    to how well they explain the play.
+    """
+    for _ in range(tries - 1):
+        if rng.random() < chance(cards[hand]):
+            break
+        rng.shuffle(cards)

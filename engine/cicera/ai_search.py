@@ -25,6 +25,7 @@ import time
 from collections.abc import Sequence
 from math import comb
 
+from engine.capture import table_before
 from engine.cards import BRESCIANE_52, Card
 from engine.cicera.ai_normal import score_plays
 from engine.cicera.rules import (
@@ -38,6 +39,7 @@ from engine.cicera.rules import (
 )
 from engine.cicera.state import CiceraView, Play
 from engine.game import Budget, decision_deadline, resolve_budget
+from engine.search import choice_chance, keep_likely
 
 CARDS: tuple[Card, ...] = BRESCIANE_52.cards
 INDEX: dict[Card, int] = {c: i for i, c in enumerate(CARDS)}
@@ -395,27 +397,15 @@ class Evidence:
             return None
         card = INDEX[last.card]
         taken = frozenset(INDEX[c] for c in last.captured)
-        table = [INDEX[c] for c in view.table]
-        if taken:
-            table.extend(sorted(taken))
-        elif table and table[-1] == card:
-            table.pop()
-        else:
+        table = table_before(card, taken, [INDEX[c] for c in view.table])
+        if table is None:
             return None
         return cls(last.seat, card, taken, table)
 
     def likelihood(self, held: Sequence[int]) -> float:
         """The chance that a player holding ``held`` besides the card played chose it."""
         scored = greedy_moves([self.card, *held], self.table, -1)
-        top = max(s for _, _, s in scored)
-        total = 0.0
-        mine = 0.0
-        for card, taken, score in scored:
-            w = math.exp((score - top) / INFERENCE_TEMPERATURE)
-            total += w
-            if card == self.card and taken == self.taken:
-                mine = w
-        return mine / total
+        return choice_chance(scored, self.card, self.taken, INFERENCE_TEMPERATURE)
 
 
 class Sampler:
@@ -462,10 +452,7 @@ class Sampler:
         if evidence is not None:
             at = sum(self.counts[s] for s in range(evidence.seat) if s != self.seat)
             held = self.counts[evidence.seat]
-            for _ in range(INFERENCE_TRIES - 1):
-                if rng.random() < evidence.likelihood(unseen[at : at + held]):
-                    break
-                rng.shuffle(unseen)
+            keep_likely(unseen, slice(at, at + held), evidence.likelihood, rng, INFERENCE_TRIES)
         hands: list[list[int]] = []
         at = 0
         for s in range(4):

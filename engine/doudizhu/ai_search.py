@@ -55,6 +55,7 @@ from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Action, DoudizhuView
 from engine.game import Budget, decision_deadline, resolve_budget
+from engine.search import survivors
 
 DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.22)
 BID_BUDGET = Budget(iterations=60, seconds=0.2)
@@ -362,24 +363,6 @@ def _play_out(
     return outcome(hands, winner, seat, landlord)
 
 
-def _survivors(active: list[int], results: list[list[float]]) -> list[int]:
-    """The candidates not clearly worse than the leader on the worlds seen (paired)."""
-    lead = max(active, key=lambda k: (math.fsum(results[k]), -k))
-    top = results[lead]
-    w = len(top)
-    keep = []
-    for k in active:
-        if k == lead:
-            keep.append(k)
-            continue
-        diffs = [a - b for a, b in zip(top, results[k], strict=True)]
-        mean = math.fsum(diffs) / w
-        var = math.fsum((d - mean) ** 2 for d in diffs) / (w - 1)
-        if mean <= PAIRED_DROP * math.sqrt(var / w) + 1e-9:
-            keep.append(k)
-    return keep
-
-
 class HardPolicy:
     """Determinized Monte Carlo search with normal-player rollouts, from the view only;
     the root moves are compared paired, over shared worlds (:meth:`_paired`).
@@ -499,7 +482,7 @@ class HardPolicy:
             it += len(active)
             worlds += 1
             if worlds % PAIRED_CHECK == 0 and len(active) > 1:
-                active = _survivors(active, results)
+                active = survivors(active, results, PAIRED_DROP)
         self.last_iterations = it
         return max(active, key=lambda k: (math.fsum(results[k]), -k))
 

@@ -20,7 +20,7 @@ their expected units instead of by rules of thumb:
    rollout (:func:`engine.schafkopf.ai_search.playout`) and settled in units
    for this seat, Schneider, Schwarz and Laufende included.  Every candidate
    meets the same worlds (paired comparison); one that is clearly behind the
-   leader leaves the race (:func:`survivors`); the best mean wins (ties:
+   leader leaves the race (:func:`engine.search.survivors`); the best mean wins (ties:
    passing, then the lower contract).
 """
 
@@ -37,7 +37,7 @@ from engine.schafkopf.ai_bidding import (
     RUFER_THRESHOLD,
     SOLO_THRESHOLD,
     WENZ_THRESHOLD,
-    best_bid,
+    normal_word,
     rufer_score,
     solo_score,
     sure_winners,
@@ -56,10 +56,8 @@ from engine.schafkopf.rules import (
     SOLO_LIKE,
     mode_of,
 )
-from engine.schafkopf.rules import (
-    announcements as legal_announcements,
-)
 from engine.schafkopf.state import Action, Announce, Bid, Hand, Pass, SchafkopfView
+from engine.search import survivors
 
 BID_BUDGET = Budget(iterations=2000, seconds=0.2)
 """Play-outs (worlds × candidates still in the race) and wall time per bid."""
@@ -195,10 +193,7 @@ def finish_bidding(
         seat = (first + k) % 4
         said = memo.get((seat, highest))
         if said is None:
-            hand = hands[seat]
-            word = best_bid(hand, (Pass(), *legal_announcements(hand, highest)))
-            assert isinstance(word, (Announce, Pass))
-            memo[(seat, highest)] = said = word
+            memo[(seat, highest)] = said = normal_word(hands[seat], highest)
         if isinstance(said, Announce):
             top = Bid(seat, said.contract, said.suit)
             highest = CONTRACT_RANK[said.contract]
@@ -231,24 +226,6 @@ def contract_value(hands: Sequence[Hand], top: Bid | None, me: int, dealer: int)
     lauf = laufende_units(deal, hands, side)
     leader = (dealer + 1) % 4  # the first bidder leads the first trick (Deal)
     return playout(deal, [list(h) for h in hands], [], leader, partner, None, lauf)
-
-
-def survivors(active: list[int], results: list[list[float]]) -> list[int]:
-    """The candidates not clearly worse than the leader on the worlds seen (paired)."""
-    lead = max(active, key=lambda k: (math.fsum(results[k]), -k))
-    top = results[lead]
-    w = len(top)
-    keep = []
-    for k in active:
-        if k == lead:
-            keep.append(k)
-            continue
-        diffs = [a - b for a, b in zip(top, results[k], strict=True)]
-        mean = math.fsum(diffs) / w
-        var = math.fsum((d - mean) ** 2 for d in diffs) / (w - 1)
-        if mean <= PAIRED_DROP * math.sqrt(var / w) + 1e-9:
-            keep.append(k)
-    return keep
 
 
 class BidSearch:
@@ -305,7 +282,7 @@ class BidSearch:
             it += len(active)
             worlds += 1
             if worlds % PAIRED_CHECK == 0 and len(active) > 1:
-                active = survivors(active, results)
+                active = survivors(active, results, PAIRED_DROP)
         self.last_worlds = worlds
         self.last_values = {cands[k]: math.fsum(results[k]) / worlds for k in active}
         best = max(active, key=lambda k: (math.fsum(results[k]), -k))

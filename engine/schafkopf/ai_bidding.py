@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.cards import Card
-from engine.schafkopf.rules import CONTRACT_RANK, SUITS, TRUMP, Mode, mode_of
-from engine.schafkopf.state import Action, Announce, ContractKind
+from engine.schafkopf.rules import CONTRACT_RANK, SUITS, TRUMP, Mode, announcements, mode_of
+from engine.schafkopf.state import Action, Announce, ContractKind, Pass
 
 _OBER = {"E": 3.0, "G": 2.6, "H": 2.3, "S": 2.0}
 _UNTER = {"E": 1.8, "G": 1.6, "H": 1.5, "S": 1.4}
@@ -219,3 +219,12 @@ def best_bid(hand: Sequence[Card], legal: Sequence[Action]) -> Action:
         if best is None or key > best:
             best, choice = key, action
     return choice
+
+
+def normal_word(hand: Sequence[Card], highest: int) -> Announce | Pass:
+    """What the ``normal`` evaluation says with ``hand`` once the highest announcement
+    so far has rank ``highest`` (-1: none): :func:`best_bid` over passing and every
+    legal announcement."""
+    word = best_bid(hand, (Pass(), *announcements(hand, highest)))
+    assert isinstance(word, (Announce, Pass))
+    return word

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from engine.cards import Card
 from engine.game import Budget, decision_deadline, resolve_budget
-from engine.schafkopf.ai_bidding import best_bid
+from engine.schafkopf.ai_bidding import normal_word
 from engine.schafkopf.game import SchafkopfGame
 from engine.schafkopf.rules import (
     BASE_VALUE,
@@ -49,7 +49,6 @@ from engine.schafkopf.rules import (
     TRUMP,
     WENZ_LIKE,
     Mode,
-    announcements,
     laufende,
     legal_plays,
     mode_of,
@@ -363,13 +362,11 @@ def bid_likelihood(bids: Sequence[Bid], dealt: Sequence[Sequence[Card]], me: int
     highest = -1
     for b in bids:
         if b.seat != me:
-            hand = dealt[b.seat]
-            legal: tuple[Action, ...] = (Pass(), *announcements(hand, highest))
-            said = best_bid(hand, legal)
+            said = normal_word(dealt[b.seat], highest)
             if isinstance(said, Pass):
                 if b.contract is not None:
                     return False
-            elif b.contract != said.contract or b.suit != said.suit:  # type: ignore[union-attr]
+            elif b.contract != said.contract or b.suit != said.suit:
                 return False
         if b.contract is not None:
             highest = max(highest, CONTRACT_RANK[b.contract])

@@ -6,14 +6,8 @@ import json
 
 import pytest
 
-from bench.ai_latency import main, percentile
+from bench.ai_latency import main
 from engine.registry import GAMES
-
-
-def test_percentile_by_nearest_rank():
-    assert percentile([], 0.5) == 0.0
-    assert percentile([3.0, 1.0, 2.0], 0.5) == 2.0
-    assert percentile([float(i) for i in range(1, 101)], 0.99) == 99.0
 
 
 def test_bench_times_every_games_hard_and_prints_json_last(capsys):

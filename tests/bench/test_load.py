@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bench.load import main, percentile
+from bench.load import main
 
 KEYS = ("moves_per_s", "p50_ms", "p90_ms", "p99_ms", "ratio_echo", "ratio_fanout")
 
@@ -36,10 +36,3 @@ def test_idle_mode_compares_memory_and_accept_rate_with_raw(capsys: pytest.Captu
     for key in ("server_kb_per_conn", "raw_kb_per_conn", "rss_ratio", "accept_ratio"):
         assert isinstance(report[key], float | int), key
     assert report["server_accept_per_s"] > 0
-
-
-def test_percentile_is_nearest_rank():
-    values = [float(v) for v in range(1, 101)]
-    assert percentile(values, 0.5) == 50.0
-    assert percentile(values, 0.99) == 99.0
-    assert percentile([], 0.5) == 0.0

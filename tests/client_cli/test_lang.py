@@ -3,6 +3,7 @@ shown in Italian and in German with the page's own card names and terms."""
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import re
@@ -16,9 +17,11 @@ import client_cli
 from client_cli.lang import (
     LANGUAGES,
     UI_DIR,
+    Language,
     UnknownLanguage,
     choose,
     language,
+    run_with_lang,
 )
 from client_cli.main import build_parser
 from client_cli.moves import Ask, Pick, choose_move
@@ -141,6 +144,23 @@ def test_an_unknown_language_is_a_usage_error_listing_the_languages() -> None:
     with pytest.raises(UnknownLanguage, match="CARDAVIA_LANG: unknown language 'klingon'"):
         choose(None, {"CARDAVIA_LANG": "klingon"})
     assert UnknownLanguage("xx").status == 2
+
+
+def test_a_command_runs_in_the_language_it_picks_or_not_at_all(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ran: list[str] = []
+
+    async def command(args: argparse.Namespace, lang: Language) -> int:
+        ran.append(lang.code)
+        return 0
+
+    entry = run_with_lang(command)
+    assert entry(argparse.Namespace(lang="it")) == 0
+    assert ran == ["it"]
+    assert entry(argparse.Namespace(lang="xx")) == 2  # refused before the command starts
+    assert ran == ["it"]
+    assert "cardavia: --lang: unknown language 'xx'" in capsys.readouterr().err
 
 
 def test_a_missing_string_falls_back_to_english() -> None:

@@ -26,9 +26,8 @@ from engine.codec import to_plain
 from engine.registry import GAMES
 from tests.client_cli.live_server import LiveServer, live_server
 from tests.client_cli.names import card_name, suit_pattern
+from tests.client_cli.spawn import LIVE, ROOT, spawn_cli
 
-ROOT = Path(__file__).resolve().parents[2]
-LIVE = r"(?: ?\x1b| $)"  # a prompt still waiting (not one answered above, "…]: 1")
 PROMPT = r"Your move \[([^\]]+)\]:" + LIVE
 AGAIN = r"Again\? \[y/n\]" + LIVE
 
@@ -310,16 +309,7 @@ def _own_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def spawn(
     *args: str, rows: int = 50, cols: int = 160, env: dict[str, str] | None = None
 ) -> pexpect.spawn:
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "client_cli.main", "play", *args],
-        cwd=str(ROOT),
-        encoding="utf-8",
-        timeout=20,
-        dimensions=(rows, cols),
-        env={**os.environ, **(env or {})},
-    )
-    return child
+    return spawn_cli("play", *args, rows=rows, cols=cols, env={**os.environ, **(env or {})})
 
 
 def first_key(child: pexpect.spawn) -> str:

@@ -18,30 +18,12 @@ from client_cli.client import Client
 from client_cli.main import main
 from tests.client_cli.live_server import LiveServer, live_server
 from tests.client_cli.names import suit_names
-
-ROOT = Path(__file__).resolve().parents[2]
-LIVE = r"(?: ?\x1b| $)"  # a prompt still waiting
+from tests.client_cli.spawn import LIVE, ROOT, settle, spawn_cli
 
 
 def spawn(env: dict[str, str], *args: str) -> pexpect.spawn:
-    return pexpect.spawn(
-        sys.executable,
-        ["-m", "client_cli.main", "play", *args, "--level", "random", "--ai-delay", "0"],
-        cwd=str(ROOT),
-        encoding="utf-8",
-        timeout=30,
-        dimensions=(50, 160),
-        env=env,
-    )
-
-
-def settle(child: pexpect.spawn, prompt: str) -> str:
-    """The screen up to the prompt once output stops (the prompt is redrawn below every
-    line printed while it waits)."""
-    text = str(child.before)
-    while child.expect([prompt, pexpect.TIMEOUT], timeout=0.5) == 0:
-        text += str(child.before)
-    return text
+    argv = ("play", *args, "--level", "random", "--ai-delay", "0")
+    return spawn_cli(*argv, timeout=30, env=env)
 
 
 @pytest.fixture

@@ -17,9 +17,8 @@ import pexpect
 import pytest
 
 from tests.client_cli.live_server import FAST, LiveServer, live_server
+from tests.client_cli.spawn import LIVE, ROOT, settle, spawn_cli
 
-ROOT = Path(__file__).resolve().parents[2]
-LIVE = r"(?: ?\x1b| $)"  # a prompt still waiting (not one answered above, "…]: 1")
 PROMPT = r"(Your move|Which one\?) \[([^\]]+)\]:" + LIVE
 AGAIN = r"Again\? \[y/n\]" + LIVE
 ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -42,27 +41,7 @@ def srv() -> Iterator[LiveServer]:
 
 
 def spawn(*args: str, rows: int = 24, cols: int = 80, **env: str) -> pexpect.spawn:
-    return pexpect.spawn(
-        sys.executable,
-        ["-m", "client_cli.main", "play", *args],
-        cwd=str(ROOT),
-        encoding="utf-8",
-        timeout=20,
-        dimensions=(rows, cols),
-        env={**os.environ, **env},
-    )
-
-
-def settle(child: pexpect.spawn) -> str:
-    """The screen up to the prompt once output stops (the prompt is redrawn below
-    every line printed while it waits)."""
-    text = child.before
-    match = child.match
-    while child.expect([PROMPT, pexpect.TIMEOUT], timeout=0.5) == 0:
-        text += child.before
-        match = child.match
-    child.match = match
-    return str(text)
+    return spawn_cli("play", *args, rows=rows, cols=cols, env={**os.environ, **env})
 
 
 def first_key(child: pexpect.spawn) -> str:
@@ -129,7 +108,7 @@ def test_a_typed_card_that_fits_several_moves_asks(state: Path) -> None:
     child = spawn("cicera", "--level", "random", "--ai-delay", "0")
     for _ in range(12):
         child.expect(PROMPT)
-        moves = moves_on_screen(settle(child))
+        moves = moves_on_screen(settle(child, PROMPT))
         by_card: dict[str, list[str]] = {}
         for key, codes in moves.items():
             if codes:
@@ -155,7 +134,7 @@ def test_a_refused_card_names_the_rule(state: Path) -> None:
         i = child.expect([PROMPT, AGAIN])
         if i == 1:
             break
-        screen = settle(child)
+        screen = settle(child, PROMPT)
         moves = moves_on_screen(screen)
         plays = {codes[0] for codes in moves.values() if len(codes) == 1}
         hand = hand_on_screen(screen)
@@ -202,7 +181,7 @@ def test_an_80x24_screen_holds_hand_and_moves(state: Path) -> None:
             continue
         child.sendline("3")
         child.expect(PROMPT)
-        seen = settle(child)
+        seen = settle(child, PROMPT)
         screen = ESCAPES.sub("", seen[seen.rfind("Your turn.") :])
         lines = screen.splitlines()
         assert all(len(line) <= 80 for line in lines), screen

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 from engine.game import Budget, resolve_budget
 from engine.scopa.policies import determinized_policy
+from engine.search import choice_chance, keep_likely, survivors
 from tests.engine.scopa.helpers import GAME, position
 
 
@@ -32,3 +34,58 @@ def test_search_finds_the_sweep():
     view = GAME.view(state, 0)
     choice = determinized_policy().choose(view, view.legal, random.Random(3), Budget(iterations=60))
     assert str(choice.card) == "5S"
+
+
+def test_survivors_drop_a_clearly_worse_candidate_and_keep_a_close_one():
+    best = [1.0, 1.0, 0.0, 1.0] * 4
+    close = [1.0, 0.0, 1.0, 1.0] * 4  # as good on average, different worlds
+    worse = [0.0, 0.0, 0.0, 1.0] * 4  # loses every world the leader loses and more
+    assert survivors([0, 1, 2], [best, close, worse], 2.5) == [0, 1]
+
+
+def test_survivors_keep_equal_candidates_and_only_the_active_ones():
+    same = [1.0, 0.0] * 8
+    assert survivors([0, 1], [same, same[:]], 2.5) == [0, 1]
+    worse = [0.0] * 16
+    assert survivors([1, 2], [worse, same, same[:]], 2.5) == [1, 2]
+
+
+def test_survivors_drop_more_with_a_smaller_margin():
+    lead = [1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0]
+    behind = [1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0]
+    assert survivors([0, 1], [lead, behind], 5.0) == [0, 1]
+    assert survivors([0, 1], [lead, behind], 0.5) == [0]
+
+
+def test_choice_chance_is_a_softmax_over_the_scores():
+    scored = [(1, frozenset(), 0.0), (2, frozenset({5}), 1.0), (2, frozenset({6}), 1.0)]
+    e = math.exp(-1.0)
+    assert math.isclose(choice_chance(scored, 1, frozenset(), 1.0), e / (e + 2))
+    assert math.isclose(choice_chance(scored, 2, frozenset({5}), 1.0), 1 / (e + 2))
+    assert choice_chance(scored, 3, frozenset(), 1.0) == 0.0
+    # a colder player all but never makes the worse move
+    assert choice_chance(scored, 1, frozenset(), 0.01) < 1e-9
+
+
+def test_keep_likely_keeps_a_deal_that_explains_the_play():
+    rng = random.Random(3)
+    cards = list(range(10))
+    rng.shuffle(cards)
+    # only a hand holding card 0 at the front explains the play
+    keep_likely(cards, slice(0, 1), lambda hand: float(hand == [0]), rng, 1000)
+    assert cards[0] == 0
+    assert sorted(cards) == list(range(10))
+
+
+def test_keep_likely_gives_up_after_its_tries():
+    rng = random.Random(4)
+    cards = list(range(10))
+    seen: list[list[int]] = []
+
+    def never(hand: list[int]) -> float:
+        seen.append(hand)
+        return 0.0
+
+    keep_likely(cards, slice(2, 5), never, rng, 6)
+    assert len(seen) == 5  # five redeals after the first deal
+    assert all(len(h) == 3 for h in seen)

@@ -107,22 +107,6 @@ def ranks(text: str) -> int:
     return pack(tuple(counts))
 
 
-def test_survivors_drop_a_clearly_worse_move_and_keep_a_close_one() -> None:
-    from engine.doudizhu.ai_search import _survivors
-
-    best = [1.0, 1.0, 0.0, 1.0] * 4
-    close = [1.0, 0.0, 1.0, 1.0] * 4  # as good on average, different worlds
-    worse = [0.0, 0.0, 0.0, 1.0] * 4  # loses every world the leader loses and more
-    assert _survivors([0, 1, 2], [best, close, worse]) == [0, 1]
-
-
-def test_survivors_keep_equal_moves() -> None:
-    from engine.doudizhu.ai_search import _survivors
-
-    same = [1.0, 0.0] * 8
-    assert _survivors([0, 1], [same, same[:]]) == [0, 1]
-
-
 def _hard_choice(state: object, iterations: int, seed: int) -> object:
     from engine.doudizhu.ai_search import HardPolicy
     from engine.game import Budget

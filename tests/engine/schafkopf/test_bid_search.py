@@ -17,8 +17,9 @@ from engine.schafkopf.ai_bid_search import (
     finish_bidding,
     sure_bid,
 )
+from engine.schafkopf.ai_bidding import normal_word
 from engine.schafkopf.ai_search import HardPolicy, bid_likelihood
-from engine.schafkopf.rules import announcements
+from engine.schafkopf.rules import CONTRACT_RANK, announcements
 from engine.schafkopf.state import Action, Bid
 from tests.engine.schafkopf.helpers import GAME, bid, cards, deal
 
@@ -155,3 +156,12 @@ def test_passes_make_strong_hands_unlikely() -> None:
     blind = sum(bid_likelihood(shifted, deal_unseen(before, rng), 0) for _ in range(200))
     assert read >= 140  # 156 of 200
     assert blind < 20  # 1 of 200
+
+
+def test_the_normal_word_rises_above_the_highest_announcement_or_passes() -> None:
+    assert normal_word(cards(SOLO_G), -1) == Announce("solo", "G")
+    assert normal_word(cards(SOLO_G), CONTRACT_RANK["rufer"]) == Announce("solo", "G")
+    assert normal_word(cards(SOLO_G), CONTRACT_RANK["solo"]) == Pass()
+    assert normal_word(cards(RUFER), -1) == Announce("rufer", "G")
+    assert normal_word(cards(RUFER), CONTRACT_RANK["rufer"]) == Pass()
+    assert normal_word(cards(WEAK), -1) == Pass()

@@ -5,22 +5,19 @@ from __future__ import annotations
 import random
 
 from engine.game import Budget
-from engine.scopa.ai_search import (
+from engine.scopa.ai_search import ScopaSearch, margin_values, match_values, match_win
+from engine.scopa.ai_sim import (
     INDEX,
     Deal,
-    ScopaSearch,
-    _acc_of,
+    acc_of,
     capture_table,
-    deal_from_view,
     groups,
-    margin_values,
-    match_values,
-    match_win,
     moves,
     rollout,
     rollout_choice,
     solve,
 )
+from engine.scopa.ai_worlds import deal_from_view
 from engine.scopa.state import ScopaState
 from tests.engine.scopa.helpers import GAME, cards, position
 
@@ -35,7 +32,7 @@ def as_deal(state: ScopaState) -> Deal:
         [ints_of(state.hands[0]), ints_of(state.hands[1])],
         ints_of(state.table),
         ints_of(state.stock),
-        [_acc_of(state.piles[0]), _acc_of(state.piles[1])],
+        [acc_of(state.piles[0]), acc_of(state.piles[1])],
         list(state.scope),
         state.last_capturer,
         state.turn,

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 import random
 
-from engine.scopa.ai_search import (
-    INDEX,
-    VAL,
-    Evidence,
-    best_move,
-    known_part,
-    sample_deal,
-    score_moves,
-)
+from engine.scopa.ai_sim import INDEX, VAL, best_move, score_moves
+from engine.scopa.ai_worlds import Evidence, known_part, sample_deal
 from tests.engine.scopa.helpers import GAME, cards, play, position
 
 
