@@ -204,14 +204,15 @@ async def test_a_paused_owner_is_fenced_out(
 ) -> None:
     """A real pause (SIGSTOP past the lease): b takes the table; a, resumed, never writes.
 
-    A move the client sends as a wakes up meets one of several legal fates,
-    depending on which a does first: its actor tries the append (the fence
-    refuses it), or its renewal finds the table gone and the request is then
-    refused or forwarded to b like any request for a table owned elsewhere —
-    b applies and stores it, but a has already closed the connection, so the
-    ``ok`` is lost.  Stored-but-unacknowledged is allowed; what must hold is:
-    the log before the takeover is untouched, the move is stored at most once
-    (by b, the only holder of the fence), and stored if it was acknowledged.
+    Whichever a does first as it wakes up, the move sent then is not applied:
+    its actor tries the append (the fence refuses it, a drops the table), or
+    its renewal finds the table gone (a drops it; the move, queued behind, is
+    refused) — and either way the connection is closed (1012) before a could
+    read the move as a request for a table owned elsewhere, and a closing
+    connection runs no more requests.  (It used to: a forwarded the move to b,
+    which stored it after the ``ok`` could no longer reach the client; legal,
+    stored but unacknowledged, yet it could land late, after the player came
+    back at b.)  The log keeps every acknowledged move exactly once.
     """
     a, b = ServerProcess(redis_server.url), ServerProcess(redis_server.url)
     servers += [a, b]
@@ -227,27 +228,15 @@ async def test_a_paused_owner_is_fenced_out(
     await taken_over(b)  # past the lease
     before = await logged(redis_server.url, table)
     a.signal(signal.SIGCONT)
-    answered = False
-    try:
+    with pytest.raises((ServerError, ClientClosed)):
         async with asyncio.timeout(30):  # generous: the machine may be loaded
             await client.act(table, move, seat=state.seat, version=state.version)
-            answered = True
             await client.wait_for(lambda m: False, None)  # a must send the player away
-    except ServerError:
-        pass  # refused
-    except ClientClosed as exc:
-        assert exc.code == 1012
-    log = await logged(redis_server.url, table)
-    assert log[: len(before)] == before
-    added = human_moves(log[len(before) :])
-    assert added in ([], [move])
-    if answered:
-        assert added == [move]
+    assert await logged(redis_server.url, table) == before
     assert await fence_of(redis_server.url, table) == 2  # nobody but b wrote since
     assert (a.health() or {}).get("tables") == 0
-    acked += added
     await client.close()
-    # the player goes on at b with the same token
+    # the player goes on at b with the same token; the move was never stored, even later
     client = await resume(b.url, token, table)
     await turns(client, table, 1, acked)
     assert human_moves(await logged(redis_server.url, table)) == acked
