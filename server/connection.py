@@ -219,6 +219,10 @@ class Connection:
 
     # -- incoming ------------------------------------------------------------
     async def _receive(self, frame: bytes | str) -> None:
+        if self._close is not None:
+            # this side is closing it (e.g. 1012, the table moved): a request read now
+            # could change things without any answer reaching the client; it is dropped
+            return
         limited = not self._bucket.allow(time.monotonic())
         try:
             msg = decode_client_json(frame) if self.json else decode_client(frame)

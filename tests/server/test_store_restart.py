@@ -140,9 +140,80 @@ async def test_failover_to_another_process(
     await watcher.close()
 
 
+async def fence_of(redis_url: str, table: str) -> int:
+    """The table's fence as Redis holds it (bumped by every takeover)."""
+    redis = aioredis.Redis.from_url(redis_url)
+    try:
+        return int(await redis.hget(f"cardavia:t:{table}", "fence") or 0)
+    finally:
+        await redis.aclose()
+
+
+async def taken_over(proc: ServerProcess, tables: int = 1, timeout: float = 20.0) -> None:
+    """Wait until ``proc`` drives ``tables`` tables (generous: the machine may be loaded)."""
+    deadline = time.monotonic() + timeout
+    while (proc.health() or {}).get("tables") != tables:
+        assert time.monotonic() < deadline, "the table was not taken over"
+        await asyncio.sleep(0.1)
+
+
+async def test_a_fenced_owner_cannot_write_its_next_move(
+    redis_server: RedisServer, servers: list[ServerProcess]
+) -> None:
+    """The paused owner's own write, deterministically: its lease is gone and b holds the
+    table, but a (whose next renewal is minutes away) still believes it owns it when the
+    move arrives; its append carries the old fence, Redis refuses it, and a drops the
+    table and sends the player to reconnect without an ``ok``."""
+    a = ServerProcess(redis_server.url, "--lease-ttl", "600")  # renews every ~200 s
+    b = ServerProcess(redis_server.url)
+    servers += [a, b]
+    a.start()
+    b.start()
+    client, table = await new_game(a.url)
+    acked: list[dict[str, object]] = []
+    await turns(client, table, 1, acked)
+    state = client.tables[table]
+    move = random_chooser(1)(state.view or {})
+    token = client.token
+    redis = aioredis.Redis.from_url(redis_server.url)
+    try:  # what the lease's expiry does while its owner is paused
+        assert await redis.delete(f"cardavia:t:{table}:lease") == 1
+    finally:
+        await redis.aclose()
+    await taken_over(b)
+    assert await fence_of(redis_server.url, table) == 2
+    before = await logged(redis_server.url, table)
+    with pytest.raises(ClientClosed) as closed:
+        async with asyncio.timeout(30):  # generous: the machine may be loaded
+            await client.act(table, move, seat=state.seat, version=state.version)
+    assert closed.value.code == 1012
+    assert await logged(redis_server.url, table) == before
+    # refused by the append's fence check, not noticed by a renewal
+    assert "is owned by another process now" in a.output()
+    assert "lease_lost" not in a.output()
+    assert (a.health() or {}).get("tables") == 0
+    await client.close()
+    client = await resume(b.url, token, table)
+    await turns(client, table, 1, acked)
+    assert human_moves(await logged(redis_server.url, table)) == acked
+    await client.close()
+
+
 async def test_a_paused_owner_is_fenced_out(
     redis_server: RedisServer, servers: list[ServerProcess]
 ) -> None:
+    """A real pause (SIGSTOP past the lease): b takes the table; a, resumed, never writes.
+
+    Whichever a does first as it wakes up, the move sent then is not applied:
+    its actor tries the append (the fence refuses it, a drops the table), or
+    its renewal finds the table gone (a drops it; the move, queued behind, is
+    refused) — and either way the connection is closed (1012) before a could
+    read the move as a request for a table owned elsewhere, and a closing
+    connection runs no more requests.  (It used to: a forwarded the move to b,
+    which stored it after the ``ok`` could no longer reach the client; legal,
+    stored but unacknowledged, yet it could land late, after the player came
+    back at b.)  The log keeps every acknowledged move exactly once.
+    """
     a, b = ServerProcess(redis_server.url), ServerProcess(redis_server.url)
     servers += [a, b]
     a.start()
@@ -154,20 +225,18 @@ async def test_a_paused_owner_is_fenced_out(
     move = random_chooser(1)(state.view or {})
     token = client.token
     a.signal(signal.SIGSTOP)
-    # past the lease: b takes the table over
-    deadline = time.monotonic() + 10
-    while (b.health() or {}).get("tables") != 1:
-        assert time.monotonic() < deadline, "b did not take the table over"
-        await asyncio.sleep(0.1)
+    await taken_over(b)  # past the lease
     before = await logged(redis_server.url, table)
     a.signal(signal.SIGCONT)
-    # the old owner's move can no longer be applied: refused, or the connection is closed
     with pytest.raises((ServerError, ClientClosed)):
-        await client.act(table, move, seat=state.seat, version=state.version)
-        await client.wait_for(lambda m: False, 15)  # generous: the machine may be loaded
+        async with asyncio.timeout(30):  # generous: the machine may be loaded
+            await client.act(table, move, seat=state.seat, version=state.version)
+            await client.wait_for(lambda m: False, None)  # a must send the player away
     assert await logged(redis_server.url, table) == before
+    assert await fence_of(redis_server.url, table) == 2  # nobody but b wrote since
+    assert (a.health() or {}).get("tables") == 0
     await client.close()
-    # the player goes on at b with the same token
+    # the player goes on at b with the same token; the move was never stored, even later
     client = await resume(b.url, token, table)
     await turns(client, table, 1, acked)
     assert human_moves(await logged(redis_server.url, table)) == acked
