@@ -18,14 +18,14 @@ Speed matters (they are the inner loop of search AIs and random playouts):
 n-of-a-kind moves, triples with kickers and every chain come from tables
 built at import (chains indexed by the set of ranks holding enough cards, as
 bits), wings and kickers are enumerated as packed ints, and leads are
-memoised per packed hand.  :class:`Move` also remembers the concrete plays
-made of it (engine.doudizhu.hands).
+memoised per packed hand.  An n-of-a-kind :class:`Move` also holds its
+concrete plays (engine.doudizhu.hands).
 """
 
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, NamedTuple, cast, get_args
 
 Combo = Literal[
     "single",
@@ -87,12 +87,14 @@ class Move:
     __slots__ = (
         "combo",
         "combo_index",
+        "layers",
         "length",
         "main",
         "nibbles",
         "packed",
         "picks",
         "plays",
+        "shift",
         "shifts",
         "size",
     )
@@ -107,10 +109,17 @@ class Move:
         self.packed = sum(n << (4 * r) for r, n in picks)
         # (bit shift of the rank's nibble, count): what card masks are built from
         self.shifts = tuple((4 * r, n) for r, n in picks)
-        # the card-mask bits of the move's ranks, and the concrete plays made of
-        # it so far keyed by the hand's cards of those ranks (engine.doudizhu.hands)
+        # the card-mask bits of the move's ranks, and of the ranks it takes 1, 2,
+        # 3 and 4 cards of: what its concrete play is cut from (engine.doudizhu.hands)
         self.nibbles = sum(15 << (4 * r) for r, _ in picks)
-        self.plays: dict[int, Any] = {}
+        layers = [0, 0, 0, 0, 0]
+        for r, n in picks:
+            layers[n] |= 15 << (4 * r)
+        self.layers = (layers[1], layers[2], layers[3], layers[4])
+        # n of a kind (one rank): its play for each of the hand's nibbles of that
+        # rank, ``plays[(hand >> shift) & 15]``, filled in by engine.doudizhu.hands
+        self.shift = 4 * picks[0][0] if len(picks) == 1 else -1
+        self.plays: tuple[Any, ...] = ()
 
     @property
     def is_bomb(self) -> bool:
@@ -187,8 +196,8 @@ _KIND: tuple[tuple[Move | None, ...], ...] = tuple(
     tuple(_intern(idx, n << (4 * r), r) if n == 1 or r <= TWO else None for r in range(NUM_RANKS))
     for n, idx in ((0, _SINGLE), (1, _SINGLE), (2, _PAIR), (3, _TRIPLE), (4, _BOMB))
 )
-# _KIND_UPTO[r][c]: the n-of-a-kind moves of rank r a hand holding c of them can make
-_KIND_UPTO: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
+# KIND_UPTO[r][c]: the n-of-a-kind moves of rank r a hand holding c of them can make
+KIND_UPTO: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
     tuple(tuple(m for n in range(1, c + 1) if (m := _KIND[n][r]) is not None) for c in range(5))
     for r in range(NUM_RANKS)
 )
@@ -358,13 +367,27 @@ def _runs(ranks: list[int]) -> list[tuple[int, int]]:
 # -- the generators ------------------------------------------------------------------
 
 
-def _generate_lead(packed: int) -> tuple[Move, ...]:
+class Lead(NamedTuple):
+    """Every combination a hand can lead (``moves``), in two parts.
+
+    First the n-of-a-kind moves of each rank in ``ranks`` (weakest first; a
+    rank holding ``c`` cards gives ``KIND_UPTO[r][c]``: single, pair …), then
+    ``others``: rocket, chains, triples with kickers, airplanes, four with two.
+    """
+
+    moves: tuple[Move, ...]
+    ranks: tuple[int, ...]
+    others: tuple[Move, ...]
+
+
+def _generate_lead(packed: int) -> Lead:
     c = [(packed >> sh) & 15 for sh in _SHIFTS]
     out: list[Move] = []
     ext = out.extend
     present = [r for r in range(NUM_RANKS) if c[r]]
     for r in present:
-        ext(_KIND_UPTO[r][c[r]])
+        ext(KIND_UPTO[r][c[r]])
+    kinds = len(out)
     ext(_CHAINS_OF[1][_has(packed, 1) & _CHAIN_RANKS])
     ext(_CHAINS_OF[2][_has(packed, 2) & _CHAIN_RANKS])
     has3 = _has(packed, 3)
@@ -387,7 +410,7 @@ def _generate_lead(packed: int) -> tuple[Move, ...]:
                 _four_with(c, out, _FOUR_PAIRS, f)
     if c[BLACK_JOKER] and c[RED_JOKER]:
         out.append(ROCKET)
-    return tuple(out)
+    return Lead(tuple(out), tuple(present), tuple(out[kinds:]))
 
 
 def _generate_follow(packed: int, target: Move) -> tuple[Move, ...]:
@@ -455,17 +478,23 @@ ROCKET = _intern(_ROCKET, _BOTH_JOKERS, RED_JOKER)
 _build_chain_tables()
 
 _MEMO_LIMIT = 20_000
-_LEAD_MEMO: dict[int, tuple[Move, ...]] = {}
+_LEAD_MEMO: dict[int, Lead] = {}
+
+
+def lead(packed: int) -> Lead:
+    """The leads of the hand ``packed``, memoised (see :class:`Lead`)."""
+    found = _LEAD_MEMO.get(packed)
+    if found is None:
+        if len(_LEAD_MEMO) >= _MEMO_LIMIT:
+            _LEAD_MEMO.clear()
+        found = _LEAD_MEMO[packed] = _generate_lead(packed)
+    return found
 
 
 def lead_moves(packed: int) -> tuple[Move, ...]:
     """Every combination the hand ``packed`` can lead, each reading once."""
-    moves = _LEAD_MEMO.get(packed)
-    if moves is None:
-        if len(_LEAD_MEMO) >= _MEMO_LIMIT:
-            _LEAD_MEMO.clear()
-        moves = _LEAD_MEMO[packed] = _generate_lead(packed)
-    return moves
+    found = _LEAD_MEMO.get(packed)
+    return found.moves if found is not None else lead(packed).moves
 
 
 def follow_moves(packed: int, target: Move) -> tuple[Move, ...]:

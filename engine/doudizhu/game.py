@@ -19,12 +19,12 @@ from engine.doudizhu.combos import (
     beats,
     classify,
     follow_moves,
-    lead_moves,
     unpack,
 )
 from engine.doudizhu.hands import (
     CARD_BIT,
     cards_of,
+    lead_plays,
     mask_of,
     packed_counts,
     plays_for,
@@ -200,7 +200,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         if state.landlord is None:
             legal = _AUCTION_LEGAL[state.bid]
         elif state.last is None:
-            legal = plays_for(state.hands[seat], lead_moves(state.counts[seat]))
+            legal = lead_plays(state.hands[seat], state.counts[seat])
         else:
             target = read_play(state.last)[0]
             legal = plays_for(state.hands[seat], follow_moves(state.counts[seat], target), PASS)
@@ -283,10 +283,8 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         parsed = action._parsed
         move, mask = parsed if parsed is not None else read_play(action)
         hand = state.hands[seat]
-        # the very play object listed for this hand is held; any other play, in
-        # whatever suits (Cards, Decision: any suit choice of held cards), is
-        # checked card by card
-        if move.plays.get(hand & move.nibbles) is not action and mask & ~hand:
+        # any suit choice of held cards is legal (Cards, Decision)
+        if mask & ~hand:
             missing = format_cards(cards_of(mask & ~hand))
             raise IllegalAction("not_in_hand", f"{missing} not in your hand")
         last = state.last
