@@ -191,14 +191,14 @@ _SHIFTS = tuple(4 * r for r in range(NUM_RANKS))
 _WIDTH_INDEX = {1: _STRAIGHT, 2: _PAIR_SEQ, 3: _AIRPLANE}
 _MIN_LINKS = {1: MIN_CHAIN["straight"], 2: MIN_CHAIN["pair_sequence"], 3: MIN_CHAIN["airplane"]}
 
-# _KIND[n][r]: n cards of rank r (single, pair, triple, bomb); None where impossible
-_KIND: tuple[tuple[Move | None, ...], ...] = tuple(
+# KIND[n][r]: n cards of rank r (single, pair, triple, bomb); None where impossible
+KIND: tuple[tuple[Move | None, ...], ...] = tuple(
     tuple(_intern(idx, n << (4 * r), r) if n == 1 or r <= TWO else None for r in range(NUM_RANKS))
     for n, idx in ((0, _SINGLE), (1, _SINGLE), (2, _PAIR), (3, _TRIPLE), (4, _BOMB))
 )
 # KIND_UPTO[r][c]: the n-of-a-kind moves of rank r a hand holding c of them can make
 KIND_UPTO: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
-    tuple(tuple(m for n in range(1, c + 1) if (m := _KIND[n][r]) is not None) for c in range(5))
+    tuple(tuple(m for n in range(1, c + 1) if (m := KIND[n][r]) is not None) for c in range(5))
     for r in range(NUM_RANKS)
 )
 # _TRIPLE_WITH[idx][t][k]: triple of rank t with a single / a pair of rank k
@@ -243,7 +243,7 @@ _CHAIN_RANKS = sum(1 << (4 * r) for r in range(ACE + 1))
 """One bit per rank at the bottom of its nibble: all ranks / the ranks 3..A of chains."""
 
 
-def _has(packed: int, n: int) -> int:
+def ranks_holding(packed: int, n: int) -> int:
     """The ranks holding at least ``n`` cards, one bit per rank (counts are 0..4)."""
     if n == 1:
         return (packed | (packed >> 1) | (packed >> 2)) & _ONES
@@ -388,9 +388,9 @@ def _generate_lead(packed: int) -> Lead:
     for r in present:
         ext(KIND_UPTO[r][c[r]])
     kinds = len(out)
-    ext(_CHAINS_OF[1][_has(packed, 1) & _CHAIN_RANKS])
-    ext(_CHAINS_OF[2][_has(packed, 2) & _CHAIN_RANKS])
-    has3 = _has(packed, 3)
+    ext(_CHAINS_OF[1][ranks_holding(packed, 1) & _CHAIN_RANKS])
+    ext(_CHAINS_OF[2][ranks_holding(packed, 2) & _CHAIN_RANKS])
+    has3 = ranks_holding(packed, 3)
     if has3:
         pairs = [r for r in present if c[r] >= 2]
         ts, tp = _TRIPLE_WITH[_TRIPLE_SINGLE], _TRIPLE_WITH[_TRIPLE_PAIR]
@@ -422,8 +422,8 @@ def _generate_follow(packed: int, target: Move) -> tuple[Move, ...]:
     out: list[Move] = []
     if idx <= _TRIPLE:  # single, pair, triple
         n = target.size
-        row = _KIND[n]
-        bits = _has(packed, n) & above
+        row = KIND[n]
+        bits = ranks_holding(packed, n) & above
         while bits:
             low = bits & -bits
             out.append(row[low.bit_length() >> 2])  # type: ignore[arg-type]
@@ -464,7 +464,7 @@ def _generate_follow(packed: int, target: Move) -> tuple[Move, ...]:
     if bits:
         if idx == _BOMB:
             bits &= above
-        row = _KIND[4]
+        row = KIND[4]
         while bits:
             low = bits & -bits
             out.append(row[low.bit_length() >> 2])  # type: ignore[arg-type]

@@ -18,16 +18,15 @@ from engine.doudizhu.combos import (
     Move,
     beats,
     classify,
-    follow_moves,
     unpack,
 )
 from engine.doudizhu.hands import (
     CARD_BIT,
     cards_of,
+    follow_plays,
     lead_plays,
     mask_of,
     packed_counts,
-    plays_for,
 )
 from engine.doudizhu.rules import MAX_BID, auction_end, score_deal
 from engine.doudizhu.state import (
@@ -76,6 +75,23 @@ def read_play(play: Play) -> tuple[Move, int]:
     # in the history, in any suits) is not read again by every later look
     object.__setattr__(play, "_parsed", parsed)
     return parsed
+
+
+_new = object.__new__
+_set_kind = vars(Event)["kind"].__set__
+_set_data = vars(Event)["data"].__set__
+_set_audience = vars(Event)["audience"].__set__
+_set_state = vars(Transition)["state"].__set__
+_set_events = vars(Transition)["events"].__set__
+
+
+def _transition(state: DoudizhuState, events: tuple[Event, ...]) -> Transition[DoudizhuState]:
+    """``Transition(state, events)`` built field by field (the card play's hot path:
+    a frozen dataclass's ``__init__`` costs several times more)."""
+    transition: Transition[DoudizhuState] = _new(Transition)
+    _set_state(transition, state)
+    _set_events(transition, events)
+    return transition
 
 
 def _replace_hand(hands: tuple[int, int, int], seat: int, hand: int) -> tuple[int, int, int]:
@@ -202,8 +218,9 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         elif state.last is None:
             legal = lead_plays(state.hands[seat], state.counts[seat])
         else:
-            target = read_play(state.last)[0]
-            legal = plays_for(state.hands[seat], follow_moves(state.counts[seat], target), PASS)
+            last = state.last
+            target = (last._parsed or read_play(last))[0]
+            legal = follow_plays(state.hands[seat], state.counts[seat], target, PASS)
         return legal
 
     def apply(self, state: DoudizhuState, seat: Seat, action: Action) -> Transition[DoudizhuState]:
@@ -307,7 +324,10 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         )
         bombs = state.bombs + 1 if move.combo_index >= _BOMB_INDEX else state.bombs
         history = (*state.history, (seat, action))
-        events = [Event("play", {"seat": seat, "cards": action.cards, "combo": move.combo})]
+        event = _new(Event)
+        _set_kind(event, "play")
+        _set_data(event, {"seat": seat, "cards": action.cards, "combo": move.combo})
+        _set_audience(event, None)
         over = hand == 0
         nxt = _new_state(
             DoudizhuState,
@@ -332,9 +352,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
                 seat if over else None,
             ),
         )
-        if over:
-            events.append(self._end_event(nxt))
-        return Transition(nxt, tuple(events))
+        return _transition(nxt, (event, self._end_event(nxt)) if over else (event,))
 
     def _apply_pass(self, state: DoudizhuState, seat: Seat) -> Transition[DoudizhuState]:
         if state.last is None:
@@ -365,7 +383,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
                 None,
             ),
         )
-        return Transition(nxt, events)
+        return _transition(nxt, events)
 
     def _end_event(self, state: DoudizhuState) -> Event:
         result = self.result(state)

@@ -18,7 +18,19 @@ hand holds (a pair of fives from ``5H 5D 5C`` is listed as ``5H 5D``;
 from __future__ import annotations
 
 from engine.cards import Card
-from engine.doudizhu.combos import KIND_UPTO, NUM_RANKS, RANKS, TWO, Move, lead
+from engine.doudizhu.combos import (
+    COMBO_INDEX,
+    KIND,
+    KIND_UPTO,
+    NUM_RANKS,
+    RANKS,
+    ROCKET,
+    TWO,
+    Move,
+    follow_moves,
+    lead,
+    ranks_holding,
+)
 from engine.doudizhu.state import Pass, Play
 
 SUITS = "SHDC"
@@ -202,4 +214,37 @@ def lead_plays(hand: int, packed: int) -> tuple[Play, ...]:
         ext(KIND_PLAYS[r][(hand >> (4 * r)) & 15])
     if parts.others:
         ext(plays_for(hand, parts.others))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+_TRIPLE_INDEX = COMBO_INDEX["triple"]
+_BOMBS = KIND[4]
+_BOTH_JOKERS = ROCKET.packed
+_ROCKET_PLAY = _listed_play(ROCKET, canonical_mask(ROCKET.nibbles, ROCKET))
+
+
+def follow_plays(hand: int, packed: int, target: Move, first: Pass) -> tuple[Pass | Play, ...]:
+    """``first`` (the pass), then the concrete plays of every move of ``hand`` that beats
+    ``target``: the same plays in the same order as
+    ``plays_for(hand, follow_moves(packed, target), first)``, those beating a single,
+    pair or triple (the usual case) looked up a rank at a time.
+    """
+    if target.combo_index > _TRIPLE_INDEX:
+        return plays_for(hand, follow_moves(packed, target), first)
+    out: list[Pass | Play] = [first]
+    append = out.append
+    row = KIND[target.size]
+    bits = ranks_holding(packed, target.size) & (-1 << (4 * target.main + 4))
+    while bits:
+        low = bits & -bits
+        shift = low.bit_length() - 1
+        append(row[shift >> 2].plays[(hand >> shift) & 15])  # type: ignore[union-attr]
+        bits ^= low
+    bits = ranks_holding(packed, 4)
+    while bits:  # bombs: every card of the rank
+        low = bits & -bits
+        append(_BOMBS[low.bit_length() >> 2].plays[15])  # type: ignore[union-attr]
+        bits ^= low
+    if packed & _BOTH_JOKERS == _BOTH_JOKERS:
+        append(_ROCKET_PLAY)
     return tuple(out)
