@@ -380,18 +380,39 @@ class Lead(NamedTuple):
     others: tuple[Move, ...]
 
 
+_BLOCK = 5
+_BLOCK_MASK = (1 << (4 * _BLOCK)) - 1
+_KINDS_OF_BLOCK: tuple[dict[int, tuple[tuple[Move, ...], tuple[int, ...]]], ...] = ({}, {}, {})
+"""For the ranks ``5i … 5i+4``: their counts (packed) -> their n-of-a-kind moves and
+the ranks held; filled as met (at most 5**5 entries each)."""
+
+
+def _kinds_of_block(block: int, bits: int) -> tuple[tuple[Move, ...], tuple[int, ...]]:
+    ranks = tuple(
+        r
+        for r in range(_BLOCK * block, _BLOCK * (block + 1))
+        if (bits >> (4 * (r - _BLOCK * block))) & 15
+    )
+    moves = tuple(m for r in ranks for m in KIND_UPTO[r][(bits >> (4 * (r - _BLOCK * block))) & 15])
+    _KINDS_OF_BLOCK[block][bits] = (moves, ranks)
+    return moves, ranks
+
+
 def _generate_lead(packed: int) -> Lead:
-    c = [(packed >> sh) & 15 for sh in _SHIFTS]
+    low = packed & _BLOCK_MASK
+    mid = (packed >> (4 * _BLOCK)) & _BLOCK_MASK
+    high = packed >> (8 * _BLOCK)
+    k0 = _KINDS_OF_BLOCK[0].get(low) or _kinds_of_block(0, low)
+    k1 = _KINDS_OF_BLOCK[1].get(mid) or _kinds_of_block(1, mid)
+    k2 = _KINDS_OF_BLOCK[2].get(high) or _kinds_of_block(2, high)
+    present = k0[1] + k1[1] + k2[1]
     out: list[Move] = []
     ext = out.extend
-    present = [r for r in range(NUM_RANKS) if c[r]]
-    for r in present:
-        ext(KIND_UPTO[r][c[r]])
-    kinds = len(out)
     ext(_CHAINS_OF[1][ranks_holding(packed, 1) & _CHAIN_RANKS])
     ext(_CHAINS_OF[2][ranks_holding(packed, 2) & _CHAIN_RANKS])
     has3 = ranks_holding(packed, 3)
     if has3:
+        c = [(packed >> sh) & 15 for sh in _SHIFTS]
         pairs = [r for r in present if c[r] >= 2]
         ts, tp = _TRIPLE_WITH[_TRIPLE_SINGLE], _TRIPLE_WITH[_TRIPLE_PAIR]
         for t in pairs:
@@ -408,9 +429,10 @@ def _generate_lead(packed: int) -> Lead:
             if c[f] == 4:
                 _four_with(c, out, _FOUR_SINGLES, f)
                 _four_with(c, out, _FOUR_PAIRS, f)
-    if c[BLACK_JOKER] and c[RED_JOKER]:
+    if packed & _BOTH_JOKERS == _BOTH_JOKERS:
         out.append(ROCKET)
-    return Lead(tuple(out), tuple(present), tuple(out[kinds:]))
+    others = tuple(out)
+    return Lead(k0[0] + k1[0] + k2[0] + others, present, others)
 
 
 def _generate_follow(packed: int, target: Move) -> tuple[Move, ...]:

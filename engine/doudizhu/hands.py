@@ -29,7 +29,6 @@ from engine.doudizhu.combos import (
     Move,
     follow_moves,
     lead,
-    ranks_holding,
 )
 from engine.doudizhu.state import Pass, Play
 
@@ -233,14 +232,21 @@ def follow_plays(hand: int, packed: int, target: Move, first: Pass) -> tuple[Pas
         return plays_for(hand, follow_moves(packed, target), first)
     out: list[Pass | Play] = [first]
     append = out.append
-    row = KIND[target.size]
-    bits = ranks_holding(packed, target.size) & (-1 << (4 * target.main + 4))
+    n = target.size
+    row = KIND[n]
+    if n == 1:  # the ranks holding at least n cards (combos.ranks_holding), inline
+        bits = (packed | (packed >> 1) | (packed >> 2)) & _ONES
+    elif n == 2:
+        bits = ((packed >> 1) | (packed >> 2)) & _ONES
+    else:
+        bits = ((packed & (packed >> 1)) | (packed >> 2)) & _ONES
+    bits &= -1 << (4 * target.main + 4)
     while bits:
         low = bits & -bits
         shift = low.bit_length() - 1
         append(row[shift >> 2].plays[(hand >> shift) & 15])  # type: ignore[union-attr]
         bits ^= low
-    bits = ranks_holding(packed, 4)
+    bits = (packed >> 2) & _ONES
     while bits:  # bombs: every card of the rank
         low = bits & -bits
         append(_BOMBS[low.bit_length() >> 2].plays[15])  # type: ignore[union-attr]
