@@ -329,27 +329,21 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         _set_data(event, {"seat": seat, "cards": action.cards, "combo": move.combo})
         _set_audience(event, None)
         over = hand == 0
+        # the fields in order (DoudizhuState), those kept taken as slices
         nxt = _new_state(
             DoudizhuState,
             (
-                state.options,
-                state.seed,
-                state.attempt,
-                state.first_bidder,
+                *state[:4],  # options, seed, attempt, first_bidder
                 hands,
                 counts,
-                state.bottom,
-                state.auction,
-                state.bid,
-                state.bidder,
-                state.landlord,
-                None if over else (seat + 1) % 3,
-                0,
-                action,
-                seat,
+                *state[6:11],  # bottom, auction, bid, bidder, landlord
+                None if over else (seat + 1) % 3,  # turn
+                0,  # passes
+                action,  # last
+                seat,  # last_seat
                 history,
                 bombs,
-                seat if over else None,
+                seat if over else None,  # winner
             ),
         )
         return _transition(nxt, (event, self._end_event(nxt)) if over else (event,))
@@ -363,24 +357,14 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         nxt = _new_state(
             DoudizhuState,
             (
-                state.options,
-                state.seed,
-                state.attempt,
-                state.first_bidder,
-                state.hands,
-                state.counts,
-                state.bottom,
-                state.auction,
-                state.bid,
-                state.bidder,
-                state.landlord,
-                (seat + 1) % 3,
+                *state[:11],  # options … landlord (DoudizhuState's field order)
+                (seat + 1) % 3,  # turn
                 0 if new_lead else passes,
                 None if new_lead else state.last,
                 state.last_seat,
                 (*state.history, _PASS_STEPS[seat]),
                 state.bombs,
-                None,
+                None,  # winner
             ),
         )
         return _transition(nxt, events)
