@@ -225,11 +225,14 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
 
     def apply(self, state: DoudizhuState, seat: Seat, action: Action) -> Transition[DoudizhuState]:
         """:meth:`Game.apply` with a short path for the card play (the search inner loop)."""
-        if state.turn == seat and state.landlord is not None:
+        if state.turn == seat:  # so the deal is not over
             kind = type(action)
-            if kind is Play:
+            if state.landlord is None:
+                if kind is Bid or kind is Pass:
+                    return self._apply_call(state, seat, action)
+            elif kind is Play:
                 return self._apply_play(state, seat, action)  # type: ignore[arg-type]
-            if kind is Pass:
+            elif kind is Pass:
                 return self._apply_pass(state, seat)
         return super().apply(state, seat, action)
 
@@ -270,10 +273,20 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             return Transition(nxt, tuple(events))
         auction = (*state.auction, call)
         if end is None:
-            nxt = state._replace(
-                auction=auction, bid=bid, bidder=bidder, passes=passes, turn=(seat + 1) % 3
+            nxt = _new_state(
+                DoudizhuState,
+                (
+                    *state[:7],  # options … bottom (DoudizhuState's field order)
+                    auction,
+                    bid,
+                    bidder,
+                    state.landlord,
+                    (seat + 1) % 3,  # turn
+                    passes,
+                    *state[13:],  # last … winner
+                ),
             )
-            return Transition(nxt, tuple(events))
+            return _transition(nxt, tuple(events))
         assert bidder is not None
         hands = _replace_hand(state.hands, bidder, state.hands[bidder] | state.bottom)
         counts = list(state.counts)
