@@ -115,7 +115,6 @@ def packed_counts(mask: int) -> int:
 
 
 _new = object.__new__
-_set_cards = vars(Play)["cards"].__set__
 _set_combo = vars(Play)["combo"].__set__
 _set_parsed = vars(Play)["_parsed"].__set__
 
