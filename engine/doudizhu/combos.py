@@ -24,6 +24,7 @@ concrete plays (engine.doudizhu.hands).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations
 from typing import Any, Literal, NamedTuple, cast, get_args
 
@@ -295,7 +296,7 @@ def _build_chain_tables() -> None:
 # -- wings and kickers (as packed counts) ----------------------------------------
 
 
-def _single_kickers(c: list[int], lo: int, hi: int, k: int) -> list[int]:
+def _single_kickers(c: Sequence[int], lo: int, hi: int, k: int) -> list[int]:
     """Every multiset of ``k`` attached single cards, packed (Airplane wings, four + two).
 
     At most two cards of a rank (never three or four), no card of a core rank
@@ -324,13 +325,13 @@ def _single_kickers(c: list[int], lo: int, hi: int, k: int) -> list[int]:
     return out
 
 
-def _pair_kickers(c: list[int], lo: int, hi: int, k: int) -> list[int]:
+def _pair_kickers(c: Sequence[int], lo: int, hi: int, k: int) -> list[int]:
     """Every set of ``k`` attached pairs of distinct ranks, none of a core rank, packed."""
     units = [2 << (4 * r) for r in range(TWO + 1) if c[r] >= 2 and not lo <= r <= hi]
     return [sum(ps) for ps in combinations(units, k)]
 
 
-def _airplanes_with_wings(c: list[int], out: list[Move], start: int, length: int) -> None:
+def _airplanes_with_wings(c: Sequence[int], out: list[Move], start: int, length: int) -> None:
     top = start + length - 1
     core = sum(3 << (4 * r) for r in range(start, top + 1))
     for w in _single_kickers(c, start, top, length):
@@ -339,7 +340,7 @@ def _airplanes_with_wings(c: list[int], out: list[Move], start: int, length: int
         out.append(_intern(_PAIR_WINGS, core + w, top, length))
 
 
-def _four_with(c: list[int], out: list[Move], idx: int, f: int) -> None:
+def _four_with(c: Sequence[int], out: list[Move], idx: int, f: int) -> None:
     """Four of rank ``f`` + two singles (may be a pair, not both jokers) / two pairs."""
     core = 4 << (4 * f)
     kick = _single_kickers(c, f, f, 2) if idx == _FOUR_SINGLES else _pair_kickers(c, f, f, 2)
@@ -382,20 +383,19 @@ class Lead(NamedTuple):
 
 _BLOCK = 5
 _BLOCK_MASK = (1 << (4 * _BLOCK)) - 1
-_KINDS_OF_BLOCK: tuple[dict[int, tuple[tuple[Move, ...], tuple[int, ...]]], ...] = ({}, {}, {})
-"""For the ranks ``5i … 5i+4``: their counts (packed) -> their n-of-a-kind moves and
-the ranks held; filled as met (at most 5**5 entries each)."""
+_Kinds = tuple[tuple[Move, ...], tuple[int, ...], tuple[int, ...]]
+_KINDS_OF_BLOCK: tuple[dict[int, _Kinds], ...] = ({}, {}, {})
+"""For the ranks ``5i … 5i+4``: their counts (packed) -> their n-of-a-kind moves, the
+ranks held and the five counts; filled as met (at most 5**5 entries each)."""
 
 
-def _kinds_of_block(block: int, bits: int) -> tuple[tuple[Move, ...], tuple[int, ...]]:
-    ranks = tuple(
-        r
-        for r in range(_BLOCK * block, _BLOCK * (block + 1))
-        if (bits >> (4 * (r - _BLOCK * block))) & 15
-    )
-    moves = tuple(m for r in ranks for m in KIND_UPTO[r][(bits >> (4 * (r - _BLOCK * block))) & 15])
-    _KINDS_OF_BLOCK[block][bits] = (moves, ranks)
-    return moves, ranks
+def _kinds_of_block(block: int, bits: int) -> _Kinds:
+    base = _BLOCK * block
+    counts = tuple((bits >> (4 * (r - base))) & 15 for r in range(base, base + _BLOCK))
+    ranks = tuple(r for r in range(base, base + _BLOCK) if counts[r - base])
+    moves = tuple(m for r in ranks for m in KIND_UPTO[r][counts[r - base]])
+    found = _KINDS_OF_BLOCK[block][bits] = (moves, ranks, counts)
+    return found
 
 
 def _generate_lead(packed: int) -> Lead:
@@ -412,7 +412,7 @@ def _generate_lead(packed: int) -> Lead:
     ext(_CHAINS_OF[2][ranks_holding(packed, 2) & _CHAIN_RANKS])
     has3 = ranks_holding(packed, 3)
     if has3:
-        c = [(packed >> sh) & 15 for sh in _SHIFTS]
+        c = k0[2] + k1[2] + k2[2]
         pairs = [r for r in present if c[r] >= 2]
         ts, tp = _TRIPLE_WITH[_TRIPLE_SINGLE], _TRIPLE_WITH[_TRIPLE_PAIR]
         for t in pairs:
