@@ -18,14 +18,15 @@ Speed matters (they are the inner loop of search AIs and random playouts):
 n-of-a-kind moves, triples with kickers and every chain come from tables
 built at import (chains indexed by the set of ranks holding enough cards, as
 bits), wings and kickers are enumerated as packed ints, and leads are
-memoised per packed hand.  :class:`Move` also remembers the concrete plays
-made of it (engine.doudizhu.hands).
+memoised per packed hand.  An n-of-a-kind :class:`Move` also holds its
+concrete plays (engine.doudizhu.hands).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, NamedTuple, cast, get_args
 
 Combo = Literal[
     "single",
@@ -87,12 +88,14 @@ class Move:
     __slots__ = (
         "combo",
         "combo_index",
+        "layers",
         "length",
         "main",
         "nibbles",
         "packed",
         "picks",
         "plays",
+        "shift",
         "shifts",
         "size",
     )
@@ -107,10 +110,17 @@ class Move:
         self.packed = sum(n << (4 * r) for r, n in picks)
         # (bit shift of the rank's nibble, count): what card masks are built from
         self.shifts = tuple((4 * r, n) for r, n in picks)
-        # the card-mask bits of the move's ranks, and the concrete plays made of
-        # it so far keyed by the hand's cards of those ranks (engine.doudizhu.hands)
+        # the card-mask bits of the move's ranks, and of the ranks it takes 1, 2,
+        # 3 and 4 cards of: what its concrete play is cut from (engine.doudizhu.hands)
         self.nibbles = sum(15 << (4 * r) for r, _ in picks)
-        self.plays: dict[int, Any] = {}
+        layers = [0, 0, 0, 0, 0]
+        for r, n in picks:
+            layers[n] |= 15 << (4 * r)
+        self.layers = (layers[1], layers[2], layers[3], layers[4])
+        # n of a kind (one rank): its play for each of the hand's nibbles of that
+        # rank, ``plays[(hand >> shift) & 15]``, filled in by engine.doudizhu.hands
+        self.shift = 4 * picks[0][0] if len(picks) == 1 else -1
+        self.plays: tuple[Any, ...] = ()
 
     @property
     def is_bomb(self) -> bool:
@@ -182,14 +192,14 @@ _SHIFTS = tuple(4 * r for r in range(NUM_RANKS))
 _WIDTH_INDEX = {1: _STRAIGHT, 2: _PAIR_SEQ, 3: _AIRPLANE}
 _MIN_LINKS = {1: MIN_CHAIN["straight"], 2: MIN_CHAIN["pair_sequence"], 3: MIN_CHAIN["airplane"]}
 
-# _KIND[n][r]: n cards of rank r (single, pair, triple, bomb); None where impossible
-_KIND: tuple[tuple[Move | None, ...], ...] = tuple(
+# KIND[n][r]: n cards of rank r (single, pair, triple, bomb); None where impossible
+KIND: tuple[tuple[Move | None, ...], ...] = tuple(
     tuple(_intern(idx, n << (4 * r), r) if n == 1 or r <= TWO else None for r in range(NUM_RANKS))
     for n, idx in ((0, _SINGLE), (1, _SINGLE), (2, _PAIR), (3, _TRIPLE), (4, _BOMB))
 )
-# _KIND_UPTO[r][c]: the n-of-a-kind moves of rank r a hand holding c of them can make
-_KIND_UPTO: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
-    tuple(tuple(m for n in range(1, c + 1) if (m := _KIND[n][r]) is not None) for c in range(5))
+# KIND_UPTO[r][c]: the n-of-a-kind moves of rank r a hand holding c of them can make
+KIND_UPTO: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
+    tuple(tuple(m for n in range(1, c + 1) if (m := KIND[n][r]) is not None) for c in range(5))
     for r in range(NUM_RANKS)
 )
 # _TRIPLE_WITH[idx][t][k]: triple of rank t with a single / a pair of rank k
@@ -234,7 +244,7 @@ _CHAIN_RANKS = sum(1 << (4 * r) for r in range(ACE + 1))
 """One bit per rank at the bottom of its nibble: all ranks / the ranks 3..A of chains."""
 
 
-def _has(packed: int, n: int) -> int:
+def ranks_holding(packed: int, n: int) -> int:
     """The ranks holding at least ``n`` cards, one bit per rank (counts are 0..4)."""
     if n == 1:
         return (packed | (packed >> 1) | (packed >> 2)) & _ONES
@@ -286,7 +296,7 @@ def _build_chain_tables() -> None:
 # -- wings and kickers (as packed counts) ----------------------------------------
 
 
-def _single_kickers(c: list[int], lo: int, hi: int, k: int) -> list[int]:
+def _single_kickers(c: Sequence[int], lo: int, hi: int, k: int) -> list[int]:
     """Every multiset of ``k`` attached single cards, packed (Airplane wings, four + two).
 
     At most two cards of a rank (never three or four), no card of a core rank
@@ -315,13 +325,13 @@ def _single_kickers(c: list[int], lo: int, hi: int, k: int) -> list[int]:
     return out
 
 
-def _pair_kickers(c: list[int], lo: int, hi: int, k: int) -> list[int]:
+def _pair_kickers(c: Sequence[int], lo: int, hi: int, k: int) -> list[int]:
     """Every set of ``k`` attached pairs of distinct ranks, none of a core rank, packed."""
     units = [2 << (4 * r) for r in range(TWO + 1) if c[r] >= 2 and not lo <= r <= hi]
     return [sum(ps) for ps in combinations(units, k)]
 
 
-def _airplanes_with_wings(c: list[int], out: list[Move], start: int, length: int) -> None:
+def _airplanes_with_wings(c: Sequence[int], out: list[Move], start: int, length: int) -> None:
     top = start + length - 1
     core = sum(3 << (4 * r) for r in range(start, top + 1))
     for w in _single_kickers(c, start, top, length):
@@ -330,7 +340,7 @@ def _airplanes_with_wings(c: list[int], out: list[Move], start: int, length: int
         out.append(_intern(_PAIR_WINGS, core + w, top, length))
 
 
-def _four_with(c: list[int], out: list[Move], idx: int, f: int) -> None:
+def _four_with(c: Sequence[int], out: list[Move], idx: int, f: int) -> None:
     """Four of rank ``f`` + two singles (may be a pair, not both jokers) / two pairs."""
     core = 4 << (4 * f)
     kick = _single_kickers(c, f, f, 2) if idx == _FOUR_SINGLES else _pair_kickers(c, f, f, 2)
@@ -358,17 +368,51 @@ def _runs(ranks: list[int]) -> list[tuple[int, int]]:
 # -- the generators ------------------------------------------------------------------
 
 
-def _generate_lead(packed: int) -> tuple[Move, ...]:
-    c = [(packed >> sh) & 15 for sh in _SHIFTS]
+class Lead(NamedTuple):
+    """Every combination a hand can lead (``moves``), in two parts.
+
+    First the n-of-a-kind moves of each rank in ``ranks`` (weakest first; a
+    rank holding ``c`` cards gives ``KIND_UPTO[r][c]``: single, pair …), then
+    ``others``: rocket, chains, triples with kickers, airplanes, four with two.
+    """
+
+    moves: tuple[Move, ...]
+    ranks: tuple[int, ...]
+    others: tuple[Move, ...]
+
+
+_BLOCK = 5
+_BLOCK_MASK = (1 << (4 * _BLOCK)) - 1
+_Kinds = tuple[tuple[Move, ...], tuple[int, ...], tuple[int, ...]]
+_KINDS_OF_BLOCK: tuple[dict[int, _Kinds], ...] = ({}, {}, {})
+"""For the ranks ``5i … 5i+4``: their counts (packed) -> their n-of-a-kind moves, the
+ranks held and the five counts; filled as met (at most 5**5 entries each)."""
+
+
+def _kinds_of_block(block: int, bits: int) -> _Kinds:
+    base = _BLOCK * block
+    counts = tuple((bits >> (4 * (r - base))) & 15 for r in range(base, base + _BLOCK))
+    ranks = tuple(r for r in range(base, base + _BLOCK) if counts[r - base])
+    moves = tuple(m for r in ranks for m in KIND_UPTO[r][counts[r - base]])
+    found = _KINDS_OF_BLOCK[block][bits] = (moves, ranks, counts)
+    return found
+
+
+def _generate_lead(packed: int) -> Lead:
+    low = packed & _BLOCK_MASK
+    mid = (packed >> (4 * _BLOCK)) & _BLOCK_MASK
+    high = packed >> (8 * _BLOCK)
+    k0 = _KINDS_OF_BLOCK[0].get(low) or _kinds_of_block(0, low)
+    k1 = _KINDS_OF_BLOCK[1].get(mid) or _kinds_of_block(1, mid)
+    k2 = _KINDS_OF_BLOCK[2].get(high) or _kinds_of_block(2, high)
+    present = k0[1] + k1[1] + k2[1]
     out: list[Move] = []
     ext = out.extend
-    present = [r for r in range(NUM_RANKS) if c[r]]
-    for r in present:
-        ext(_KIND_UPTO[r][c[r]])
-    ext(_CHAINS_OF[1][_has(packed, 1) & _CHAIN_RANKS])
-    ext(_CHAINS_OF[2][_has(packed, 2) & _CHAIN_RANKS])
-    has3 = _has(packed, 3)
+    ext(_CHAINS_OF[1][ranks_holding(packed, 1) & _CHAIN_RANKS])
+    ext(_CHAINS_OF[2][ranks_holding(packed, 2) & _CHAIN_RANKS])
+    has3 = ranks_holding(packed, 3)
     if has3:
+        c = k0[2] + k1[2] + k2[2]
         pairs = [r for r in present if c[r] >= 2]
         ts, tp = _TRIPLE_WITH[_TRIPLE_SINGLE], _TRIPLE_WITH[_TRIPLE_PAIR]
         for t in pairs:
@@ -385,9 +429,10 @@ def _generate_lead(packed: int) -> tuple[Move, ...]:
             if c[f] == 4:
                 _four_with(c, out, _FOUR_SINGLES, f)
                 _four_with(c, out, _FOUR_PAIRS, f)
-    if c[BLACK_JOKER] and c[RED_JOKER]:
+    if packed & _BOTH_JOKERS == _BOTH_JOKERS:
         out.append(ROCKET)
-    return tuple(out)
+    others = tuple(out)
+    return Lead(k0[0] + k1[0] + k2[0] + others, present, others)
 
 
 def _generate_follow(packed: int, target: Move) -> tuple[Move, ...]:
@@ -399,8 +444,8 @@ def _generate_follow(packed: int, target: Move) -> tuple[Move, ...]:
     out: list[Move] = []
     if idx <= _TRIPLE:  # single, pair, triple
         n = target.size
-        row = _KIND[n]
-        bits = _has(packed, n) & above
+        row = KIND[n]
+        bits = ranks_holding(packed, n) & above
         while bits:
             low = bits & -bits
             out.append(row[low.bit_length() >> 2])  # type: ignore[arg-type]
@@ -441,7 +486,7 @@ def _generate_follow(packed: int, target: Move) -> tuple[Move, ...]:
     if bits:
         if idx == _BOMB:
             bits &= above
-        row = _KIND[4]
+        row = KIND[4]
         while bits:
             low = bits & -bits
             out.append(row[low.bit_length() >> 2])  # type: ignore[arg-type]
@@ -455,17 +500,23 @@ ROCKET = _intern(_ROCKET, _BOTH_JOKERS, RED_JOKER)
 _build_chain_tables()
 
 _MEMO_LIMIT = 20_000
-_LEAD_MEMO: dict[int, tuple[Move, ...]] = {}
+_LEAD_MEMO: dict[int, Lead] = {}
+
+
+def lead(packed: int) -> Lead:
+    """The leads of the hand ``packed``, memoised (see :class:`Lead`)."""
+    found = _LEAD_MEMO.get(packed)
+    if found is None:
+        if len(_LEAD_MEMO) >= _MEMO_LIMIT:
+            _LEAD_MEMO.clear()
+        found = _LEAD_MEMO[packed] = _generate_lead(packed)
+    return found
 
 
 def lead_moves(packed: int) -> tuple[Move, ...]:
     """Every combination the hand ``packed`` can lead, each reading once."""
-    moves = _LEAD_MEMO.get(packed)
-    if moves is None:
-        if len(_LEAD_MEMO) >= _MEMO_LIMIT:
-            _LEAD_MEMO.clear()
-        moves = _LEAD_MEMO[packed] = _generate_lead(packed)
-    return moves
+    found = _LEAD_MEMO.get(packed)
+    return found.moves if found is not None else lead(packed).moves
 
 
 def follow_moves(packed: int, target: Move) -> tuple[Move, ...]:

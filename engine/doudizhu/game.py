@@ -18,16 +18,15 @@ from engine.doudizhu.combos import (
     Move,
     beats,
     classify,
-    follow_moves,
-    lead_moves,
     unpack,
 )
 from engine.doudizhu.hands import (
     CARD_BIT,
     cards_of,
+    follow_plays,
+    lead_plays,
     mask_of,
     packed_counts,
-    plays_for,
 )
 from engine.doudizhu.rules import MAX_BID, auction_end, score_deal
 from engine.doudizhu.state import (
@@ -76,6 +75,23 @@ def read_play(play: Play) -> tuple[Move, int]:
     # in the history, in any suits) is not read again by every later look
     object.__setattr__(play, "_parsed", parsed)
     return parsed
+
+
+_new = object.__new__
+_set_kind = vars(Event)["kind"].__set__
+_set_data = vars(Event)["data"].__set__
+_set_audience = vars(Event)["audience"].__set__
+_set_state = vars(Transition)["state"].__set__
+_set_events = vars(Transition)["events"].__set__
+
+
+def _transition(state: DoudizhuState, events: tuple[Event, ...]) -> Transition[DoudizhuState]:
+    """``Transition(state, events)`` built field by field (the card play's hot path:
+    a frozen dataclass's ``__init__`` costs several times more)."""
+    transition: Transition[DoudizhuState] = _new(Transition)
+    _set_state(transition, state)
+    _set_events(transition, events)
+    return transition
 
 
 def _replace_hand(hands: tuple[int, int, int], seat: int, hand: int) -> tuple[int, int, int]:
@@ -200,19 +216,23 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         if state.landlord is None:
             legal = _AUCTION_LEGAL[state.bid]
         elif state.last is None:
-            legal = plays_for(state.hands[seat], lead_moves(state.counts[seat]))
+            legal = lead_plays(state.hands[seat], state.counts[seat])
         else:
-            target = read_play(state.last)[0]
-            legal = plays_for(state.hands[seat], follow_moves(state.counts[seat], target), PASS)
+            last = state.last
+            target = (last._parsed or read_play(last))[0]
+            legal = follow_plays(state.hands[seat], state.counts[seat], target, PASS)
         return legal
 
     def apply(self, state: DoudizhuState, seat: Seat, action: Action) -> Transition[DoudizhuState]:
         """:meth:`Game.apply` with a short path for the card play (the search inner loop)."""
-        if state.turn == seat and state.landlord is not None:
+        if state.turn == seat:  # so the deal is not over
             kind = type(action)
-            if kind is Play:
+            if state.landlord is None:
+                if kind is Bid or kind is Pass:
+                    return self._apply_call(state, seat, action)
+            elif kind is Play:
                 return self._apply_play(state, seat, action)  # type: ignore[arg-type]
-            if kind is Pass:
+            elif kind is Pass:
                 return self._apply_pass(state, seat)
         return super().apply(state, seat, action)
 
@@ -253,10 +273,20 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             return Transition(nxt, tuple(events))
         auction = (*state.auction, call)
         if end is None:
-            nxt = state._replace(
-                auction=auction, bid=bid, bidder=bidder, passes=passes, turn=(seat + 1) % 3
+            nxt = _new_state(
+                DoudizhuState,
+                (
+                    *state[:7],  # options … bottom (DoudizhuState's field order)
+                    auction,
+                    bid,
+                    bidder,
+                    state.landlord,
+                    (seat + 1) % 3,  # turn
+                    passes,
+                    *state[13:],  # last … winner
+                ),
             )
-            return Transition(nxt, tuple(events))
+            return _transition(nxt, tuple(events))
         assert bidder is not None
         hands = _replace_hand(state.hands, bidder, state.hands[bidder] | state.bottom)
         counts = list(state.counts)
@@ -283,10 +313,8 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         parsed = action._parsed
         move, mask = parsed if parsed is not None else read_play(action)
         hand = state.hands[seat]
-        # the very play object listed for this hand is held; any other play, in
-        # whatever suits (Cards, Decision: any suit choice of held cards), is
-        # checked card by card
-        if move.plays.get(hand & move.nibbles) is not action and mask & ~hand:
+        # any suit choice of held cards is legal (Cards, Decision)
+        if mask & ~hand:
             missing = format_cards(cards_of(mask & ~hand))
             raise IllegalAction("not_in_hand", f"{missing} not in your hand")
         last = state.last
@@ -309,34 +337,29 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         )
         bombs = state.bombs + 1 if move.combo_index >= _BOMB_INDEX else state.bombs
         history = (*state.history, (seat, action))
-        events = [Event("play", {"seat": seat, "cards": action.cards, "combo": move.combo})]
+        event = _new(Event)
+        _set_kind(event, "play")
+        _set_data(event, {"seat": seat, "cards": action.cards, "combo": move.combo})
+        _set_audience(event, None)
         over = hand == 0
+        # the fields in order (DoudizhuState), those kept taken as slices
         nxt = _new_state(
             DoudizhuState,
             (
-                state.options,
-                state.seed,
-                state.attempt,
-                state.first_bidder,
+                *state[:4],  # options, seed, attempt, first_bidder
                 hands,
                 counts,
-                state.bottom,
-                state.auction,
-                state.bid,
-                state.bidder,
-                state.landlord,
-                None if over else (seat + 1) % 3,
-                0,
-                action,
-                seat,
+                *state[6:11],  # bottom, auction, bid, bidder, landlord
+                None if over else (seat + 1) % 3,  # turn
+                0,  # passes
+                action,  # last
+                seat,  # last_seat
                 history,
                 bombs,
-                seat if over else None,
+                seat if over else None,  # winner
             ),
         )
-        if over:
-            events.append(self._end_event(nxt))
-        return Transition(nxt, tuple(events))
+        return _transition(nxt, (event, self._end_event(nxt)) if over else (event,))
 
     def _apply_pass(self, state: DoudizhuState, seat: Seat) -> Transition[DoudizhuState]:
         if state.last is None:
@@ -347,27 +370,17 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         nxt = _new_state(
             DoudizhuState,
             (
-                state.options,
-                state.seed,
-                state.attempt,
-                state.first_bidder,
-                state.hands,
-                state.counts,
-                state.bottom,
-                state.auction,
-                state.bid,
-                state.bidder,
-                state.landlord,
-                (seat + 1) % 3,
+                *state[:11],  # options … landlord (DoudizhuState's field order)
+                (seat + 1) % 3,  # turn
                 0 if new_lead else passes,
                 None if new_lead else state.last,
                 state.last_seat,
                 (*state.history, _PASS_STEPS[seat]),
                 state.bombs,
-                None,
+                None,  # winner
             ),
         )
-        return Transition(nxt, events)
+        return _transition(nxt, events)
 
     def _end_event(self, state: DoudizhuState) -> Event:
         result = self.result(state)

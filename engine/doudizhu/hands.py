@@ -18,7 +18,18 @@ hand holds (a pair of fives from ``5H 5D 5C`` is listed as ``5H 5D``;
 from __future__ import annotations
 
 from engine.cards import Card
-from engine.doudizhu.combos import NUM_RANKS, RANKS, Move, all_moves
+from engine.doudizhu.combos import (
+    COMBO_INDEX,
+    KIND,
+    KIND_UPTO,
+    NUM_RANKS,
+    RANKS,
+    ROCKET,
+    TWO,
+    Move,
+    follow_moves,
+    lead,
+)
 from engine.doudizhu.state import Pass, Play
 
 SUITS = "SHDC"
@@ -103,41 +114,55 @@ def packed_counts(mask: int) -> int:
     return packed
 
 
-_PLAY_CACHE_LIMIT = 100_000
-_cached_plays = 0
-_PLAYS: dict[int, Play] = {}
-"""Every play made so far by ``mask << 4 | combo index``: one object per card set and reading."""
+_new = object.__new__
+_set_combo = vars(Play)["combo"].__set__
+_set_parsed = vars(Play)["_parsed"].__set__
+
+_ONES = sum(1 << (4 * r) for r in range(NUM_RANKS))
+_BIT0, _BITS01, _BITS012 = _ONES, 3 * _ONES, 7 * _ONES
+"""Per nibble: the first suit's bit, the first two, the first three."""
 
 
-def _new_play(hand: int, move: Move) -> Play:
-    """The play of ``move`` from ``hand`` (canonical suits), remembered on the move."""
-    global _cached_plays
+def first_cards(mask: int) -> int:
+    """Of each rank in ``mask``, the held card first in suit order ``S H D C``."""
+    return mask & ~(((mask & _BITS012) << 1) | ((mask & _BITS01) << 2) | ((mask & _BIT0) << 3))
+
+
+def canonical_mask(hand: int, move: Move) -> int:
+    """The cards of ``hand`` that the listed play of ``move`` takes (canonical suits)."""
     mask = 0
     for shift, n in move.shifts:
         mask |= _LOWEST[(hand >> shift) & 15][n] << shift
-    key = (mask << 4) | move.combo_index
-    play = _PLAYS.get(key)
-    if play is None:
-        cards: tuple[Card, ...] = ()
-        for shift, _ in move.shifts:
-            cards += _NIBBLE_CARDS[shift >> 2][(mask >> shift) & 15]
-        play = Play(frozenset(cards), move.combo)
-        object.__setattr__(play, "_parsed", (move, mask))
-        _PLAYS[key] = play
-    if _cached_plays >= _PLAY_CACHE_LIMIT:
-        clear_play_cache()
-    move.plays[hand & move.nibbles] = play
-    _cached_plays += 1
+    return mask
+
+
+def _listed_play(move: Move, mask: int) -> Play:
+    """The play of ``move`` taking the cards ``mask``, with its reading."""
+    play = Play(frozenset(cards_of(mask)), move.combo)
+    _set_parsed(play, (move, mask))
     return play
 
 
-def clear_play_cache() -> None:
-    """Forget every remembered play (bounds the memory of long runs)."""
-    global _cached_plays
-    for m in all_moves():
-        m.plays.clear()
-    _PLAYS.clear()
-    _cached_plays = 0
+# every n-of-a-kind move holds its plays by the hand's nibble of its rank, and
+# KIND_PLAYS[r][nibble] lists the plays of every n-of-a-kind move of rank r
+# a hand holding the cards ``nibble`` of that rank can make (KIND_UPTO order)
+for _r in range(NUM_RANKS):
+    for _m in KIND_UPTO[_r][4 if _r <= TWO else 1]:
+        _m.plays = tuple(
+            _listed_play(_m, canonical_mask(_nib << (4 * _r), _m))
+            if _POPCOUNT[_nib] >= _m.size
+            else None
+            for _nib in range(16)
+        )
+KIND_PLAYS: tuple[tuple[tuple[Play, ...], ...], ...] = tuple(
+    tuple(
+        tuple(m.plays[nib] for m in KIND_UPTO[r][_POPCOUNT[nib]])
+        if r <= TWO or _POPCOUNT[nib] <= 1
+        else ()
+        for nib in range(16)
+    )
+    for r in range(NUM_RANKS)
+)
 
 
 def plays_for(
@@ -145,14 +170,86 @@ def plays_for(
 ) -> tuple[Pass | Play, ...]:
     """The concrete plays of ``moves`` (each held by ``hand``), canonical suits.
 
-    A move's play depends only on the hand's cards of the move's ranks, so it
-    is remembered on the move under those bits: the same play is the same
-    object across states (and carries its reading, see :class:`Play`).
+    The play of an n-of-a-kind move is looked up by the hand's cards of its
+    rank (the same play object across states).  Other moves are cut from the
+    hand's first, first two and first three cards of every rank, worked out
+    once, by the nibbles of the ranks the move takes 1, 2, 3 or 4 cards of
+    (:attr:`Move.layers`); their ``cards`` wait until asked for (see
+    :class:`Play`).
     """
     out: list[Pass | Play] = [] if first is None else [first]
+    append = out.append
+    one = two = three = -1
     for m in moves:
-        play = m.plays.get(hand & m.nibbles)
-        if play is None:
-            play = _new_play(hand, m)
-        out.append(play)
+        shift = m.shift
+        if shift >= 0:
+            append(m.plays[(hand >> shift) & 15])
+            continue
+        if one < 0:
+            one = first_cards(hand)
+            rest = hand ^ one
+            second = first_cards(rest)
+            two = one | second
+            three = two | first_cards(rest ^ second)
+        a, b, c, d = m.layers
+        play = _new(Play)
+        _set_combo(play, m.combo)
+        _set_parsed(play, (m, (one & a) | (two & b) | (three & c) | (hand & d)))
+        append(play)
+    return tuple(out)
+
+
+def lead_plays(hand: int, packed: int) -> tuple[Play, ...]:
+    """The concrete plays of every lead of ``hand`` (``packed``: its rank counts).
+
+    The same plays in the same order as ``plays_for(hand, lead_moves(packed))``,
+    the n-of-a-kind ones taken a rank at a time from :data:`KIND_PLAYS`.
+    """
+    parts = lead(packed)
+    out: list[Play] = []
+    ext = out.extend
+    for r in parts.ranks:
+        ext(KIND_PLAYS[r][(hand >> (4 * r)) & 15])
+    if parts.others:
+        ext(plays_for(hand, parts.others))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+_TRIPLE_INDEX = COMBO_INDEX["triple"]
+_BOMBS = KIND[4]
+_BOTH_JOKERS = ROCKET.packed
+_ROCKET_PLAY = _listed_play(ROCKET, canonical_mask(ROCKET.nibbles, ROCKET))
+
+
+def follow_plays(hand: int, packed: int, target: Move, first: Pass) -> tuple[Pass | Play, ...]:
+    """``first`` (the pass), then the concrete plays of every move of ``hand`` that beats
+    ``target``: the same plays in the same order as
+    ``plays_for(hand, follow_moves(packed, target), first)``, those beating a single,
+    pair or triple (the usual case) looked up a rank at a time.
+    """
+    if target.combo_index > _TRIPLE_INDEX:
+        return plays_for(hand, follow_moves(packed, target), first)
+    out: list[Pass | Play] = [first]
+    append = out.append
+    n = target.size
+    row = KIND[n]
+    if n == 1:  # the ranks holding at least n cards (combos.ranks_holding), inline
+        bits = (packed | (packed >> 1) | (packed >> 2)) & _ONES
+    elif n == 2:
+        bits = ((packed >> 1) | (packed >> 2)) & _ONES
+    else:
+        bits = ((packed & (packed >> 1)) | (packed >> 2)) & _ONES
+    bits &= -1 << (4 * target.main + 4)
+    while bits:
+        low = bits & -bits
+        shift = low.bit_length() - 1
+        append(row[shift >> 2].plays[(hand >> shift) & 15])  # type: ignore[union-attr]
+        bits ^= low
+    bits = (packed >> 2) & _ONES
+    while bits:  # bombs: every card of the rank
+        low = bits & -bits
+        append(_BOMBS[low.bit_length() >> 2].plays[15])  # type: ignore[union-attr]
+        bits ^= low
+    if packed & _BOTH_JOKERS == _BOTH_JOKERS:
+        append(_ROCKET_PLAY)
     return tuple(out)

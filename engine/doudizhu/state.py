@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, NamedTuple
+from typing import TYPE_CHECKING, ClassVar, Literal, NamedTuple
 
 from engine.cards import Card
 from engine.doudizhu.combos import Combo, Move
@@ -43,6 +43,10 @@ class Play:
     and the card mask, set on the plays the engine lists as legal and on any
     play once it has been read; it is a pure function of the two public
     fields, excluded from equality and from the wire.
+
+    The plays the engine lists (engine.doudizhu.hands) are built from their
+    reading alone, and their ``cards`` only when first asked for: most listed
+    plays are never looked at (a search or a random playout picks one).
     """
 
     kind: ClassVar[str] = "play"
@@ -51,6 +55,19 @@ class Play:
     _parsed: tuple[Move, int] | None = field(
         default=None, init=False, repr=False, compare=False, hash=False
     )
+
+    if not TYPE_CHECKING:  # the typed attributes stay exactly the fields above
+
+        def __getattr__(self, name: str) -> frozenset[Card]:
+            """Reached only for a field not yet set: the ``cards`` of a listed play."""
+            parsed = self._parsed if name == "cards" else None
+            if parsed is None:
+                raise AttributeError(f"'Play' object has no attribute {name!r}")
+            from engine.doudizhu.hands import cards_of  # here: hands imports Play
+
+            cards = frozenset(cards_of(parsed[1]))
+            object.__setattr__(self, "cards", cards)
+            return cards
 
 
 Action = Bid | Pass | Play
