@@ -18,7 +18,7 @@ from engine.doudizhu.ai_bidding import (
     modeled_want,
     want_bounds,
 )
-from engine.doudizhu.ai_normal import BID_THRESHOLDS, choose_bid
+from engine.doudizhu.ai_normal import BID_THRESHOLDS, FULL_PACKED, choose_bid
 from engine.doudizhu.ai_search import HardPolicy
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Bid, Call, Pass
@@ -148,3 +148,24 @@ def test_hard_outscores_normal_with_bidding_on_a_fixed_sample() -> None:
     report = arena_run("doudizhu", "hard", "normal", 4, 2, {}, budget=Budget(iterations=40))
     assert report["win_rate"] > 0.5
     assert report["points_per_deal"] > 0
+
+
+def test_auction_worlds_lean_towards_the_calls_made() -> None:
+    # seat 0 passed, seat 1 bid 2: seat 2's worlds break fewer of those calls (in
+    # the model of the others' bids) than worlds dealt blind
+    hand = "BJ 2S AS KS QS JS 3H 4H 5H 6H 8D 9D TD 3C 7C"
+    state = run(deal(hands=("", "", hand), first_bidder=0), PASS, Bid(2))
+    view = GAME.view(state, 2)
+    own = packed_counts(mask_of(view.hand))
+    pool = [r for r in range(15) for _ in range(((FULL_PACKED - own) >> (4 * r)) & 15)]
+    bounds = want_bounds(view.auction, 2)
+    assert bounds == {0: (0, 0), 1: (2, 2)}
+    rng = random.Random(5)
+    read = [HardPolicy._bid_world(2, own, pool, bounds, rng) for _ in range(40)]
+    blind = [HardPolicy._bid_world(2, own, pool, {}, rng) for _ in range(40)]
+    assert sum(misfits(w, bounds) for _, _, w in read) < sum(
+        misfits(w, bounds) for _, _, w in blind
+    )
+    for hands, bottom, _ in read:
+        assert hands[0] + hands[1] + hands[2] + bottom == FULL_PACKED
+        assert hands[2] == own
