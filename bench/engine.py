@@ -1,15 +1,18 @@
 """Random-playout throughput of a game through the public Game interface.
 
-    python -m bench.engine --game scopa --seconds 10 [--vs openspiel|rlcard]
+    python -m bench.engine --game scopa --seconds 10 [--vs openspiel] [--vs rlcard]
 
 Each decision is one ``legal_actions`` call plus one ``apply`` of a uniformly
-random legal action.  With ``--vs``, a peer engine plays uniformly random
-deals in the same run, in alternating rounds, so machine noise hits both
-alike: ``openspiel`` runs OpenSpiel's C++ ``dou_dizhu`` (the yardstick,
-reported as ``yardstick_decisions_per_s``), ``rlcard`` runs RLCard's Dou
-Dizhu (``peer_deals_per_s``).  The last line is one JSON object; ``ratio``
-compares ours with the peer: deals/s when we measure Dou Dizhu too (the same
-game), otherwise decisions/s against the yardstick.
+random legal action.  With ``--vs`` (once per peer: several peers are measured
+in one run), a peer engine plays uniformly random deals in the same run, in
+alternating rounds, so machine noise hits all alike: ``openspiel`` runs
+OpenSpiel's C++ ``dou_dizhu`` (the yardstick, reported as
+``yardstick_decisions_per_s``), ``rlcard`` runs RLCard's Dou Dizhu.  The last
+line is one JSON object.  A ratio compares ours with a peer: deals/s when we
+measure Dou Dizhu too (the same game), otherwise decisions/s against the
+yardstick.  ``ratios`` maps each peer to its ratio and ``peers`` gives each
+peer's deals/s and decisions/s; with one peer, ``peer`` and ``ratio`` say it
+flat as well.
 """
 
 from __future__ import annotations
@@ -65,23 +68,28 @@ def measure_ours(game_id: str, seconds: float, seed: int) -> dict[str, float]:
 
 def _alternate(
     ours: Callable[[float], dict[str, float]],
-    peer: Callable[[float], dict[str, float]] | None,
+    peers: dict[str, Callable[[float], dict[str, float]]],
     seconds: float,
-) -> tuple[dict[str, float], dict[str, float] | None]:
-    """Run both in alternating rounds; average each figure over the rounds."""
-    rounds = ROUNDS if peer is not None else 1
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """Run ours and each peer in alternating rounds; average each figure over the rounds."""
+    rounds = ROUNDS if peers else 1
     slice_s = seconds / rounds
     mine: list[dict[str, float]] = []
-    theirs: list[dict[str, float]] = []
+    theirs: dict[str, list[dict[str, float]]] = {name: [] for name in peers}
     for _ in range(rounds):
         mine.append(ours(slice_s))
-        if peer is not None:
-            theirs.append(peer(slice_s))
+        for name, peer in peers.items():
+            theirs[name].append(peer(slice_s))
 
     def mean(rows: list[dict[str, float]]) -> dict[str, float]:
         return {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]}
 
-    return mean(mine), (mean(theirs) if theirs else None)
+    return mean(mine), {name: mean(rows) for name, rows in theirs.items()}
+
+
+def _peer(module: Any, seed: int) -> Callable[[float], dict[str, float]]:
+    """A peer module's ``measure`` for a slice of seconds."""
+    return lambda seconds: dict(module.measure(seconds, seed))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,24 +107,30 @@ def main(argv: list[str] | None = None) -> int:
         help="time for our engine (the peer gets as much again)",
     )
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--vs", choices=sorted(PEERS), default=None)
+    parser.add_argument(
+        "--vs",
+        choices=sorted(PEERS),
+        action="append",
+        default=[],
+        help="a peer engine to measure in the same run (repeat for several)",
+    )
     args = parser.parse_args(argv)
 
-    peer_fn: Callable[[float], dict[str, float]] | None = None
-    if args.vs is not None:
+    peer_fns: dict[str, Callable[[float], dict[str, float]]] = {}
+    for name in dict.fromkeys(args.vs):  # each peer once, in the order given
         try:
-            module = importlib.import_module(PEERS[args.vs])
+            module = importlib.import_module(PEERS[name])
         except ImportError as exc:
             print(
-                f"bench.engine: peer {args.vs!r} is not available ({exc}); "
+                f"bench.engine: peer {name!r} is not available ({exc}); "
                 "install the optional dependencies: pip install -e '.[peers]'",
                 file=sys.stderr,
             )
             return 2
-        peer_fn = lambda s: module.measure(s, args.seed)  # noqa: E731
+        peer_fns[name] = _peer(module, args.seed)
 
     mine, theirs = _alternate(
-        lambda s: measure_ours(args.game, s, args.seed), peer_fn, args.seconds
+        lambda s: measure_ours(args.game, s, args.seed), peer_fns, args.seconds
     )
     out: dict[str, Any] = {
         "game": args.game,
@@ -126,23 +140,34 @@ def main(argv: list[str] | None = None) -> int:
         "decisions_per_s": round(mine["decisions_per_s"], 1),
     }
     print(f"{args.game}: {out['deals_per_s']} deals/s, {out['decisions_per_s']} decisions/s")
-    if theirs is not None:
-        out["peer"] = args.vs
-        out["peer_deals_per_s"] = round(theirs["deals_per_s"], 1)
-        out["peer_decisions_per_s"] = round(theirs["decisions_per_s"], 1)
-        if args.vs == "openspiel":
+    ratios: dict[str, float] = {}
+    peers: dict[str, dict[str, float]] = {}
+    for name, figures in theirs.items():
+        if args.game == PEER_GAME:  # the same game on both sides: compare whole deals
+            ratio = round(mine["deals_per_s"] / figures["deals_per_s"], 3)
+        else:  # another game: compare decisions against the yardstick
+            ratio = round(mine["decisions_per_s"] / figures["decisions_per_s"], 3)
+        ratios[name] = ratio
+        peers[name] = {
+            "deals_per_s": round(figures["deals_per_s"], 1),
+            "decisions_per_s": round(figures["decisions_per_s"], 1),
+        }
+        if name == "openspiel":
             out["yardstick"] = "openspiel dou_dizhu"
-            out["yardstick_decisions_per_s"] = out["peer_decisions_per_s"]
-        if args.game == PEER_GAME:
-            # the same game on both sides: compare whole deals
-            out["ratio"] = round(mine["deals_per_s"] / theirs["deals_per_s"], 3)
-        else:
-            # another game: compare decisions against the yardstick
-            out["ratio"] = round(mine["decisions_per_s"] / theirs["decisions_per_s"], 3)
+            out["yardstick_decisions_per_s"] = peers[name]["decisions_per_s"]
         print(
-            f"{args.vs}: {out['peer_deals_per_s']} deals/s, "
-            f"{out['peer_decisions_per_s']} decisions/s; ratio {out['ratio']}"
+            f"{name}: {peers[name]['deals_per_s']} deals/s, "
+            f"{peers[name]['decisions_per_s']} decisions/s; ratio {ratio}"
         )
+    if len(theirs) == 1:  # one peer: the flat keys of earlier runs
+        (name,) = theirs
+        out["peer"] = name
+        out["peer_deals_per_s"] = peers[name]["deals_per_s"]
+        out["peer_decisions_per_s"] = peers[name]["decisions_per_s"]
+        out["ratio"] = ratios[name]
+    if theirs:
+        out["ratios"] = ratios
+        out["peers"] = peers
     print(json.dumps(out, sort_keys=True))
     return 0
 
