@@ -378,13 +378,24 @@ class Evidence:
     better play (a Scùa, a bonus-rich capture) makes a placed card unlikely.
     """
 
-    __slots__ = ("card", "seat", "table", "taken")
+    __slots__ = ("card", "chosen", "seat", "table", "taken", "weights")
 
     def __init__(self, seat: int, card: int, taken: frozenset[int], table: list[int]) -> None:
         self.seat = seat
         self.card = card
         self.taken = taken
         self.table = table
+        # the softmax weight of every move of each card on this table, summed per card,
+        # and the chosen move's own: a world's likelihood is then a sum over its hand
+        weights = [0.0] * len(CARDS)
+        chosen = 0.0
+        for c, group, score in greedy_moves(range(len(CARDS)), table, -1):
+            w = math.exp(score / INFERENCE_TEMPERATURE)
+            weights[c] += w
+            if c == card and group == taken:
+                chosen = w
+        self.weights = weights
+        self.chosen = chosen
 
     @classmethod
     def of(cls, view: CiceraView) -> Evidence | None:
@@ -406,16 +417,11 @@ class Evidence:
 
     def likelihood(self, held: Sequence[int]) -> float:
         """The chance that a player holding ``held`` besides the card played chose it."""
-        scored = greedy_moves([self.card, *held], self.table, -1)
-        top = max(s for _, _, s in scored)
-        total = 0.0
-        mine = 0.0
-        for card, taken, score in scored:
-            w = math.exp((score - top) / INFERENCE_TEMPERATURE)
-            total += w
-            if card == self.card and taken == self.taken:
-                mine = w
-        return mine / total
+        weights = self.weights
+        total = weights[self.card]
+        for c in held:
+            total += weights[c]
+        return self.chosen / total
 
 
 class Sampler:
