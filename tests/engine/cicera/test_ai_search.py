@@ -8,7 +8,15 @@ import pytest
 
 from engine.cards import Card
 from engine.cicera import CiceraState
-from engine.cicera.ai_search import CARDS, INDEX, HardPolicy, Sampler, captures, rollout_play
+from engine.cicera.ai_search import (
+    CARDS,
+    INDEX,
+    HardPolicy,
+    Sampler,
+    captures,
+    playout,
+    rollout_play,
+)
 from engine.game import Budget
 from engine.policy import RandomPolicy
 from tests.engine.cicera.helpers import GAME, OPTIONS, apply, card, cards, play, position
@@ -40,6 +48,24 @@ def test_simulator_plays_a_deal_exactly_like_the_engine(seed: int) -> None:
         assert world.bonus == [state.bonuses[0].total, state.bonuses[1].total]
     assert state.score is not None
     assert world.finish() == state.score.points
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_playout_is_the_rollout_player_step_by_step(seed: int) -> None:
+    # playout inlines World.play: both must end in the same piles, bonuses and points
+    state = GAME.new_state(OPTIONS, seed)
+    for _ in range(seed * 3):
+        (seat,) = GAME.to_act(state)
+        state = GAME.apply(state, seat, GAME.legal_actions(state, seat)[-1]).state
+    (seat,) = GAME.to_act(state)
+    world = Sampler(GAME.view(state, seat)).world(random.Random(seed))
+    stepped = world.copy()
+    fast = playout(world, random.Random(seed))
+    rng = random.Random(seed)
+    while stepped.hands[stepped.turn]:
+        stepped.play(*rollout_play(stepped, rng))
+    assert stepped.finish() == fast
+    assert (stepped.piles, stepped.bonus, stepped.turn) == (world.piles, world.bonus, world.turn)
 
 
 def test_sampled_worlds_keep_the_view_and_deal_only_unseen_cards() -> None:
