@@ -562,6 +562,11 @@ DEFAULT_BUDGET = Budget(iterations=5000, seconds=0.22)
 """About 300-800 playouts on this machine; the decision time target is a 250 ms median."""
 CANDIDATES = 8
 """Root plays searched: the best by the ``normal`` score (the rest rarely win)."""
+WIN_BONUS = 0.0
+"""Added to a playout's margin for winning the deal (taken for losing it): the arena
+and the players count deals won, not points."""
+PRIOR = 0.0
+"""Weight of the ``normal`` score of a candidate beside its mean playout margin."""
 
 
 class HardPolicy:
@@ -581,10 +586,14 @@ class HardPolicy:
         default_budget: Budget = DEFAULT_BUDGET,
         candidates: int = CANDIDATES,
         inference: bool = True,
+        win_bonus: float = WIN_BONUS,
+        prior: float = PRIOR,
     ) -> None:
         self.default_budget = default_budget
         self.candidates = candidates
         self.inference = inference
+        self.win_bonus = win_bonus
+        self.prior = prior
         self.last_iterations = 0
 
     def choose(
@@ -614,6 +623,7 @@ class HardPolicy:
         max_iter = budget.iterations if budget.iterations is not None else 10**9
         seconds = decision_deadline(start, budget.seconds) - start
         sampler = Sampler(view, self.inference)
+        win_bonus = self.win_bonus
         totals = [0.0] * len(plays)
         active = list(range(len(plays)))
         rounds = max(1, math.ceil(math.log2(len(plays))))
@@ -633,11 +643,17 @@ class HardPolicy:
                     card, capture = moves[k]
                     world.play(card, capture)
                     points = playout(world, random.Random(seed))
-                    totals[k] += points[team] - points[1 - team]
+                    margin = points[team] - points[1 - team]
+                    if margin > 0:
+                        totals[k] += margin + win_bonus
+                    elif margin < 0:
+                        totals[k] += margin - win_bonus
                     it += 1
+            # common worlds: every candidate still active has played all ``worlds``
+            prior = [self.prior * worlds * scores[k] for k in order]
             if r < rounds:
-                active.sort(key=lambda k: -totals[k])
+                active.sort(key=lambda k: -(totals[k] + prior[k]))
                 active = sorted(active[: max(1, (len(active) + 1) // 2)])
         self.last_iterations = it
-        best = max(active, key=lambda k: totals[k])
+        best = max(active, key=lambda k: totals[k] + prior[k])
         return plays[best]
