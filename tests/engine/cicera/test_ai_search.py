@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.cards import Card
 from engine.cicera import CiceraState
 from engine.cicera.ai_search import (
     CARDS,
     INDEX,
+    VAL,
     HardPolicy,
     Sampler,
     captures,
     playout,
     rollout_play,
+    table_sums,
 )
 from engine.game import Budget
 from engine.policy import RandomPolicy
@@ -128,3 +133,19 @@ def test_rollout_player_places_a_rank_whose_other_cards_are_all_seen() -> None:
 def test_rollout_player_does_not_leave_a_lone_card_to_sweep() -> None:
     state = position(["7B 5B", "9D 2D", "8S 7S", "9B 2B"], "2C 3C 4D", pile1="4S 4B 4C")
     assert rollout_choice(state) == (card("5B"), frozenset(cards("2C 3C")))
+
+
+@given(st.lists(st.sampled_from(range(len(CARDS))), min_size=0, max_size=9, unique=True))
+def test_table_sums_are_every_group_of_two_or_more_number_cards(table: list[int]) -> None:
+    # the position getters build, for any table, exactly the groups the rules allow
+    sums = table_sums(tuple(VAL[t] for t in table))
+    found = {(total, getter(table)) for total, getters in sums.items() for getter in getters}
+    numbers = [t for t in table if VAL[t]]
+    expected = {
+        (sum(VAL[c] for c in group), group)
+        for size in range(2, len(numbers) + 1)
+        for group in itertools.combinations(numbers, size)
+        if sum(VAL[c] for c in group) <= 10
+    }
+    assert found == expected
+    assert sum(len(g) for g in sums.values()) == len(expected)
