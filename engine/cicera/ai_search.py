@@ -247,7 +247,8 @@ TAKE_ODDS: tuple[tuple[tuple[float, ...], ...], ...] = tuple(
 )
 """``TAKE_ODDS[n][h][k]``: :data:`TAKE_CHANCE` by how many of the rank's four cards
 the player has seen (``k``), not by how many are still out."""
-NO_ODDS: tuple[float, ...] = (0.0,) * len(RANKS)
+NO_ODDS: tuple[float, ...] = (0.0,) * 5
+"""The odds when the next player holds no cards."""
 HALF_WORTH: tuple[float, ...] = tuple(-0.5 * w for w in WORTH)
 """What the rollout player gives up by placing each card rather than taking it."""
 
@@ -261,6 +262,15 @@ def rollout_play(world: World, rng: random.Random) -> tuple[int, tuple[int, ...]
     may give.  The odds come only from the cards the player can know about
     (piles, table, own hand), as in a real game.
     """
+    seen = world.public[:]
+    for c in world.hands[world.turn]:
+        seen[RANK[c]] += 1
+    return _rollout_play(world, rng, seen)
+
+
+def _rollout_play(world: World, rng: random.Random, seen: list[int]) -> tuple[int, tuple[int, ...]]:
+    """:func:`rollout_play` given how many cards of each rank the player to act has seen
+    (the public cards and its own hand; :func:`playout` keeps these counts up to date)."""
     seat = world.turn
     hands = world.hands
     hand = hands[seat]
@@ -274,14 +284,11 @@ def rollout_play(world: World, rng: random.Random) -> tuple[int, tuple[int, ...]
     rank_of = RANK
     worth = WORTH
     nxt = hands[(seat + 1) & 3]
-    odds: Sequence[float] = NO_ODDS
+    # odds[seen[rank]]: the chance that the next player holds a card of ``rank``
+    odds = NO_ODDS
     if nxt:
         hidden = len(hands[0]) + len(hands[1]) + len(hands[2]) + len(hands[3]) - len(hand)
-        chance = TAKE_ODDS[hidden][len(nxt)]
-        out = world.public[:]
-        for c in hand:
-            out[rank_of[c]] += 1
-        odds = [chance[k] for k in out]
+        odds = TAKE_ODDS[hidden][len(nxt)]
     n_table = len(table)
     placed = world.placed
     total = 0
@@ -315,11 +322,11 @@ def rollout_play(world: World, rng: random.Random) -> tuple[int, tuple[int, ...]
                     score = own + worth[t] + lone + (t == placed)
                     if n_table == 2:
                         single = table[0] if table[1] == t else table[1]
-                        score -= odds[rank_of[single]]
+                        score -= odds[seen[rank_of[single]]]
                     elif n_table > 2 and not courts - (not VAL[t]):
                         left_total = total - VAL[t]
                         if left_total <= 10:
-                            score -= odds[RANK_OF_VALUE[left_total]]
+                            score -= odds[seen[RANK_OF_VALUE[left_total]]]
                     if score > best:
                         best, best_card, best_capture = score, card, (t,)
             v = VAL[card]
@@ -340,28 +347,28 @@ def rollout_play(world: World, rng: random.Random) -> tuple[int, tuple[int, ...]
                         score += 1.0
                     elif left == 1:
                         single = next(t for t in table if t not in group)
-                        score -= odds[rank_of[single]]
+                        score -= odds[seen[rank_of[single]]]
                     elif not courts and total - v <= 10:
-                        score -= odds[RANK_OF_VALUE[total - v]]
+                        score -= odds[seen[RANK_OF_VALUE[total - v]]]
                     if score > best:
                         best, best_card, best_capture = score, card, group
     # place a card: what it may give the next player (Picada, Scùa)
     if n_table == 0:
         for card in hand:
-            score = HALF_WORTH[card] - 2.0 * odds[rank_of[card]]
+            score = HALF_WORTH[card] - 2.0 * odds[seen[rank_of[card]]]
             if score > best:
                 best, best_card, best_capture = score, card, ()
     elif courts or total >= 10:
         for card in hand:
-            score = HALF_WORTH[card] - odds[rank_of[card]]
+            score = HALF_WORTH[card] - odds[seen[rank_of[card]]]
             if score > best:
                 best, best_card, best_capture = score, card, ()
     else:
         for card in hand:
-            score = HALF_WORTH[card] - odds[rank_of[card]]
+            score = HALF_WORTH[card] - odds[seen[rank_of[card]]]
             v = VAL[card]
             if v and total + v <= 10:
-                score -= odds[RANK_OF_VALUE[total + v]]
+                score -= odds[seen[RANK_OF_VALUE[total + v]]]
             if score > best:
                 best, best_card, best_capture = score, card, ()
     return best_card, best_capture
@@ -526,11 +533,21 @@ def playout(world: World, rng: random.Random) -> tuple[int, int]:
     rank_of = RANK
     suit_of = SUIT
     seat = world.turn
+    # the cards of each rank each seat has seen: the public ones and its own hand
+    seen = [public[:], public[:], public[:], public[:]]
+    for s in range(4):
+        counts = seen[s]
+        for c in hands[s]:
+            counts[rank_of[c]] += 1
     while hands[seat]:
-        card, capture = rollout_play(world, rng)
+        card, capture = _rollout_play(world, rng, seen[seat])
         hands[seat].remove(card)
         rank = rank_of[card]
         public[rank] += 1
+        # the card is public now: the other three have seen it (the player had)
+        seen[(seat + 1) & 3][rank] += 1
+        seen[(seat + 2) & 3][rank] += 1
+        seen[(seat + 3) & 3][rank] += 1
         if capture:
             n = len(capture)
             team = seat & 1
