@@ -585,11 +585,6 @@ machine and about 2,800 scaled to a whole core (``bench.cicera_search --default`
 11,000 playouts per CPU second, 1.6 times the first version's); 250 ms is the median target."""
 CANDIDATES = 8
 """Root plays searched: the best by the ``normal`` score (the rest rarely win)."""
-WIN_BONUS = 0.0
-"""Added to a playout's margin for winning the deal (taken for losing it): the arena
-and the players count deals won, not points."""
-PRIOR = 0.0
-"""Weight of the ``normal`` score of a candidate beside its mean playout margin."""
 
 
 class HardPolicy:
@@ -609,14 +604,10 @@ class HardPolicy:
         default_budget: Budget = DEFAULT_BUDGET,
         candidates: int = CANDIDATES,
         inference: bool = True,
-        win_bonus: float = WIN_BONUS,
-        prior: float = PRIOR,
     ) -> None:
         self.default_budget = default_budget
         self.candidates = candidates
         self.inference = inference
-        self.win_bonus = win_bonus
-        self.prior = prior
         self.last_iterations = 0
 
     def choose(
@@ -646,7 +637,6 @@ class HardPolicy:
         max_iter = budget.iterations if budget.iterations is not None else 10**9
         seconds = decision_deadline(start, budget.seconds) - start
         sampler = Sampler(view, self.inference)
-        win_bonus = self.win_bonus
         totals = [0.0] * len(plays)
         active = list(range(len(plays)))
         rounds = max(1, math.ceil(math.log2(len(plays))))
@@ -670,17 +660,11 @@ class HardPolicy:
                     world.play(card, capture)
                     luck.setstate(start_luck)
                     points = playout(world, luck)
-                    margin = points[team] - points[1 - team]
-                    if margin > 0:
-                        totals[k] += margin + win_bonus
-                    elif margin < 0:
-                        totals[k] += margin - win_bonus
+                    totals[k] += points[team] - points[1 - team]
                     it += 1
-            # common worlds: every candidate still active has played all ``worlds``
-            prior = [self.prior * worlds * scores[k] for k in order]
             if r < rounds:
-                active.sort(key=lambda k: -(totals[k] + prior[k]))
+                active.sort(key=lambda k: -totals[k])
                 active = sorted(active[: max(1, (len(active) + 1) // 2)])
         self.last_iterations = it
-        best = max(active, key=lambda k: totals[k] + prior[k])
+        best = max(active, key=lambda k: totals[k])
         return plays[best]
