@@ -1,6 +1,6 @@
 """Playouts per second of Cicera ``hard`` on fixed decisions (issue 15).
 
-    python -m bench.cicera_search [--deals 4] [--iterations 1000] [--default]
+    python -m bench.cicera_search [--deals 4] [--iterations 1000] [--default [--think S]]
 
 Decisions come from ``--deals`` seeded deals played by ``normal`` (every
 decision with a choice, all four seats, start to end).  Each one is decided
@@ -14,9 +14,10 @@ playouts one yardstick loop's time buys) compares machines and loads.
 
 With ``--default`` each decision is also made at the server's own budget
 (``ServerConfig.ai_think`` as the time cap, what ``server.ai.decide``
-passes): ``default_iterations_p50`` is the median playouts such a decision
-bought here, and ``default_iterations_idle`` the median of each decision's
-playouts over its CPU share (what it would buy on an idle core).
+passes; ``--think`` sets another cap): ``default_iterations_p50`` is the
+median playouts such a decision bought here, and ``default_iterations_idle``
+the median of each decision's playouts over its CPU share (what it would buy
+on an idle core).
 
 Progress goes to stderr; the last line of stdout is one JSON object.
 """
@@ -128,17 +129,22 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also decide at the server's default time cap (ServerConfig.ai_think)",
     )
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=ServerConfig().ai_think,
+        help="the time cap of --default in seconds (default: the server's ai_think)",
+    )
     args = parser.parse_args(argv)
-    if args.deals < 1 or args.iterations < 1:
-        parser.error("deals and iterations must be at least 1")
+    if args.deals < 1 or args.iterations < 1 or args.think <= 0:
+        parser.error("deals and iterations must be at least 1, think above 0")
     views = decisions(args.deals, args.seed)
     log(f"cicera hard: {len(views)} decisions at {args.iterations} playouts")
     report: dict[str, Any] = {"decisions": len(views), "iterations": args.iterations}
     report.update(fixed_run(views, args.iterations))
     if args.default:
-        think = ServerConfig().ai_think
-        log(f"  the same decisions at the server's {think * 1000:.0f} ms")
-        report.update(default_run(views, think))
+        log(f"  the same decisions at a {args.think * 1000:.0f} ms cap")
+        report.update(default_run(views, args.think))
     print(json.dumps(report, sort_keys=True))
     return 0
 
