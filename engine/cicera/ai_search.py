@@ -254,7 +254,8 @@ the player has seen (``k``), not by how many are still out."""
 NO_ODDS: tuple[float, ...] = (0.0,) * 5
 """The odds when the next player holds no cards."""
 HALF_WORTH: tuple[float, ...] = tuple(-0.5 * w for w in WORTH)
-"""What the rollout player gives up by placing each card rather than taking it."""
+"""The rollout player's score for placing each card before the reply odds: minus half
+its worth (it may be lost to the other team)."""
 
 
 def rollout_play(world: World, rng: random.Random) -> tuple[int, tuple[int, ...]]:
