@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.cards import Card
 from engine.cicera import CiceraState
-from engine.cicera.ai_search import CARDS, INDEX, HardPolicy, Sampler, captures, rollout_play
+from engine.cicera.ai_search import (
+    CARDS,
+    INDEX,
+    VAL,
+    HardPolicy,
+    Sampler,
+    captures,
+    playout,
+    rollout_play,
+    table_sums,
+)
 from engine.game import Budget
 from engine.policy import RandomPolicy
 from tests.engine.cicera.helpers import GAME, OPTIONS, apply, card, cards, play, position
@@ -40,6 +53,24 @@ def test_simulator_plays_a_deal_exactly_like_the_engine(seed: int) -> None:
         assert world.bonus == [state.bonuses[0].total, state.bonuses[1].total]
     assert state.score is not None
     assert world.finish() == state.score.points
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_playout_is_the_rollout_player_step_by_step(seed: int) -> None:
+    # playout inlines World.play: both must end in the same piles, bonuses and points
+    state = GAME.new_state(OPTIONS, seed)
+    for _ in range(seed * 3):
+        (seat,) = GAME.to_act(state)
+        state = GAME.apply(state, seat, GAME.legal_actions(state, seat)[-1]).state
+    (seat,) = GAME.to_act(state)
+    world = Sampler(GAME.view(state, seat)).world(random.Random(seed))
+    stepped = world.copy()
+    fast = playout(world, random.Random(seed))
+    rng = random.Random(seed)
+    while stepped.hands[stepped.turn]:
+        stepped.play(*rollout_play(stepped, rng))
+    assert stepped.finish() == fast
+    assert (stepped.piles, stepped.bonus, stepped.turn) == (world.piles, world.bonus, world.turn)
 
 
 def test_sampled_worlds_keep_the_view_and_deal_only_unseen_cards() -> None:
@@ -102,3 +133,19 @@ def test_rollout_player_places_a_rank_whose_other_cards_are_all_seen() -> None:
 def test_rollout_player_does_not_leave_a_lone_card_to_sweep() -> None:
     state = position(["7B 5B", "9D 2D", "8S 7S", "9B 2B"], "2C 3C 4D", pile1="4S 4B 4C")
     assert rollout_choice(state) == (card("5B"), frozenset(cards("2C 3C")))
+
+
+@given(st.lists(st.sampled_from(range(len(CARDS))), min_size=0, max_size=9, unique=True))
+def test_table_sums_are_every_group_of_two_or_more_number_cards(table: list[int]) -> None:
+    # the position getters build, for any table, exactly the groups the rules allow
+    sums = table_sums(tuple(VAL[t] for t in table))
+    found = {(total, getter(table)) for total, getters in sums.items() for getter in getters}
+    numbers = [t for t in table if VAL[t]]
+    expected = {
+        (sum(VAL[c] for c in group), group)
+        for size in range(2, len(numbers) + 1)
+        for group in itertools.combinations(numbers, size)
+        if sum(VAL[c] for c in group) <= 10
+    }
+    assert found == expected
+    assert sum(len(g) for g in sums.values()) == len(expected)

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import math
 import random
 
+import pytest
+
 from engine.cicera import Play
-from engine.cicera.ai_search import INDEX, RANK, Evidence, Sampler
+from engine.cicera.ai_search import (
+    INDEX,
+    INFERENCE_TEMPERATURE,
+    RANK,
+    Evidence,
+    Sampler,
+    greedy_moves,
+)
 from tests.engine.cicera.helpers import GAME, card, cards, position
 
 
@@ -49,3 +59,19 @@ def test_worlds_follow_the_evidence():
         assert [len(h) for h in world.hands] == list(view.hand_counts)
     assert plain_fives > 30
     assert inferred_fives < plain_fives / 2
+
+
+def test_likelihood_is_the_softmax_of_greedy_scores_over_the_hand():
+    # the per-card weights computed once give the softmax over the whole hand's moves
+    _, view = _after_place()
+    evidence = Evidence.of(view)
+    assert evidence is not None
+    for held in ("5C 2C", "2C 4C", "AC 4S 7B", ""):
+        moves = greedy_moves([evidence.card, *ints(held)], evidence.table, -1)
+        weights = [math.exp(score / INFERENCE_TEMPERATURE) for _, _, score in moves]
+        chosen = sum(
+            w
+            for (c, taken, _), w in zip(moves, weights, strict=True)
+            if c == evidence.card and taken == evidence.taken
+        )
+        assert evidence.likelihood(ints(held)) == pytest.approx(chosen / sum(weights))
