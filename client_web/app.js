@@ -31,6 +31,12 @@ function t(key, args = {}) {
   return text;
 }
 
+/** The string at ``key``, else ``fallback`` (a key no table has). */
+function tOr(key, fallback) {
+  const text = t(key);
+  return text !== key ? text : fallback;
+}
+
 function h(tag, props = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
@@ -413,7 +419,7 @@ function termOf(id) {
 
 /** The name of a view or scoring field: fields.<key>, else a game term. */
 function fieldName(key) {
-  return t("fields." + key) !== "fields." + key ? t("fields." + key) : termOf(key);
+  return tOr("fields." + key, termOf(key));
 }
 
 /** A scalar value shown in a table: yes/no, a suit's name, a game term, a number. */
@@ -428,7 +434,7 @@ function valueText(key, value) {
 function fieldText(key, value) {
   const seats = app.table.info.seats;
   const who = (b) => (b.seat === undefined || b.seat === null ? "" : (seats[b.seat] ? seatName(seats[b.seat]) : t("seat", { n: b.seat })) + ": ");
-  if (key === "phase" && typeof value === "string" && t("phases." + value) !== "phases." + value) return t("phases." + value);
+  if (key === "phase" && typeof value === "string" && tOr("phases." + value, null) !== null) return t("phases." + value);
   if (key === "contract" && value && typeof value === "object") return who({ seat: value.declarer }) + bidText(S, app.table.info.game, pattern(), value);
   if ((key === "bids" || key === "auction") && Array.isArray(value)) return value.map((b) => who(b) + bidText(S, app.table.info.game, pattern(), b)).join(" · ");
   return undefined;
@@ -485,14 +491,14 @@ function optionInputs(game) {
   return Object.entries(game.options || {}).map(([key, value]) => {
     const id = `opt-${game.id}-${key}`;
     if (key === "pattern" && typeof value === "string") {
-      const select = h("select", { id, name: key }, patternsLike(value).map((p) => h("option", { value: p, selected: p === value }, t("patterns." + p) !== "patterns." + p ? t("patterns." + p) : p)));
+      const select = h("select", { id, name: key }, patternsLike(value).map((p) => h("option", { value: p, selected: p === value }, tOr("patterns." + p, p))));
       return h("label", { class: "option" }, t("pattern"), " ", select);
     }
     const type = typeof value === "number" ? "number" : typeof value === "boolean" ? "checkbox" : "text";
     const input = h("input", { id, name: key, type, data: { kind: typeof value } });
     if (type === "checkbox") input.checked = value;
     else input.value = value === null ? "" : String(value);
-    return h("label", { class: "option" }, t("options." + key) !== "options." + key ? t("options." + key) : key.replaceAll("_", " "), " ", input);
+    return h("label", { class: "option" }, tOr("options." + key, key.replaceAll("_", " ")), " ", input);
   });
 }
 
@@ -571,7 +577,7 @@ function tableRows() {
 function seatName(s) {
   if (!s) return "";
   if (s.kind === "empty") return t("empty_seat");
-  if (s.kind === "ai") return `${t("ai")}${typeof s.seat === "number" ? " " + (s.seat + 1) : ""}${s.level ? " · " + (t("levels." + s.level) !== "levels." + s.level ? t("levels." + s.level) : s.level) : ""}`; // AI seats told apart
+  if (s.kind === "ai") return `${t("ai")}${typeof s.seat === "number" ? " " + (s.seat + 1) : ""}${s.level ? " · " + tOr("levels." + s.level, s.level) : ""}`; // AI seats told apart
   return (s.name || "?") + (s.connected ? "" : ` (${t("away")})`);
 }
 
