@@ -15,9 +15,9 @@ import random
 from collections.abc import Sequence
 
 from engine.capture import table_before
-from engine.scopa.ai_sim import INDEX, Deal, acc_of, score_moves
+from engine.scopa.ai_sim import CARDS, INDEX, Deal, acc_of, score_moves
 from engine.scopa.state import ScopaView
-from engine.search import choice_chance, keep_likely
+from engine.search import ChoiceChance, keep_likely
 
 INFERENCE_TEMPERATURE = 3.0
 """How sharply the opponent is expected to prefer better plays (score units per factor e)."""
@@ -31,17 +31,20 @@ class Evidence:
     The opponent chose ``card`` (taking ``taken``) on ``table`` from its hand of
     then: that card and the cards it holds now.  Under a softmax model of the
     rollout player's scores (:func:`score_moves`, :data:`INFERENCE_TEMPERATURE`),
-    :meth:`likelihood` is the chance of that choice given the cards held now: a
-    hand that had a far better play (a sweep, the settebello) makes the observed
-    play unlikely, so worlds dealing it such a hand are mostly redrawn.
+    :attr:`likelihood` is the chance of that choice given the cards held now (a
+    :class:`~engine.search.ChoiceChance`): a hand that had a far better play (a
+    sweep, the settebello) makes the observed play unlikely, so worlds dealing it
+    such a hand are mostly redrawn.
     """
 
-    __slots__ = ("card", "table", "taken")
+    __slots__ = ("card", "likelihood", "table", "taken")
 
     def __init__(self, card: int, taken: frozenset[int], table: tuple[int, ...]) -> None:
         self.card = card
         self.taken = taken
         self.table = table
+        moves = score_moves(range(len(CARDS)), table, False)
+        self.likelihood = ChoiceChance(moves, card, taken, INFERENCE_TEMPERATURE, len(CARDS))
 
     @classmethod
     def of(cls, view: ScopaView) -> Evidence | None:
@@ -59,11 +62,6 @@ class Evidence:
         if table is None:
             return None
         return cls(card, taken, tuple(table))
-
-    def likelihood(self, held: Sequence[int]) -> float:
-        """The chance that an opponent holding ``held`` besides the card played chose it."""
-        scores = score_moves([self.card, *held], self.table, False)
-        return choice_chance(scores, self.card, self.taken, INFERENCE_TEMPERATURE)
 
 
 def deal_from_view(view: ScopaView, rng: random.Random) -> Deal:
@@ -104,7 +102,7 @@ def sample_deal(
     """``base`` with the unseen cards shuffled: ``held`` to the opponent, the rest the stock.
 
     With ``evidence`` a shuffle is kept with the chance that the opponent's hand in
-    it made its last play (:meth:`Evidence.likelihood`), else drawn again, at most
+    it made its last play (:attr:`Evidence.likelihood`), else drawn again, at most
     :data:`INFERENCE_TRIES` times: worlds come in proportion to how well they explain
     the opponent's play.
     """
