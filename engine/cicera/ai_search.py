@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from math import comb
 from operator import itemgetter
 
-from engine.capture import table_before
+from engine.capture import play_seen
 from engine.cards import BRESCIANE_52, Card
 from engine.cicera.ai_normal import score_plays
 from engine.cicera.rules import (
@@ -432,12 +432,8 @@ class Evidence:
         seat = view.seat
         if last is None or seat is None or last.seat == seat or not view.hand_counts[last.seat]:
             return None
-        card = INDEX[last.card]
-        taken = frozenset(INDEX[c] for c in last.captured)
-        table = table_before(card, taken, [INDEX[c] for c in view.table])
-        if table is None:
-            return None
-        return cls(last.seat, card, taken, table)
+        seen = play_seen(last.card, last.captured, view.table, INDEX)
+        return None if seen is None else cls(last.seat, *seen)
 
 
 class Sampler:

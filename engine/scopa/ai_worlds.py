@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engine.capture import table_before
+from engine.capture import play_seen
 from engine.scopa.ai_sim import CARDS, INDEX, Deal, acc_of, score_moves
 from engine.scopa.state import ScopaView
 from engine.search import ChoiceChance, keep_likely
@@ -39,7 +39,7 @@ class Evidence:
 
     __slots__ = ("card", "likelihood", "table", "taken")
 
-    def __init__(self, card: int, taken: frozenset[int], table: tuple[int, ...]) -> None:
+    def __init__(self, card: int, taken: frozenset[int], table: list[int]) -> None:
         self.card = card
         self.taken = taken
         self.table = table
@@ -56,12 +56,8 @@ class Evidence:
             return None
         if view.hand_counts[last.seat] >= 3 or not view.hand_counts[last.seat]:
             return None
-        card = INDEX[last.card]
-        taken = frozenset(INDEX[c] for c in last.captured)
-        table = table_before(card, taken, [INDEX[c] for c in view.table])
-        if table is None:
-            return None
-        return cls(card, taken, tuple(table))
+        seen = play_seen(last.card, last.captured, view.table, INDEX)
+        return None if seen is None else cls(*seen)
 
 
 def deal_from_view(view: ScopaView, rng: random.Random) -> Deal:
