@@ -8,7 +8,7 @@ each game.  This module answers "which groups sum to N" and "who holds the major
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from engine.cards import Card
 
@@ -68,3 +68,17 @@ def table_before(card: int, taken: frozenset[int], table: list[int]) -> list[int
     else:
         return None
     return table
+
+
+def play_seen(
+    card: Card, captured: Iterable[Card], table: Iterable[Card], index: Mapping[Card, int]
+) -> tuple[int, frozenset[int], list[int]] | None:
+    """A play seen, in the AI's ints (``index``): the card, the cards it took and the
+    table it was made on (:func:`table_before` of ``table``, the table after it).
+
+    ``None`` when ``table`` cannot show the play.
+    """
+    played = index[card]
+    taken = frozenset(index[c] for c in captured)
+    before = table_before(played, taken, [index[c] for c in table])
+    return None if before is None else (played, taken, before)

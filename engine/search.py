@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -141,27 +141,49 @@ def survivors(active: list[int], results: list[list[float]], drop: float) -> lis
 
 
 # -- inference from a play seen ------------------------------------------------
-def choice_chance(
-    scored: Sequence[tuple[T, frozenset[T], float]],
-    card: T,
-    taken: frozenset[T],
-    temperature: float,
-) -> float:
-    """The chance of the move ``(card, taken)`` among ``scored`` under a softmax model.
+class ChoiceChance:
+    """The chance that a player made one play seen, by the cards it held, under a
+    softmax model of its moves.
 
-    ``scored`` lists every move a player had, ``(card, capture, score)``; a move
-    is chosen with weight ``exp(score / temperature)``, so a player is expected
-    to prefer better moves the more sharply the lower the temperature.
+    ``scored`` lists every move of every card the player might have held, as
+    ``(card, capture, score)`` with cards numbered ``0 .. cards - 1``; a move is
+    chosen with weight ``exp(score / temperature)``, so a player is expected to
+    prefer better moves the more sharply the lower the temperature.  A card's
+    moves do not depend on the rest of the hand, so the weights are summed per
+    card once (per decision) and the chance for a hand is a sum over its cards.
+    The weights are not scaled by the best score, so ``score / temperature`` must
+    stay well inside the range of :func:`math.exp`.
     """
-    top = max(s for _, _, s in scored)
-    total = 0.0
-    mine = 0.0
-    for c, t, s in scored:
-        w = math.exp((s - top) / temperature)
-        total += w
-        if c == card and t == taken:
-            mine = w
-    return mine / total
+
+    __slots__ = ("card", "chosen", "weights")
+
+    def __init__(
+        self,
+        scored: Iterable[tuple[int, frozenset[int], float]],
+        card: int,
+        taken: frozenset[int],
+        temperature: float,
+        cards: int,
+    ) -> None:
+        self.card = card
+        weights = [0.0] * cards
+        chosen = 0.0
+        for c, group, score in scored:
+            w = math.exp(score / temperature)
+            weights[c] += w
+            if c == card and group == taken:
+                chosen = w
+        self.weights = weights
+        self.chosen = chosen
+
+    def __call__(self, held: Sequence[int]) -> float:
+        """The chance that a player holding ``held`` besides the card played chose the
+        play (``card`` taking ``taken``)."""
+        weights = self.weights
+        total = weights[self.card]
+        for c in held:
+            total += weights[c]
+        return self.chosen / total
 
 
 def keep_likely(
@@ -174,7 +196,8 @@ def keep_likely(
     """Redeal the shuffled ``cards`` until the deal explains a play seen, in place.
 
     The deal is kept with probability ``chance(cards[hand])`` (the chance that
-    the player dealt ``cards[hand]`` made the play), else shuffled again; after
+    the player dealt ``cards[hand]`` made the play, e.g. a :class:`ChoiceChance`),
+    else shuffled again; after
     ``tries`` deals in all the last one is kept.  Worlds so come in proportion
     to how well they explain the play.
     """

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from math import comb
 from operator import itemgetter
 
-from engine.capture import table_before
+from engine.capture import play_seen
 from engine.cards import BRESCIANE_52, Card
 from engine.cicera.ai_normal import score_plays
 from engine.cicera.rules import (
@@ -44,7 +44,7 @@ from engine.cicera.rules import (
 )
 from engine.cicera.state import CiceraView, Play
 from engine.game import Budget, decision_deadline, resolve_budget
-from engine.search import keep_likely
+from engine.search import ChoiceChance, keep_likely
 
 CARDS: tuple[Card, ...] = BRESCIANE_52.cards
 INDEX: dict[Card, int] = {c: i for i, c in enumerate(CARDS)}
@@ -409,29 +409,21 @@ class Evidence:
 
     It chose ``card`` (taking ``taken``) on ``table`` from its hand of then: that
     card and the cards it holds now.  Under a softmax model of greedy play
-    (:func:`greedy_moves`, :data:`INFERENCE_TEMPERATURE`), :meth:`likelihood` is
-    the chance of that choice given the cards it holds now: a hand that had a far
-    better play (a Scùa, a bonus-rich capture) makes a placed card unlikely.
+    (:func:`greedy_moves`, :data:`INFERENCE_TEMPERATURE`), :attr:`likelihood` is
+    the chance of that choice given the cards it holds now (a
+    :class:`~engine.search.ChoiceChance`): a hand that had a far better play (a
+    Scùa, a bonus-rich capture) makes a placed card unlikely.
     """
 
-    __slots__ = ("card", "chosen", "seat", "table", "taken", "weights")
+    __slots__ = ("card", "likelihood", "seat", "table", "taken")
 
     def __init__(self, seat: int, card: int, taken: frozenset[int], table: list[int]) -> None:
         self.seat = seat
         self.card = card
         self.taken = taken
         self.table = table
-        # the softmax weight of every move of each card on this table, summed per card,
-        # and the chosen move's own: a world's likelihood is then a sum over its hand
-        weights = [0.0] * len(CARDS)
-        chosen = 0.0
-        for c, group, score in greedy_moves(range(len(CARDS)), table, -1):
-            w = math.exp(score / INFERENCE_TEMPERATURE)
-            weights[c] += w
-            if c == card and group == taken:
-                chosen = w
-        self.weights = weights
-        self.chosen = chosen
+        moves = greedy_moves(range(len(CARDS)), table, -1)
+        self.likelihood = ChoiceChance(moves, card, taken, INFERENCE_TEMPERATURE, len(CARDS))
 
     @classmethod
     def of(cls, view: CiceraView) -> Evidence | None:
@@ -440,20 +432,8 @@ class Evidence:
         seat = view.seat
         if last is None or seat is None or last.seat == seat or not view.hand_counts[last.seat]:
             return None
-        card = INDEX[last.card]
-        taken = frozenset(INDEX[c] for c in last.captured)
-        table = table_before(card, taken, [INDEX[c] for c in view.table])
-        if table is None:
-            return None
-        return cls(last.seat, card, taken, table)
-
-    def likelihood(self, held: Sequence[int]) -> float:
-        """The chance that a player holding ``held`` besides the card played chose it."""
-        weights = self.weights
-        total = weights[self.card]
-        for c in held:
-            total += weights[c]
-        return self.chosen / total
+        seen = play_seen(last.card, last.captured, view.table, INDEX)
+        return None if seen is None else cls(last.seat, *seen)
 
 
 class Sampler:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engine.capture import table_before
-from engine.scopa.ai_sim import INDEX, Deal, acc_of, score_moves
+from engine.capture import play_seen
+from engine.scopa.ai_sim import CARDS, INDEX, Deal, acc_of, score_moves
 from engine.scopa.state import ScopaView
-from engine.search import choice_chance, keep_likely
+from engine.search import ChoiceChance, keep_likely
 
 INFERENCE_TEMPERATURE = 3.0
 """How sharply the opponent is expected to prefer better plays (score units per factor e)."""
@@ -31,17 +31,20 @@ class Evidence:
     The opponent chose ``card`` (taking ``taken``) on ``table`` from its hand of
     then: that card and the cards it holds now.  Under a softmax model of the
     rollout player's scores (:func:`score_moves`, :data:`INFERENCE_TEMPERATURE`),
-    :meth:`likelihood` is the chance of that choice given the cards held now: a
-    hand that had a far better play (a sweep, the settebello) makes the observed
-    play unlikely, so worlds dealing it such a hand are mostly redrawn.
+    :attr:`likelihood` is the chance of that choice given the cards held now (a
+    :class:`~engine.search.ChoiceChance`): a hand that had a far better play (a
+    sweep, the settebello) makes the observed play unlikely, so worlds dealing it
+    such a hand are mostly redrawn.
     """
 
-    __slots__ = ("card", "table", "taken")
+    __slots__ = ("card", "likelihood", "table", "taken")
 
-    def __init__(self, card: int, taken: frozenset[int], table: tuple[int, ...]) -> None:
+    def __init__(self, card: int, taken: frozenset[int], table: list[int]) -> None:
         self.card = card
         self.taken = taken
         self.table = table
+        moves = score_moves(range(len(CARDS)), table, False)
+        self.likelihood = ChoiceChance(moves, card, taken, INFERENCE_TEMPERATURE, len(CARDS))
 
     @classmethod
     def of(cls, view: ScopaView) -> Evidence | None:
@@ -53,17 +56,8 @@ class Evidence:
             return None
         if view.hand_counts[last.seat] >= 3 or not view.hand_counts[last.seat]:
             return None
-        card = INDEX[last.card]
-        taken = frozenset(INDEX[c] for c in last.captured)
-        table = table_before(card, taken, [INDEX[c] for c in view.table])
-        if table is None:
-            return None
-        return cls(card, taken, tuple(table))
-
-    def likelihood(self, held: Sequence[int]) -> float:
-        """The chance that an opponent holding ``held`` besides the card played chose it."""
-        scores = score_moves([self.card, *held], self.table, False)
-        return choice_chance(scores, self.card, self.taken, INFERENCE_TEMPERATURE)
+        seen = play_seen(last.card, last.captured, view.table, INDEX)
+        return None if seen is None else cls(*seen)
 
 
 def deal_from_view(view: ScopaView, rng: random.Random) -> Deal:
@@ -104,7 +98,7 @@ def sample_deal(
     """``base`` with the unseen cards shuffled: ``held`` to the opponent, the rest the stock.
 
     With ``evidence`` a shuffle is kept with the chance that the opponent's hand in
-    it made its last play (:meth:`Evidence.likelihood`), else drawn again, at most
+    it made its last play (:attr:`Evidence.likelihood`), else drawn again, at most
     :data:`INFERENCE_TRIES` times: worlds come in proportion to how well they explain
     the opponent's play.
     """

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from engine.capture import table_before
+from engine.capture import play_seen, table_before
+from engine.cards import SCOPA_40
+
+INDEX = {c: i for i, c in enumerate(SCOPA_40.cards)}
 
 
 def test_a_capture_puts_the_cards_taken_back_in_card_order():
@@ -22,3 +25,14 @@ def test_the_table_given_is_the_one_changed():
     table = [1, 7]
     assert table_before(7, frozenset(), table) is table
     assert table == [1]
+
+
+def test_a_play_seen_reads_in_ints_with_the_table_before_it():
+    seven, three, four, king = SCOPA_40.parse_many("7C 3S 4H KS")
+    # 7C took 3S + 4H, leaving KS
+    seen = play_seen(seven, (three, four), [king], INDEX)
+    taken = frozenset({INDEX[three], INDEX[four]})
+    assert seen == (INDEX[seven], taken, [INDEX[king], *sorted(taken)])
+    # KS laid on 3S: it is the table's last card
+    assert play_seen(king, (), [three, king], INDEX) == (INDEX[king], frozenset(), [INDEX[three]])
+    assert play_seen(king, (), [king, three], INDEX) is None

@@ -7,7 +7,7 @@ import random
 
 from engine.game import Budget, resolve_budget
 from engine.scopa.policies import determinized_policy
-from engine.search import choice_chance, keep_likely, survivors
+from engine.search import ChoiceChance, keep_likely, survivors
 from tests.engine.scopa.helpers import GAME, position
 
 
@@ -57,14 +57,19 @@ def test_survivors_drop_more_with_a_smaller_margin():
     assert survivors([0, 1], [lead, behind], 0.5) == [0]
 
 
-def test_choice_chance_is_a_softmax_over_the_scores():
-    scored = [(1, frozenset(), 0.0), (2, frozenset({5}), 1.0), (2, frozenset({6}), 1.0)]
-    e = math.exp(-1.0)
-    assert math.isclose(choice_chance(scored, 1, frozenset(), 1.0), e / (e + 2))
-    assert math.isclose(choice_chance(scored, 2, frozenset({5}), 1.0), 1 / (e + 2))
-    assert choice_chance(scored, 3, frozenset(), 1.0) == 0.0
+def test_choice_chance_is_a_softmax_over_the_moves_of_the_hand():
+    # card 0 lays (score 0), card 1 takes 5 or 6 (score 1 each), card 2 lays (score 3)
+    scored = [(0, frozenset(), 0.0), (1, frozenset({5}), 1.0), (1, frozenset({6}), 1.0)]
+    scored.append((2, frozenset(), 3.0))
+    e = math.e
+    lay = ChoiceChance(scored, 0, frozenset(), 1.0, 7)
+    assert math.isclose(lay([1]), 1 / (1 + 2 * e))
+    assert math.isclose(lay([1, 2]), 1 / (1 + 2 * e + e**3))
+    assert lay([]) == 1.0
+    assert math.isclose(ChoiceChance(scored, 1, frozenset({5}), 1.0, 7)([0]), e / (1 + 2 * e))
+    assert ChoiceChance(scored, 1, frozenset({4}), 1.0, 7)([0]) == 0.0  # no such move
     # a colder player all but never makes the worse move
-    assert choice_chance(scored, 1, frozenset(), 0.01) < 1e-9
+    assert ChoiceChance(scored, 0, frozenset(), 0.01, 7)([1]) < 1e-9
 
 
 def test_keep_likely_keeps_a_deal_that_explains_the_play():

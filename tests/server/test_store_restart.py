@@ -12,11 +12,13 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from redis import asyncio as aioredis
 
-from client_cli.client import Client, ClientClosed, ServerError, random_chooser
+from client_cli.client import Client, ClientClosed, ServerError, TableState, random_chooser
 from protocol import server_messages as sm
 from tests.server.redis_fixture import RedisServer, ServerProcess, free_port
 
@@ -157,14 +159,41 @@ async def taken_over(proc: ServerProcess, tables: int = 1, timeout: float = 20.0
         await asyncio.sleep(0.1)
 
 
-async def test_a_fenced_owner_cannot_write_its_next_move(
-    redis_server: RedisServer, servers: list[ServerProcess]
-) -> None:
-    """The paused owner's own write, deterministically: its lease is gone and b holds the
-    table, but a (whose next renewal is minutes away) still believes it owns it when the
-    move arrives; its append carries the old fence, Redis refuses it, and a drops the
-    table and sends the player to reconnect without an ``ok``."""
-    a = ServerProcess(redis_server.url, "--lease-ttl", "600")  # renews every ~200 s
+@dataclass
+class FencedGame:
+    """What the fencing tests share: processes ``a`` and ``b`` on one Redis, a game at
+    ``a`` after one of the player's turns, the player's next move and its token."""
+
+    redis_url: str
+    a: ServerProcess
+    b: ServerProcess
+    client: Client
+    table: str
+    acked: list[dict[str, object]]
+    state: TableState
+    move: Any
+    token: str
+
+    async def send_move(self) -> None:
+        """Send the move to ``a``, at the seat and version the client knows now."""
+        state = self.state
+        await self.client.act(self.table, self.move, seat=state.seat, version=state.version)
+
+    async def go_on_at_b(self) -> None:
+        """The player goes on at ``b`` with the same token; the log holds every
+        acknowledged move exactly once (the move sent to ``a`` never stored, even later)."""
+        await self.client.close()
+        client = await resume(self.b.url, self.token, self.table)
+        await turns(client, self.table, 1, self.acked)
+        assert human_moves(await logged(self.redis_url, self.table)) == self.acked
+        await client.close()
+
+
+async def fenced_game(
+    redis_server: RedisServer, servers: list[ServerProcess], *a_flags: str
+) -> FencedGame:
+    """Start ``a`` (with ``a_flags``) and ``b``, and a game at ``a`` with one turn played."""
+    a = ServerProcess(redis_server.url, *a_flags)
     b = ServerProcess(redis_server.url)
     servers += [a, b]
     a.start()
@@ -174,29 +203,36 @@ async def test_a_fenced_owner_cannot_write_its_next_move(
     await turns(client, table, 1, acked)
     state = client.tables[table]
     move = random_chooser(1)(state.view or {})
-    token = client.token
+    return FencedGame(redis_server.url, a, b, client, table, acked, state, move, client.token)
+
+
+async def test_a_fenced_owner_cannot_write_its_next_move(
+    redis_server: RedisServer, servers: list[ServerProcess]
+) -> None:
+    """The paused owner's own write, deterministically: its lease is gone and b holds the
+    table, but a (whose next renewal is minutes away) still believes it owns it when the
+    move arrives; its append carries the old fence, Redis refuses it, and a drops the
+    table and sends the player to reconnect without an ``ok``."""
+    game = await fenced_game(redis_server, servers, "--lease-ttl", "600")  # renews every ~200 s
+    a, table = game.a, game.table
     redis = aioredis.Redis.from_url(redis_server.url)
     try:  # what the lease's expiry does while its owner is paused
         assert await redis.delete(f"cardavia:t:{table}:lease") == 1
     finally:
         await redis.aclose()
-    await taken_over(b)
+    await taken_over(game.b)
     assert await fence_of(redis_server.url, table) == 2
     before = await logged(redis_server.url, table)
     with pytest.raises(ClientClosed) as closed:
         async with asyncio.timeout(30):  # generous: the machine may be loaded
-            await client.act(table, move, seat=state.seat, version=state.version)
+            await game.send_move()
     assert closed.value.code == 1012
     assert await logged(redis_server.url, table) == before
     # refused by the append's fence check, not noticed by a renewal
     assert "is owned by another process now" in a.output()
     assert "lease_lost" not in a.output()
     assert (a.health() or {}).get("tables") == 0
-    await client.close()
-    client = await resume(b.url, token, table)
-    await turns(client, table, 1, acked)
-    assert human_moves(await logged(redis_server.url, table)) == acked
-    await client.close()
+    await game.go_on_at_b()
 
 
 async def test_a_paused_owner_is_fenced_out(
@@ -214,33 +250,20 @@ async def test_a_paused_owner_is_fenced_out(
     stored but unacknowledged, yet it could land late, after the player came
     back at b.)  The log keeps every acknowledged move exactly once.
     """
-    a, b = ServerProcess(redis_server.url), ServerProcess(redis_server.url)
-    servers += [a, b]
-    a.start()
-    b.start()
-    client, table = await new_game(a.url)
-    acked: list[dict[str, object]] = []
-    await turns(client, table, 1, acked)
-    state = client.tables[table]
-    move = random_chooser(1)(state.view or {})
-    token = client.token
+    game = await fenced_game(redis_server, servers)
+    a, table = game.a, game.table
     a.signal(signal.SIGSTOP)
-    await taken_over(b)  # past the lease
+    await taken_over(game.b)  # past the lease
     before = await logged(redis_server.url, table)
     a.signal(signal.SIGCONT)
     with pytest.raises((ServerError, ClientClosed)):
         async with asyncio.timeout(30):  # generous: the machine may be loaded
-            await client.act(table, move, seat=state.seat, version=state.version)
-            await client.wait_for(lambda m: False, None)  # a must send the player away
+            await game.send_move()
+            await game.client.wait_for(lambda m: False, None)  # a must send the player away
     assert await logged(redis_server.url, table) == before
     assert await fence_of(redis_server.url, table) == 2  # nobody but b wrote since
     assert (a.health() or {}).get("tables") == 0
-    await client.close()
-    # the player goes on at b with the same token; the move was never stored, even later
-    client = await resume(b.url, token, table)
-    await turns(client, table, 1, acked)
-    assert human_moves(await logged(redis_server.url, table)) == acked
-    await client.close()
+    await game.go_on_at_b()
 
 
 def test_redis_down_at_start_up_fails_with_the_fix() -> None:
