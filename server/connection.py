@@ -27,6 +27,7 @@ from protocol.codec import Frame, FrameError, decode_client, decode_client_json,
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Pong, Welcome
 from server.logs import get_logger
+from server.metrics import CounterSeries
 from server.ratelimit import Strikes, TokenBucket
 from server.sessions import NameError_, Player, validate_name
 from server.static import is_json
@@ -113,6 +114,8 @@ class Connection:
         config = app.config
         self._strikes = Strikes(config.rate_strikes, config.rate_strike_decay * config.rate_per_s)
         self._depth = app.metrics.histogram("cardavia_send_queue_depth")
+        self._messages_in: dict[str, CounterSeries] = {}
+        """``cardavia_messages_in_total`` by message type (kept: no lookup per message)."""
         self.address = str(ws.remote_address[0]) if ws.remote_address else ""
         """The client's address (the app sets it from a trusted proxy's header)."""
         self._close: tuple[int, str] | None = None
@@ -231,7 +234,12 @@ class Connection:
             message = "too many messages; slow down" if limited else exc.message
             self._refuse(limited, Error(ref=exc.ref, code=code, message=message))
             return
-        self.app.metrics.inc("cardavia_messages_in_total", type=msg.type)
+        counter = self._messages_in.get(msg.type)
+        if counter is None:
+            counter = self._messages_in[msg.type] = self.app.metrics.counter(
+                "cardavia_messages_in_total", type=msg.type
+            )
+        counter.inc()
         if limited:
             message = "too many messages; slow down"
             self._refuse(True, Error(ref=msg.id, code=ErrorCode.RATE_LIMITED, message=message))

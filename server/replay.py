@@ -15,7 +15,9 @@ from engine.game import Game
 from protocol.models import SeatInfo
 from protocol.server_messages import Replay, ReplayStep
 from server.store import LoggedAction, TableRecord
-from server.table_core import FinishedGame, SeatSlot, TableCore, plain_event
+from server.table_core import TableCore
+from server.table_updates import plain_event
+from server.table_values import FinishedGame, SeatSlot
 
 
 def rebuild(

@@ -31,8 +31,9 @@ from server.quotas import Quotas
 from server.replay import build_replay, finished_to_plain, table_meta
 from server.sessions import Player, Sessions
 from server.store import LeaseLost, Store, StoreUnavailable
-from server.table_core import AiTurn, Effects, TableCore
+from server.table_core import TableCore
 from server.table_options import RequestError
+from server.table_values import AiTurn, Effects
 
 
 def _time_up(waiter: asyncio.Future[bool]) -> None:

@@ -15,91 +15,30 @@ replay of a finished game.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
-from engine.codec import PlainMemo, to_plain
+from engine.codec import to_plain
 from engine.game import Event, IllegalAction
-from protocol.codec import unchecked
 from protocol.errors import ErrorCode
 from protocol.models import SeatInfo, TableInfo
-from protocol.server_messages import (
-    ChatLine,
-    GameOver,
-    Snapshot,
-    TableChanged,
-    Update,
-)
+from protocol.server_messages import ChatLine, GameOver, Snapshot, TableChanged
 from server.action_cache import decoder_for
-from server.names import clean_chat, skeleton
-from server.ratelimit import TokenBucket
+from server.names import skeleton
 from server.store import LoggedAction
+from server.table_chat import ChatRules
 from server.table_options import RequestError, TableSetup
-
-Out = tuple[str, BaseModel]
-"""A message for one player (by player id)."""
-
-ActedBy = Literal["human", "ai", "timer"]
-Status = Literal["waiting", "playing", "finished"]
-
-
-def plain_event(event: Event) -> dict[str, Any]:
-    """The wire form of an event: ``{"kind": ..., "data": {...}}`` (no audience)."""
-    return {"kind": event.kind, "data": to_plain(dict(event.data))}
-
-
-@dataclass
-class SeatSlot:
-    """One seat: empty, a human (by player id) or the AI at ``level``.
-
-    ``left`` marks a seat whose human left mid-game: the AI plays it to the end.
-    """
-
-    kind: Literal["empty", "human", "ai"] = "empty"
-    player_id: str | None = None
-    name: str | None = None
-    level: str | None = None
-    connected: bool = True
-    away_since: float | None = None
-    left: bool = False
-
-
-@dataclass(frozen=True)
-class AiTurn:
-    """A turn the AI must play now: ``seat`` at table ``version``, ``by`` AI or timer."""
-
-    seat: int
-    version: int
-    by: ActedBy
-    level: str
-
-
-@dataclass(frozen=True)
-class FinishedGame:
-    """What a table keeps of a finished game to replay it: seed, log, seats, result."""
-
-    game_no: int
-    seed: int
-    log: tuple[LoggedAction, ...]
-    seats: tuple[SeatInfo, ...]
-    result: dict[str, Any]
-
-
-@dataclass
-class Effects:
-    """What a command did: messages to send and what to persist before sending them."""
-
-    outs: list[Out] = field(default_factory=list)
-    started: tuple[int, int] | None = None
-    """``(game_no, seed)`` of a game that just started."""
-    applied: LoggedAction | None = None
-    """The action that was just applied (append it to the log)."""
-    closed: bool = False
-    """The table has no human left at it and should close."""
-    close_reason: str | None = None
-    """Why it closes, when not because everybody left."""
+from server.table_updates import UpdateBuilder
+from server.table_values import (
+    ActedBy,
+    AiTurn,
+    Effects,
+    FinishedGame,
+    Out,
+    SeatSlot,
+    Status,
+)
 
 
 class TableCore:
@@ -134,8 +73,7 @@ class TableCore:
         self.seed_source = seed_source
         self.ai_delay = ai_delay
         self.grace = disconnect_grace
-        self.chat_max_len = chat_max_len
-        self.chat_per_minute = chat_per_minute
+        self.chat_rules = ChatRules(chat_max_len, chat_per_minute)
         self.replays_kept = replays_kept
         self.fill_at = fill_at
         self.fill_level = fill_level or setup.strongest
@@ -152,7 +90,6 @@ class TableCore:
         self.turn_started = 0.0
         self.rematch_votes: set[int] = set()
         self.archive: list[FinishedGame] = []
-        self._chat_buckets: dict[str, TokenBucket] = {}
         self._covered_seen: set[int] = set()
         self.max_spectators = max_spectators
         self.waiting_grace = waiting_grace
@@ -161,8 +98,7 @@ class TableCore:
         self.ai_table_linger = ai_table_linger
         self.finished_at: float | None = None
         self._decoder = decoder_for(self.game)
-        self._views = PlainMemo()
-        """The views' plain forms: what the last update's views held is not converted again."""
+        self._out = UpdateBuilder(table_id)
 
     # -- who is here ---------------------------------------------------------
     def seat_of(self, player_id: str) -> int | None:
@@ -447,59 +383,23 @@ class TableCore:
     def _updates(
         self, events: Iterable[Event], actor: int | None, by: ActedBy | None, now: float
     ) -> list[Out]:
-        """An ``update`` for each seated human and one shared by every spectator.
-
-        Each event is converted once, each view once per seat; the spectators'
-        message is one object, so it is encoded once for all of them.
-        """
-        converted = [(e, plain_event(e)) for e in events]
-        timer = self.timer_left(now)
+        """An ``update`` for each seated human and one shared by every spectator."""
         humans = [
             (seat, slot.player_id)
             for seat, slot in enumerate(self.seats)
             if slot.kind == "human" and slot.player_id
         ]
-        seats: list[int | None] = [seat for seat, _ in humans]
-        if self.spectators:
-            seats.append(None)
-        game, state = self.game, self.state
-        # what the views share (the table, tricks, scores) is converted once for
-        # all, and what the last change left alone is not converted again
-        views = self._views.convert([game.view(state, seat) for seat in seats])
-        outs: list[Out] = [
-            (pid, self._update(seat, converted, actor, by, timer, view))
-            for (seat, pid), view in zip(humans, views, strict=False)
-        ]
-        if self.spectators:
-            watched = self._update(None, converted, actor, by, timer, views[-1])
-            outs.extend((pid, watched) for pid in self.spectators)
-        return outs
-
-    def _update(
-        self,
-        seat: int | None,
-        converted: list[tuple[Event, dict[str, Any]]],
-        actor: int | None,
-        by: ActedBy | None,
-        timer: float | None,
-        view: dict[str, Any],
-    ) -> Update:
-        # built from values the table made itself: not validated again (tests check
-        # that it encodes as a validated one does)
-        return unchecked(
-            Update,
-            {
-                "type": "update",
-                "table": self.id,
-                "game_no": self.game_no,
-                "version": self.version,
-                "seat": seat,
-                "actor": actor,
-                "by": by,
-                "events": tuple(plain for e, plain in converted if e.visible_to(seat)),
-                "view": view,
-                "timer_s": timer,
-            },
+        return self._out.updates(
+            self.game,
+            self.state,
+            events,
+            humans=humans,
+            spectators=list(self.spectators),
+            game_no=self.game_no,
+            version=self.version,
+            actor=actor,
+            by=by,
+            timer=self.timer_left(now),
         )
 
     def _finish(self, now: float) -> list[Out]:
@@ -682,24 +582,7 @@ class TableCore:
         """A chat line to everybody at the table (length- and rate-limited)."""
         if not self.is_member(player_id):
             raise RequestError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
-        try:
-            line = clean_chat(text)  # invisible and bidi characters are removed
-        except ValueError:
-            raise RequestError(
-                ErrorCode.BAD_MESSAGE, "chat lines may not hold control characters"
-            ) from None
-        if not line:
-            raise RequestError(ErrorCode.BAD_MESSAGE, "the chat line is empty")
-        if len(line) > self.chat_max_len:
-            raise RequestError(
-                ErrorCode.BAD_MESSAGE, f"chat lines hold at most {self.chat_max_len} characters"
-            )
-        bucket = self._chat_buckets.setdefault(
-            player_id,
-            TokenBucket(rate=self.chat_per_minute / 60.0, burst=min(5, self.chat_per_minute)),
-        )
-        if not bucket.allow(now):
-            raise RequestError(ErrorCode.RATE_LIMITED, "too many chat lines; wait a little")
+        line = self.chat_rules.line(player_id, text, now)
         seat = self.seat_of(player_id)
         name = self.seats[seat].name if seat is not None else self.spectators[player_id]
         msg = ChatLine(table=self.id, player_id=player_id, name=name or "", seat=seat, text=line)

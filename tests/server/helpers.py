@@ -11,7 +11,7 @@ from engine.game import Game
 from engine.registry import GAMES
 from protocol import server_messages as sm
 from server.config import ServerConfig
-from server.table_core import plain_event
+from server.table_updates import plain_event
 
 
 @dataclass

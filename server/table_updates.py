@@ -1,0 +1,93 @@
+"""A table's ``update`` messages: what each seat and the spectators see after a change.
+
+Information rules: each seat receives only ``game.view(state, seat)`` and the
+events whose audience includes it; spectators receive the spectator view and
+the public events, as one message shared by all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from engine.codec import PlainMemo, to_plain
+from engine.game import Event, Game
+from protocol.codec import unchecked
+from protocol.server_messages import Update
+from server.table_values import ActedBy, Out
+
+
+def plain_event(event: Event) -> dict[str, Any]:
+    """The wire form of an event: ``{"kind": ..., "data": {...}}`` (no audience)."""
+    return {"kind": event.kind, "data": to_plain(dict(event.data))}
+
+
+class UpdateBuilder:
+    """Builds one table's updates; keeps the views' plain forms between changes.
+
+    Each event is converted once, each view once per seat, and what the views
+    share (the table, tricks, scores) once for all; what the last change left
+    alone is not converted again (:class:`~engine.codec.PlainMemo`).
+    """
+
+    def __init__(self, table_id: str) -> None:
+        self.table_id = table_id
+        self._views = PlainMemo()
+
+    def updates(
+        self,
+        game: Game[Any, Any, Any, Any],
+        state: Any,
+        events: Iterable[Event],
+        *,
+        humans: Sequence[tuple[int, str]],
+        spectators: Sequence[str],
+        game_no: int,
+        version: int,
+        actor: int | None,
+        by: ActedBy | None,
+        timer: float | None,
+    ) -> list[Out]:
+        """An ``update`` for each seated human ``(seat, player id)`` and one shared by
+        every spectator."""
+        converted = [(e, plain_event(e)) for e in events]
+        seats: list[int | None] = [seat for seat, _ in humans]
+        if spectators:
+            seats.append(None)
+        views = self._views.convert([game.view(state, seat) for seat in seats])
+        # every field of Update in declaration order (see protocol.codec.unchecked)
+        base = {
+            "type": "update",
+            "table": self.table_id,
+            "game_no": game_no,
+            "version": version,
+            "seat": None,
+            "actor": actor,
+            "by": by,
+            "events": (),
+            "view": None,
+            "timer_s": timer,
+        }
+        outs: list[Out] = [
+            (pid, _update(base, seat, converted, view))
+            for (seat, pid), view in zip(humans, views, strict=False)
+        ]
+        if spectators:
+            watched = _update(base, None, converted, views[-1])
+            outs.extend((pid, watched) for pid in spectators)
+        return outs
+
+
+def _update(
+    base: dict[str, Any],
+    seat: int | None,
+    converted: list[tuple[Event, dict[str, Any]]],
+    view: dict[str, Any],
+) -> Update:
+    """``base`` for ``seat``: its view and the events it may see.
+
+    Built from values the table made itself, so not validated again (tests
+    check that it encodes as a validated one does).
+    """
+    events = tuple(plain for e, plain in converted if e.visible_to(seat))
+    return unchecked(Update, {**base, "seat": seat, "events": events, "view": view})

@@ -1,0 +1,74 @@
+"""The values a table's core deals in: seats, AI turns, finished games, effects.
+
+:class:`~server.table_core.TableCore` answers each command with
+:class:`Effects` (messages to send, what to persist); the table actor
+(:mod:`server.table`) persists, then sends them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from protocol.models import SeatInfo
+from server.store import LoggedAction
+
+Out = tuple[str, BaseModel]
+"""A message for one player (by player id)."""
+
+ActedBy = Literal["human", "ai", "timer"]
+Status = Literal["waiting", "playing", "finished"]
+
+
+@dataclass
+class SeatSlot:
+    """One seat: empty, a human (by player id) or the AI at ``level``.
+
+    ``left`` marks a seat whose human left mid-game: the AI plays it to the end.
+    """
+
+    kind: Literal["empty", "human", "ai"] = "empty"
+    player_id: str | None = None
+    name: str | None = None
+    level: str | None = None
+    connected: bool = True
+    away_since: float | None = None
+    left: bool = False
+
+
+@dataclass(frozen=True)
+class AiTurn:
+    """A turn the AI must play now: ``seat`` at table ``version``, ``by`` AI or timer."""
+
+    seat: int
+    version: int
+    by: ActedBy
+    level: str
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """What a table keeps of a finished game to replay it: seed, log, seats, result."""
+
+    game_no: int
+    seed: int
+    log: tuple[LoggedAction, ...]
+    seats: tuple[SeatInfo, ...]
+    result: dict[str, Any]
+
+
+@dataclass
+class Effects:
+    """What a command did: messages to send and what to persist before sending them."""
+
+    outs: list[Out] = field(default_factory=list)
+    started: tuple[int, int] | None = None
+    """``(game_no, seed)`` of a game that just started."""
+    applied: LoggedAction | None = None
+    """The action that was just applied (append it to the log)."""
+    closed: bool = False
+    """The table has no human left at it and should close."""
+    close_reason: str | None = None
+    """Why it closes, when not because everybody left."""
