@@ -41,6 +41,8 @@ def _view(server: CardaviaServer, table: str, seat: int | None) -> dict[str, Any
 async def test_cicera_deal_to_the_end_with_ai_partners(
     server: CardaviaServer, browser: Any
 ) -> None:
+    seed = _cicera_choice_seed()  # the first move has a capture to choose, so one is offered
+    server.lobby.seed_source = lambda: seed
     page = await open_page(  # on a phone: four seats with their moves still fit
         browser, page_url(server), "Ada", viewport={"width": 360, "height": 740}, is_mobile=True
     )
@@ -59,7 +61,11 @@ async def test_cicera_deal_to_the_end_with_ai_partners(
             await check_no_leak(page, server, table, 0)
             assert await page.evaluate("() => document.documentElement.scrollWidth") <= 360
         legal = _view(server, table, 0)["legal"]
-        card = await page.locator(".my-hand button.card.playable").first.get_attribute("data-card")
+        count = Counter(a["card"] for a in legal)
+        card = next((c for c, n in count.items() if n > 1), None)  # a choice when there is one
+        if card is None:
+            playable = page.locator(".my-hand button.card.playable").first
+            card = await playable.get_attribute("data-card")
         ways = [a for a in legal if a["card"] == card]
         before = await page_version(page)
         await page.locator(f'.my-hand button.card[data-card="{card}"]').click()
@@ -84,6 +90,20 @@ async def test_cicera_deal_to_the_end_with_ai_partners(
     assert {m["seat"] for m in fresh} == {"1", "2", "3"}  # every other seat's moves were marked
     assert choices >= 1
     assert page.errors == []
+
+
+def _cicera_choice_seed() -> int:
+    """A Cicera seed whose first move is seat 0's, holding a card that captures two ways."""
+    game = GAMES["cicera"]
+    options = game.options({})
+    for seed in range(10_000):
+        state = game.new_state(options, seed)
+        if game.to_act(state) != (0,):
+            continue
+        cards = Counter(a["card"] for a in to_plain(game.legal_actions(state, 0)))
+        if max(cards.values()) > 1:
+            return seed
+    raise AssertionError("no seed with a capture choice")
 
 
 def _choice_seed() -> tuple[int, str, list[dict[str, Any]]]:
