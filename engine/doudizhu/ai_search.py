@@ -44,11 +44,11 @@ from collections.abc import Callable, Sequence
 
 from engine.doudizhu.ai_bidding import (
     auction_after,
+    auction_world,
     best_call,
     call_value,
     landlord_chance,
-    misfits,
-    modeled_want,
+    pack_ranks,
     want_bounds,
 )
 from engine.doudizhu.ai_hand import cost, plan
@@ -74,8 +74,6 @@ NEAR_MISS = 0.3
 OPPONENT_NOISE = 0.1
 PASS_TRUST = 0.15
 SAMPLE_TRIES = 12
-BID_TRUST = 0.2
-"""Chance of keeping an auction world per call of another seat it contradicts."""
 MAX_CANDIDATES = 10
 EAGER_ODDS = 0.5
 """Share of the worlds in which another seat follows eagerly (:func:`eager_follow`),
@@ -94,10 +92,6 @@ def _ranks(packed: int) -> list[int]:
         packed >>= 4
         r += 1
     return out
-
-
-def _pack(ranks: Sequence[int]) -> int:
-    return sum(1 << (4 * r) for r in ranks)
 
 
 def rollout(
@@ -294,7 +288,7 @@ class WorldSampler:
                 continue
             base = self.forced if s == self.landlord else 0
             need = self.counts[s] - _size(base)
-            hands[s] = base + _pack(pool[at : at + need])
+            hands[s] = base + pack_ranks(pool[at : at + need])
             at += need
         return hands
 
@@ -510,10 +504,8 @@ class HardPolicy:
         """The seat's expected points for each legal call (by bid, 0 the pass).
 
         Each sampled world deals the unseen cards to the other hands and the
-        bottom, mostly agreeing with the calls made so far (a world whose
-        modelled wants break ``v`` of them is kept with probability
-        :data:`BID_TRUST` ** ``v``, else redrawn; at most :data:`SAMPLE_TRIES`
-        draws); every call's auction is played out in it
+        bottom, mostly agreeing with the calls made so far
+        (engine.doudizhu.ai_bidding.auction_world); every call's auction is played out in it
         (engine.doudizhu.ai_bidding.auction_after) and each landlord it ends
         with plays the deal out once.  A landlord's wins over the worlds give
         its calibrated chance, and a call's value is the mean of
@@ -534,7 +526,7 @@ class HardPolicy:
         ends: dict[int, list[tuple[int | None, int]]] = {c: [] for c in calls}
         it = 0
         while it == 0 or (it < max_iter and time.perf_counter() < deadline):
-            hands, bottom, wants = self._bid_world(seat, own, pool, bounds, rng)
+            hands, bottom, wants, _ = auction_world(seat, own, pool, bounds, rng)
             played: set[int] = set()
             for c in calls:
                 landlord, bid = auction_after(view.auction, seat, c, wants)
@@ -558,34 +550,6 @@ class HardPolicy:
             / len(ends[c])
             for c in calls
         }
-
-    @staticmethod
-    def _bid_world(
-        seat: int,
-        own: int,
-        pool: list[int],
-        bounds: dict[int, tuple[int, int]],
-        rng: random.Random,
-    ) -> tuple[list[int], int, list[int]]:
-        """One auction world: the three hands, the bottom and the modelled wants."""
-        best: tuple[list[int], int, list[int]] | None = None
-        fewest = 10**9
-        for _ in range(SAMPLE_TRIES):
-            deck = pool[:]
-            rng.shuffle(deck)
-            hands = [0, 0, 0]
-            hands[seat] = own
-            hands[(seat + 1) % 3] = _pack(deck[:17])
-            hands[(seat + 2) % 3] = _pack(deck[17:34])
-            wants = [0 if s == seat else modeled_want(hands[s]) for s in range(3)]
-            world = (hands, _pack(deck[34:]), wants)
-            v = misfits(wants, bounds)
-            if v == 0 or rng.random() < BID_TRUST**v:
-                return world
-            if v < fewest:
-                best, fewest = world, v
-        assert best is not None
-        return best
 
     def _bid(
         self,
