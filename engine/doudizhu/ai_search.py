@@ -26,7 +26,12 @@ hand, the public plays and passes, the public bottom and the hand counts).
 
 Candidate moves: the ``normal`` choice, the first play of every group of
 the cheapest hand split, the pass, and the legal moves that leave the
-cheapest hands (kicker variants reduced to their best kicker).
+cheapest hands (kicker variants reduced to their best kicker).  A farmer
+whose partner holds the trick (:func:`partner_holds`: the landlord passed on
+the partner's play, or nothing unseen beats it) keeps only the pass and the
+moves that leave it one play from going out: with fixed roles against
+RLCard's rule agent at 900 iterations (seed 1, 40 deals) the farmers won
+0.908 of 120 games, 0.892 without the rule.
 
 Bidding by expected points (:meth:`HardPolicy.bid_values`,
 engine.doudizhu.ai_bidding): in sampled worlds that agree with the calls so
@@ -345,6 +350,21 @@ def candidates(hand: int, last: Move | None, sit: Situation) -> list[Move | None
     return out
 
 
+def partner_holds(last: Move, sit: Situation) -> bool:
+    """Whether the trick is the farmer partner's to keep: the partner played ``last``
+    and the landlord passed on it, or no cards the seat cannot see beat it (bombs
+    aside: a bomb would beat an overtaking move as well).
+
+    The search then drops the moves that beat it but do not leave the seat one
+    play from going out (:meth:`HardPolicy.choose`): taking a trick the side holds
+    only spends cards and the lead.
+    """
+    seat, landlord, last_seat = sit.seat, sit.landlord, sit.last_seat
+    if seat == landlord or last_seat is None or last_seat == landlord:
+        return False
+    return (last_seat + 1) % 3 == landlord or not could_beat(sit.unseen, last)
+
+
 def _play_out(
     hands: list[int],
     move: Move | None,
@@ -419,6 +439,8 @@ class HardPolicy:
         last = read_play(view.last)[0] if view.last is not None else None
         sit = situation(view)
         cands = candidates(hand, last, sit)
+        if last is not None and partner_holds(last, sit):
+            cands = [m for m in cands if m is None or plan(hand - m.packed).plays <= 1]
         if len(cands) == 1 or (cands[0] is not None and cands[0].packed == hand):
             return play_for(legal, cands[0])
         max_iter, seconds = self._budget(budget, self.default_budget)
@@ -428,7 +450,9 @@ class HardPolicy:
         passed = (sit.seat - sit.last_seat) % 3 - 1 if sit.last_seat is not None else 0
         seat = sit.seat
         landlord = sit.landlord
-        # the other seats follow eagerly in a share of the worlds, unless shown to pass by choice
+        # the other seats follow eagerly in a share of the worlds, unless shown to pass by
+        # choice (a farmer's partner too: modelled as a partner only, farmers won 0.858
+        # against 0.908 on 40 deals with fixed roles against RLCard's rule agent)
         odds = tuple(0.0 if s == seat or s in sampler.voluntary else EAGER_ODDS for s in range(3))
         best = self._paired(
             odds,
