@@ -45,7 +45,9 @@ the first rule was measured before this change, on the same deals.)
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from engine.doudizhu.ai_normal import BID_THRESHOLDS, bid_strength
 from engine.doudizhu.rules import MAX_BID, auction_end
@@ -60,6 +62,12 @@ LANDLORD_EDGE = 0.0
 """Expected points by which a bid must beat passing (ties go to the pass)."""
 OTHERS_THRESHOLDS = BID_THRESHOLDS
 """The strengths at which the model of another seat bids 1, 2, 3 (``normal``'s)."""
+BID_TRUST = 0.2
+"""Chance of keeping a seat's drawn hand when its modelled want contradicts its calls."""
+WORLD_TRIES = 24
+"""Draws of a whole auction world before the fallback (:func:`auction_world`)."""
+SEAT_TRIES = 12
+"""In the fallback, draws of one seat's hand before the one nearest its calls is taken."""
 
 
 def landlord_chance(raw: float) -> float:
@@ -103,6 +111,96 @@ def want_bounds(auction: Sequence[Call], seat: int) -> dict[int, tuple[int, int]
 def misfits(wants: Sequence[int], bounds: Mapping[int, tuple[int, int]]) -> int:
     """How many seats' modelled wants contradict their calls (:func:`want_bounds`)."""
     return sum(1 for s, (low, top) in bounds.items() if not low <= wants[s] <= top)
+
+
+def pack_ranks(ranks: Sequence[int]) -> int:
+    """The packed rank counts of a list of ranks."""
+    return sum(1 << (4 * r) for r in ranks)
+
+
+class AuctionWorld(NamedTuple):
+    """A sampled auction world: the three hands, the bottom, the modelled wants, and
+    whether it is a fallback (no whole world was kept within :data:`WORLD_TRIES`)."""
+
+    hands: list[int]
+    bottom: int
+    wants: list[int]
+    fallback: bool
+
+
+def _miss(want: int, bound: tuple[int, int] | None) -> int:
+    """How far ``want`` lies outside ``bound`` (0 inside, or with no bound)."""
+    if bound is None:
+        return 0
+    low, top = bound
+    return max(low - want, want - top, 0)
+
+
+def auction_world(
+    seat: int,
+    own: int,
+    pool: Sequence[int],
+    bounds: Mapping[int, tuple[int, int]],
+    rng: random.Random,
+) -> AuctionWorld:
+    """Deal the ranks of ``pool`` to the other two seats (17 each) and the bottom,
+    mostly agreeing with their calls (``bounds``, :func:`want_bounds`).
+
+    Rejection sampling, one seat at a time: a seat's hand whose modelled want
+    breaks its calls is kept with probability :data:`BID_TRUST`, else the whole
+    world is redrawn at once (before the next seat's hand is read, which makes a
+    try cheap), so a kept world follows the same law as a whole world kept with
+    probability :data:`BID_TRUST` per broken seat.  After :data:`WORLD_TRIES`
+    draws the fallback deals each seat's hand on its own, redrawing only that
+    seat (from the cards the earlier seat left) up to :data:`SEAT_TRIES` times,
+    then taking the draw nearest its calls.  Over the calls of 300 random auctions
+    of ``normal`` bidders (50 worlds each) 0.2% of the worlds fall back, against
+    1.6% when whole worlds were drawn 12 times and all their hands read (5.5
+    hands read a world, now 4.9); the share of worlds breaking a call is the
+    same (0.37).
+    """
+    order = ((seat + 1) % 3, (seat + 2) % 3)
+    deck = list(pool)
+    hands = [0, 0, 0]
+    wants = [0, 0, 0]
+    hands[seat] = own
+    for _ in range(WORLD_TRIES):
+        rng.shuffle(deck)
+        for k, s in enumerate(order):
+            hands[s] = pack_ranks(deck[17 * k : 17 * k + 17])
+            wants[s] = modeled_want(hands[s])
+            if _miss(wants[s], bounds.get(s)) and rng.random() >= BID_TRUST:
+                break
+        else:
+            return AuctionWorld(hands, pack_ranks(deck[34:]), wants, False)
+    rest = deck
+    for s in order:
+        bound = bounds.get(s)
+        best: tuple[int, int, int] | None = None
+        for _ in range(SEAT_TRIES):
+            rng.shuffle(rest)
+            hand = pack_ranks(rest[:17])
+            want = modeled_want(hand)
+            miss = _miss(want, bound)
+            if best is None or miss < best[0]:
+                best = (miss, hand, want)
+            if miss == 0 or rng.random() < BID_TRUST:
+                break
+        assert best is not None
+        _, hands[s], wants[s] = best
+        rest = _without(rest, hands[s])
+    return AuctionWorld(hands, pack_ranks(rest), wants, True)
+
+
+def _without(ranks: Sequence[int], packed: int) -> list[int]:
+    """``ranks`` less the rank counts ``packed``."""
+    out = []
+    for r in ranks:
+        if (packed >> (4 * r)) & 15:
+            packed -= 1 << (4 * r)
+        else:
+            out.append(r)
+    return out
 
 
 def auction_after(

@@ -26,7 +26,14 @@ hand, the public plays and passes, the public bottom and the hand counts).
 
 Candidate moves: the ``normal`` choice, the first play of every group of
 the cheapest hand split, the pass, and the legal moves that leave the
-cheapest hands (kicker variants reduced to their best kicker).
+cheapest hands (kicker variants reduced to their best kicker).  A farmer
+whose partner holds the trick (:func:`partner_holds`: the landlord passed on
+the partner's play, or nothing unseen beats it) keeps only the pass and the
+moves that leave it one play from going out.  With fixed roles against
+RLCard's rule agent at 900 iterations (seed 1) the farmers won 0.908 of 120
+games on deals 0–39 (0.892 without the rule; measured with bombs counted in
+"nothing unseen beats it") and 0.933 on deals 40–79 (0.933 without: one
+game won and one lost that were not): 0.921 against 0.913 on 240 games.
 
 Bidding by expected points (:meth:`HardPolicy.bid_values`,
 engine.doudizhu.ai_bidding): in sampled worlds that agree with the calls so
@@ -44,11 +51,11 @@ from collections.abc import Callable, Sequence
 
 from engine.doudizhu.ai_bidding import (
     auction_after,
+    auction_world,
     best_call,
     call_value,
     landlord_chance,
-    misfits,
-    modeled_want,
+    pack_ranks,
     want_bounds,
 )
 from engine.doudizhu.ai_hand import cost, plan
@@ -74,8 +81,6 @@ NEAR_MISS = 0.3
 OPPONENT_NOISE = 0.1
 PASS_TRUST = 0.15
 SAMPLE_TRIES = 12
-BID_TRUST = 0.2
-"""Chance of keeping an auction world per call of another seat it contradicts."""
 MAX_CANDIDATES = 10
 EAGER_ODDS = 0.5
 """Share of the worlds in which another seat follows eagerly (:func:`eager_follow`),
@@ -94,10 +99,6 @@ def _ranks(packed: int) -> list[int]:
         packed >>= 4
         r += 1
     return out
-
-
-def _pack(ranks: Sequence[int]) -> int:
-    return sum(1 << (4 * r) for r in ranks)
 
 
 def rollout(
@@ -294,7 +295,7 @@ class WorldSampler:
                 continue
             base = self.forced if s == self.landlord else 0
             need = self.counts[s] - _size(base)
-            hands[s] = base + _pack(pool[at : at + need])
+            hands[s] = base + pack_ranks(pool[at : at + need])
             at += need
         return hands
 
@@ -349,6 +350,21 @@ def candidates(hand: int, last: Move | None, sit: Situation) -> list[Move | None
         if m not in out:
             out.append(m)
     return out
+
+
+def partner_holds(last: Move, sit: Situation) -> bool:
+    """Whether the trick is the farmer partner's to keep: the partner played ``last``
+    and the landlord passed on it, or no cards the seat cannot see beat it (bombs
+    aside: a bomb would beat an overtaking move as well).
+
+    The search then drops the moves that beat it but do not leave the seat one
+    play from going out (:meth:`HardPolicy.choose`): taking a trick the side holds
+    only spends cards and the lead.
+    """
+    seat, landlord, last_seat = sit.seat, sit.landlord, sit.last_seat
+    if seat == landlord or last_seat is None or last_seat == landlord:
+        return False
+    return (last_seat + 1) % 3 == landlord or not could_beat(sit.unseen, last)
 
 
 def _play_out(
@@ -425,6 +441,8 @@ class HardPolicy:
         last = read_play(view.last)[0] if view.last is not None else None
         sit = situation(view)
         cands = candidates(hand, last, sit)
+        if last is not None and partner_holds(last, sit):
+            cands = [m for m in cands if m is None or plan(hand - m.packed).plays <= 1]
         if len(cands) == 1 or (cands[0] is not None and cands[0].packed == hand):
             return play_for(legal, cands[0])
         max_iter, seconds = self._budget(budget, self.default_budget)
@@ -434,7 +452,9 @@ class HardPolicy:
         passed = (sit.seat - sit.last_seat) % 3 - 1 if sit.last_seat is not None else 0
         seat = sit.seat
         landlord = sit.landlord
-        # the other seats follow eagerly in a share of the worlds, unless shown to pass by choice
+        # the other seats follow eagerly in a share of the worlds, unless shown to pass by
+        # choice (a farmer's partner too: modelled as a partner only, farmers won 0.858
+        # against 0.908 on 40 deals with fixed roles against RLCard's rule agent)
         odds = tuple(0.0 if s == seat or s in sampler.voluntary else EAGER_ODDS for s in range(3))
         best = self._paired(
             odds,
@@ -510,10 +530,8 @@ class HardPolicy:
         """The seat's expected points for each legal call (by bid, 0 the pass).
 
         Each sampled world deals the unseen cards to the other hands and the
-        bottom, mostly agreeing with the calls made so far (a world whose
-        modelled wants break ``v`` of them is kept with probability
-        :data:`BID_TRUST` ** ``v``, else redrawn; at most :data:`SAMPLE_TRIES`
-        draws); every call's auction is played out in it
+        bottom, mostly agreeing with the calls made so far
+        (engine.doudizhu.ai_bidding.auction_world); every call's auction is played out in it
         (engine.doudizhu.ai_bidding.auction_after) and each landlord it ends
         with plays the deal out once.  A landlord's wins over the worlds give
         its calibrated chance, and a call's value is the mean of
@@ -534,7 +552,7 @@ class HardPolicy:
         ends: dict[int, list[tuple[int | None, int]]] = {c: [] for c in calls}
         it = 0
         while it == 0 or (it < max_iter and time.perf_counter() < deadline):
-            hands, bottom, wants = self._bid_world(seat, own, pool, bounds, rng)
+            hands, bottom, wants, _ = auction_world(seat, own, pool, bounds, rng)
             played: set[int] = set()
             for c in calls:
                 landlord, bid = auction_after(view.auction, seat, c, wants)
@@ -558,34 +576,6 @@ class HardPolicy:
             / len(ends[c])
             for c in calls
         }
-
-    @staticmethod
-    def _bid_world(
-        seat: int,
-        own: int,
-        pool: list[int],
-        bounds: dict[int, tuple[int, int]],
-        rng: random.Random,
-    ) -> tuple[list[int], int, list[int]]:
-        """One auction world: the three hands, the bottom and the modelled wants."""
-        best: tuple[list[int], int, list[int]] | None = None
-        fewest = 10**9
-        for _ in range(SAMPLE_TRIES):
-            deck = pool[:]
-            rng.shuffle(deck)
-            hands = [0, 0, 0]
-            hands[seat] = own
-            hands[(seat + 1) % 3] = _pack(deck[:17])
-            hands[(seat + 2) % 3] = _pack(deck[17:34])
-            wants = [0 if s == seat else modeled_want(hands[s]) for s in range(3)]
-            world = (hands, _pack(deck[34:]), wants)
-            v = misfits(wants, bounds)
-            if v == 0 or rng.random() < BID_TRUST**v:
-                return world
-            if v < fewest:
-                best, fewest = world, v
-        assert best is not None
-        return best
 
     def _bid(
         self,

@@ -7,8 +7,14 @@ import random
 import pytest
 
 from engine.doudizhu.ai_hand import cost, plan
-from engine.doudizhu.ai_normal import EasyPolicy, NormalPolicy, bid_strength
-from engine.doudizhu.ai_search import HardPolicy, WorldSampler, could_beat, rollout
+from engine.doudizhu.ai_normal import EasyPolicy, NormalPolicy, bid_strength, situation
+from engine.doudizhu.ai_search import (
+    HardPolicy,
+    WorldSampler,
+    could_beat,
+    partner_holds,
+    rollout,
+)
 from engine.doudizhu.combos import RANKS, pack
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
@@ -281,6 +287,37 @@ def test_hard_bombs_first_to_go_out_with_its_last_single() -> None:
     # the three first loses to any higher single; the bomb first wins the lead back
     state = position(("3S 7S 7H 7D 7C", "KS", "QS"), landlord=0)
     assert decide(HardPolicy(), state) == play("7S 7H 7D 7C", "bomb")
+
+
+def test_hard_farmer_lets_the_partners_trick_stand_once_the_landlord_passed() -> None:
+    # the landlord (seat 0) passed on the partner's queen: seat 1's two or ace would
+    # take a trick its side holds (the search alone, at this seed, plays the two)
+    state = position(("3S 5S 6H 7H 8H 9C JD KH", "2S AS 4S 4H 9S TH", "QS 6S 6D 8D 8C KD"))
+    state = run(state, play("3S", "single"), PASS, play("QS", "single"), PASS)
+    view = GAME.view(state, 1)
+    last = read_play(view.last)[0] if view.last is not None else None
+    assert last is not None and partner_holds(last, situation(view))
+    choice = HardPolicy().choose(view, view.legal, random.Random(0), Budget(iterations=300))
+    assert choice == PASS
+
+
+def test_the_partners_trick_is_held_when_no_unseen_card_beats_it() -> None:
+    # seat 2 follows its partner's single before the landlord has answered
+    lead = position(("3S 5S", "2S 4S", "RJ 6S"))
+    state = run(lead, play("3S", "single"), play("2S", "single"))
+    view = GAME.view(state, 2)
+    assert view.last is not None
+    # the landlord's five cannot beat the two, but the black joker is unseen
+    assert not partner_holds(read_play(view.last)[0], situation(view))
+    held = run(position(("3S 5S", "RJ 4S", "BJ 6S")), play("3S", "single"), play("RJ", "single"))
+    view = GAME.view(held, 2)
+    assert view.last is not None
+    assert partner_holds(read_play(view.last)[0], situation(view))
+    # an opponent's play is never held
+    answered = run(lead, play("3S", "single"))
+    view = GAME.view(answered, 1)
+    assert view.last is not None
+    assert not partner_holds(read_play(view.last)[0], situation(view))
 
 
 def test_hard_respects_an_iteration_budget() -> None:

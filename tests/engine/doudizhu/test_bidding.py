@@ -7,9 +7,12 @@ import random
 import pytest
 
 from client_cli.arena import run as arena_run
+from engine.doudizhu import ai_bidding
 from engine.doudizhu.ai_bidding import (
     FARMER_HANDICAP,
+    AuctionWorld,
     auction_after,
+    auction_world,
     best_call,
     call_value,
     landlord_chance,
@@ -150,22 +153,54 @@ def test_hard_outscores_normal_with_bidding_on_a_fixed_sample() -> None:
     assert report["points_per_deal"] > 0
 
 
-def test_auction_worlds_lean_towards_the_calls_made() -> None:
-    # seat 0 passed, seat 1 bid 2: seat 2's worlds break fewer of those calls (in
-    # the model of the others' bids) than worlds dealt blind
-    hand = "BJ 2S AS KS QS JS 3H 4H 5H 6H 8D 9D TD 3C 7C"
-    state = run(deal(hands=("", "", hand), first_bidder=0), PASS, Bid(2))
+WEAK = "3S 4S 5S 6S 8S 9S TS 3H 4H 5H 8H 9H TH 3D 4D 5D 8D"
+
+
+def _auction_worlds(
+    hand: str, calls: tuple[object, ...], n: int, seed: int, blind: bool = False
+) -> tuple[list[AuctionWorld], dict[int, tuple[int, int]]]:
+    """``n`` auction worlds of seat 2 after seats 0 and 1 made ``calls`` (read blind:
+    no calls taken into account), and the bounds the calls set."""
+    state = run(deal(hands=("", "", hand), first_bidder=0), *calls)
     view = GAME.view(state, 2)
     own = packed_counts(mask_of(view.hand))
     pool = [r for r in range(15) for _ in range(((FULL_PACKED - own) >> (4 * r)) & 15)]
     bounds = want_bounds(view.auction, 2)
-    assert bounds == {0: (0, 0), 1: (2, 2)}
-    rng = random.Random(5)
-    read = [HardPolicy._bid_world(2, own, pool, bounds, rng) for _ in range(40)]
-    blind = [HardPolicy._bid_world(2, own, pool, {}, rng) for _ in range(40)]
-    assert sum(misfits(w, bounds) for _, _, w in read) < sum(
-        misfits(w, bounds) for _, _, w in blind
-    )
-    for hands, bottom, _ in read:
+    rng = random.Random(seed)
+    worlds = [auction_world(2, own, pool, {} if blind else bounds, rng) for _ in range(n)]
+    for hands, bottom, wants, _ in worlds:
         assert hands[0] + hands[1] + hands[2] + bottom == FULL_PACKED
         assert hands[2] == own
+        assert wants == [modeled_want(hands[0]), modeled_want(hands[1]), 0]
+    return worlds, bounds
+
+
+def _misfits(worlds: list[AuctionWorld], bounds: dict[int, tuple[int, int]]) -> int:
+    return sum(misfits(w.wants, bounds) for w in worlds)
+
+
+def test_auction_worlds_lean_towards_the_calls_made() -> None:
+    # seat 0 passed, seat 1 bid 2: seat 2's worlds break fewer of those calls (in
+    # the model of the others' bids) than worlds dealt blind
+    hand = "BJ 2S AS KS QS JS 3H 4H 5H 6H 8D 9D TD 3C 7C"
+    read, bounds = _auction_worlds(hand, (PASS, Bid(2)), 40, 5)
+    assert bounds == {0: (0, 0), 1: (2, 2)}
+    blind, _ = _auction_worlds(hand, (PASS, Bid(2)), 40, 6, blind=True)
+    assert _misfits(read, bounds) < _misfits(blind, bounds)
+
+
+def test_auction_worlds_rarely_fall_back() -> None:
+    # two exact bids to match (seat 0 bid 1, seat 1 bid 2): a whole world is drawn
+    # and read one seat at a time, and the rare fallback draws each seat on its own
+    worlds, bounds = _auction_worlds(WEAK, (Bid(1), Bid(2)), 200, 9)
+    assert bounds == {0: (1, 1), 1: (2, 2)}
+    # about 0.085 of the worlds (whole-world rejection within 12 draws: 0.33)
+    assert sum(w.fallback for w in worlds) <= 30
+
+
+def test_the_fallback_draws_each_seat_towards_its_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ai_bidding, "WORLD_TRIES", 0)
+    worlds, bounds = _auction_worlds(WEAK, (Bid(1), Bid(2)), 100, 4)
+    blind, _ = _auction_worlds(WEAK, (Bid(1), Bid(2)), 100, 5, blind=True)
+    assert all(w.fallback for w in worlds)
+    assert _misfits(worlds, bounds) < _misfits(blind, bounds)
