@@ -394,7 +394,7 @@ class TableCore:
             self.state,
             events,
             humans=humans,
-            spectators=list(self.spectators),
+            spectators=self.spectators.keys(),
             game_no=self.game_no,
             version=self.version,
             actor=actor,

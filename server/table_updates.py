@@ -7,7 +7,7 @@ the public events, as one message shared by all of them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from engine.codec import PlainMemo, to_plain
@@ -41,7 +41,7 @@ class UpdateBuilder:
         events: Iterable[Event],
         *,
         humans: Sequence[tuple[int, str]],
-        spectators: Sequence[str],
+        spectators: Collection[str],
         game_no: int,
         version: int,
         actor: int | None,
