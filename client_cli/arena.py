@@ -6,7 +6,15 @@ both sides get the same cards and the luck of the deal cancels.  Reports side
 a's win rate with a 95% confidence interval (normal approximation over the
 paired deals), the win rate over decided games (draws left out), the win
 rate by position, points per game, and decision-time percentiles.  The last
-line is one JSON object.  Deals are independent, so ``jobs`` > 1 plays them
+line is one JSON object.
+
+A win rate of one half is not always what equal players get: in Dou Dizhu
+with bidding one seat against two is the landlord a third of the time
+(``normal`` against itself wins 0.44 so), in Schafkopf one seat against
+three.  ``--par`` measures that yardstick in the same run: every lineup is
+played again with b in a's seats too, and the report gives b's win rate in
+a's seats (``par_win_rate``) and a's *edge* over it, with a 95% interval
+over the paired deals (``edge``, ``edge_ci95``).  Deals are independent, so ``jobs`` > 1 plays them
 in worker processes with the same results as one process.
 """
 
@@ -79,6 +87,7 @@ class ArenaTally:
     draws: int = 0
     position_wins: list[list[float]] = field(default_factory=list)
     role_wins: dict[str, list[float]] = field(default_factory=dict)
+    deal_par: list[float] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -93,6 +102,8 @@ class DealOutcome:
     games: tuple[tuple[float, float, float], ...]
     times: dict[str, list[float]]
     roles: tuple[str | None, ...] = ()
+    par: tuple[float, ...] = ()
+    """With ``par``: per lineup, the win of b's policy in side a's seats."""
 
 
 def play_lineup(
@@ -148,11 +159,13 @@ def play_deal(
     budget: Budget | None = None,
     make_policy: Callable[[str, str], Policy] = make_policy,
     fixed_roles: bool = False,
+    par: bool = False,
 ) -> DealOutcome:
     """Play deal number ``index`` of an arena run once per lineup (a worker's unit of work).
 
     ``fixed_roles``: the lineups of :data:`client_cli.arena_roles.FIXED_ROLES`
-    (roles set by script) instead of side a through every seat.
+    (roles set by script) instead of side a through every seat.  ``par``: each
+    lineup is played again with b's policy in a's seats (its times are not kept).
     """
     game = get_game(game_id)
     options = game.options(raw_options)
@@ -167,10 +180,19 @@ def play_deal(
         play_lineup(game, options, deal_seed, up.seats, policies, times, budget, up.script)
         for up in ups
     ]
+    par_wins: tuple[float, ...] = ()
+    if par:
+        both_b = {"a": policies["b"], "b": policies["b"]}
+        spare: dict[str, list[float]] = {"a": [], "b": []}
+        par_wins = tuple(
+            play_lineup(game, options, deal_seed, up.seats, both_b, spare, budget, up.script)[0][0]
+            for up in ups
+        )
     return DealOutcome(
         tuple(g for g, _ in played),
         times,
         tuple(up.role or role for up, (_, role) in zip(ups, played, strict=True)),
+        par_wins,
     )
 
 
@@ -181,6 +203,8 @@ def record(tally: ArenaTally, outcome: DealOutcome) -> None:
     tally.deal_wins.append(statistics.fmean(g[0] for g in games))
     tally.deal_points.append(statistics.fmean(g[1] for g in games))
     tally.deal_margin.append(statistics.fmean(g[2] for g in games))
+    if outcome.par:
+        tally.deal_par.append(statistics.fmean(outcome.par))
     if not tally.position_wins:
         tally.position_wins = [[] for _ in games]
     for position, (win, _, _) in enumerate(games):
@@ -231,9 +255,10 @@ def _outcomes(
     budget: Budget | None,
     jobs: int,
     fixed_roles: bool,
+    par: bool,
 ) -> Iterator[DealOutcome]:
     """The deals' outcomes in deal order, played here or by ``jobs`` worker processes."""
-    args = (budget, make_policy, fixed_roles)
+    args = (budget, make_policy, fixed_roles, par)
     if jobs <= 1:
         for i in range(deals):
             yield play_deal(game_id, raw_options, a, b, seed, i, *args)
@@ -258,6 +283,7 @@ def run(
     budget: Budget | None = None,
     jobs: int = 1,
     fixed_roles: bool = False,
+    par: bool = False,
 ) -> dict[str, Any]:
     """Play ``deals`` duplicate deals of ``a`` against ``b``; return the report.
 
@@ -267,6 +293,7 @@ def run(
     must then be a module-level function); the report is the same.
     ``fixed_roles`` sets the roles by script (games in
     :data:`client_cli.arena_roles.FIXED_ROLES`) instead of letting them be bid for.
+    ``par`` adds b's win rate in a's seats and a's edge over it (module docstring).
     """
     if fixed_roles and game_id not in FIXED_ROLES:
         raise KeyError(f"{game_id} has no fixed roles (only: {', '.join(sorted(FIXED_ROLES))})")
@@ -276,14 +303,14 @@ def run(
     make_policy(game_id, b)
     tally = ArenaTally()
     outcomes = _outcomes(
-        game_id, a, b, deals, seed, raw_options, make_policy, budget, jobs, fixed_roles
+        game_id, a, b, deals, seed, raw_options, make_policy, budget, jobs, fixed_roles, par
     )
     for i, outcome in enumerate(outcomes):
         record(tally, outcome)
         if progress is not None:
             progress(i + 1, tally)
     decided = tally.a_wins + tally.b_wins
-    return {
+    report: dict[str, Any] = {
         "game": game_id,
         "a": a,
         "b": b,
@@ -311,6 +338,12 @@ def run(
         "b_decision_ms_p50": round(_pct(tally.times["b"], 0.5), 3),
         "b_decision_ms_p99": round(_pct(tally.times["b"], 0.99), 3),
     }
+    if par:
+        edges = [w - p for w, p in zip(tally.deal_wins, tally.deal_par, strict=True)]
+        report["par_win_rate"] = round(statistics.fmean(tally.deal_par), 4)
+        report["edge"] = round(statistics.fmean(edges), 4)
+        report["edge_ci95"] = round(_ci95(edges), 4)
+    return report
 
 
 def add_parser(sub: Any) -> None:
@@ -343,6 +376,11 @@ def add_parser(sub: Any) -> None:
         "--fixed-roles",
         action="store_true",
         help="set the roles instead of bidding (Dou Dizhu: a as landlord, then as both farmers)",
+    )
+    p.add_argument(
+        "--par",
+        action="store_true",
+        help="also play b in a's seats: report b's win rate there and a's edge over it",
     )
     add_option_argument(p, "deals=1")
     p.set_defaults(func=_main)
@@ -383,6 +421,7 @@ def _main(args: argparse.Namespace) -> int:
             budget=budget,
             jobs=args.jobs,
             fixed_roles=args.fixed_roles,
+            par=args.par,
         )
     except (KeyError, OptionsError, ImportError) as exc:
         print(f"cardavia arena: {exc}")
@@ -392,6 +431,11 @@ def _main(args: argparse.Namespace) -> int:
         f"({report['games']} games)"
     )
     print(f"  win rate of a: {report['win_rate']:.3f} ± {report['ci95']:.3f} (95%)")
+    if "par_win_rate" in report:
+        print(
+            f"  par (b in a's seats): {report['par_win_rate']:.3f}; edge of a "
+            f"{report['edge']:+.3f} ± {report['edge_ci95']:.3f}"
+        )
     if report["decided_win_rate"] is not None and report["draws"]:
         print(
             f"  decided games: a {report['a_wins']}, b {report['b_wins']} "

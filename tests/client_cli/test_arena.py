@@ -149,3 +149,39 @@ def test_fixed_roles_are_refused_for_games_without_them(capsys):
         run("scopa", "easy", "easy", 1, 1, {}, fixed_roles=True)
     assert main(["arena", "--game", "scopa", "--a", "easy", "--b", "easy", "--fixed-roles"]) == 2
     assert "fixed roles" in capsys.readouterr().out
+
+
+def test_par_of_a_policy_against_itself_is_its_own_win_rate():
+    # with bidding one Dou Dizhu seat against two is the landlord a third of the time:
+    # equal players do not win one half, and par measures what they do win
+    report = run("doudizhu", "normal", "normal", 12, 1, {}, par=True)
+    assert report["par_win_rate"] == report["win_rate"]
+    assert report["edge"] == 0.0 and report["edge_ci95"] == 0.0
+    assert report["win_rate"] < 0.45
+
+
+def test_par_shows_the_stronger_policy_ahead_of_the_yardstick():
+    report = run("doudizhu", "normal", "random", 20, 4, {}, par=True)
+    assert report["edge"] == pytest.approx(report["win_rate"] - report["par_win_rate"], abs=1e-3)
+    assert report["edge"] - report["edge_ci95"] > 0
+    without = run("doudizhu", "normal", "random", 20, 4, {})
+    assert "par_win_rate" not in without and without["win_rate"] == report["win_rate"]
+
+
+def test_par_with_fixed_roles_and_workers_gives_the_same_report():
+    one = run("doudizhu", "normal", "greedy", 6, 5, {}, fixed_roles=True, par=True)
+    two = run("doudizhu", "normal", "greedy", 6, 5, {}, fixed_roles=True, par=True, jobs=2)
+    for r in (one, two):
+        for key in [k for k in r if "ms" in k]:
+            r.pop(key)
+    assert one == two
+    # fixed roles: b as landlord and as the farmers on the same deal wins exactly one half
+    assert one["par_win_rate"] == 0.5
+
+
+def test_arena_command_prints_par(capsys):
+    argv = ["arena", "--game", "scopa", "--a", "normal", "--b", "easy", "--deals", "3", "--par"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "par (b in a's seats)" in out
+    assert {"par_win_rate", "edge", "edge_ci95"} <= json.loads(out.strip().splitlines()[-1]).keys()
