@@ -5,7 +5,8 @@ Every deal (one whole game from one seed) is played once per *lineup*: side
 both sides get the same cards and the luck of the deal cancels.  Reports side
 a's win rate with a 95% confidence interval (normal approximation over the
 paired deals), the win rate over decided games (draws left out), the win
-rate by position, points per game, and decision-time percentiles.  The last
+rate by position, side a's points per deal (with a 95% interval), and
+decision-time percentiles.  The last
 line is one JSON object.
 
 A win rate of one half is not always what equal players get: in Dou Dizhu
@@ -331,6 +332,7 @@ def run(
             for role, wins in sorted(tally.role_wins.items())
         },
         "points_per_deal": round(statistics.fmean(tally.deal_points), 4),
+        "points_ci95": round(_ci95(tally.deal_points), 4),
         "margin_per_deal": round(statistics.fmean(tally.deal_margin), 4),
         "margin_ci95": round(_ci95(tally.deal_margin), 4),
         "decision_ms_p50": round(_pct(tally.times["a"], 0.5), 3),
@@ -447,8 +449,8 @@ def _main(args: argparse.Namespace) -> int:
     for role, figures in report["by_role"].items():
         print(f"  as {role}: {figures['win_rate']:.3f} in {figures['games']} games")
     print(
-        f"  points per deal: {report['points_per_deal']:.3f}, margin "
-        f"{report['margin_per_deal']:.3f} ± {report['margin_ci95']:.3f}"
+        f"  points per deal: {report['points_per_deal']:.3f} ± {report['points_ci95']:.3f}, "
+        f"margin {report['margin_per_deal']:.3f} ± {report['margin_ci95']:.3f}"
     )
     print(
         f"  decision time of a: p50 {report['decision_ms_p50']} ms, "

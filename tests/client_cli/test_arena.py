@@ -185,3 +185,12 @@ def test_arena_command_prints_par(capsys):
     out = capsys.readouterr().out
     assert "par (b in a's seats)" in out
     assert {"par_win_rate", "edge", "edge_ci95"} <= json.loads(out.strip().splitlines()[-1]).keys()
+
+
+def test_points_per_deal_come_with_their_interval():
+    # Schafkopf is zero-sum between one seat and three: a's margin over the mean b
+    # is 4/3 of a's points in every deal, and so is its interval
+    report = run("schafkopf", "normal", "easy", 8, 3, {"deals": 1})
+    assert report["points_ci95"] > 0
+    assert report["points_ci95"] == pytest.approx(0.75 * report["margin_ci95"], abs=2e-4)
+    assert report["points_per_deal"] == pytest.approx(0.75 * report["margin_per_deal"], abs=2e-4)
