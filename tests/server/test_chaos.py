@@ -20,6 +20,17 @@ REQUESTS = 250
 
 def _random_request(rng: random.Random, tables: list[str], client: Client, rid: int) -> Any:
     mine = [t for t in tables if t in client.tables]
+    playable = [t for t in mine if client.tables[t].legal]
+    if playable and rng.random() < 0.3:  # a well-formed move where one is due: real work
+        state = client.tables[rng.choice(playable)]
+        return {
+            "type": "act",
+            "id": rid,
+            "table": state.table_id,
+            "seat": state.seat,
+            "version": state.version,
+            "action": rng.choice(state.legal),
+        }
     pool = mine if mine and rng.random() < 0.7 else [*tables, "nope"]
     table = rng.choice(pool)
     state = client.tables.get(table)
