@@ -6,8 +6,9 @@ both sides get the same cards and the luck of the deal cancels.  Reports side
 a's win rate with a 95% confidence interval (normal approximation over the
 paired deals), the win rate over decided games (draws left out), the win
 rate by position, side a's points per deal (with a 95% interval), and
-decision-time percentiles.  The last
-line is one JSON object.
+decision-time percentiles.  The last line is one JSON object.  Deals are
+independent, so ``jobs`` > 1 plays them in worker processes with the same
+results as one process.
 
 A win rate of one half is not always what equal players get: in Dou Dizhu
 with bidding one seat against two is the landlord a third of the time
@@ -15,8 +16,7 @@ with bidding one seat against two is the landlord a third of the time
 three.  ``--par`` measures that yardstick in the same run: every lineup is
 played again with b in a's seats too, and the report gives b's win rate in
 a's seats (``par_win_rate``) and a's *edge* over it, with a 95% interval
-over the paired deals (``edge``, ``edge_ci95``).  Deals are independent, so ``jobs`` > 1 plays them
-in worker processes with the same results as one process.
+over the paired deals (``edge``, ``edge_ci95``).
 """
 
 from __future__ import annotations

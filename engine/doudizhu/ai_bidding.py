@@ -110,7 +110,7 @@ def want_bounds(auction: Sequence[Call], seat: int) -> dict[int, tuple[int, int]
 
 def misfits(wants: Sequence[int], bounds: Mapping[int, tuple[int, int]]) -> int:
     """How many seats' modelled wants contradict their calls (:func:`want_bounds`)."""
-    return sum(1 for s, (low, top) in bounds.items() if not low <= wants[s] <= top)
+    return sum(1 for s, bound in bounds.items() if _miss(wants[s], bound))
 
 
 def pack_ranks(ranks: Sequence[int]) -> int:
