@@ -9,11 +9,11 @@ with the error code to answer (and the request id, if one could be read).
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import msgpack  # type: ignore[import-untyped]
+import ormsgpack
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from protocol.client_messages import ClientMessage
@@ -50,20 +50,24 @@ def _fields_of(value: object) -> dict[str, Any]:
 def encode(message: BaseModel) -> bytes:
     """The msgpack frame of ``message``.
 
-    The same bytes as packing ``message.model_dump()``, without building that
-    copy: msgpack walks the model's own field values, nested models included
-    (protocol models hold only fields, no private or computed attributes).
+    The same bytes as packing ``message.model_dump()`` with ``msgpack``, without
+    building that copy: ormsgpack (msgpack in Rust, about 2× faster on views)
+    walks the model's own field values, nested models included (protocol models
+    hold only fields, no private or computed attributes); map keys may be
+    integers, as plain data's are.
     """
-    packer = getattr(_PACKERS, "packer", None)
-    if packer is None:  # one per thread: a packer reused skips allocating its buffer
-        packer = _PACKERS.packer = msgpack.Packer(default=_fields_of, use_bin_type=True)
-    packed = packer.pack(_fields_of(message))
-    assert isinstance(packed, bytes)
-    return packed
+    return ormsgpack.packb(message.__dict__, default=_fields_of, option=_PACK_OPTIONS)
 
 
-_PACKERS = threading.local()
-"""Each thread's msgpack packer for :func:`encode` (it resets itself after each message)."""
+_PACK_OPTIONS = (
+    ormsgpack.OPT_NON_STR_KEYS
+    | ormsgpack.OPT_PASSTHROUGH_DATACLASS
+    | ormsgpack.OPT_PASSTHROUGH_DATETIME
+    | ormsgpack.OPT_PASSTHROUGH_UUID
+)
+"""Integer map keys (plain data's mappings keyed by seat) packed as msgpack ints; the
+types ormsgpack would pack by itself (an engine dataclass, a date) refused, as
+``msgpack`` does: only plain data and protocol models go on the wire."""
 
 
 def unchecked(cls: type[_B], fields: dict[str, Any]) -> _B:

@@ -52,3 +52,47 @@ def test_an_unchecked_message_is_the_validated_one() -> None:
         unchecked(Ok, {"ref": 4, "type": "ok"})  # not in declaration order
     with pytest.raises(ValueError, match="fields"):
         unchecked(Ok, {"type": "ok"})  # one missing
+
+
+@pytest.mark.parametrize("game_id", ["cicera", "doudizhu", "schafkopf", "scopa"])
+def test_every_games_updates_encode_as_msgpack_does(game_id: str) -> None:
+    """ormsgpack writes msgpack's very bytes for real views (int keys, nesting, floats)."""
+    import itertools
+    import random
+
+    from engine.codec import to_plain
+    from engine.registry import GAMES
+    from protocol.models import TableOptions
+    from server.table_core import TableCore
+    from server.table_options import check_options
+
+    seeds = itertools.count(5)
+    core = TableCore(
+        "t1", check_options(GAMES[game_id], TableOptions()), owner=None, quick=False,
+        invite=None, seed_source=lambda: next(seeds), ai_delay=0.0, disconnect_grace=5.0,
+    )  # fmt: skip
+    messages = []
+    for seat in range(len(core.seats)):
+        messages += [m for _, m in core.join(f"p{seat}", f"P{seat}", seat, 0.0).outs]
+    rng = random.Random(3)
+    for _ in range(40):
+        seat = core.game.to_act(core.state)[0]
+        legal = to_plain(core.game.legal_actions(core.state, seat))
+        messages += [m for _, m in core.act(f"p{seat}", seat, core.version, rng.choice(legal),
+                                             "human", 1.0).outs]  # fmt: skip
+        if core.status != "playing":
+            break
+    assert len(messages) > 40
+    for message in messages:
+        dumped = message.model_dump(mode="python")
+        assert encode(message) == msgpack.packb(dumped, use_bin_type=True)
+
+
+def test_an_engine_value_is_never_packed_as_it_is() -> None:
+    """Only plain data goes on the wire: an engine dataclass is refused, as msgpack refuses it."""
+    from engine.cards import parse_card
+    from protocol.codec import unchecked
+    from protocol.server_messages import Ok
+
+    with pytest.raises(TypeError):
+        encode(unchecked(Ok, {"type": "ok", "ref": parse_card("7D")}))  # type: ignore[dict-item]
