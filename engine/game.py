@@ -27,6 +27,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from engine.cards import Card, Deck, patterns_for
 from engine.codec import DecodeError, from_plain
+from engine.frozen import fast_init
 
 Seat = int
 
@@ -55,6 +56,7 @@ Audience = frozenset[int] | None
 EVERYONE: Audience = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened, for the eyes of ``audience`` only.
@@ -77,6 +79,7 @@ V = TypeVar("V")
 OptT = TypeVar("OptT", bound="GameOptions")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Transition(Generic[S]):
     """The result of applying one action: the new state and what happened."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.cards import Card
+from engine.frozen import fast_init
 from engine.game import GameOptions
 
 Hand = tuple[Card, ...]
@@ -26,6 +27,7 @@ class CiceraOptions(GameOptions):
     """Table options: Cicera has none besides the card pattern (always Bresciane)."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Play:
     """Play ``card`` from the hand and take ``capture`` from the table (empty: Place).
@@ -39,6 +41,7 @@ class Play:
     capture: frozenset[Card] = frozenset()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class LastPlay:
     """The most recent play, public to everyone (Picada depends on it).
@@ -53,6 +56,7 @@ class LastPlay:
     bonuses: tuple[str, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class TeamBonuses:
     """How many times one team earned each capture bonus (1 point each)."""
@@ -79,6 +83,7 @@ class TeamBonuses:
         )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CiceraScore:
     """The scoring of the deal (End of the deal), every pair indexed by team.
@@ -104,6 +109,7 @@ class CiceraScore:
     unclaimed: tuple[Card, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CiceraDeal:
     """An explicit position for tests and analysis.
@@ -122,6 +128,7 @@ class CiceraDeal:
     seed: int = 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CiceraState:
     """The full, secret state of one Cicera deal (never sent to anyone).
@@ -142,6 +149,7 @@ class CiceraState:
     score: CiceraScore | None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CiceraView:
     """What one seat (or a spectator, ``seat=None``) may know (rules/cicera.md).

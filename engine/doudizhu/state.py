@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal, NamedTuple
 
 from engine.cards import Card
 from engine.doudizhu.combos import Combo, Move
+from engine.frozen import fast_init
 from engine.game import GameOptions
 
 Phase = Literal["bidding", "play", "over"]
@@ -17,6 +18,7 @@ class DoudizhuOptions(GameOptions):
     """Table options: Dou Dizhu has none beyond the card pattern."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Bid:
     """Bid 1, 2 or 3 in the auction; it must top the highest bid (Setup and bidding)."""
@@ -25,6 +27,7 @@ class Bid:
     value: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Pass:
     """Pass: in the auction (not final) or on a trick one does not lead."""
@@ -32,6 +35,7 @@ class Pass:
     kind: ClassVar[str] = "pass"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Play:
     """Play ``cards`` read as the combination ``combo`` (Combinations).
@@ -73,6 +77,7 @@ class Play:
 Action = Bid | Pass | Play
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Call:
     """One call of the auction: ``bid`` 1–3, or 0 for a pass."""
@@ -81,6 +86,7 @@ class Call:
     bid: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One turn of the card play, public: ``play`` is ``None`` for a pass."""
@@ -89,6 +95,7 @@ class Turn:
     play: Play | None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DoudizhuDeal:
     """An explicit deal for tests: three hands of 17 and the 3 bottom cards.
@@ -138,6 +145,7 @@ class DoudizhuState(NamedTuple):
     winner: int | None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DoudizhuView:
     """What one seat (or a spectator, ``seat=None``) may know (rules/doudizhu.md).

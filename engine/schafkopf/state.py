@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from engine.cards import Card
+from engine.frozen import fast_init
 from engine.game import GameOptions
 
 Hand = tuple[Card, ...]
@@ -34,6 +35,7 @@ class SchafkopfOptions(GameOptions):
 
 
 # -- actions -------------------------------------------------------------------
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Announce:
     """Announce a contract in full (Contracts and bidding, **Decision**).
@@ -47,6 +49,7 @@ class Announce:
     suit: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Pass:
     """Pass in the bidding round."""
@@ -54,6 +57,7 @@ class Pass:
     kind: ClassVar[str] = "pass"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class PlayCard:
     """Play ``card`` from the hand to the current trick."""
@@ -71,6 +75,7 @@ def legal_cards(legal: Sequence[Action]) -> list[Card]:
 
 
 # -- public records ------------------------------------------------------------
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Bid:
     """One seat's word in the bidding round; ``contract=None`` is a pass."""
@@ -80,6 +85,7 @@ class Bid:
     suit: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Contract:
     """The contract being played: its kind, suit (called ace / trumps) and declarer."""
@@ -94,6 +100,7 @@ class Contract:
         return Card("A", self.suit) if self.kind == "rufer" and self.suit else None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Trick:
     """A completed trick: the cards in order of play from ``leader``."""
@@ -104,6 +111,7 @@ class Trick:
     points: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DealRecord:
     """The public outcome of one deal (End of play, Scoring).
@@ -133,6 +141,7 @@ class DealRecord:
 
 
 # -- deal, state, view ---------------------------------------------------------
+@fast_init
 @dataclass(frozen=True, slots=True)
 class SchafkopfDeal:
     """An explicit deal for tests: four hands of eight cards, before the bidding."""
@@ -144,6 +153,7 @@ class SchafkopfDeal:
     seed: int = 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class SchafkopfState:
     """The full, secret state of a Schafkopf table (never sent to anyone).
@@ -174,6 +184,7 @@ class SchafkopfState:
     history: tuple[DealRecord, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class SchafkopfView:
     """What one seat (or a spectator, ``seat=None``) may know.

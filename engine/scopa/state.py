@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.cards import Card
+from engine.frozen import fast_init
 from engine.game import GameOptions
 
 Hand = tuple[Card, ...]
@@ -22,6 +23,7 @@ class ScopaOptions(GameOptions):
             raise ValueError("target must be between 1 and 100")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Play:
     """Play ``card`` from the hand, capturing ``capture`` (empty: lay it on the table)."""
@@ -31,6 +33,7 @@ class Play:
     capture: frozenset[Card] = frozenset()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class LastPlay:
     """The most recent play, public to everyone."""
@@ -41,6 +44,7 @@ class LastPlay:
     scopa: bool
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class DealScore:
     """The scoring of one completed deal (rules/scopa.md, End of a deal).
@@ -61,6 +65,7 @@ class DealScore:
     points: tuple[int, int]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ScopaDeal:
     """An explicit position for tests: ``stock`` is drawn from its start.
@@ -82,6 +87,7 @@ class ScopaDeal:
     seed: int = 0
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ScopaState:
     """The full, secret state of a Scopa match (never sent to anyone)."""
@@ -104,6 +110,7 @@ class ScopaState:
     winner: int | None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ScopaView:
     """What one seat (or a spectator, ``seat=None``) may know (rules/scopa.md).

@@ -1,0 +1,120 @@
+"""fast_init writes the very __init__ dataclasses would: same parameters, defaults, results."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.frozen import fast_init
+
+
+def _pair(post: bool = False) -> tuple[type[Any], type[Any]]:
+    """The same class twice: with dataclasses' __init__, and with fast_init's."""
+
+    def make() -> type[Any]:
+        @dataclass(frozen=True, slots=True)
+        class Value:
+            a: int
+            b: tuple[int, ...] = ()
+            c: list[int] = field(default_factory=list)
+            d: int = field(default=7, init=False)
+            e: str = field(default="x", kw_only=True)
+            f: int = field(default_factory=lambda: 3, kw_only=True)
+
+            if post:
+
+                def __post_init__(self) -> None:
+                    if self.a < 0:
+                        raise ValueError("a must be at least 0")
+
+        return Value
+
+    return make(), fast_init(make())
+
+
+@given(
+    a=st.integers(min_value=-5, max_value=5),
+    b=st.none() | st.tuples(st.integers()),
+    c=st.none() | st.lists(st.integers(), max_size=3),
+    e=st.none() | st.text(max_size=3),
+)
+def test_the_same_values_as_dataclasses_init(
+    a: int, b: tuple[int] | None, c: list[int] | None, e: str | None
+) -> None:
+    for post in (False, True):
+        slow_cls, fast_cls = _pair(post)
+        kwargs = {k: v for k, v in (("b", b), ("c", c), ("e", e)) if v is not None}
+        try:
+            slow = slow_cls(a, **kwargs)
+        except ValueError:
+            with pytest.raises(ValueError, match="at least 0"):
+                fast_cls(a, **kwargs)
+            continue
+        fast = fast_cls(a, **kwargs)
+        assert dataclasses.astuple(fast) == dataclasses.astuple(slow)
+        assert repr(fast).split("(", 1)[1] == repr(slow).split("(", 1)[1]
+        assert fast_cls(a, b=(1,), e="y") == fast_cls(a, b=(1,), e="y")
+        assert fast_cls(a).c is not fast_cls(a).c  # a fresh list per instance
+
+
+def test_the_same_errors_and_immutability() -> None:
+    slow_cls, fast_cls = _pair()
+    for cls in (slow_cls, fast_cls):
+        with pytest.raises(TypeError):
+            cls()  # a is required
+        with pytest.raises(TypeError):
+            cls(1, (), [], "e")  # e is keyword-only
+        with pytest.raises(TypeError):
+            cls(1, d=3)  # d is not a parameter
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            cls(1).a = 2
+    replaced = dataclasses.replace(fast_cls(1, e="q"), a=4)
+    assert (replaced.a, replaced.e, replaced.d) == (4, "q", 7)
+
+
+def test_only_frozen_slotted_dataclasses() -> None:
+    @dataclass(frozen=True)
+    class NoSlots:
+        a: int
+
+    @dataclass(slots=True)
+    class NotFrozen:
+        a: int
+
+    @dataclass(frozen=True, slots=True)
+    class WithInitVar:
+        a: int
+        scale: dataclasses.InitVar[int] = 1
+
+    for cls in (NoSlots, NotFrozen, WithInitVar, int):
+        with pytest.raises(TypeError):
+            fast_init(cls)
+
+
+def _fast(cls: type[Any]) -> bool:
+    if not dataclasses.fields(cls):  # nothing to set (a pass): dataclasses' own is as fast
+        return True
+    return any(n.startswith("_set_") for n in cls.__init__.__code__.co_names)
+
+
+def test_the_engines_values_use_it() -> None:
+    """The values built on every move (states, views, events, actions) have it."""
+    from engine.codec import to_plain
+    from engine.game import Event, Transition
+    from engine.registry import GAMES
+
+    assert _fast(Event) and _fast(Transition)
+    for game in GAMES.values():
+        state = game.new_state(game.options(), 3)
+        for value in (state, game.view(state, 0), game.view(state, None)):
+            if dataclasses.is_dataclass(value):  # Dou Dizhu's state is a NamedTuple
+                assert _fast(type(value)), type(value).__name__
+        seat = game.to_act(state)[0]
+        for action in game.legal_actions(state, seat):
+            assert _fast(type(action)), type(action).__name__
+            assert game.decode_action(to_plain(action)) == action
