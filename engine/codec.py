@@ -98,19 +98,29 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
     The function is generated once per class (as :mod:`dataclasses` generates
     ``__init__``), so a conversion costs no lookups, and no call at all for a
     field holding a plain scalar (``None``, bool, int, str, float: itself).
-    ``shared``: the function takes a memo too (a :class:`PlainMemo`).
+    ``shared``: the function takes a memo too (a :class:`PlainMemo`) and the
+    memo's plain forms of this call by object id, and finds a value the call
+    has converted already without calling the memo.
     """
     kind = getattr(cls, "kind", None)
     items = [f"'type': {kind!r}"] if isinstance(kind, str) else []
-    convert = "m(x)" if shared else "_plain(x)"
-    call = f"(x if type(x := v.{{}}) in _scalars else {convert})"
-    for f in _fields(cls):
+    lines = []
+    for i, f in enumerate(_fields(cls)):
         if not f.name.isidentifier():  # pragma: no cover - dataclass fields always are
             raise TypeError(f"field {f.name!r} of {cls.__name__}")
-        items.append(f"{f.name!r}: {call.format(f.name)}")
-    args = "v, m" if shared else "v"
-    source = f"def convert({args}):\n    return {{{', '.join(items)}}}\n"
-    namespace: dict[str, Any] = {"_plain": to_plain, "_scalars": _SCALARS}
+        if shared:
+            lines.append(
+                f"    x = v.{f.name}\n"
+                f"    if type(x) in _scalars:\n        r{i} = x\n"
+                f"    else:\n        r{i} = p.get(id(x), _missing)\n"
+                f"        if r{i} is _missing:\n            r{i} = m(x)\n"
+            )
+            items.append(f"{f.name!r}: r{i}")
+        else:
+            items.append(f"{f.name!r}: (x if type(x := v.{f.name}) in _scalars else _plain(x))")
+    args = "v, m, p" if shared else "v"
+    source = f"def convert({args}):\n{''.join(lines)}    return {{{', '.join(items)}}}\n"
+    namespace: dict[str, Any] = {"_plain": to_plain, "_scalars": _SCALARS, "_missing": _MISSING}
     exec(source, namespace)  # the source holds only field names (identifiers)
     return namespace["convert"]  # type: ignore[no-any-return]
 
@@ -189,7 +199,7 @@ class PlainMemo:
                     out.append(to_plain(value))
                     continue
                 convert = _SHARED_CONVERTERS[cls] = _dataclass_converter(cls, shared=True)
-            out.append(convert(value, self))
+            out.append(convert(value, self, self._plain))
         plain = self._plain
         self._before = {k: (obj, plain[k]) for k, obj in self._objects.items()}
         self._objects = {}
@@ -229,7 +239,7 @@ _IMMUTABLE: dict[type, bool] = {}
 """Per type met by a :class:`PlainMemo`, :func:`_immutable`'s answer."""
 
 
-_SHARED_CONVERTERS: dict[type, Callable[[Any, PlainMemo], Any]] = {}
+_SHARED_CONVERTERS: dict[type, Callable[[Any, PlainMemo, dict[int, Any]], Any]] = {}
 """Per dataclass, its conversion with a :class:`PlainMemo` of field values."""
 
 

@@ -16,6 +16,7 @@ import msgpack  # type: ignore[import-untyped]
 import ormsgpack
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from engine.frozen import fast_init
 from protocol.client_messages import ClientMessage
 from protocol.errors import ErrorCode
 from protocol.server_messages import ServerMessage
@@ -80,15 +81,22 @@ def unchecked(cls: type[_B], fields: dict[str, Any]) -> _B:
     message encodes to the very bytes a validated one does; tests compare
     them), and is the message's own from then on.
     """
-    if tuple(fields) != _field_names(cls):
-        raise ValueError(f"{cls.__name__} has the fields {_field_names(cls)}, not {tuple(fields)}")
-    message = cls.__new__(cls)
-    _set = object.__setattr__
-    _set(message, "__dict__", fields)
-    _set(message, "__pydantic_fields_set__", set(fields))
-    _set(message, "__pydantic_extra__", None)
-    _set(message, "__pydantic_private__", None)
+    names = _FIELD_NAMES.get(cls) or _field_names(cls)
+    if tuple(fields) != names:
+        raise ValueError(f"{cls.__name__} has the fields {names}, not {tuple(fields)}")
+    message = _new(cls)
+    _set_dict(message, fields)  # the slots of BaseModel, set through their descriptors
+    _set_fields_set(message, set(names))
+    _set_extra(message, None)
+    _set_private(message, None)
     return message
+
+
+_new = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
@@ -101,6 +109,7 @@ def _field_names(cls: type[BaseModel]) -> tuple[str, ...]:
     return names
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Frame:
     """A server message encoded once, sent as is to every connection that gets it."""

@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from engine.frozen import fast_init
+
 
 class StoreUnavailable(Exception):
     """The store could not be reached or did not answer: nothing was written."""
@@ -28,6 +30,7 @@ class LeaseLost(Exception):
     """This process no longer owns the table (fenced): it must stop driving it."""
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class LoggedAction:
     """One applied action: the seat, the action as plain data, who chose it."""
