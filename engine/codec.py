@@ -98,9 +98,12 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
     The function is generated once per class (as :mod:`dataclasses` generates
     ``__init__``), so a conversion costs no lookups, and no call at all for a
     field holding a plain scalar (``None``, bool, int, str, float: itself).
-    ``shared``: the function takes a memo too (a :class:`PlainMemo`) and the
-    memo's plain forms of this call by object id, and finds a value the call
-    has converted already without calling the memo.
+    ``shared``: the function takes two more arguments, the instance's memo of
+    the last call and the memo of the value converted just before it (or
+    None), as :class:`PlainMemo` keeps them: ``[cls, object, plain, object,
+    plain, ...]``, a pair per field.  A field holding the very object its memo
+    (or the one before) holds takes that plain form; what it converts, if
+    immutable, it keeps in its memo for the next call.
     """
     kind = getattr(cls, "kind", None)
     items = [f"'type': {kind!r}"] if isinstance(kind, str) else []
@@ -109,18 +112,29 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
         if not f.name.isidentifier():  # pragma: no cover - dataclass fields always are
             raise TypeError(f"field {f.name!r} of {cls.__name__}")
         if shared:
+            a, b = 1 + 2 * i, 2 + 2 * i
             lines.append(
                 f"    x = v.{f.name}\n"
                 f"    if type(x) in _scalars:\n        r{i} = x\n"
-                f"    else:\n        r{i} = p.get(id(x), _missing)\n"
-                f"        if r{i} is _missing:\n            r{i} = m(x)\n"
+                f"    elif x is mine[{a}]:\n        r{i} = mine[{b}]\n"
+                f"    else:\n"
+                f"        if prev is not None and x is prev[{a}]:\n            r{i} = prev[{b}]\n"
+                f"        else:\n            r{i} = _plain(x)\n"
+                f"        if _kept(type(x)):\n"
+                f"            mine[{a}] = x\n            mine[{b}] = r{i}\n"
+                f"        else:\n            mine[{a}] = _missing\n"
             )
             items.append(f"{f.name!r}: r{i}")
         else:
             items.append(f"{f.name!r}: (x if type(x := v.{f.name}) in _scalars else _plain(x))")
-    args = "v, m, p" if shared else "v"
+    args = "v, mine, prev" if shared else "v"
     source = f"def convert({args}):\n{''.join(lines)}    return {{{', '.join(items)}}}\n"
-    namespace: dict[str, Any] = {"_plain": to_plain, "_scalars": _SCALARS, "_missing": _MISSING}
+    namespace: dict[str, Any] = {
+        "_plain": to_plain,
+        "_scalars": _SCALARS,
+        "_missing": _MISSING,
+        "_kept": _kept,
+    }
     exec(source, namespace)  # the source holds only field names (identifiers)
     return namespace["convert"]  # type: ignore[no-any-return]
 
@@ -170,61 +184,64 @@ _MISSING = object()
 class PlainMemo:
     """:func:`to_plain_shared` that also remembers the previous call's field values.
 
-    One per table: the next state's views hold many of the very objects the
-    last one's did (the options, a pile nobody added to, the history of past
-    deals), since states are immutable values that share what did not change.
-    Immutable field values (tuples, frozen sets, cards, frozen dataclasses)
-    converted by the last :meth:`convert` are reused when met again by
-    identity; the memo holds them until the next call, so an identity cannot
-    be taken by a new object meanwhile.  Mutable values (lists, dicts) are
-    converted afresh each call.  The results are shared: read-only.
+    One per table, converting the views of each new state in the same order
+    (one per seat): they hold many of the very objects the last state's views
+    held (the options, a pile nobody added to, the history of past deals),
+    since states are immutable values that share what did not change, and
+    the views of one state share most of their fields.  So each field of the
+    value at position *i* is compared, by identity, with what the same field
+    of position *i* held in the last call, then with the same field of the
+    value converted just before it in this call; either match takes that
+    plain form, and only a new object is converted.  Only immutable field
+    values (tuples, frozen sets, cards, enums, frozen dataclasses) are kept
+    from one call to the next, held until then, so an identity cannot be
+    taken by a new object meanwhile; mutable ones (lists, dicts) are
+    converted afresh each time.  The results are shared: read-only.
     """
 
-    __slots__ = ("_before", "_objects", "_plain")
+    __slots__ = ("_memos",)
 
     def __init__(self) -> None:
-        self._plain: dict[int, Any] = {}
-        self._objects: dict[int, Any] = {}
-        self._before: dict[int, tuple[Any, Any]] = {}
+        self._memos: list[list[Any] | None] = []
 
     def convert(self, values: Sequence[object]) -> list[Any]:
         """The plain form of each of ``values`` (see the class docstring)."""
-        self._plain, self._objects = {}, {}
+        memos = self._memos
+        del memos[len(values) :]  # what this call does not meet is forgotten
         out = []
-        for value in values:
+        prev: list[Any] | None = None
+        for i, value in enumerate(values):
             cls = type(value)
             convert = _SHARED_CONVERTERS.get(cls)
             if convert is None:
                 if not dataclasses.is_dataclass(cls):
                     out.append(to_plain(value))
+                    if i < len(memos):
+                        memos[i] = None
+                    else:
+                        memos.append(None)
+                    prev = None
                     continue
                 convert = _SHARED_CONVERTERS[cls] = _dataclass_converter(cls, shared=True)
-            out.append(convert(value, self, self._plain))
-        plain = self._plain
-        self._before = {k: (obj, plain[k]) for k, obj in self._objects.items()}
-        self._objects = {}
+            mine = memos[i] if i < len(memos) else None
+            if mine is None or mine[0] is not cls:
+                width = 2 * len(_fields(cls))  # type: ignore[arg-type]
+                mine = [cls, *([_MISSING] * width)]
+                if i < len(memos):
+                    memos[i] = mine
+                else:
+                    memos.append(mine)
+            out.append(convert(value, mine, prev if prev is not None and prev[0] is cls else None))
+            prev = mine
         return out
 
-    def __call__(self, value: Any) -> Any:
-        """``to_plain(value)``, converted at most once per call (see the class docstring)."""
-        cls = type(value)
-        if cls in _SCALARS:
-            return value
-        key = id(value)
-        found = self._plain.get(key, _MISSING)
-        if found is _MISSING:
-            old = self._before.get(key)
-            if old is not None and old[0] is value:
-                found = old[1]
-            else:
-                found = to_plain(value)
-            self._plain[key] = found
-            immutable = _IMMUTABLE.get(cls)
-            if immutable is None:
-                immutable = _IMMUTABLE[cls] = _immutable(cls)
-            if immutable:
-                self._objects[key] = value
-        return found
+
+def _kept(cls: type) -> bool:
+    """Whether a :class:`PlainMemo` keeps values of ``cls`` (:func:`_immutable`), cached."""
+    immutable = _IMMUTABLE.get(cls)
+    if immutable is None:
+        immutable = _IMMUTABLE[cls] = _immutable(cls)
+    return immutable
 
 
 def _immutable(cls: type) -> bool:
@@ -239,7 +256,7 @@ _IMMUTABLE: dict[type, bool] = {}
 """Per type met by a :class:`PlainMemo`, :func:`_immutable`'s answer."""
 
 
-_SHARED_CONVERTERS: dict[type, Callable[[Any, PlainMemo, dict[int, Any]], Any]] = {}
+_SHARED_CONVERTERS: dict[type, Callable[[Any, list[Any], list[Any] | None], Any]] = {}
 """Per dataclass, its conversion with a :class:`PlainMemo` of field values."""
 
 

@@ -27,7 +27,8 @@ class UpdateBuilder:
 
     Each event is converted once, each view once per seat, and what the views
     share (the table, tricks, scores) once for all; what the last change left
-    alone is not converted again (:class:`~engine.codec.PlainMemo`).
+    alone is not converted again (:class:`~engine.codec.PlainMemo`: each field
+    compared by identity with the same seat's last view and the view before it).
     """
 
     def __init__(self, table_id: str) -> None:
