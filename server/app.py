@@ -374,7 +374,10 @@ class CardaviaServer:
         lobby = self.lobby
         if route and self.bus is not None and await self._routed(player, msg):
             return
-        if isinstance(msg, cm.ListGames):
+        if type(msg) is cm.Act:  # the hot path: most requests are moves
+            actor = lobby.find(player, msg.table)
+            actor.submit(Command("act", player, msg.id, (msg.seat, msg.version, msg.action)))
+        elif isinstance(msg, cm.ListGames):
             player.send(lobby.games(msg.id))
         elif isinstance(msg, cm.ListTables):
             player.send(lobby.list_tables(player, msg.game, msg.id))
@@ -394,9 +397,6 @@ class CardaviaServer:
                 lobby.check_room(player)
             lobby.check_ai_tables(player, actor)
             actor.submit(Command("spectate", player, msg.id))
-        elif isinstance(msg, cm.Act):
-            actor = lobby.find(player, msg.table)
-            actor.submit(Command("act", player, msg.id, (msg.seat, msg.version, msg.action)))
         elif type(msg) in _TABLE_COMMANDS:
             actor = lobby.find(player, msg.table)
             args = msg.text if isinstance(msg, cm.Chat) else getattr(msg, "game_no", None)

@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from engine.codec import to_plain
+from engine.frozen import fast_init
 from protocol.codec import Frame, unchecked
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Joined, Left, Ok, TableClosed
@@ -71,7 +72,8 @@ def _shallow(value: Any) -> Any:
     return copy.copy(value) if isinstance(value, list | dict | set) else value
 
 
-@dataclass(frozen=True)
+@fast_init
+@dataclass(frozen=True, slots=True)
 class Command:
     """A request from a player: ``kind`` names it, ``ref`` is echoed in the reply.
 
