@@ -89,7 +89,13 @@ def _set(value: frozenset[Any] | set[Any]) -> list[Any]:
 
 
 def _mapping(value: Mapping[Any, Any]) -> dict[str | int, Any]:
-    return {_key(k): to_plain(v) for k, v in value.items()}
+    get = _CONVERTERS.get
+    out: dict[str | int, Any] = {}
+    for k, v in value.items():
+        key = k if type(k) is str else _key(k)  # events and views: text keys, mostly
+        convert = get(type(v))
+        out[key] = convert(v) if convert is not None else to_plain(v)
+    return out
 
 
 def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., dict[str, Any]]:
