@@ -47,6 +47,9 @@ from engine.registry import GAMES
 MAX_TABLES = 2000
 MAX_IDLE = 20000
 MAX_SECONDS = 300.0
+SATURATED_PCT = 90.0
+"""A yardstick at full speed using less of a core than this was held back by its
+clients (``{name}_saturated`` false): its moves/s understate it."""
 
 
 def _split(total: int, parts: int) -> list[tuple[int, int]]:
@@ -294,6 +297,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         for key in ("moves_per_s", "p99_ms", "cpu_pct", "moves_per_cpu_s"):
             report[f"{name}_{key}"] = figs[key]
+        report[f"{name}_saturated"] = figs["cpu_pct"] >= SATURATED_PCT
+        if args.pace == "full" and not report[f"{name}_saturated"]:
+            log(
+                f"{name}: the yardstick server used {figs['cpu_pct']}% of a core, so its "
+                f"clients set its pace: ratio_{name} overstates ours; see cpu_ratio_{name}"
+            )
         ours = game_figs.get("moves_per_s", 0.0)
         report[f"ratio_{name}"] = round(ours / figs["moves_per_s"], 3) if figs["moves_per_s"] else 0
         # the same per CPU-second of the server: steadier on a shared machine

@@ -26,6 +26,9 @@ def test_load_smoke_run_reports_moves_latency_and_ratios(capsys: pytest.CaptureF
     assert report["connections"] == 4
     assert report["p50_ms"] <= report["p90_ms"] <= report["p99_ms"]
     assert report["ratio_fanout"] > 0 and report["ratio_echo"] > 0
+    assert isinstance(report["fanout_saturated"], bool) and isinstance(
+        report["echo_saturated"], bool
+    )
 
 
 def test_idle_mode_compares_memory_and_accept_rate_with_raw(capsys: pytest.CaptureFixture[str]):
