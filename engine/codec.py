@@ -18,6 +18,7 @@ import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
+from operator import is_
 from typing import Any, Literal, Union, get_args, get_origin
 
 from engine.cards import Card, CardError, parse_card
@@ -85,7 +86,22 @@ def _sequence(value: tuple[Any, ...] | list[Any]) -> list[Any]:
 
 
 def _set(value: frozenset[Any] | set[Any]) -> list[Any]:
-    return sorted((to_plain(v) for v in value), key=repr)
+    """Sorted by ``repr`` of the plain values (a total order whatever they are);
+    text of letters and digits (cards) sorts the same by itself, without the reprs."""
+    get = _CONVERTERS.get
+    out = []
+    for v in value:
+        convert = get(type(v))
+        out.append(convert(v) if convert is not None else to_plain(v))
+    try:
+        text = all(map(str.isalnum, out))  # TypeError: not all text
+    except TypeError:
+        text = False
+    if text:
+        out.sort()
+    else:
+        out.sort(key=repr)
+    return out
 
 
 def _mapping(value: Mapping[Any, Any]) -> dict[str | int, Any]:
@@ -125,7 +141,7 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
                 f"    elif x is mine[{a}]:\n        r{i} = mine[{b}]\n"
                 f"    else:\n"
                 f"        if prev is not None and x is prev[{a}]:\n            r{i} = prev[{b}]\n"
-                f"        else:\n            r{i} = _plain(x)\n"
+                f"        else:\n            r{i} = _grown(x, mine[{a}], mine[{b}])\n"
                 f"        if _kept(type(x)):\n"
                 f"            mine[{a}] = x\n            mine[{b}] = r{i}\n"
                 f"        else:\n            mine[{a}] = _missing\n"
@@ -140,6 +156,7 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
         "_scalars": _SCALARS,
         "_missing": _MISSING,
         "_kept": _kept,
+        "_grown": _grown,
     }
     exec(source, namespace)  # the source holds only field names (identifiers)
     return namespace["convert"]  # type: ignore[no-any-return]
@@ -240,6 +257,25 @@ class PlainMemo:
             out.append(convert(value, mine, prev if prev is not None and prev[0] is cls else None))
             prev = mine
         return out
+
+
+def _grown(value: Any, old: Any, old_plain: Any) -> Any:
+    """``to_plain(value)``; when ``value`` is a tuple that starts with the very
+    objects of the tuple ``old`` (a history, a list of tricks: one more entry since
+    the last view), only the new entries are converted and put after ``old_plain``."""
+    if (
+        type(value) is tuple
+        and type(old) is tuple
+        and 0 < len(old) <= len(value)
+        and all(map(is_, value, old))
+    ):
+        get = _CONVERTERS.get
+        out = list(old_plain)
+        for v in value[len(old) :]:
+            convert = get(type(v))
+            out.append(convert(v) if convert is not None else to_plain(v))
+        return out
+    return to_plain(value)
 
 
 def _kept(cls: type) -> bool:

@@ -336,7 +336,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             else (c[0], c[1], left)
         )
         bombs = state.bombs + 1 if move.combo_index >= _BOMB_INDEX else state.bombs
-        history = (*state.history, (seat, action))
+        history = (*state.history, Turn(seat, action))
         event = _new(Event)
         _set_kind(event, "play")
         _set_data(event, {"seat": seat, "cards": action.cards, "combo": move.combo})
@@ -413,7 +413,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             bottom=cards_of(state.bottom) if state.landlord is not None else (),
             last=state.last,
             last_seat=state.last_seat,
-            history=tuple(Turn(seat, play) for seat, play in state.history),
+            history=state.history,
             bombs=state.bombs,
             multiplier=self._multiplier(state),
             winner=state.winner,
@@ -469,14 +469,14 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
     # -- hidden information ------------------------------------------------------
     def _played_mask(self, history: Sequence[Step]) -> int:
         mask = 0
-        for _, play in history:
-            if play is not None:
-                mask |= read_play(play)[1]
+        for turn in history:
+            if turn.play is not None:
+                mask |= read_play(turn.play)[1]
         return mask
 
     def sample_world(self, view: DoudizhuView, rng: random.Random) -> DoudizhuState:
         """Deal the unseen cards to the other seats by their counts (and the hidden bottom)."""
-        history = tuple((t.seat, t.play) for t in view.history)
+        history = view.history
         played = self._played_mask(history)
         own = mask_of(view.hand) if view.seat is not None and view.hand else 0
         public_bottom = mask_of(view.bottom) if view.bottom else 0
@@ -568,7 +568,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
 _BOMB_INDEX = COMBO_INDEX["bomb"]
 _DECK_BITS = tuple(CARD_BIT[c] for c in DOUDIZHU_54.cards)
 # events and history steps of a pass are the same values every time: built once
-_PASS_STEPS: tuple[Step, ...] = tuple((s, None) for s in range(3))
+_PASS_STEPS: tuple[Step, ...] = tuple(Turn(s, None) for s in range(3))
 _PASS_EVENTS = tuple((Event("pass", {"seat": s}),) for s in range(3))
 _NEW_LEAD_EVENTS = tuple(
     (Event("pass", {"seat": s}), Event("lead", {"seat": (s + 1) % 3})) for s in range(3)

@@ -42,9 +42,9 @@ def spring_flags(history: Sequence[Step], landlord: int, winner: int) -> tuple[b
     spring: a farmer won and the landlord played only once (the opening lead).
     """
     if winner == landlord:
-        farmers_played = any(play is not None for seat, play in history if seat != landlord)
+        farmers_played = any(t.play is not None for t in history if t.seat != landlord)
         return (not farmers_played, False)
-    landlord_plays = sum(1 for seat, play in history if seat == landlord and play is not None)
+    landlord_plays = sum(1 for t in history if t.seat == landlord and t.play is not None)
     return (False, landlord_plays == 1)
 
 

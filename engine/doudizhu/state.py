@@ -109,8 +109,9 @@ class DoudizhuDeal:
     seed: int = 0
 
 
-Step = tuple[int, Play | None]
-"""One turn of the card play inside a state: ``(seat, play)``, ``None`` for a pass."""
+Step = Turn
+"""One turn of the card play inside a state: the very :class:`Turn` the views show
+(so every view of a state, and the next state's, share the history's objects)."""
 
 
 class DoudizhuState(NamedTuple):

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.cards import Card
 from engine.codec import PlainMemo, to_plain, to_plain_shared
@@ -131,3 +133,34 @@ def test_only_immutable_values_are_carried_from_one_call_to_the_next() -> None:
     assert third["fixed"] == [1, 2, 3]
     memo.convert([])  # the memo forgets what the last call did not meet
     assert memo.convert([_Box(fixed, loose)])[0]["fixed"] is not first["fixed"]
+
+
+@given(
+    st.frozensets(
+        st.text(max_size=4) | st.integers() | st.none() | st.booleans() | st.sampled_from("AB12"),
+        max_size=8,
+    )
+)
+def test_a_set_sorts_as_by_repr_of_its_plain_values(values: frozenset[Any]) -> None:
+    """The shortcut for text of letters and digits keeps the order of ``repr``."""
+    assert to_plain(values) == sorted((reference(v) for v in values), key=repr)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Log:
+    entries: tuple[Any, ...]
+
+
+def test_a_tuple_grown_by_a_few_entries_converts_only_the_new_ones() -> None:
+    memo = PlainMemo()
+    first = (Card("7", "D"), (1, 2), _Log(()))
+    before = memo.convert([_Log(first)])[0]["entries"]
+    grown = (*first, Card("A", "S"), frozenset({Card("K", "C")}))
+    after = memo.convert([_Log(grown)])[0]["entries"]
+    assert after == reference(grown)
+    assert after[1] is before[1] and after[2] is before[2]  # the old entries' plain forms
+    assert after is not before  # a new list: the old one stays as it was sent
+    assert before == reference(first)
+    changed = (Card("7", "D"), (1, 2), _Log(()), Card("A", "S"))  # equal, not the same objects
+    assert memo.convert([_Log(changed)])[0]["entries"] == reference(changed)
+    assert memo.convert([_Log(grown[:2])])[0]["entries"] == reference(grown[:2])  # shorter

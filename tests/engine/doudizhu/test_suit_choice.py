@@ -22,7 +22,7 @@ from engine.codec import to_plain
 from engine.doudizhu.combos import Combo
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import cards_of, mask_of
-from engine.doudizhu.state import DoudizhuState, Play
+from engine.doudizhu.state import DoudizhuState, Play, Turn
 from engine.game import Budget, IllegalAction
 from engine.registry import get_policy, policy_names
 
@@ -91,7 +91,7 @@ def test_every_suit_choice_of_held_cards_is_played_as_chosen(
         after = tr.state
         assert after.hands[0] == before & ~mask_of(chosen), "exactly the chosen cards leave"
         assert after.last is not None and after.last.cards == chosen
-        assert after.history[-1] == (0, action)
+        assert after.history[-1] == Turn(0, action)
         play_event = tr.events[0]
         assert play_event.kind == "play" and play_event.data["cards"] == chosen
         for seat in (0, 1, 2, None):
