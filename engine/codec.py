@@ -16,7 +16,7 @@ import enum
 import math
 import types
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from operator import is_
 from typing import Any, Literal, Union, get_args, get_origin
@@ -77,9 +77,14 @@ def _sequence(value: tuple[Any, ...] | list[Any]) -> list[Any]:
         cards = [v.rank + v.suit for v in value if type(v) is Card]
         if len(cards) == len(value):
             return cards
+    return _plain_list(value)
+
+
+def _plain_list(values: Iterable[Any]) -> list[Any]:
+    """``[to_plain(v) for v in values]``, each through the converter table directly."""
     get = _CONVERTERS.get
     out = []
-    for v in value:
+    for v in values:
         convert = get(type(v))
         out.append(convert(v) if convert is not None else to_plain(v))
     return out
@@ -88,11 +93,7 @@ def _sequence(value: tuple[Any, ...] | list[Any]) -> list[Any]:
 def _set(value: frozenset[Any] | set[Any]) -> list[Any]:
     """Sorted by ``repr`` of the plain values (a total order whatever they are);
     text of letters and digits (cards) sorts the same by itself, without the reprs."""
-    get = _CONVERTERS.get
-    out = []
-    for v in value:
-        convert = get(type(v))
-        out.append(convert(v) if convert is not None else to_plain(v))
+    out = _plain_list(value)
     try:
         text = all(map(str.isalnum, out))  # TypeError: not all text
     except TypeError:
@@ -231,6 +232,7 @@ class PlainMemo:
         """The plain form of each of ``values`` (see the class docstring)."""
         memos = self._memos
         del memos[len(values) :]  # what this call does not meet is forgotten
+        memos.extend([None] * (len(values) - len(memos)))
         out = []
         prev: list[Any] | None = None
         for i, value in enumerate(values):
@@ -239,21 +241,13 @@ class PlainMemo:
             if convert is None:
                 if not dataclasses.is_dataclass(cls):
                     out.append(to_plain(value))
-                    if i < len(memos):
-                        memos[i] = None
-                    else:
-                        memos.append(None)
-                    prev = None
+                    memos[i] = prev = None
                     continue
                 convert = _SHARED_CONVERTERS[cls] = _dataclass_converter(cls, shared=True)
-            mine = memos[i] if i < len(memos) else None
+            mine = memos[i]
             if mine is None or mine[0] is not cls:
                 width = 2 * len(_fields(cls))  # type: ignore[arg-type]
-                mine = [cls, *([_MISSING] * width)]
-                if i < len(memos):
-                    memos[i] = mine
-                else:
-                    memos.append(mine)
+                mine = memos[i] = [cls, *([_MISSING] * width)]
             out.append(convert(value, mine, prev if prev is not None and prev[0] is cls else None))
             prev = mine
         return out
@@ -269,12 +263,7 @@ def _grown(value: Any, old: Any, old_plain: Any) -> Any:
         and 0 < len(old) <= len(value)
         and all(map(is_, value, old))
     ):
-        get = _CONVERTERS.get
-        out = list(old_plain)
-        for v in value[len(old) :]:
-            convert = get(type(v))
-            out.append(convert(v) if convert is not None else to_plain(v))
-        return out
+        return [*old_plain, *_plain_list(value[len(old) :])]
     return to_plain(value)
 
 

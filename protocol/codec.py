@@ -81,7 +81,7 @@ def unchecked(cls: type[_B], fields: dict[str, Any]) -> _B:
     message encodes to the very bytes a validated one does; tests compare
     them), and is the message's own from then on.
     """
-    names = _FIELD_NAMES.get(cls) or _field_names(cls)
+    names = _field_names(cls)
     if tuple(fields) != names:
         raise ValueError(f"{cls.__name__} has the fields {names}, not {tuple(fields)}")
     message = _new(cls)

@@ -84,10 +84,7 @@ class BatchingServerConnection(ServerConnection):
     def send_data(self, frames: list[bytes] | None = None) -> None:
         """Write every pending frame with one ``transport.write``; an empty chunk is EOF."""
         writes = self.protocol.data_to_send()
-        if not writes and frames:  # nothing of websockets' own pending: the common case
-            self.transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
-            return
-        chunks = [w for w in writes if w]
+        chunks = [w for w in writes if w] if writes else []  # most often nothing is pending
         if frames and len(chunks) == len(writes):  # after an EOF nothing may be written
             chunks.extend(frames)
         if len(chunks) == 1:
