@@ -285,6 +285,7 @@ def run(
     jobs: int = 1,
     fixed_roles: bool = False,
     par: bool = False,
+    per_deal: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Play ``deals`` duplicate deals of ``a`` against ``b``; return the report.
 
@@ -295,6 +296,8 @@ def run(
     ``fixed_roles`` sets the roles by script (games in
     :data:`client_cli.arena_roles.FIXED_ROLES`) instead of letting them be bid for.
     ``par`` adds b's win rate in a's seats and a's edge over it (module docstring).
+    ``per_deal``, if given, gets each deal's games in deal order: side a's win
+    (1, ½, 0) and points per lineup (:mod:`client_cli.arena_compare` pairs two runs).
     """
     if fixed_roles and game_id not in FIXED_ROLES:
         raise KeyError(f"{game_id} has no fixed roles (only: {', '.join(sorted(FIXED_ROLES))})")
@@ -308,6 +311,10 @@ def run(
     )
     for i, outcome in enumerate(outcomes):
         record(tally, outcome)
+        if per_deal is not None:
+            per_deal.append(
+                {"wins": [g[0] for g in outcome.games], "points": [g[1] for g in outcome.games]}
+            )
         if progress is not None:
             progress(i + 1, tally)
     decided = tally.a_wins + tally.b_wins
@@ -384,6 +391,13 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="also play b in a's seats: report b's win rate there and a's edge over it",
     )
+    p.add_argument(
+        "--per-deal",
+        metavar="FILE",
+        default=None,
+        help="also write every deal's games to FILE (JSON), to pair with another run"
+        " (cardavia arena-compare)",
+    )
     add_option_argument(p, "deals=1")
     p.set_defaults(func=_main)
 
@@ -400,6 +414,13 @@ def _main(args: argparse.Namespace) -> int:
         seconds = None if args.think_ms is None else args.think_ms / 1000.0
         budget = Budget(iterations=args.iterations, seconds=seconds)
     started = time.perf_counter()
+    per_deal: list[dict[str, Any]] | None = [] if args.per_deal else None
+    if args.per_deal:
+        try:  # a file that cannot be written fails now, not after the run
+            open(args.per_deal, "w", encoding="utf-8").close()
+        except OSError as exc:
+            print(f"cardavia arena: --per-deal: {exc}")
+            return 2
 
     def progress(done: int, tally: ArenaTally) -> None:
         if done == args.deals or done % max(1, args.deals // 10) == 0:
@@ -424,10 +445,18 @@ def _main(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             fixed_roles=args.fixed_roles,
             par=args.par,
+            per_deal=per_deal,
         )
     except (KeyError, OptionsError, ImportError) as exc:
         print(f"cardavia arena: {exc}")
         return 2
+    if args.per_deal:
+        run_keys = {k: report[k] for k in ("game", "a", "b", "seed", "deals", "fixed_roles")}
+        run_keys["options"] = dict(args.option)
+        run_keys["iterations"] = args.iterations
+        run_keys["think_ms"] = args.think_ms
+        with open(args.per_deal, "w", encoding="utf-8") as out:
+            json.dump({"run": run_keys, "deals": per_deal}, out)
     print(
         f"{report['game']}: {report['a']} vs {report['b']}, {report['deals']} duplicate deals "
         f"({report['games']} games)"

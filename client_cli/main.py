@@ -21,6 +21,7 @@ COMMANDS: tuple[str, ...] = (
     "replay",
     "selfplay",
     "arena",
+    "arena_compare",
     "schema",
 )
 

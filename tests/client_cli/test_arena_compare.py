@@ -1,0 +1,76 @@
+"""``cardavia arena-compare``: two runs of the same deals, paired deal by deal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from client_cli.arena import run
+from client_cli.arena_compare import CompareError, compare, load
+from client_cli.main import main
+
+
+def _arena(tmp_path: Path, name: str, a: str, *extra: str) -> Path:
+    out = tmp_path / name
+    args = ["arena", "--game", "scopa", "--a", a, "--b", "random", "--deals", "6"]
+    assert main([*args, "--seed", "3", "-o", "target=3", *extra, "--per-deal", str(out)]) == 0
+    return out
+
+
+def test_per_deal_holds_each_deals_games_in_order():
+    per_deal: list[dict[str, object]] = []
+    report = run("scopa", "greedy", "random", 5, 2, {}, per_deal=per_deal)
+    assert len(per_deal) == 5 and all(len(d["wins"]) == 2 for d in per_deal)  # type: ignore[arg-type]
+    deal_rates = [sum(d["wins"]) / 2 for d in per_deal]  # type: ignore[arg-type]
+    assert round(sum(deal_rates) / 5, 4) == report["win_rate"]
+
+
+def test_a_run_against_itself_differs_by_nothing(tmp_path, capsys):
+    first = _arena(tmp_path, "a.json", "greedy")
+    again = _arena(tmp_path, "b.json", "greedy")
+    capsys.readouterr()
+    assert main(["arena-compare", str(first), str(again)]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert report["deals"] == 6
+    assert report["difference"] == 0 and report["difference_ci95"] == 0
+    assert report["new_win_rate"] == report["old_win_rate"]
+
+
+def test_the_difference_is_the_mean_of_the_deals_differences(tmp_path):
+    greedy = load(str(_arena(tmp_path, "g.json", "greedy")))
+    rand = load(str(_arena(tmp_path, "r.json", "random")))
+    report = compare(greedy, rand)
+    diffs = [
+        sum(a["wins"]) / len(a["wins"]) - sum(b["wins"]) / len(b["wins"])
+        for a, b in zip(greedy["deals"], rand["deals"], strict=True)
+    ]
+    assert report["difference"] == round(sum(diffs) / len(diffs), 4)
+    assert report["new"] == "greedy" and report["old"] == "random"
+    assert report["difference_ci95"] > 0
+
+
+def test_runs_of_other_deals_are_refused(tmp_path, capsys):
+    first = _arena(tmp_path, "a.json", "greedy")
+    other = tmp_path / "c.json"
+    args = ["arena", "--game", "scopa", "--a", "greedy", "--b", "random", "--deals", "6"]
+    assert main([*args, "--seed", "4", "-o", "target=3", "--per-deal", str(other)]) == 0
+    capsys.readouterr()
+    assert main(["arena-compare", str(first), str(other)]) == 2
+    assert "differ in seed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("text", ["not json", "[]", '{"run": {}, "deals": [{}]}'])
+def test_a_file_not_written_by_the_arena_is_refused(tmp_path, text):
+    bad = tmp_path / "bad.json"
+    bad.write_text(text)
+    with pytest.raises(CompareError):
+        load(str(bad))
+
+
+def test_an_unwritable_per_deal_file_fails_before_the_run(tmp_path, capsys):
+    target = tmp_path / "missing" / "deals.json"
+    args = ["arena", "--game", "scopa", "--a", "greedy", "--b", "random", "--deals", "2"]
+    assert main([*args, "--per-deal", str(target)]) == 2
+    assert "--per-deal" in capsys.readouterr().out
