@@ -132,7 +132,9 @@ def test_hard_stays_stronger_than_normal_on_a_fixed_sample() -> None:
 
     Fixed seed and iterations, so the result is deterministic; a change that
     makes ``hard`` weaker than ``normal`` shows here as a win rate at or below
-    one half or a negative point margin (this sample: 0.625, +5.6 points).
+    one half or a negative point margin (this sample: 0.542, +3.4 points; at
+    40 iterations hard is only a little stronger than ``normal``, so it is a
+    tripwire for gross regressions, not a measurement).
     """
     report = arena_run(
         "doudizhu", "hard", "normal", 4, 2, {}, budget=Budget(iterations=40), fixed_roles=True
@@ -146,7 +148,7 @@ def test_hard_outscores_normal_with_bidding_on_a_fixed_sample() -> None:
 
     Fixed seed and iterations, so deterministic; hard bidding by expected points
     and playing must keep its side ahead of ``normal`` in wins and in points
-    (this sample: 0.83 won, +5.75 points per deal).
+    (this sample: 0.67 won, +2.75 points per deal).
     """
     report = arena_run("doudizhu", "hard", "normal", 4, 2, {}, budget=Budget(iterations=40))
     assert report["win_rate"] > 0.5
