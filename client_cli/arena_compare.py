@@ -42,11 +42,26 @@ def load(path: str) -> dict[str, Any]:
     if not isinstance(data, dict) or not isinstance(data.get("run"), dict):
         raise CompareError(f"{path}: not a file written by cardavia arena --per-deal")
     deals = data.get("deals")
-    if not isinstance(deals, list) or not all(
-        isinstance(d, dict) and d.get("wins") and d.get("points") for d in deals
-    ):
+    if not isinstance(deals, list) or not all(_is_deal(d) for d in deals):
         raise CompareError(f"{path}: its deals are missing or malformed")
     return data
+
+
+def _is_deal(deal: object) -> bool:
+    """Whether ``deal`` is one deal's games: as many wins as points, all numbers."""
+    if not isinstance(deal, dict):
+        return False
+    wins, points = deal.get("wins"), deal.get("points")
+    return (
+        isinstance(wins, list)
+        and isinstance(points, list)
+        and 0 < len(wins) == len(points)
+        and all(_number(v) for v in (*wins, *points))
+    )
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _mean_ci(values: Sequence[float]) -> tuple[float, float]:

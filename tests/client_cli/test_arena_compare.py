@@ -61,7 +61,17 @@ def test_runs_of_other_deals_are_refused(tmp_path, capsys):
     assert "differ in seed" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("text", ["not json", "[]", '{"run": {}, "deals": [{}]}'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "not json",
+        "[]",
+        '{"run": {}, "deals": [{}]}',
+        '{"run": {}, "deals": [{"wins": ["1"], "points": [2]}]}',
+        '{"run": {}, "deals": [{"wins": [1, 0], "points": [2]}]}',
+        '{"run": {}, "deals": [{"wins": [true], "points": [2]}]}',
+    ],
+)
 def test_a_file_not_written_by_the_arena_is_refused(tmp_path, text):
     bad = tmp_path / "bad.json"
     bad.write_text(text)
