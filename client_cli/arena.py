@@ -223,7 +223,9 @@ def record(tally: ArenaTally, outcome: DealOutcome) -> None:
         tally.times[side].extend(times)
 
 
-def _ci95(values: Sequence[float]) -> float:
+def ci95(values: Sequence[float]) -> float:
+    """Half-width of the 95% normal-approximation interval of the mean of ``values``
+    (infinite for fewer than two)."""
     if len(values) < 2:
         return math.inf
     return 1.96 * statistics.stdev(values) / math.sqrt(len(values))
@@ -327,7 +329,7 @@ def run(
         "seed": seed,
         "fixed_roles": fixed_roles,
         "win_rate": round(statistics.fmean(tally.deal_wins), 4),
-        "ci95": round(_ci95(tally.deal_wins), 4),
+        "ci95": round(ci95(tally.deal_wins), 4),
         "a_wins": tally.a_wins,
         "b_wins": tally.b_wins,
         "draws": tally.draws,
@@ -339,9 +341,9 @@ def run(
             for role, wins in sorted(tally.role_wins.items())
         },
         "points_per_deal": round(statistics.fmean(tally.deal_points), 4),
-        "points_ci95": round(_ci95(tally.deal_points), 4),
+        "points_ci95": round(ci95(tally.deal_points), 4),
         "margin_per_deal": round(statistics.fmean(tally.deal_margin), 4),
-        "margin_ci95": round(_ci95(tally.deal_margin), 4),
+        "margin_ci95": round(ci95(tally.deal_margin), 4),
         "decision_ms_p50": round(_pct(tally.times["a"], 0.5), 3),
         "decision_ms_p99": round(_pct(tally.times["a"], 0.99), 3),
         "b_decision_ms_p50": round(_pct(tally.times["b"], 0.5), 3),
@@ -351,7 +353,7 @@ def run(
         edges = [w - p for w, p in zip(tally.deal_wins, tally.deal_par, strict=True)]
         report["par_win_rate"] = round(statistics.fmean(tally.deal_par), 4)
         report["edge"] = round(statistics.fmean(edges), 4)
-        report["edge_ci95"] = round(_ci95(edges), 4)
+        report["edge_ci95"] = round(ci95(edges), 4)
     return report
 
 
@@ -414,13 +416,14 @@ def _main(args: argparse.Namespace) -> int:
         seconds = None if args.think_ms is None else args.think_ms / 1000.0
         budget = Budget(iterations=args.iterations, seconds=seconds)
     started = time.perf_counter()
-    per_deal: list[dict[str, Any]] | None = [] if args.per_deal else None
+    per_deal: list[dict[str, Any]] | None = None
     if args.per_deal:
         try:  # a file that cannot be written fails now, not after the run
             open(args.per_deal, "w", encoding="utf-8").close()
         except OSError as exc:
             print(f"cardavia arena: --per-deal: {exc}")
             return 2
+        per_deal = []
 
     def progress(done: int, tally: ArenaTally) -> None:
         if done == args.deals or done % max(1, args.deals // 10) == 0:
@@ -450,11 +453,13 @@ def _main(args: argparse.Namespace) -> int:
     except (KeyError, OptionsError, ImportError) as exc:
         print(f"cardavia arena: {exc}")
         return 2
-    if args.per_deal:
+    if per_deal is not None:
         run_keys = {k: report[k] for k in ("game", "a", "b", "seed", "deals", "fixed_roles")}
-        run_keys["options"] = dict(args.option)
-        run_keys["iterations"] = args.iterations
-        run_keys["think_ms"] = args.think_ms
+        run_keys |= {
+            "options": dict(args.option),
+            "iterations": args.iterations,
+            "think_ms": args.think_ms,
+        }
         with open(args.per_deal, "w", encoding="utf-8") as out:
             json.dump({"run": run_keys, "deals": per_deal}, out)
     print(

@@ -21,8 +21,9 @@ import argparse
 import json
 import math
 import statistics
-from collections.abc import Sequence
 from typing import Any
+
+from client_cli.arena import ci95
 
 SAME_DEALS = ("game", "b", "seed", "fixed_roles", "options")
 """What two runs must share to have dealt the same cards (side a's policy may differ)."""
@@ -64,13 +65,6 @@ def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _mean_ci(values: Sequence[float]) -> tuple[float, float]:
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, 0.0
-    return mean, 1.96 * statistics.stdev(values) / math.sqrt(len(values))
-
-
 def compare(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
     """The paired comparison of two loaded runs (see the module docstring)."""
     for key in SAME_DEALS:
@@ -90,20 +84,18 @@ def compare(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
             )
     new_wins = [statistics.fmean(a["wins"]) for a, _ in pairs]
     old_wins = [statistics.fmean(b["wins"]) for _, b in pairs]
-    diff, diff_ci = _mean_ci([x - y for x, y in zip(new_wins, old_wins, strict=True)])
-    points, points_ci = _mean_ci(
-        [statistics.fmean(a["points"]) - statistics.fmean(b["points"]) for a, b in pairs]
-    )
+    diffs = [x - y for x, y in zip(new_wins, old_wins, strict=True)]
+    points = [statistics.fmean(a["points"]) - statistics.fmean(b["points"]) for a, b in pairs]
     return {
         "deals": n,
         "new": new["run"].get("a"),
         "old": old["run"].get("a"),
         "new_win_rate": round(statistics.fmean(new_wins), 4),
         "old_win_rate": round(statistics.fmean(old_wins), 4),
-        "difference": round(diff, 4),
-        "difference_ci95": round(diff_ci, 4),
-        "points_difference": round(points, 4),
-        "points_difference_ci95": round(points_ci, 4),
+        "difference": round(statistics.fmean(diffs), 4),
+        "difference_ci95": round(ci95(diffs), 4),
+        "points_difference": round(statistics.fmean(points), 4),
+        "points_difference_ci95": round(ci95(points), 4),
     }
 
 
