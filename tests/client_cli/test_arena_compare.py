@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -84,3 +87,16 @@ def test_an_unwritable_per_deal_file_fails_before_the_run(tmp_path, capsys):
     args = ["arena", "--game", "scopa", "--a", "greedy", "--b", "random", "--deals", "2"]
     assert main([*args, "--per-deal", str(target)]) == 2
     assert "--per-deal" in capsys.readouterr().out
+
+
+def test_a_reader_that_goes_away_stops_the_command_quietly(tmp_path):
+    # ``cardavia arena-compare NEW OLD | head -1``: the pipe closes before the report
+    first = _arena(tmp_path, "a.json", "greedy")
+    again = _arena(tmp_path, "b.json", "greedy")
+    read, write = os.pipe()
+    os.close(read)  # nobody will read: the first write meets a broken pipe
+    argv = [sys.executable, "-m", "client_cli.main", "arena-compare", str(first), str(again)]
+    done = subprocess.run(argv, stdout=write, stderr=subprocess.PIPE, text=True, timeout=60)
+    os.close(write)
+    assert done.returncode == 141
+    assert done.stderr == ""  # no traceback
