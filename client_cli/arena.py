@@ -116,13 +116,15 @@ def play_lineup(
     times: dict[str, list[float]],
     budget: Budget | None = None,
     script: Script | None = None,
+    bid_budget: Budget | None = None,
 ) -> tuple[tuple[float, float, float], str | None]:
     """Play one game; return side a's win (1, ½ for a draw, 0), points and margin,
     and the role of side a's seat (if it holds one seat and the game has roles).
 
     Each decision's time is appended to ``times`` under its side.  ``script``
     (fixed roles) may take a decision out of the policies' hands; those are
-    not timed.
+    not timed.  ``bid_budget``, if given, replaces ``budget`` for the decisions
+    of an auction (a view whose ``phase`` is ``"bidding"``).
     """
     rng = derive_rng(seed, "arena", "".join(lineup))
     state = game.new_state(options, seed)
@@ -133,7 +135,10 @@ def play_lineup(
         action = script(view) if script is not None else None
         if action is None:
             t0 = time.perf_counter()
-            action = policies[side].choose(view, view.legal, rng, budget)
+            spend = budget
+            if bid_budget is not None and getattr(view, "phase", None) == "bidding":
+                spend = bid_budget
+            action = policies[side].choose(view, view.legal, rng, spend)
             times[side].append(time.perf_counter() - t0)
         state = game.apply(state, seat, action).state
     result = game.result(state)
@@ -161,6 +166,7 @@ def play_deal(
     make_policy: Callable[[str, str], Policy] = make_policy,
     fixed_roles: bool = False,
     par: bool = False,
+    bid_budget: Budget | None = None,
 ) -> DealOutcome:
     """Play deal number ``index`` of an arena run once per lineup (a worker's unit of work).
 
@@ -178,7 +184,9 @@ def play_deal(
     else:
         ups = [Lineup(seats) for seats in lineups(game, options)]
     played = [
-        play_lineup(game, options, deal_seed, up.seats, policies, times, budget, up.script)
+        play_lineup(
+            game, options, deal_seed, up.seats, policies, times, budget, up.script, bid_budget
+        )
         for up in ups
     ]
     par_wins: tuple[float, ...] = ()
@@ -186,7 +194,9 @@ def play_deal(
         both_b = {"a": policies["b"], "b": policies["b"]}
         spare: dict[str, list[float]] = {"a": [], "b": []}
         par_wins = tuple(
-            play_lineup(game, options, deal_seed, up.seats, both_b, spare, budget, up.script)[0][0]
+            play_lineup(
+                game, options, deal_seed, up.seats, both_b, spare, budget, up.script, bid_budget
+            )[0][0]
             for up in ups
         )
     return DealOutcome(
@@ -259,9 +269,10 @@ def _outcomes(
     jobs: int,
     fixed_roles: bool,
     par: bool,
+    bid_budget: Budget | None = None,
 ) -> Iterator[DealOutcome]:
     """The deals' outcomes in deal order, played here or by ``jobs`` worker processes."""
-    args = (budget, make_policy, fixed_roles, par)
+    args = (budget, make_policy, fixed_roles, par, bid_budget)
     if jobs <= 1:
         for i in range(deals):
             yield play_deal(game_id, raw_options, a, b, seed, i, *args)
@@ -288,6 +299,7 @@ def run(
     fixed_roles: bool = False,
     par: bool = False,
     per_deal: list[dict[str, Any]] | None = None,
+    bid_budget: Budget | None = None,
 ) -> dict[str, Any]:
     """Play ``deals`` duplicate deals of ``a`` against ``b``; return the report.
 
@@ -300,6 +312,8 @@ def run(
     ``par`` adds b's win rate in a's seats and a's edge over it (module docstring).
     ``per_deal``, if given, gets each deal's games in deal order: side a's win
     (1, ½, 0) and points per lineup (:mod:`client_cli.arena_compare` pairs two runs).
+    ``bid_budget`` replaces ``budget`` in the auction (games that have one: the
+    server's bid budget buys other counts than its play budget).
     """
     if fixed_roles and game_id not in FIXED_ROLES:
         raise KeyError(f"{game_id} has no fixed roles (only: {', '.join(sorted(FIXED_ROLES))})")
@@ -307,9 +321,25 @@ def run(
     game.options(raw_options)  # bad options fail here, before any worker starts
     make_policy(game_id, a)
     make_policy(game_id, b)
+    if bid_budget is not None:
+        first = game.view(game.new_state(game.options(raw_options), seed), 0)
+        if fixed_roles or getattr(first, "phase", None) != "bidding":
+            why = "its auction is scripted with fixed roles" if fixed_roles else "it has no auction"
+            raise KeyError(f"a bid budget does not apply to {game_id}: {why}")
     tally = ArenaTally()
     outcomes = _outcomes(
-        game_id, a, b, deals, seed, raw_options, make_policy, budget, jobs, fixed_roles, par
+        game_id,
+        a,
+        b,
+        deals,
+        seed,
+        raw_options,
+        make_policy,
+        budget,
+        jobs,
+        fixed_roles,
+        par,
+        bid_budget,
     )
     for i, outcome in enumerate(outcomes):
         record(tally, outcome)
@@ -372,6 +402,13 @@ def add_parser(sub: Any) -> None:
         help="search iterations per decision, no time limit (reproducible runs)",
     )
     p.add_argument(
+        "--bid-iterations",
+        type=int,
+        default=None,
+        help="search iterations per auction decision (Dou Dizhu, Schafkopf; default:"
+        " --iterations): the server's bid budget buys fewer than its play budget",
+    )
+    p.add_argument(
         "--think-ms",
         type=float,
         default=None,
@@ -411,10 +448,16 @@ def _main(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         print("cardavia arena: --jobs must be at least 1")
         return 2
+    if args.bid_iterations is not None and args.bid_iterations < 1:
+        print("cardavia arena: --bid-iterations must be at least 1")
+        return 2
     budget = None
+    seconds = None if args.think_ms is None else args.think_ms / 1000.0
     if args.iterations is not None or args.think_ms is not None:
-        seconds = None if args.think_ms is None else args.think_ms / 1000.0
         budget = Budget(iterations=args.iterations, seconds=seconds)
+    bid_budget = None
+    if args.bid_iterations is not None:
+        bid_budget = Budget(iterations=args.bid_iterations, seconds=seconds)
     started = time.perf_counter()
     per_deal: list[dict[str, Any]] | None = None
     if args.per_deal:
@@ -449,6 +492,7 @@ def _main(args: argparse.Namespace) -> int:
             fixed_roles=args.fixed_roles,
             par=args.par,
             per_deal=per_deal,
+            bid_budget=bid_budget,
         )
     except (KeyError, OptionsError, ImportError) as exc:
         print(f"cardavia arena: {exc}")
@@ -458,6 +502,7 @@ def _main(args: argparse.Namespace) -> int:
         run_keys |= {
             "options": dict(args.option),
             "iterations": args.iterations,
+            "bid_iterations": args.bid_iterations,
             "think_ms": args.think_ms,
         }
         with open(args.per_deal, "w", encoding="utf-8") as out:

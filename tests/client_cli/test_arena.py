@@ -194,3 +194,50 @@ def test_points_per_deal_come_with_their_interval():
     assert report["points_ci95"] > 0
     assert report["points_ci95"] == pytest.approx(0.75 * report["margin_ci95"], abs=2e-4)
     assert report["points_per_deal"] == pytest.approx(0.75 * report["margin_per_deal"], abs=2e-4)
+
+
+_SEEN: list[tuple[str, int | None]] = []
+"""What :class:`_BudgetLog` saw: each decision's phase and budget iterations."""
+
+
+class _BudgetLog:
+    """The ``normal`` policy, recording the budget each decision was given by phase."""
+
+    def __init__(self, game_id: str) -> None:
+        self._inner = get_policy(game_id, "normal")
+
+    def choose(self, view, legal, rng, budget=None):  # type: ignore[no-untyped-def]
+        _SEEN.append((view.phase, budget.iterations if budget is not None else None))
+        return self._inner.choose(view, legal, rng, budget)
+
+
+@pytest.mark.parametrize("game_id", ["doudizhu", "schafkopf"])
+def test_a_bid_budget_goes_to_the_auction_and_the_play_budget_to_the_rest(game_id):
+    _SEEN.clear()
+    run(
+        game_id, "a", "b", 2, 5, {}, make_policy=lambda g, _name: _BudgetLog(g),
+        budget=Budget(iterations=40), bid_budget=Budget(iterations=7),
+    )  # fmt: skip
+    phases = {phase for phase, _ in _SEEN}
+    assert phases == {"bidding", "play"}
+    for phase, iterations in _SEEN:
+        assert iterations == (7 if phase == "bidding" else 40)
+
+
+def test_the_bid_budget_is_refused_where_there_is_no_auction(capsys):
+    args = ["arena", "--a", "normal", "--b", "easy", "--deals", "1", "--bid-iterations", "5"]
+    assert main([*args, "--game", "scopa"]) == 2
+    assert "scopa: it has no auction" in capsys.readouterr().out
+    assert main([*args, "--game", "doudizhu", "--fixed-roles"]) == 2
+    assert "scripted with fixed roles" in capsys.readouterr().out
+    assert main(["arena", "--game", "doudizhu", "--a", "normal", "--b", "easy",
+                 "--bid-iterations", "0"]) == 2  # fmt: skip
+    assert "--bid-iterations must be at least 1" in capsys.readouterr().out
+
+
+def test_the_per_deal_file_names_the_bid_iterations(tmp_path, capsys):
+    out = tmp_path / "d.json"
+    args = ["arena", "--game", "doudizhu", "--a", "hard", "--b", "normal", "--deals", "1"]
+    assert main([*args, "--iterations", "6", "--bid-iterations", "3", "--per-deal", str(out)]) == 0
+    run_keys = json.loads(out.read_text())["run"]
+    assert run_keys["iterations"] == 6 and run_keys["bid_iterations"] == 3
