@@ -318,14 +318,17 @@ def run(
     if fixed_roles and game_id not in FIXED_ROLES:
         raise KeyError(f"{game_id} has no fixed roles (only: {', '.join(sorted(FIXED_ROLES))})")
     game = get_game(game_id)
-    game.options(raw_options)  # bad options fail here, before any worker starts
+    options = game.options(raw_options)  # bad options fail here, before any worker starts
     make_policy(game_id, a)
     make_policy(game_id, b)
     if bid_budget is not None:
-        first = game.view(game.new_state(game.options(raw_options), seed), 0)
-        if fixed_roles or getattr(first, "phase", None) != "bidding":
-            why = "its auction is scripted with fixed roles" if fixed_roles else "it has no auction"
-            raise KeyError(f"a bid budget does not apply to {game_id}: {why}")
+        if fixed_roles:
+            raise KeyError(
+                f"a bid budget does not apply to {game_id}:"
+                " its auction is scripted with fixed roles"
+            )
+        if getattr(game.view(game.new_state(options, seed), 0), "phase", None) != "bidding":
+            raise KeyError(f"a bid budget does not apply to {game_id}: it has no auction")
     tally = ArenaTally()
     outcomes = _outcomes(
         game_id,
