@@ -406,7 +406,10 @@ def cards_of_first_move(child: pexpect.spawn) -> str:
     # a waiting prompt is redrawn below each line printed: read on until the moves show
     for _ in range(20):
         if (line := re.search(r"1\) (.*?)\r?\n", text)) is not None:
-            return " ".join(re.findall(r"\((\w\w)\)", line.group(1)))
+            # cards named in full carry their code in brackets; a label too long for
+            # the width names them by code alone ("Play 6D, capture 3C + 3D")
+            label = line.group(1)
+            return " ".join(re.findall(r"\((\w\w)\)", label) or re.findall(r"\b\w\w\b", label))
         child.expect([PROMPT, pexpect.TIMEOUT], timeout=0.5)
         text += child.before
     raise AssertionError(f"no moves above the prompt: {text[-500:]!r}")
