@@ -20,4 +20,5 @@ bash scripts/setup.sh dev,peers
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
-.venv/bin/python -m pytest "$@"
+# the suite on the machine's cores (at most four workers), one test file per worker at a time
+.venv/bin/python -m pytest -n auto --maxprocesses 4 --dist loadfile "$@"

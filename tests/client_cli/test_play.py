@@ -400,19 +400,17 @@ def srv() -> Iterator[LiveServer]:
         yield server
 
 
-def cards_of_first_move(child: pexpect.spawn) -> str:
-    """Type the first move by its cards (``7D 3S 4C``) instead of its number."""
-    text = child.before
-    # a waiting prompt is redrawn below each line printed: read on until the moves show
-    for _ in range(20):
-        if (line := re.search(r"1\) (.*?)\r?\n", text)) is not None:
-            # cards named in full carry their code in brackets; a label too long for
-            # the width names them by code alone ("Play 6D, capture 3C + 3D")
-            label = line.group(1)
-            return " ".join(re.findall(r"\((\w\w)\)", label) or re.findall(r"\b\w\w\b", label))
-        child.expect([PROMPT, pexpect.TIMEOUT], timeout=0.5)
-        text += child.before
-    raise AssertionError(f"no moves above the prompt: {text[-500:]!r}")
+def first_move_cards(text: str) -> str | None:
+    """The first move of the last menu in ``text``, typed by its cards (``7D 3S 4C``)
+    instead of its number; None when no menu shows (a prompt redrawn below a line
+    printed while it waits, or one drawn before the move sent was answered)."""
+    lines = re.findall(r"1\) (.*?)\r?\n", text)
+    if not lines:
+        return None
+    # cards named in full carry their code in brackets; a label too long for the
+    # width names them by code alone ("Play 6D, capture 3C + 3D")
+    label = lines[-1]
+    return " ".join(re.findall(r"\((\w\w)\)", label) or re.findall(r"\b\w\w\b", label))
 
 
 def test_two_people_play_each_other_on_a_server(srv: LiveServer) -> None:
@@ -423,6 +421,7 @@ def test_two_people_play_each_other_on_a_server(srv: LiveServer) -> None:
     bob.expect("Players: 0: ann, 1: you")
     players = {"ann": ann, "bob": bob}
     moves = {"ann": 0, "bob": 0}
+    seen = {"ann": "", "bob": ""}  # what each screen printed since its last move
     done: set[str] = set()
     while len(done) < 2:
         for name, child in players.items():
@@ -430,8 +429,21 @@ def test_two_people_play_each_other_on_a_server(srv: LiveServer) -> None:
                 continue
             i = child.expect([PROMPT, AGAIN, pexpect.TIMEOUT], timeout=0.2)
             if i == 0:
+                seen[name] += child.before
+                for _ in range(4):  # the view and moves print above the prompt drawn first
+                    if first_move_cards(seen[name]) is not None:
+                        break
+                    try:
+                        child.expect(PROMPT, timeout=0.25)
+                    except pexpect.TIMEOUT:
+                        break  # what came is kept for the next expect
+                    seen[name] += child.before
+                cards = first_move_cards(seen[name])
+                if cards is None:
+                    continue  # the same turn's prompt again: its move is on its way
+                seen[name] = ""
                 moves[name] += 1
-                child.sendline(cards_of_first_move(child) if name == "ann" else "1")
+                child.sendline(cards if name == "ann" else "1")
             elif i == 1:
                 child.sendline("n")
                 child.expect(pexpect.EOF)
