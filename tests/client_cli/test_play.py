@@ -9,6 +9,7 @@ import random
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -408,9 +409,10 @@ def first_move_cards(text: str) -> str | None:
     if not lines:
         return None
     # cards named in full carry their code in brackets; a label too long for the
-    # width names them by code alone ("Play 6D, capture 3C + 3D")
+    # width names them by code alone ("Play 6D, capture 3C + 3D", "Play 2H, no capture")
     label = lines[-1]
-    return " ".join(re.findall(r"\((\w\w)\)", label) or re.findall(r"\b\w\w\b", label))
+    codes = re.findall(r"\((\w\w)\)", label) or re.findall(r"\b[2-9TJQKA][CDHS]\b", label)
+    return " ".join(codes)
 
 
 def test_two_people_play_each_other_on_a_server(srv: LiveServer) -> None:
@@ -420,10 +422,16 @@ def test_two_people_play_each_other_on_a_server(srv: LiveServer) -> None:
     bob = spawn("scopa", "--url", srv.url, "--name", "bob", f"--table={table}")
     bob.expect("Players: 0: ann, 1: you")
     players = {"ann": ann, "bob": bob}
+    for child in players.values():
+        child.logfile_read = io.StringIO()
     moves = {"ann": 0, "bob": 0}
     seen = {"ann": "", "bob": ""}  # what each screen printed since its last move
     done: set[str] = set()
+    stuck_at = time.monotonic() + 30
     while len(done) < 2:
+        if time.monotonic() > stuck_at:
+            screens = {n: c.logfile_read.getvalue()[-1500:] for n, c in players.items()}
+            raise AssertionError(f"nobody moved for 30 s: {moves}, {screens}")
         for name, child in players.items():
             if name in done:
                 continue
@@ -443,6 +451,7 @@ def test_two_people_play_each_other_on_a_server(srv: LiveServer) -> None:
                     continue  # the same turn's prompt again: its move is on its way
                 seen[name] = ""
                 moves[name] += 1
+                stuck_at = time.monotonic() + 30
                 child.sendline(cards if name == "ann" else "1")
             elif i == 1:
                 child.sendline("n")
