@@ -284,7 +284,9 @@ class WorldSampler:
         self.forced = forced
         self.pool = _ranks(FULL_PACKED - own - played - forced)
 
-    def _deal(self, rng: random.Random) -> list[int]:
+    def deal(self, rng: random.Random) -> list[int]:
+        """Three packed hands that agree with the view alone (the passes unread): the
+        unseen cards dealt at random to the other hands by their counts."""
         pool = self.pool[:]
         rng.shuffle(pool)
         hands = [0, 0, 0]
@@ -308,11 +310,11 @@ class WorldSampler:
     def sample(self, rng: random.Random) -> list[int]:
         """Three packed hands consistent with the view (and, mostly, with the passes)."""
         if not self.passes:
-            return self._deal(rng)
+            return self.deal(rng)
         best: list[int] = []
         fewest = 10**9
         for _ in range(SAMPLE_TRIES):
-            hands = self._deal(rng)
+            hands = self.deal(rng)
             v = self.violations(hands)
             if v == 0 or rng.random() < PASS_TRUST**v:
                 return hands

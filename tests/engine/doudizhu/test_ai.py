@@ -353,7 +353,7 @@ def test_sampled_worlds_mostly_respect_passes_on_an_opponents_play() -> None:
     sampler = WorldSampler(view)
     assert len(sampler.passes) == 1
     rng = random.Random(5)
-    raw = sum(sampler.violations(sampler._deal(rng)) for _ in range(60))
+    raw = sum(sampler.violations(sampler.deal(rng)) for _ in range(60))
     kept = sum(sampler.violations(sampler.sample(rng)) for _ in range(60))
     assert raw > 15 and kept < raw / 3
 
