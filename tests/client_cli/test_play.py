@@ -410,7 +410,7 @@ def first_move_cards(text: str) -> str | None:
         return None
     # cards named in full carry their code in brackets; a label too long for the
     # width names them by code alone ("Play 6D, capture 3C + 3D", "Play 2H, no capture")
-    label = lines[-1]
+    label = re.split(r"\s{2,}\d+\) ", lines[-1])[0]  # moves in columns: the first only
     codes = re.findall(r"\((\w\w)\)", label) or re.findall(r"\b[2-9TJQKA][CDHS]\b", label)
     return " ".join(codes)
 
