@@ -38,8 +38,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from bench.report import log
 from engine.doudizhu.ai_search import WorldSampler
-from engine.doudizhu.combos import ACE, NUM_RANKS
+from engine.doudizhu.combos import ACE, NUM_RANKS, unpack
 from engine.doudizhu.game import DoudizhuGame
 from engine.doudizhu.state import DoudizhuState, DoudizhuView
 from engine.registry import get_policy, policy_names
@@ -51,22 +52,13 @@ HIGH = tuple(range(ACE, NUM_RANKS))
 SAMPLERS = ("uniform", "hard", "truth")
 
 
-def log(text: str) -> None:
-    """Progress on stderr."""
-    print(text, file=sys.stderr, flush=True)
-
-
-def _count(packed: int, r: int) -> int:
-    return (packed >> (4 * r)) & 15
-
-
 def score(world: Sequence[int], truth: Sequence[int], seat: int) -> tuple[float, float]:
     """``(high, cards)`` of one world against the true hands, from ``seat``'s side."""
-    others = [s for s in range(3) if s != seat]
-    high = sum(_count(world[s], r) == _count(truth[s], r) for s in others for r in HIGH)
-    right = sum(min(_count(world[s], r), _count(truth[s], r)) for s in others for r in range(15))
-    held = sum(_count(truth[s], r) for s in others for r in range(15))
-    return high / (len(others) * len(HIGH)), right / held if held else 1.0
+    pairs = [(unpack(world[s]), unpack(truth[s])) for s in range(3) if s != seat]
+    high = sum(guess[r] == true[r] for guess, true in pairs for r in HIGH)
+    right = sum(min(g, t) for guess, true in pairs for g, t in zip(guess, true, strict=True))
+    held = sum(sum(true) for _, true in pairs)
+    return high / (len(pairs) * len(HIGH)), right / held if held else 1.0
 
 
 def samplers(view: DoudizhuView, state: DoudizhuState) -> dict[str, Callable[..., list[int]]]:

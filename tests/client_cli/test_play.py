@@ -438,15 +438,16 @@ def test_two_people_play_each_other_on_a_server(srv: LiveServer) -> None:
             i = child.expect([PROMPT, AGAIN, pexpect.TIMEOUT], timeout=0.2)
             if i == 0:
                 seen[name] += child.before
+                cards = first_move_cards(seen[name])
                 for _ in range(4):  # the view and moves print above the prompt drawn first
-                    if first_move_cards(seen[name]) is not None:
+                    if cards is not None:
                         break
                     try:
                         child.expect(PROMPT, timeout=0.25)
                     except pexpect.TIMEOUT:
                         break  # what came is kept for the next expect
                     seen[name] += child.before
-                cards = first_move_cards(seen[name])
+                    cards = first_move_cards(seen[name])
                 if cards is None:
                     continue  # the same turn's prompt again: its move is on its way
                 seen[name] = ""
