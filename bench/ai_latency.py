@@ -3,11 +3,15 @@
     python -m bench.ai_latency [--games scopa,cicera,doudizhu,schafkopf] [--decisions 60]
 
 Each game's ``hard`` plays every seat of real deals (fresh seeds), and each
-decision goes through :func:`server.ai.decide`, the call a server worker
-makes, with the server's default time cap (``ServerConfig.ai_think``) as
-its budget: policy construction, setup, world sampling and search are all
-in the figure.  Decisions with one legal action are left out (they cost
-nothing).  Goal: p50 ≤ 250 ms and p99 ≤ 400 ms per game.
+decision makes the call a server worker makes (:func:`server.ai.decide`: a
+fresh policy's ``choose``) with the server's default time cap
+(``ServerConfig.ai_think``) as its budget: policy construction, setup, world
+sampling and search are all in the figure.  Decisions with one legal action
+are left out (they cost nothing).  Goal: p50 ≤ 250 ms and p99 ≤ 400 ms per
+game.  It also reports the median iterations a search bought in that time,
+per phase (``iterations_p50``: what ``cardavia arena --iterations`` should be
+given to measure the server's strength), and how many modules ran compiled
+(``compiled``, see ``scripts/compile.py``).
 
 The yardstick, measured in the same run: a fixed pure-Python loop (about
 20 ms of CPU on an idle core) timed before every decision; its median over
@@ -18,7 +22,7 @@ stops at its cap whatever the load, but gets only that share of a core in it.
 
 Progress goes to stderr; the last line of stdout is one JSON object: per
 game ``decisions``, ``p50_ms``, ``p99_ms``, ``max_ms``, the CPU figures,
-``over_cap`` (decisions longer than the cap) and ``meets_goal``; the
+``over_cap`` (decisions longer than the cap), ``iterations_p50`` and ``meets_goal``; the
 yardstick's ``loop_ms_min``/``loop_ms_p50``/``loop_ms_p99`` and
 ``loop_stretch``; ``think_s``; and ``ok`` (every game meets the goal).
 """
@@ -34,9 +38,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.report import log, percentile
+from engine import compiled
 from engine.game import Budget
-from engine.registry import GAMES, get_game
-from server.ai import decide
+from engine.registry import GAMES, get_game, get_policy
 from server.config import ServerConfig
 
 LEVEL = "hard"
@@ -61,6 +65,9 @@ class GameTimes:
     wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
     loop: list[float] = field(default_factory=list)
+    iterations: dict[str, list[int]] = field(default_factory=dict)
+    """Per phase of the game (``phase`` of the view; ``play`` without one), the
+    iterations each search decision bought (``last_iterations``)."""
 
 
 def measure_game(game_id: str, decisions: int, think: float, seed: int) -> GameTimes:
@@ -84,9 +91,15 @@ def measure_game(game_id: str, decisions: int, think: float, seed: int) -> GameT
                 times.loop.append(time.perf_counter() - t0)
                 c0 = time.thread_time()
                 t0 = time.perf_counter()
-                action = decide(game_id, LEVEL, view, legal, rng.getrandbits(64), budget)
+                # server.ai.decide's call, keeping the policy to read what it bought
+                policy = get_policy(game_id, LEVEL)
+                action = policy.choose(view, legal, random.Random(rng.getrandbits(64)), budget)
                 times.wall.append(time.perf_counter() - t0)
                 times.cpu.append(time.thread_time() - c0)
+                bought = getattr(policy, "last_iterations", 0)
+                if bought:
+                    phase = str(getattr(view, "phase", "play"))
+                    times.iterations.setdefault(phase, []).append(bought)
                 if len(times.wall) % 20 == 0:
                     log(f"  {game_id}: {len(times.wall)}/{decisions} decisions")
             state = game.apply(state, seat, action).state
@@ -106,6 +119,10 @@ def summary(times: GameTimes, think: float) -> dict[str, Any]:
         "cpu_max_ms": round(max(times.cpu, default=0.0) * 1000, 1),
         "cpu_share": round(sum(times.cpu) / sum(times.wall), 2) if times.wall else 0.0,
         "over_cap": sum(1 for t in times.wall if t > think),
+        "iterations_p50": {
+            phase: round(percentile([float(n) for n in bought], 0.5))
+            for phase, bought in sorted(times.iterations.items())
+        },
         "meets_goal": p50 <= GOAL_P50_MS and p99 <= GOAL_P99_MS,
     }
 
@@ -127,7 +144,12 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [g for g in games if g not in GAMES]
     if unknown or args.decisions < 1 or args.think <= 0:
         parser.error(f"unknown games {unknown}" if unknown else "decisions and think must be > 0")
-    report: dict[str, Any] = {"level": LEVEL, "think_s": args.think, "games": {}}
+    report: dict[str, Any] = {
+        "level": LEVEL,
+        "think_s": args.think,
+        "compiled": len(compiled.loaded()),
+        "games": {},
+    }
     loops: list[float] = []
     for game_id in games:
         log(f"{game_id}: {args.decisions} decisions of {LEVEL} at {args.think * 1000:.0f} ms")

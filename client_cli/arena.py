@@ -35,6 +35,7 @@ from typing import Any
 
 from client_cli.arena_roles import FIXED_ROLES, Lineup, Script
 from client_cli.options import add_option_argument
+from engine import compiled
 from engine.game import Budget, Game, OptionsError
 from engine.policy import Policy
 from engine.registry import GAMES, get_game, get_policy
@@ -381,6 +382,7 @@ def run(
         "decision_ms_p99": round(_pct(tally.times["a"], 0.99), 3),
         "b_decision_ms_p50": round(_pct(tally.times["b"], 0.5), 3),
         "b_decision_ms_p99": round(_pct(tally.times["b"], 0.99), 3),
+        "compiled": len(compiled.loaded()),  # decision times depend on it (scripts/compile.py)
     }
     if par:
         edges = [w - p for w, p in zip(tally.deal_wins, tally.deal_par, strict=True)]
@@ -537,6 +539,7 @@ def _main(args: argparse.Namespace) -> int:
     print(
         f"  decision time of a: p50 {report['decision_ms_p50']} ms, "
         f"p99 {report['decision_ms_p99']} ms"
+        + (f" ({report['compiled']} modules compiled)" if report["compiled"] else "")
     )
     print(json.dumps(report, sort_keys=True))
     return 0

@@ -21,6 +21,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from engine import compiled
 from protocol import client_messages as cm
 from protocol.base import PROTOCOL_VERSION
 from protocol.codec import encode, encode_json
@@ -205,7 +206,9 @@ class CardaviaServer:
         self.port = sock.getsockname()[1]
         await self.ai.warm()  # spawn the AI workers now, not on the first decisions
         self._sweeper = asyncio.create_task(self._sweep())
-        self._log.info("listening", url=self.url, protocol=PROTOCOL_VERSION)
+        self._log.info(
+            "listening", url=self.url, protocol=PROTOCOL_VERSION, compiled=len(compiled.loaded())
+        )
 
     async def shutdown(self, reason: str = "the server is shutting down") -> None:
         """Tell every client, close their connections with 1001, stop the tables."""

@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from engine.compiled import stale
 from server.app import CardaviaServer
 from server.config import ServerConfig, load_config
 from server.logs import configure, get_logger
@@ -125,6 +126,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cardavia-server: {exc}", file=sys.stderr)
         return 2
     configure(config.log_level)
+    changed = stale()
+    if changed:
+        print(
+            "cardavia-server: compiled modules are older than their sources "
+            f"({', '.join(changed)}): run `python scripts/compile.py` again, "
+            "or `python scripts/compile.py --clean` to run them as plain Python",
+            file=sys.stderr,
+        )
+        return 2
     try:
         run_with_loop(serve_until_stopped(config), config.loop)
     except StoreUnavailable as exc:

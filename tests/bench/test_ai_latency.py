@@ -7,6 +7,7 @@ import json
 import pytest
 
 from bench.ai_latency import main
+from engine import compiled
 from engine.registry import GAMES
 
 
@@ -18,6 +19,12 @@ def test_bench_times_every_games_hard_and_prints_json_last(capsys):
         assert figures["decisions"] == 2
         assert 0 < figures["p50_ms"] <= figures["p99_ms"] <= figures["max_ms"]
         assert figures["cpu_p50_ms"] > 0
+        bought = figures["iterations_p50"]
+        assert all(isinstance(n, int) and n > 0 for n in bought.values())
+    # Dou Dizhu's search runs in the auction and in the play, each bought iterations
+    assert set(report["games"]["doudizhu"]["iterations_p50"]) <= {"bidding", "play"}
+    assert report["games"]["doudizhu"]["iterations_p50"]
+    assert report["compiled"] == len(compiled.loaded())  # 0 unless scripts/compile.py ran
     assert report["yardstick"]["loop_ms_min"] > 0
     assert report["think_s"] == 0.02
     assert isinstance(report["ok"], bool)

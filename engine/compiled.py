@@ -1,0 +1,66 @@
+"""Which engine modules run compiled (``scripts/compile.py``, mypyc), and whether any is stale.
+
+Compiling is optional: each module in :data:`COMPILED` is plain Python unless
+its shared library lies next to it, and either way it computes the same
+results.  A library older than its source would run old code, so the server
+refuses to start on one (:func:`stale`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+
+COMPILED: tuple[str, ...] = (
+    "engine/doudizhu/combos.py",
+    "engine/doudizhu/hands.py",
+    "engine/doudizhu/ai_hand.py",
+    "engine/doudizhu/ai_normal.py",
+    "engine/doudizhu/ai_bidding.py",
+    "engine/doudizhu/ai_search.py",
+)
+"""The modules ``scripts/compile.py`` compiles, relative to the project root:
+Dou Dizhu's rank-level combinations and its AI, whose search runs on packed
+integers and gains most (1.8× the play-outs in the same time).  The other
+games' searches spend their time in the shared engine (states, ``replace``,
+:mod:`engine.search`) and gained nothing measurable compiled; the rules and
+the codec, which read what clients send, stay plain Python."""
+
+ROOT = Path(__file__).resolve().parent.parent
+GROUP = "cardavia_compiled__mypyc"
+"""The name of the shared runtime library mypyc builds beside the modules."""
+
+
+def module_name(path: str) -> str:
+    """``engine/scopa/game.py`` → ``engine.scopa.game``."""
+    return path.removesuffix(".py").replace("/", ".")
+
+
+def compiled_files(root: Path = ROOT) -> Iterator[Path]:
+    """The compiled libraries present under ``root`` (the modules' and the runtime's)."""
+    yield from root.glob(f"{GROUP}.*")
+    for path in COMPILED:
+        source = root / path
+        yield from source.parent.glob(f"{source.stem}.*.so")
+
+
+def loaded() -> list[str]:
+    """The modules of :data:`COMPILED` that import as compiled libraries."""
+    out = []
+    for path in COMPILED:
+        spec = importlib.util.find_spec(module_name(path))
+        if spec is not None and spec.origin is not None and not spec.origin.endswith(".py"):
+            out.append(module_name(path))
+    return out
+
+
+def stale(root: Path = ROOT) -> list[str]:
+    """Sources changed after their library was built (``root``-relative paths)."""
+    out = []
+    for path in COMPILED:
+        source = root / path
+        for library in source.parent.glob(f"{source.stem}.*.so"):
+            if source.stat().st_mtime > library.stat().st_mtime:
+                out.append(path)
+    return out

@@ -1,0 +1,170 @@
+"""The compiled build (``scripts/compile.py``, mypyc): it loads, decides exactly as plain
+Python does, refuses malformed input the same way, and a stale library is caught."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import server.main
+from engine.compiled import COMPILED, compiled_files, module_name, stale
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PLAY = textwrap.dedent(
+    """
+    import json, random
+    from engine.codec import to_plain
+    from engine.compiled import loaded
+    from engine.doudizhu.ai_normal import NormalPolicy
+    from engine.doudizhu.ai_search import HardPolicy
+    from engine.doudizhu.state import DoudizhuOptions
+    from engine.game import Budget, IllegalAction
+    from engine.registry import get_game
+
+    game = get_game("doudizhu")
+    options = DoudizhuOptions()
+    hard, normal = HardPolicy(), NormalPolicy()
+    budget = Budget(iterations=40, seconds=None)
+    choices = []
+    for deal in range(4):
+        state = game.new_state(options, 500 + deal)
+        rng = random.Random(deal)
+        while not game.is_over(state):
+            seat = game.to_act(state)[0]
+            view = game.view(state, seat)
+            legal = game.legal_actions(state, seat)
+            if len(legal) > 1 and (seat == deal % 3 or view.phase == "bidding"):
+                action = hard.choose(view, legal, random.Random(len(choices)), budget)
+                choices.append([view.phase, to_plain(action)])
+            else:
+                action = normal.choose(view, legal, rng)
+            state = game.apply(state, seat, action).state
+
+    state = game.new_state(options, 7)
+    while state.landlord is None:
+        seat = game.to_act(state)[0]
+        state = game.apply(state, seat, game.legal_actions(state, seat)[-1]).state
+    seat = game.to_act(state)[0]
+    refusals = []
+    for data in [
+        {"type": "play", "cards": [], "combo": "solo"},
+        {"type": "play", "cards": ["3S", "3S"], "combo": "pair"},
+        {"type": "play", "cards": ["ZZ"], "combo": "solo"},
+        {"type": "play", "cards": [{"x": 1}], "combo": "solo"},
+        {"type": "play", "cards": ["3S"], "combo": ["solo"]},
+        {"type": "play", "cards": ["3S", "4S"], "combo": "pair"},
+        {"type": "play", "cards": [to_plain(c) for c in game.view(state, seat).hand[:2]],
+         "combo": "rocket"},
+        {"type": "play", "cards": "3S", "combo": "solo"},
+        {"type": "bid", "value": 9},
+    ]:
+        try:
+            game.apply(state, seat, game.decode_action(data))
+            refusals.append("accepted")
+        except IllegalAction as exc:
+            refusals.append(exc.code)
+    print(json.dumps({"loaded": loaded(), "choices": choices, "refusals": refusals}))
+    """
+)
+
+
+def _copy(to: Path) -> Path:
+    """A copy of the project's sources that the build and the runs need."""
+    skip = shutil.ignore_patterns("*.so", "__pycache__")
+    shutil.copytree(ROOT / "engine", to / "engine", ignore=skip)
+    shutil.copytree(ROOT / "scripts", to / "scripts")
+    return to
+
+
+def _run(root: Path, code: str) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert isinstance(out, dict)
+    return out
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the sources with :data:`COMPILED` compiled in it."""
+    root = _copy(tmp_path_factory.mktemp("compiled"))
+    done = subprocess.run(
+        [sys.executable, "scripts/compile.py", "--root", str(root), "--jobs", "2"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert f"compiled {len(COMPILED)} modules" in done.stdout
+    return root
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the sources with nothing compiled (this checkout may be compiled)."""
+    return _copy(tmp_path_factory.mktemp("plain"))
+
+
+def test_compiled_build_decides_and_refuses_exactly_as_plain_python(
+    built: Path, plain: Path
+) -> None:
+    compiled = _run(built, PLAY)
+    reference = _run(plain, PLAY)
+    assert compiled["loaded"] == [module_name(p) for p in COMPILED]
+    assert reference["loaded"] == []
+    choices = compiled["choices"]
+    assert isinstance(choices, list) and len(choices) > 20
+    phases = {phase for phase, _ in choices}
+    assert phases == {"bidding", "play"}
+    assert choices == reference["choices"]
+    assert compiled["refusals"] == reference["refusals"]
+    assert "accepted" not in compiled["refusals"]
+
+
+def test_a_source_changed_after_compiling_is_stale(built: Path, tmp_path: Path) -> None:
+    assert stale(built) == []
+    root = _copy(tmp_path)
+    for library in compiled_files(built):
+        target = root / library.relative_to(built)
+        shutil.copy2(library, target)
+    source = root / COMPILED[-1]
+    later = max(p.stat().st_mtime for p in compiled_files(root)) + 10
+    os.utime(source, (later, later))
+    assert stale(root) == [COMPILED[-1]]
+
+
+def test_the_server_refuses_to_start_on_a_stale_library(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(server.main, "stale", lambda: ["engine/doudizhu/ai_search.py"])
+    assert server.main.main(["--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "engine/doudizhu/ai_search.py" in err and "scripts/compile.py" in err
+
+
+def test_clean_removes_the_libraries_and_a_wrong_root_is_refused(
+    built: Path, tmp_path: Path
+) -> None:
+    root = _copy(tmp_path / "copy")
+    for library in compiled_files(built):
+        shutil.copy2(library, root / library.relative_to(built))
+    assert any(compiled_files(root))
+    script = [sys.executable, str(root / "scripts" / "compile.py")]
+    done = subprocess.run([*script, "--root", str(root), "--clean"], capture_output=True, text=True)
+    assert done.returncode == 0 and f"removed {len(COMPILED) + 1}" in done.stdout
+    assert not any(compiled_files(root))
+    done = subprocess.run([*script, "--root", str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 2 and "holds no engine/" in done.stderr
