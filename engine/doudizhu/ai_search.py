@@ -74,9 +74,10 @@ from engine.game import Budget, decision_deadline, resolve_budget
 from engine.search import survivors
 
 DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.22)
-BID_BUDGET = Budget(iterations=200, seconds=0.2)
-"""A bid: its play-outs (up to three a world); the time cap binds first (0.2 s bought
-44 on a busy 2-core machine)."""
+BID_BUDGET = Budget(iterations=2000, seconds=0.2)
+"""A bid: its play-outs (up to three a world); the time cap binds (at the server's
+0.25 s, a median of 130 on an idle 2-core machine, about 300 compiled: ``python -m
+bench.ai_latency --games doudizhu``; it was capped at 200 before the compiled build)."""
 NEAR_MISS = 0.3
 OPPONENT_NOISE = 0.1
 PASS_TRUST = 0.15
@@ -399,7 +400,7 @@ class HardPolicy:
     the root moves are compared paired, over shared worlds (:meth:`_paired`).
 
     Default budget: 0.22 s per decision (at most 2000 rollouts), 0.2 s for a
-    bid (at most 200 play-outs); an iteration-only budget makes the choice
+    bid (at most 2000 play-outs); an iteration-only budget makes the choice
     deterministic for a seed.
     """
 
