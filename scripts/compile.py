@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -43,26 +44,37 @@ def clean(root: Path) -> int:
 
 
 def build(root: Path, jobs: int) -> None:
-    """Compile :data:`COMPILED` under ``root`` in place (C sources in a temporary folder)."""
+    """Compile :data:`COMPILED` of ``root`` and put the libraries beside its sources.
+
+    The build runs on a copy of ``root/engine`` in a temporary folder: mypyc
+    takes every top-level module of its working folder for the project's, so
+    it cannot run in a ``site-packages``.
+    """
     from mypyc.build import mypycify
     from setuptools import Distribution  # type: ignore[import-untyped]
 
-    os.chdir(root)
     with tempfile.TemporaryDirectory(prefix="cardavia-mypyc-") as work:
+        stage = Path(work) / "stage"
+        skip = shutil.ignore_patterns("*.so", "__pycache__")
+        shutil.copytree(root / "engine", stage / "engine", ignore=skip)
+        os.chdir(stage)
         extensions = mypycify(
             list(COMPILED),
             opt_level="3",
             multi_file=True,
-            target_dir=work,
+            target_dir=str(Path(work) / "c"),
             group_name=GROUP.removesuffix("__mypyc"),
         )
-        # a bare Distribution: setup() would read pyproject.toml, which is not needed here
+        # a bare Distribution: setup() would read a pyproject.toml, which is not needed here
         dist = Distribution({"name": "cardavia-compiled", "ext_modules": extensions})
         command = dist.get_command_obj("build_ext")
         command.inplace = True
         command.parallel = jobs
         command.build_temp = str(Path(work) / "temp")
         dist.run_command("build_ext")
+        os.chdir(root)
+        for library in list(compiled_files(stage)):
+            shutil.copy2(library, root / library.relative_to(stage))
 
 
 def main(argv: list[str] | None = None) -> int:

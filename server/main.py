@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from engine import compiled
 from engine.compiled import stale
 from server.app import CardaviaServer
 from server.config import ServerConfig, load_config
@@ -130,8 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if changed:
         print(
             "cardavia-server: compiled modules are older than their sources "
-            f"({', '.join(changed)}): run `python scripts/compile.py` again, "
-            "or `python scripts/compile.py --clean` to run them as plain Python",
+            f"({', '.join(changed)}): compile again with `python scripts/compile.py "
+            f"--root {compiled.ROOT}`, or add --clean to run them as plain Python",
             file=sys.stderr,
         )
         return 2
