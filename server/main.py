@@ -14,8 +14,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from engine import compiled
-from engine.compiled import stale
+from engine.compiled import ROOT, stale
 from server.app import CardaviaServer
 from server.config import ServerConfig, load_config
 from server.logs import configure, get_logger
@@ -132,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             "cardavia-server: compiled modules are older than their sources "
             f"({', '.join(changed)}): compile again with `python scripts/compile.py "
-            f"--root {compiled.ROOT}`, or add --clean to run them as plain Python",
+            f"--root {ROOT}`, or add --clean to run them as plain Python",
             file=sys.stderr,
         )
         return 2
