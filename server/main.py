@@ -125,7 +125,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"cardavia-server: {exc}", file=sys.stderr)
         return 2
-    configure(config.log_level)
     changed = stale()
     if changed:
         print(
@@ -135,6 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    configure(config.log_level)
     try:
         run_with_loop(serve_until_stopped(config), config.loop)
     except StoreUnavailable as exc:
