@@ -41,6 +41,7 @@ from bench.report import log, percentile
 from engine import compiled
 from engine.game import Budget
 from engine.registry import GAMES, get_game, get_policy
+from server.ai import seeded_choice
 from server.config import ServerConfig
 
 LEVEL = "hard"
@@ -91,9 +92,9 @@ def measure_game(game_id: str, decisions: int, think: float, seed: int) -> GameT
                 times.loop.append(time.perf_counter() - t0)
                 c0 = time.thread_time()
                 t0 = time.perf_counter()
-                # server.ai.decide's call, keeping the policy to read what it bought
+                # server.ai.decide, keeping the policy to read what it bought
                 policy = get_policy(game_id, LEVEL)
-                action = policy.choose(view, legal, random.Random(rng.getrandbits(64)), budget)
+                action = seeded_choice(policy, view, legal, rng.getrandbits(64), budget)
                 times.wall.append(time.perf_counter() - t0)
                 times.cpu.append(time.thread_time() - c0)
                 bought = getattr(policy, "last_iterations", 0)

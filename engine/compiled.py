@@ -41,12 +41,17 @@ def module_name(path: str) -> str:
     return path.removesuffix(".py").replace("/", ".")
 
 
+def _libraries(source: Path) -> Iterator[Path]:
+    """The compiled libraries of the module ``source`` (``ai_search.py`` →
+    ``ai_search.cpython-311-x86_64-linux-gnu.so``)."""
+    return source.parent.glob(f"{source.stem}.*.so")
+
+
 def compiled_files(root: Path = ROOT) -> Iterator[Path]:
     """The compiled libraries present under ``root`` (the modules' and the runtime's)."""
     yield from root.glob(f"{GROUP}.*")
     for path in COMPILED:
-        source = root / path
-        yield from source.parent.glob(f"{source.stem}.*.so")
+        yield from _libraries(root / path)
 
 
 def loaded() -> list[str]:
@@ -64,7 +69,6 @@ def stale(root: Path = ROOT) -> list[str]:
     out = []
     for path in COMPILED:
         source = root / path
-        for library in source.parent.glob(f"{source.stem}.*.so"):
-            if source.stat().st_mtime > library.stat().st_mtime:
-                out.append(path)
+        if any(source.stat().st_mtime > lib.stat().st_mtime for lib in _libraries(source)):
+            out.append(path)
     return out

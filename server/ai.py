@@ -73,6 +73,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.game import Budget
+from engine.policy import Policy
 from engine.registry import GAMES, get_policy
 from server.ai_pace import Pacer
 from server.logs import get_logger
@@ -100,7 +101,14 @@ def decide(
     budget: Budget | None,
 ) -> Any:
     """One decision by a fresh policy ``level`` (picklable: runs in a worker process too)."""
-    return get_policy(game_id, level).choose(view, legal, random.Random(seed), budget)
+    return seeded_choice(get_policy(game_id, level), view, legal, seed, budget)
+
+
+def seeded_choice(
+    policy: Policy, view: Any, legal: tuple[Any, ...], seed: int, budget: Budget | None
+) -> Any:
+    """``policy``'s choice among ``legal``, its chance drawn from ``seed`` alone."""
+    return policy.choose(view, legal, random.Random(seed), budget)
 
 
 PARENT_CHECK_S = 1.0

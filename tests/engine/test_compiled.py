@@ -78,11 +78,15 @@ PLAY = textwrap.dedent(
 )
 
 
-def _copy(to: Path) -> Path:
-    """A copy of the project's sources that the build and the runs need."""
+def _copy(to: Path, libraries_of: Path | None = None) -> Path:
+    """A copy of the project's sources that the build and the runs need, with the
+    compiled libraries of the copy ``libraries_of`` if given."""
     skip = shutil.ignore_patterns("*.so", "__pycache__")
     shutil.copytree(ROOT / "engine", to / "engine", ignore=skip)
     shutil.copytree(ROOT / "scripts", to / "scripts")
+    if libraries_of is not None:
+        for library in compiled_files(libraries_of):
+            shutil.copy2(library, to / library.relative_to(libraries_of))
     return to
 
 
@@ -137,10 +141,7 @@ def test_compiled_build_decides_and_refuses_exactly_as_plain_python(
 
 def test_a_source_changed_after_compiling_is_stale(built: Path, tmp_path: Path) -> None:
     assert stale(built) == []
-    root = _copy(tmp_path)
-    for library in compiled_files(built):
-        target = root / library.relative_to(built)
-        shutil.copy2(library, target)
+    root = _copy(tmp_path, libraries_of=built)
     source = root / COMPILED[-1]
     later = max(p.stat().st_mtime for p in compiled_files(root)) + 10
     os.utime(source, (later, later))
@@ -160,9 +161,7 @@ def test_the_server_refuses_to_start_on_a_stale_library(
 def test_clean_removes_the_libraries_and_a_wrong_root_is_refused(
     built: Path, tmp_path: Path
 ) -> None:
-    root = _copy(tmp_path / "copy")
-    for library in compiled_files(built):
-        shutil.copy2(library, root / library.relative_to(built))
+    root = _copy(tmp_path / "copy", libraries_of=built)
     assert any(compiled_files(root))
     script = [sys.executable, str(root / "scripts" / "compile.py")]
     done = subprocess.run([*script, "--root", str(root), "--clean"], capture_output=True, text=True)
