@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.report import log, percentile
-from engine import compiled
+from engine import collector, compiled
 from engine.game import Budget
 from engine.registry import GAMES, get_game, get_policy
 from server.ai import seeded_choice
@@ -71,8 +71,15 @@ class GameTimes:
     iterations each search decision bought (``last_iterations``)."""
 
 
-def measure_game(game_id: str, decisions: int, think: float, seed: int) -> GameTimes:
-    """Time ``decisions`` decisions (with a choice) of ``hard`` at every seat of real deals."""
+def measure_game(
+    game_id: str, decisions: int, think: float, seed: int, hold_collector: bool = True
+) -> GameTimes:
+    """Time ``decisions`` decisions (with a choice) of ``hard`` at every seat of real deals.
+
+    ``hold_collector``: hold the garbage collector off during each decision and
+    freeze what it left, as the server's worker processes do
+    (:func:`server.ai.decide`, :mod:`engine.collector`).
+    """
     game = get_game(game_id)
     options = game.options()
     rng = random.Random(seed)
@@ -94,7 +101,9 @@ def measure_game(game_id: str, decisions: int, think: float, seed: int) -> GameT
                 t0 = time.perf_counter()
                 # server.ai.decide, keeping the policy to read what it bought
                 policy = get_policy(game_id, LEVEL)
-                action = seeded_choice(policy, view, legal, rng.getrandbits(64), budget)
+                action = seeded_choice(
+                    policy, view, legal, rng.getrandbits(64), budget, hold_collector
+                )
                 times.wall.append(time.perf_counter() - t0)
                 times.cpu.append(time.thread_time() - c0)
                 bought = getattr(policy, "last_iterations", 0)
@@ -140,6 +149,13 @@ def main(argv: list[str] | None = None) -> int:
         help="time cap per decision in seconds (default: the server's ai_think)",
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--collector",
+        choices=("held", "on"),
+        default="held",
+        help="the garbage collector during decisions: held off, as in the server's worker "
+        "processes (default), or left on, as in its thread mode (engine.collector)",
+    )
     args = parser.parse_args(argv)
     games = [g for g in args.games.split(",") if g]
     unknown = [g for g in games if g not in GAMES]
@@ -149,12 +165,17 @@ def main(argv: list[str] | None = None) -> int:
         "level": LEVEL,
         "think_s": args.think,
         "compiled": len(compiled.loaded()),
+        "collector": args.collector,
         "games": {},
     }
+    if args.collector == "held":  # as a worker process after start-up (server.ai.warm_worker)
+        collector.settle()
     loops: list[float] = []
     for game_id in games:
         log(f"{game_id}: {args.decisions} decisions of {LEVEL} at {args.think * 1000:.0f} ms")
-        times = measure_game(game_id, args.decisions, args.think, args.seed)
+        times = measure_game(
+            game_id, args.decisions, args.think, args.seed, args.collector == "held"
+        )
         figures = summary(times, args.think)
         loops.extend(times.loop)
         log(f"  {game_id}: {figures}")

@@ -36,6 +36,7 @@ from typing import Any
 from client_cli.arena_roles import FIXED_ROLES, Lineup, Script
 from client_cli.options import add_option_argument
 from engine import compiled
+from engine.collector import held_off
 from engine.game import Budget, Game, OptionsError
 from engine.policy import Policy
 from engine.registry import GAMES, get_game, get_policy
@@ -139,7 +140,8 @@ def play_lineup(
             spend = budget
             if bid_budget is not None and getattr(view, "phase", None) == "bidding":
                 spend = bid_budget
-            action = policies[side].choose(view, view.legal, rng, spend)
+            with held_off():  # as the server's AI worker processes do (engine.collector)
+                action = policies[side].choose(view, view.legal, rng, spend)
             times[side].append(time.perf_counter() - t0)
         state = game.apply(state, seat, action).state
     result = game.result(state)

@@ -27,24 +27,37 @@ def groups_summing_to(
     suffix = [0] * (n + 1)
     for i in range(n - 1, -1, -1):
         suffix[i] = suffix[i + 1] + cards[i][1]
-
-    def walk(start: int, remaining: int, chosen: list[Card]) -> None:
-        if remaining == 0:
-            if len(chosen) >= min_size:
-                out.append(frozenset(chosen))
-            return
-        if suffix[start] < remaining:
-            return
-        for i in range(start, n):
-            card, value = cards[i]
-            if value <= remaining:
-                chosen.append(card)
-                walk(i + 1, remaining - value, chosen)
-                chosen.pop()
-
     if target > 0:
-        walk(0, target, [])
+        _walk_groups(cards, suffix, min_size, 0, target, [], out)
     return tuple(out)
+
+
+def _walk_groups(
+    cards: Sequence[tuple[Card, int]],
+    suffix: Sequence[int],
+    min_size: int,
+    start: int,
+    remaining: int,
+    chosen: list[Card],
+    out: list[frozenset[Card]],
+) -> None:
+    """Append to ``out`` the groups of ``cards[start:]`` that add ``remaining`` to ``chosen``.
+
+    A module-level function, not a closure: a recursive closure is a reference
+    cycle, garbage only the cyclic collector frees (engine.collector).
+    """
+    if remaining == 0:
+        if len(chosen) >= min_size:
+            out.append(frozenset(chosen))
+        return
+    if suffix[start] < remaining:
+        return
+    for i in range(start, len(cards)):
+        card, value = cards[i]
+        if value <= remaining:
+            chosen.append(card)
+            _walk_groups(cards, suffix, min_size, i + 1, remaining - value, chosen, out)
+            chosen.pop()
 
 
 def majority(a: int, b: int) -> int | None:

@@ -72,6 +72,7 @@ from concurrent.futures import (
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.collector import held_off, settle
 from engine.game import Budget
 from engine.policy import Policy
 from engine.registry import GAMES, get_policy
@@ -100,24 +101,44 @@ def decide(
     seed: int,
     budget: Budget | None,
 ) -> Any:
-    """One decision by a fresh policy ``level`` (picklable: runs in a worker process too)."""
-    return seeded_choice(get_policy(game_id, level), view, legal, seed, budget)
+    """One decision by a fresh policy ``level`` (picklable: runs in a worker process too).
+
+    In a worker process (:func:`lower_priority` ran there) the garbage collector
+    is held off while the policy thinks, and what the decision left alive is
+    frozen (:mod:`engine.collector`); in the server's own process (thread
+    mode) the collector is left alone.
+    """
+    policy = get_policy(game_id, level)
+    return seeded_choice(policy, view, legal, seed, budget, hold_collector=_IN_WORKER)
 
 
 def seeded_choice(
-    policy: Policy, view: Any, legal: tuple[Any, ...], seed: int, budget: Budget | None
+    policy: Policy,
+    view: Any,
+    legal: tuple[Any, ...],
+    seed: int,
+    budget: Budget | None,
+    hold_collector: bool = False,
 ) -> Any:
-    """``policy``'s choice among ``legal``, its chance drawn from ``seed`` alone."""
-    return policy.choose(view, legal, random.Random(seed), budget)
+    """``policy``'s choice among ``legal``, its chance drawn from ``seed`` alone; with
+    ``hold_collector``, the garbage collector held off meanwhile (only in a process
+    that does nothing else: :mod:`engine.collector`)."""
+    with held_off(hold_collector):
+        return policy.choose(view, legal, random.Random(seed), budget)
 
 
 PARENT_CHECK_S = 1.0
 """How often a worker process checks that the server that started it still runs."""
+_IN_WORKER = False
+"""Whether this process is an AI worker process (set by :func:`lower_priority`)."""
 
 
 def lower_priority() -> None:
     """Set up a worker process: a lower CPU priority than the server (``WORKER_NICE``),
-    and an end of its own once the server is gone."""
+    the garbage collector held off during decisions (:func:`decide`), and an end
+    of its own once the server is gone."""
+    global _IN_WORKER
+    _IN_WORKER = True
     with contextlib.suppress(OSError, AttributeError):  # not permitted, or not POSIX
         os.nice(WORKER_NICE)
     parent = os.getppid()
@@ -133,9 +154,16 @@ def _exit_with_parent(parent: int) -> None:
 
 
 def warm_worker() -> int:
-    """Load every game and policy in a worker (their imports are the slow part); its pid."""
+    """Load every game and policy in a worker (their imports are the slow part); its pid.
+
+    A worker process then collects and freezes what it loaded
+    (:func:`engine.collector.settle`): modules live as long as the worker,
+    and its decisions run with the collector held off (:func:`decide`).
+    """
     for game_id in GAMES:
         get_policy(game_id, "random")
+    if _IN_WORKER:
+        settle()
     return os.getpid()
 
 

@@ -304,25 +304,32 @@ def _single_kickers(c: Sequence[int], lo: int, hi: int, k: int) -> list[int]:
     """
     avail = [(1 << (4 * r), c[r] >= 2) for r in range(NUM_RANKS) if c[r] and not lo <= r <= hi]
     out: list[int] = []
-    n = len(avail)
-
-    def rec(i: int, left: int, acc: int) -> None:
-        for j in range(i, n):
-            unit, two = avail[j]
-            if left == 1:
-                out.append(acc + unit)
-            else:
-                rec(j + 1, left - 1, acc + unit)
-                if two:
-                    if left == 2:
-                        out.append(acc + 2 * unit)
-                    else:
-                        rec(j + 1, left - 2, acc + 2 * unit)
-
-    rec(0, k, 0)
+    _add_single_kickers(avail, 0, k, 0, out)
     if c[BLACK_JOKER] and c[RED_JOKER]:
         out = [w for w in out if w & _BOTH_JOKERS != _BOTH_JOKERS]
     return out
+
+
+def _add_single_kickers(
+    avail: Sequence[tuple[int, bool]], i: int, left: int, acc: int, out: list[int]
+) -> None:
+    """Append to ``out`` every way to add ``left`` single cards of ``avail[i:]`` to ``acc``.
+
+    A module-level function, not a closure: a recursive closure is a reference
+    cycle, garbage that only the cyclic collector frees (one per call, in the
+    search's hot path).
+    """
+    for j in range(i, len(avail)):
+        unit, two = avail[j]
+        if left == 1:
+            out.append(acc + unit)
+        else:
+            _add_single_kickers(avail, j + 1, left - 1, acc + unit, out)
+            if two:
+                if left == 2:
+                    out.append(acc + 2 * unit)
+                else:
+                    _add_single_kickers(avail, j + 1, left - 2, acc + 2 * unit, out)
 
 
 def _pair_kickers(c: Sequence[int], lo: int, hi: int, k: int) -> list[int]:

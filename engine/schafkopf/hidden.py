@@ -160,22 +160,6 @@ def _assign(
     rng.shuffle(cards)
     cards.sort(key=lambda c: len(allowed[c]))
 
-    def augment(card: Card, seen: set[int]) -> bool:
-        seats = list(allowed[card])
-        rng.shuffle(seats)
-        for s in seats:
-            for i in seat_slots[s]:
-                if i in seen:
-                    continue
-                seen.add(i)
-                other = holder[i]
-                if other is None:
-                    free[s] -= 1
-                if other is None or augment(other, seen):
-                    holder[i] = card
-                    return True
-        return False
-
     for card in cards:
         open_seats = [s for s in allowed[card] if free[s] > 0]
         if open_seats:
@@ -183,13 +167,44 @@ def _assign(
             i = next(i for i in seat_slots[s] if holder[i] is None)
             holder[i] = card
             free[s] -= 1
-        elif not augment(card, set()):
+        elif not _augment(card, set(), allowed, seat_slots, holder, free, rng):
             return None
     out: dict[int, list[Card]] = {s: [] for s in counts}
     for i, held in enumerate(holder):
         assert held is not None
         out[slots[i]].append(held)
     return out
+
+
+def _augment(
+    card: Card,
+    seen: set[int],
+    allowed: Mapping[Card, tuple[int, ...]],
+    seat_slots: dict[int, list[int]],
+    holder: list[Card | None],
+    free: dict[int, int],
+    rng: random.Random,
+) -> bool:
+    """Place ``card`` in a slot of a seat it may go to, moving the slot's holder on
+    along an augmenting path if need be (slots in ``seen`` are not tried again).
+
+    A module-level function, not a closure: a recursive closure is a reference
+    cycle, garbage only the cyclic collector frees (engine.collector).
+    """
+    seats = list(allowed[card])
+    rng.shuffle(seats)
+    for s in seats:
+        for i in seat_slots[s]:
+            if i in seen:
+                continue
+            seen.add(i)
+            other = holder[i]
+            if other is None:
+                free[s] -= 1
+            if other is None or _augment(other, seen, allowed, seat_slots, holder, free, rng):
+                holder[i] = card
+                return True
+    return False
 
 
 def deal_hidden(

@@ -73,17 +73,7 @@ def capture_table(values: tuple[int, ...]) -> tuple[IndexGroups, ...]:
         return hit
     n = len(values)
     sums: list[list[tuple[int, ...]]] = [[] for _ in range(11)]
-
-    def walk(start: int, total: int, chosen: tuple[int, ...]) -> None:
-        for i in range(start, n):
-            s = total + values[i]
-            if s <= 10:
-                picked = (*chosen, i)
-                if chosen:
-                    sums[s].append(picked)
-                walk(i + 1, s, picked)
-
-    walk(0, 0, ())
+    _walk_sums(values, 0, 0, (), sums)
     out: list[IndexGroups] = [()]
     for v in range(1, 11):
         singles = tuple((i,) for i in range(n) if values[i] == v)
@@ -93,6 +83,28 @@ def capture_table(values: tuple[int, ...]) -> tuple[IndexGroups, ...]:
         _CAPTURES.clear()
     _CAPTURES[values] = result
     return result
+
+
+def _walk_sums(
+    values: tuple[int, ...],
+    start: int,
+    total: int,
+    chosen: tuple[int, ...],
+    sums: list[list[tuple[int, ...]]],
+) -> None:
+    """Add to ``sums[s]`` every group of two or more positions from ``start`` on that
+    extends ``chosen`` (worth ``total``) to ``s`` ≤ 10.
+
+    A module-level function, not a closure: a recursive closure is a reference
+    cycle, garbage only the cyclic collector frees (engine.collector).
+    """
+    for i in range(start, len(values)):
+        s = total + values[i]
+        if s <= 10:
+            picked = (*chosen, i)
+            if chosen:
+                sums[s].append(picked)
+            _walk_sums(values, i + 1, s, picked, sums)
 
 
 class Deal:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import json
+from collections.abc import Iterator
 
 import pytest
 
@@ -11,7 +13,14 @@ from engine import compiled
 from engine.registry import GAMES
 
 
-def test_bench_times_every_games_hard_and_prints_json_last(capsys):
+@pytest.fixture
+def thawed_after() -> Iterator[None]:
+    """The bench freezes its heap as a worker process does; thaw this test process after."""
+    yield
+    gc.unfreeze()
+
+
+def test_bench_times_every_games_hard_and_prints_json_last(capsys, thawed_after):
     assert main(["--decisions", "2", "--think", "0.02"]) == 0
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert set(report["games"]) == set(GAMES)
@@ -28,6 +37,17 @@ def test_bench_times_every_games_hard_and_prints_json_last(capsys):
     assert report["yardstick"]["loop_ms_min"] > 0
     assert report["think_s"] == 0.02
     assert isinstance(report["ok"], bool)
+    assert report["collector"] == "held"  # as in the server's worker processes
+    assert gc.isenabled()
+
+
+def test_bench_can_leave_the_collector_on(capsys):
+    frozen = gc.get_freeze_count()
+    argv = ["--games", "scopa", "--decisions", "2", "--think", "0.02", "--collector", "on"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert report["collector"] == "on"
+    assert gc.get_freeze_count() == frozen
 
 
 def test_bench_refuses_an_unknown_game():

@@ -9,6 +9,7 @@ threads decide at once over the engine's shared memos (a ``KeyError`` once).
 from __future__ import annotations
 
 import asyncio
+import gc
 import random
 import sys
 from collections.abc import Iterator
@@ -73,6 +74,24 @@ async def test_every_level_of_every_game_in_worker_processes() -> None:
                 await decide_all(runner, game_id, level, spots, tables=4)
             expected = len(spots) * len(policy_names(game_id))
             assert outcomes(runner, game_id) == {"ok": expected}, game_id
+        # the workers ran their decisions with the collector held off, then froze
+        # what was left (engine.collector); between decisions it is on again
+        loop = asyncio.get_running_loop()
+        assert await loop.run_in_executor(runner._executor, gc.isenabled)
+        assert await loop.run_in_executor(runner._executor, gc.get_freeze_count) > 0
+    finally:
+        runner.shutdown()
+
+
+async def test_threads_leave_the_servers_collector_alone() -> None:
+    """In thread mode the policies run in the server's own process: its collector
+    (the event loop's too) is never held off nor its heap frozen by a decision."""
+    frozen = gc.get_freeze_count()
+    runner = AiRunner(workers=2, think=0.005, deadline=30.0, mode="thread", queue_limit=10_000)
+    try:
+        await decide_all(runner, "doudizhu", "hard", positions("doudizhu", games=1, every=5), 2)
+        assert gc.isenabled()
+        assert gc.get_freeze_count() == frozen
     finally:
         runner.shutdown()
 
