@@ -148,12 +148,13 @@ def _has(packed: int, width: int) -> int:
 
 
 Chain = tuple[str, int, int, int, int]
-_CHAIN_TABLE: dict[tuple[int, int], tuple[Chain, ...]] = {}
+_CHAIN_TABLE: dict[int, tuple[Chain, ...]] = {}
+"""The chains of a width (1–3) over the ranks ``bits``, by ``bits << 2 | width``."""
 _KINDS = ((1, "straight", 5), (2, "pair_sequence", 3), (3, "airplane", 2))
 
 
 def _chains_of(width: int, combo: str, least: int, bits: int) -> tuple[Chain, ...]:
-    key = (width, bits)
+    key = bits << 2 | width
     found = _CHAIN_TABLE.get(key)
     if found is not None:
         return found

@@ -26,12 +26,14 @@ from engine.doudizhu.ai_hand import Group, cost, plan
 from engine.doudizhu.combos import (
     ACE,
     BLACK_JOKER,
+    COMBO_INDEX,
     NUM_RANKS,
     RED_JOKER,
     TWO,
     Move,
     follow_moves,
-    lead_moves,
+    lead,
+    move_of,
 )
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
@@ -64,20 +66,13 @@ def _count(packed: int, r: int) -> int:
     return (packed >> (4 * r)) & 15
 
 
-_LEAD_INDEX: dict[int, dict[tuple[int, str], Move]] = {}
+_SINGLE = COMBO_INDEX["single"]
+_PAIR = COMBO_INDEX["pair"]
 
 
-def _lead_index(hand: int) -> dict[tuple[int, str], Move]:
-    index = _LEAD_INDEX.get(hand)
-    if index is None:
-        if len(_LEAD_INDEX) > 5_000:
-            _LEAD_INDEX.clear()
-        index = _LEAD_INDEX[hand] = {(m.packed, m.combo): m for m in lead_moves(hand)}
-    return index
-
-
-def _move_of(hand: int, g: Group) -> Move:
-    return _lead_index(hand)[(g.packed, g.combo)]
+def _move_of(g: Group) -> Move:
+    """The move of a planned group of a hand whose leads were listed (:func:`_lead`)."""
+    return move_of(COMBO_INDEX[g.combo], g.packed)
 
 
 def _is_boss(move: Move, unseen: int) -> bool:
@@ -97,21 +92,20 @@ def decide(hand: int, last: Move | None, sit: Situation) -> Move | None:
 
 
 def _lead(hand: int, sit: Situation) -> Move:
-    index = _lead_index(hand)
-    for (packed, _), m in index.items():
-        if packed == hand:
-            return m
+    whole = lead(hand).whole  # lists the hand's leads: _move_of finds its groups
+    if whole is not None:
+        return whole
     seat, landlord, left = sit.seat, sit.landlord, sit.left
     opponents = [s for s in range(3) if s != seat and (seat == landlord or s == landlord)]
     partner = next((s for s in range(3) if s not in opponents and s != seat), None)
     groups = plan(hand).groups
     ordinary = [g for g in groups if g.combo not in _BOMB_LIKE]
     if not ordinary:  # only bombs and the rocket: the lowest first
-        return _move_of(hand, min(groups, key=lambda g: g.main))
+        return _move_of(min(groups, key=lambda g: g.main))
     if len(groups) == 2 or (len(ordinary) == 1 and len(groups) > 1):
         # one play from the end: lead what wins the lead back, then go out
         for g in sorted(groups, key=lambda g: g.combo in _BOMB_LIKE):
-            m = _move_of(hand, g)
+            m = _move_of(g)
             if m.combo in _BOMB_LIKE or _is_boss(m, sit.unseen):
                 return m
     if partner is not None and partner == (seat + 1) % 3 and left[partner] <= 2:
@@ -119,10 +113,7 @@ def _lead(hand: int, sit: Situation) -> Move:
         need = left[partner]
         for r in range(NUM_RANKS):
             if _count(hand, r) >= need:
-                feed = index.get((need << (4 * r), "single" if need == 1 else "pair"))
-                if feed is not None:
-                    return feed
-                break
+                return move_of(_SINGLE if need == 1 else _PAIR, need << (4 * r))
     danger = min(left[s] for s in opponents)
     if danger <= 2:
         risky = "single" if danger == 1 else "pair"
@@ -130,14 +121,14 @@ def _lead(hand: int, sit: Situation) -> Move:
         if safe:
             ordinary = safe
         else:  # only risky groups: the highest first, unless one is a sure winner
-            return _move_of(hand, max(ordinary, key=lambda g: g.main))
+            return _move_of(max(ordinary, key=lambda g: g.main))
 
     # the weakest group first; twos, jokers and sure winners are kept for control
     def key(g: Group) -> tuple[int, int, int]:
         control = 1 if g.main >= TWO else 0
         return (control, _low(g), -_size(g))
 
-    return _move_of(hand, min(ordinary, key=key))
+    return _move_of(min(ordinary, key=key))
 
 
 def _size(g: Group) -> int:

@@ -154,6 +154,16 @@ def _intern(index: int, packed: int, main: int, length: int = 1) -> Move:
     return m
 
 
+def move_of(combo_index: int, packed: int) -> Move:
+    """The move made before (interned) that reads ``packed`` as ``COMBOS[combo_index]``.
+
+    Every move a hand can lead is made when its leads are generated
+    (:func:`lead`), so a planned group of a hand whose leads were listed is
+    always found; a move never made raises ``KeyError``.
+    """
+    return _MOVES[(packed << 4) | combo_index]
+
+
 def all_moves() -> list[Move]:
     """Every move interned so far."""
     return list(_MOVES.values())
@@ -386,6 +396,8 @@ class Lead(NamedTuple):
     moves: tuple[Move, ...]
     ranks: tuple[int, ...]
     others: tuple[Move, ...]
+    whole: Move | None
+    """The first of ``moves`` that plays the whole hand, if one does."""
 
 
 _BLOCK = 5
@@ -439,7 +451,13 @@ def _generate_lead(packed: int) -> Lead:
     if packed & _BOTH_JOKERS == _BOTH_JOKERS:
         out.append(ROCKET)
     others = tuple(out)
-    return Lead(k0[0] + k1[0] + k2[0] + others, present, others)
+    moves = k0[0] + k1[0] + k2[0] + others
+    whole = None
+    for m in moves:
+        if m.packed == packed:
+            whole = m
+            break
+    return Lead(moves, present, others, whole)
 
 
 def _generate_follow(packed: int, target: Move) -> tuple[Move, ...]:
