@@ -76,8 +76,9 @@ from engine.search import survivors
 DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.22)
 BID_BUDGET = Budget(iterations=2000, seconds=0.2)
 """A bid: its play-outs (up to three a world); the time cap binds (at the server's
-0.25 s, a median of 130 on an idle 2-core machine, about 300 compiled: ``python -m
-bench.ai_latency --games doudizhu``; it was capped at 200 before the compiled build)."""
+0.25 s, a median of about 190 on a 2-core machine, about 470 compiled, with the
+collector held off as in the AI workers: ``python -m bench.ai_latency --games
+doudizhu``; it was capped at 200 before the compiled build)."""
 NEAR_MISS = 0.3
 OPPONENT_NOISE = 0.1
 PASS_TRUST = 0.15
