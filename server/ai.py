@@ -103,7 +103,7 @@ def decide(
 ) -> Any:
     """One decision by a fresh policy ``level`` (picklable: runs in a worker process too).
 
-    In a worker process (:func:`lower_priority` ran there) the garbage collector
+    In a worker process (:func:`setup_worker` ran there) the garbage collector
     is held off while the policy thinks, and what the decision left alive is
     frozen (:mod:`engine.collector`); in the server's own process (thread
     mode) the collector is left alone.
@@ -130,10 +130,10 @@ def seeded_choice(
 PARENT_CHECK_S = 1.0
 """How often a worker process checks that the server that started it still runs."""
 _IN_WORKER = False
-"""Whether this process is an AI worker process (set by :func:`lower_priority`)."""
+"""Whether this process is an AI worker process (set by :func:`setup_worker`)."""
 
 
-def lower_priority() -> None:
+def setup_worker() -> None:
     """Set up a worker process: a lower CPU priority than the server (``WORKER_NICE``),
     the garbage collector held off during decisions (:func:`decide`), and an end
     of its own once the server is gone."""
@@ -216,7 +216,7 @@ class AiRunner:
         if self.mode == "process":
             context = multiprocessing.get_context("spawn")
             return ProcessPoolExecutor(
-                max_workers=workers, mp_context=context, initializer=lower_priority
+                max_workers=workers, mp_context=context, initializer=setup_worker
             )
         return ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
 
