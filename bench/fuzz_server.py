@@ -193,14 +193,21 @@ class Snapshot:
     def changed(self, after: Snapshot) -> list[str]:
         """What differs in ``after`` (quiescent tables of ``self`` only)."""
         out = []
-        if after.lobby != self.lobby:
-            out.append(f"lobby tables {sorted(self.lobby ^ after.lobby)}")
+        # a table that was not quiescent may end by itself meanwhile (an all-AI game
+        # over, a waiting table whose owner left expiring): only a quiet one's end counts
+        gone = sorted(t for t in self.lobby - after.lobby if t in self.tables)
+        new = sorted(after.lobby - self.lobby)
+        if gone or new:
+            out.append(f"lobby tables gone {gone}, new {new}")
         if after.sessions != self.sessions:
             out.append(f"sessions {self.sessions} -> {after.sessions}")
         for tid, before in self.tables.items():
             now = after.tables.get(tid)
-            if now != before:
-                keys = [k for k in before[0] if now is None or now[0].get(k) != before[0][k]]
+            if now is None:
+                if tid not in gone:
+                    out.append(f"table {tid} (no longer quiet)")
+            elif now != before:
+                keys = [k for k in before[0] if now[0].get(k) != before[0][k]]
                 out.append(f"table {tid} ({', '.join(keys) or 'view or spectators'})")
         return out
 

@@ -25,7 +25,19 @@ def test_snapshots_notice_a_changed_table() -> None:
     same = fuzz.Snapshot(frozenset({"a", "b"}), 2, {"a": ({"version": 3}, [], None)})
     moved = fuzz.Snapshot(frozenset({"a"}), 3, {"a": ({"version": 4}, [], None)})
     assert before.changed(same) == []
-    assert before.changed(moved) == ["lobby tables ['b']", "sessions 2 -> 3", "table a (version)"]
+    assert before.changed(moved) == ["sessions 2 -> 3", "table a (version)"]
+    busy = fuzz.Snapshot(frozenset({"a", "b"}), 2, {})
+    assert before.changed(busy) == ["table a (no longer quiet)"]
+
+
+def test_snapshots_count_a_new_table_or_a_quiet_one_gone_but_not_a_busy_one_ending() -> None:
+    """Table b was busy (an AI game, a waiting table about to expire): it may end by itself
+    while a request is refused (seen in 240 s runs); a quiet table may not, nor may one appear."""
+    before = fuzz.Snapshot(frozenset({"a", "b"}), 2, {"a": ({"version": 3}, [], None)})
+    busy_ended = fuzz.Snapshot(frozenset({"a"}), 2, {"a": ({"version": 3}, [], None)})
+    quiet_gone = fuzz.Snapshot(frozenset({"b", "c"}), 2, {})
+    assert before.changed(busy_ended) == []
+    assert before.changed(quiet_gone) == ["lobby tables gone ['a'], new ['c']"]
 
 
 async def test_a_non_ascii_invite_is_refused_not_an_internal_error() -> None:
