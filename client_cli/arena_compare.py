@@ -9,10 +9,13 @@ approximation), beside each run's own win rate and points per deal.
 
 Both files come from ``cardavia arena ... --per-deal FILE``.  They must be
 runs of the same game, opponent, seed, options and roles (so deal *i* is the
-same cards in both); only the deals both hold are paired.  The last line of
-the output is one JSON object (``deals``, ``new_win_rate``,
-``old_win_rate``, ``difference``, ``difference_ci95``,
-``points_difference``, ``points_difference_ci95``).
+same cards in both); only the deals both hold are paired.  The budgets may
+differ (that is how two think times are compared); the report names them.
+More pairs (``NEW OLD NEW OLD ...``, e.g. one per seed) pool their deals into
+one comparison.  The last line of the output is one JSON object (``deals``,
+``new_win_rate``, ``old_win_rate``, ``difference``, ``difference_ci95``,
+``points_difference``, ``points_difference_ci95``, and the runs' budgets
+``new_budget`` and ``old_budget``).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import argparse
 import json
 import math
 import statistics
+from collections.abc import Sequence
 from typing import Any
 
 from client_cli.arena import ci95
@@ -65,8 +69,20 @@ def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def compare(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
-    """The paired comparison of two loaded runs (see the module docstring)."""
+BUDGET = ("iterations", "bid_iterations", "think_ms")
+"""What a run spent on each decision (it may differ between the two sides of a pair)."""
+
+
+def budget(run: dict[str, Any]) -> str:
+    """A run's budget as text: ``iterations 1400, bid_iterations 300`` or ``own budget``."""
+    parts = [f"{key} {run[key]}" for key in BUDGET if run.get(key) is not None]
+    return ", ".join(parts) or "own budget"
+
+
+def _paired_deals(
+    new: dict[str, Any], old: dict[str, Any]
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """The deals both runs hold, paired; raise :class:`CompareError` for other cards."""
     for key in SAME_DEALS:
         if new["run"].get(key) != old["run"].get(key):
             raise CompareError(
@@ -74,14 +90,44 @@ def compare(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
                 f"{old['run'].get(key)!r}): their deals are not the same cards"
             )
     n = min(len(new["deals"]), len(old["deals"]))
-    if n == 0:
-        raise CompareError("no deal to pair")
     pairs = list(zip(new["deals"][:n], old["deals"][:n], strict=True))
     for i, (a, b) in enumerate(pairs):
         if len(a["wins"]) != len(b["wins"]):
             raise CompareError(
                 f"deal {i} has {len(a['wins'])} games in one run, not {len(b['wins'])}"
             )
+    return pairs
+
+
+def compare(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """The paired comparison of two loaded runs (see the module docstring)."""
+    return compare_pooled([(new, old)])
+
+
+def compare_pooled(runs: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
+    """The paired comparison of the deals of several ``(new, old)`` pairs of loaded runs
+    pooled (one pair per seed, say); each pair must hold the same cards."""
+    for side, index in (("new", 0), ("old", 1)):
+        first = runs[0][index]["run"]
+        for pair in runs[1:]:
+            other = pair[index]["run"]
+            if (other.get("a"), budget(other)) != (first.get("a"), budget(first)):
+                raise CompareError(
+                    f"the {side} runs differ in policy or budget ({other.get('a')}, "
+                    f"{budget(other)} against {first.get('a')}, {budget(first)}): "
+                    "pooled pairs compare the same two players"
+                )
+    seen: dict[str, int] = {}
+    for i, (new, _) in enumerate(runs, 1):
+        deals = json.dumps([new["run"].get(key) for key in SAME_DEALS], sort_keys=True)
+        if deals in seen:
+            raise CompareError(f"pair {i} plays the deals of pair {seen[deals]} again")
+        seen[deals] = i
+    pairs = [pair for new, old in runs for pair in _paired_deals(new, old)]
+    if not pairs:
+        raise CompareError("no deal to pair")
+    n = len(pairs)
+    new, old = runs[0]
     new_wins = [statistics.fmean(a["wins"]) for a, _ in pairs]
     old_wins = [statistics.fmean(b["wins"]) for _, b in pairs]
     diffs = [x - y for x, y in zip(new_wins, old_wins, strict=True)]
@@ -96,6 +142,8 @@ def compare(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
         "difference_ci95": round(ci95(diffs), 4),
         "points_difference": round(statistics.fmean(points), 4),
         "points_difference_ci95": round(ci95(points), 4),
+        "new_budget": budget(new["run"]),
+        "old_budget": budget(old["run"]),
     }
 
 
@@ -109,17 +157,30 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("new", help="per-deal file of the run to judge")
     p.add_argument("old", help="per-deal file of the run to compare it with")
+    p.add_argument(
+        "more",
+        nargs="*",
+        metavar="NEW OLD",
+        help="more pairs of runs (other seeds) whose deals are pooled with the first pair's",
+    )
     p.set_defaults(func=_main)
 
 
 def _main(args: argparse.Namespace) -> int:
+    paths = [args.new, args.old, *args.more]
+    if len(paths) % 2:
+        print(f"cardavia arena-compare: {paths[-1]} has no run to pair it with")
+        return 2
     try:
-        report = compare(load(args.new), load(args.old))
+        runs = [(load(paths[i]), load(paths[i + 1])) for i in range(0, len(paths), 2)]
+        report = compare_pooled(runs)
     except CompareError as exc:
         print(f"cardavia arena-compare: {exc}")
         return 2
+    pooled = f" in {len(runs)} pairs of runs" if len(runs) > 1 else ""
+    print(f"new: {report['new_budget']}; old: {report['old_budget']}")
     print(
-        f"{report['deals']} deals: new {report['new_win_rate']:.3f}, old "
+        f"{report['deals']} deals{pooled}: new {report['new_win_rate']:.3f}, old "
         f"{report['old_win_rate']:.3f}; difference {report['difference']:+.3f} "
         f"± {report['difference_ci95']:.3f} (95%, paired by deal)"
     )

@@ -100,3 +100,53 @@ def test_a_reader_that_goes_away_stops_the_command_quietly(tmp_path):
     os.close(write)
     assert done.returncode == 141
     assert done.stderr == ""  # no traceback
+
+
+def test_the_report_names_both_runs_budgets(tmp_path, capsys):
+    fixed = _arena(tmp_path, "a.json", "greedy", "--iterations", "40")
+    own = _arena(tmp_path, "b.json", "greedy")
+    capsys.readouterr()
+    assert main(["arena-compare", str(fixed), str(own)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == "new: iterations 40; old: own budget"
+    report = json.loads(lines[-1])
+    assert (report["new_budget"], report["old_budget"]) == ("iterations 40", "own budget")
+
+
+def _seeded(tmp_path: Path, name: str, a: str, seed: int) -> Path:
+    out = tmp_path / name
+    args = ["arena", "--game", "scopa", "--a", a, "--b", "random", "--deals", "4"]
+    assert main([*args, "--seed", str(seed), "-o", "target=3", "--per-deal", str(out)]) == 0
+    return out
+
+
+def test_pairs_of_runs_on_other_seeds_pool_their_deals(tmp_path, capsys):
+    files = {
+        (a, seed): _seeded(tmp_path, f"{a}{seed}.json", a, seed)
+        for a in ("greedy", "random")
+        for seed in (1, 2)
+    }
+    one = compare(load(str(files["greedy", 1])), load(str(files["random", 1])))
+    two = compare(load(str(files["greedy", 2])), load(str(files["random", 2])))
+    capsys.readouterr()
+    argv = [str(files[a, s]) for s in (1, 2) for a in ("greedy", "random")]
+    assert main(["arena-compare", *argv]) == 0
+    out = capsys.readouterr().out
+    assert "8 deals in 2 pairs of runs" in out
+    report = json.loads(out.strip().splitlines()[-1])
+    assert report["deals"] == 8
+    assert report["difference"] == pytest.approx(
+        (one["difference"] + two["difference"]) / 2, abs=1e-4
+    )
+
+
+def test_pooled_pairs_must_compare_the_same_players_on_new_deals(tmp_path, capsys):
+    g1, r1 = _seeded(tmp_path, "g1.json", "greedy", 1), _seeded(tmp_path, "r1.json", "random", 1)
+    g2, r2 = _seeded(tmp_path, "g2.json", "greedy", 2), _seeded(tmp_path, "r2.json", "random", 2)
+    capsys.readouterr()
+    assert main(["arena-compare", str(g1), str(r1), str(r2), str(g2)]) == 2
+    assert "the new runs differ in policy or budget" in capsys.readouterr().out
+    assert main(["arena-compare", str(g1), str(r1), str(g1), str(r1)]) == 2
+    assert "pair 2 plays the deals of pair 1 again" in capsys.readouterr().out
+    assert main(["arena-compare", str(g1), str(r1), str(g2)]) == 2
+    assert "has no run to pair it with" in capsys.readouterr().out
