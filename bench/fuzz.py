@@ -17,9 +17,11 @@ Counted (the last line of stdout is one JSON object; progress on stderr):
   oversized frame may close one, with 1009), a request left without a reply,
   a table actor or the sweeper task dead, an exception in the server's log;
 * ``internal_errors`` — ``internal_error`` replies;
-* ``state_changes`` — a refused request that changed something: the lobby's
-  tables or sessions, or any quiescent table (its version, status, seats,
-  spectators, rematch votes or public view), compared just before and after.
+* ``state_changes`` — a refused request that changed something: a table
+  created, the sessions, or any quiescent table (closed, or its version,
+  status, seats, spectators, rematch votes or public view), compared just
+  before and after; a busy table (an all-AI game, a waiting table whose
+  owner left) may end by itself meanwhile.
 
 ``errors_logged`` (error lines without an exception) is reported, not judged.
 """
