@@ -44,10 +44,14 @@ async def keep_heap_frozen(every: float, thaw_every: float) -> None:
     A full collection walks every tracked object: with thousands of
     connections and tables that stalls the loop for hundreds of milliseconds.
     Objects that have lived ``every`` seconds (connections, sessions, tables)
-    mostly live on, so they are frozen (:func:`gc.freeze`) and collections
-    only walk what is newer.  Frozen objects are never collected, so every
-    ``thaw_every`` seconds they are handed back (:func:`gc.unfreeze`) and the
-    full collection they get frees the reference cycles among them.
+    mostly live on, so they are frozen (:func:`gc.freeze`, a constant-time
+    move of the generations' lists) and collections only walk what is newer.
+    While thousands of clients connect, what survives piles up fast: frozen
+    every 2 s it made middle-generation collections of 50–80 ms (1,000 Dou
+    Dizhu tables, ``bench.load --pace human``); every 0.5 s, none over 50 ms.
+    Frozen objects are never collected, so every ``thaw_every`` seconds they
+    are handed back (:func:`gc.unfreeze`) and the full collection they get
+    frees the reference cycles among them.
     """
     since_thaw = 0.0
     while True:
