@@ -118,16 +118,16 @@ def compare_pooled(runs: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> dic
                     "pooled pairs compare the same two players"
                 )
     seen: dict[str, int] = {}
-    for i, (new, _) in enumerate(runs, 1):
-        deals = json.dumps([new["run"].get(key) for key in SAME_DEALS], sort_keys=True)
+    for i, (run, _) in enumerate(runs, 1):
+        deals = json.dumps([run["run"].get(key) for key in SAME_DEALS], sort_keys=True)
         if deals in seen:
             raise CompareError(f"pair {i} plays the deals of pair {seen[deals]} again")
         seen[deals] = i
-    pairs = [pair for new, old in runs for pair in _paired_deals(new, old)]
+    pairs = [pair for a, b in runs for pair in _paired_deals(a, b)]
     if not pairs:
         raise CompareError("no deal to pair")
     n = len(pairs)
-    new, old = runs[0]
+    new, old = runs[0]  # all pairs share each side's policy and budget (checked above)
     new_wins = [statistics.fmean(a["wins"]) for a, _ in pairs]
     old_wins = [statistics.fmean(b["wins"]) for _, b in pairs]
     diffs = [x - y for x, y in zip(new_wins, old_wins, strict=True)]
