@@ -121,6 +121,7 @@ class CardaviaServer:
             replay_ttl=config.replay_ttl,
             replays_kept=config.replays_kept,
             timeout=config.store_timeout,
+            connections=config.redis_connections,
         )
 
     async def _start_cluster(self) -> None:
@@ -253,7 +254,8 @@ class CardaviaServer:
 
     async def _sweep(self) -> None:
         """Forget sessions that stayed away past ``session_ttl`` (``playing_session_ttl``
-        while they hold a seat in a game in progress)."""
+        while they hold a seat in a game in progress); with Redis, refresh the sessions
+        and the "connected here" records of the players connected to this process."""
         config = self.config
         period = min(15.0, config.session_ttl / 4)
         while True:
@@ -269,7 +271,13 @@ class CardaviaServer:
                 if self.session_store is not None:
                     await self.session_store.forget(player)
             if self.session_store is not None:
-                await self.session_store.touch(p for p in self.sessions if p.connected and p.token)
+                here = [p for p in self.sessions if p.connected and p.token]
+                await self.session_store.touch(here)
+                if isinstance(self.store, RedisStore):
+                    with suppress(StoreUnavailable):
+                        await self.store.refresh_where(
+                            [p.player_id for p in here], config.session_ttl
+                        )
             if self.cluster is not None:
                 with suppress(StoreUnavailable):
                     await self.cluster.sweep_absent(self.config.session_ttl)

@@ -96,6 +96,7 @@ class ServerConfig:
     takeover_interval: float = 1.0
     replay_ttl: float = 7 * 86400.0
     store_timeout: float = 2.0
+    redis_connections: int = 64
 
 
 HELP: dict[str, str] = {
@@ -176,6 +177,8 @@ HELP: dict[str, str] = {
     "takeover_interval": "Seconds between scans for tables whose owner died (redis store).",
     "replay_ttl": "Seconds a finished game is kept in Redis for its replay.",
     "store_timeout": "Seconds a Redis command may take before the store counts as unavailable.",
+    "redis_connections": "Redis connections this process opens at most; a command finding "
+    "them all busy waits for one (up to store_timeout) instead of failing.",
 }
 """What each setting means (the --help text)."""
 
@@ -337,5 +340,7 @@ def validate(config: ServerConfig) -> None:
     for name in ("lease_ttl", "takeover_interval", "replay_ttl", "store_timeout"):
         if getattr(config, name) <= 0:
             raise ValueError(f"{name} must be positive")
+    if config.redis_connections < 2:
+        raise ValueError("redis_connections must be at least 2 (the cluster bus holds one)")
     if config.takeover_interval >= config.lease_ttl or config.lease_ttl < 0.5:
         raise ValueError("lease_ttl must be at least 0.5 s and longer than takeover_interval")

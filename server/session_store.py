@@ -28,6 +28,15 @@ redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[3])
 return 1
 """
 
+_TOUCH = """
+for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ARGV[1]) end
+return #KEYS
+"""
+
+CHUNK = 500
+"""Players per Redis call of :meth:`SessionStore.touch` (a pipeline of two commands
+per player for 3,000 players held the event loop about 100 ms)."""
+
 
 def token_digest(token: str) -> str:
     """The hex SHA-256 of a token: what Redis keys are named by."""
@@ -42,6 +51,7 @@ class SessionStore:
         self.prefix = prefix
         self.ttl = max(1, int(ttl))
         self._save = redis.register_script(_SAVE)
+        self._touch = redis.register_script(_TOUCH)
         self._log = get_logger(component="session_store")
 
     def _token_key(self, digest: str) -> str:
@@ -61,13 +71,14 @@ class SessionStore:
             self._log.warning("session_not_saved", player=player.player_id, error=repr(exc))
 
     async def touch(self, players: Iterable[Player]) -> None:
-        """Refresh the expiry of connected players' sessions."""
+        """Refresh the expiry of connected players' sessions, :data:`CHUNK` players a call."""
+        keys: list[str] = []
+        for player in players:
+            keys.append(self._token_key(token_digest(player.token)))
+            keys.append(self._player_key(player.player_id))
         try:
-            pipe = self.redis.pipeline(transaction=False)
-            for player in players:
-                pipe.expire(self._token_key(token_digest(player.token)), self.ttl)
-                pipe.expire(self._player_key(player.player_id), self.ttl)
-            await pipe.execute()
+            for at in range(0, len(keys), 2 * CHUNK):
+                await self._touch(keys=keys[at : at + 2 * CHUNK], args=[self.ttl])
         except (RedisError, OSError) as exc:
             self._log.warning("sessions_not_refreshed", error=repr(exc))
 

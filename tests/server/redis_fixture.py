@@ -6,6 +6,7 @@ message naming the package to install (``scripts/test.sh`` installs it when it c
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import socket
 import subprocess
@@ -13,8 +14,12 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from server.config import ServerConfig
+from tests.server.helpers import FAST
 
 MISSING = (
     "redis-server is not installed: the Redis store tests need Debian's `redis-server` "
@@ -99,6 +104,20 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
         yield server
     finally:
         server.stop()
+
+
+def fast_redis_config(url: str, **changes: Any) -> ServerConfig:
+    """The tests' fast server settings on the Redis at ``url``: short leases and scans,
+    a long disconnect grace; ``changes`` on top."""
+    return dataclasses.replace(
+        FAST,
+        store="redis",
+        redis_url=url,
+        lease_ttl=1.0,
+        takeover_interval=0.25,
+        disconnect_grace=60.0,
+        **changes,
+    )
 
 
 SERVER_FLAGS = (

@@ -8,7 +8,7 @@ import time
 from client_cli.client import Client
 from protocol import server_messages as sm
 from tests.server.helpers import Recorder, play_random, watch
-from tests.server.redis_fixture import RedisServer, ServerProcess
+from tests.server.redis_fixture import RedisServer, ServerProcess, fast_redis_config
 from tests.server.test_store_restart import logged
 
 
@@ -67,20 +67,9 @@ async def test_two_processes_share_one_lobby(
 async def test_a_member_whose_process_is_gone_leaves_after_the_session_ttl(
     redis_server: RedisServer,
 ) -> None:
-    import dataclasses
-
     from server.app import running_server
-    from tests.server.helpers import FAST
 
-    config = dataclasses.replace(
-        FAST,
-        store="redis",
-        redis_url=redis_server.url,
-        lease_ttl=1.0,
-        takeover_interval=0.25,
-        session_ttl=1.0,
-        disconnect_grace=60.0,
-    )
+    config = fast_redis_config(redis_server.url, session_ttl=1.0)
     async with running_server(config) as owner:
         ann = await Client.connect(owner.url, "ann")
         table = (await ann.create_table("scopa", {"seat": 0})).table.id
@@ -96,6 +85,27 @@ async def test_a_member_whose_process_is_gone_leaves_after_the_session_ttl(
             await asyncio.sleep(0.05)
         assert core.seats[1].left
         assert core.seats[0].player_id == ann.player_id
+        await ann.close()
+
+
+async def test_a_member_connected_at_the_other_process_keeps_the_seat_past_the_session_ttl(
+    redis_server: RedisServer,
+) -> None:
+    """Where a player is connected is refreshed while the connection lasts, so the
+    table's owner never takes a long-connected player for one connected nowhere."""
+    from server.app import running_server
+
+    config = fast_redis_config(redis_server.url, session_ttl=1.0)
+    async with running_server(config) as owner, running_server(config) as front:
+        ann = await Client.connect(owner.url, "ann")
+        table = (await ann.create_table("scopa", {"seat": 0})).table.id
+        bob = await Client.connect(front.url, "bob")
+        assert (await bob.join(table)).seat == 1
+        core = owner.lobby.tables[table].core
+        await asyncio.sleep(4.0)  # four session TTLs, bob connected at the other process
+        assert core.seats[1].kind == "human" and not core.seats[1].left
+        assert core.seats[1].player_id == bob.player_id
+        await bob.close()
         await ann.close()
 
 

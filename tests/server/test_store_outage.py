@@ -3,27 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 
 import pytest
 
 from client_cli.client import Client, ServerError, random_chooser
 from server.app import running_server
-from tests.server.helpers import FAST
-from tests.server.redis_fixture import RedisServer
+from tests.server.redis_fixture import RedisServer, fast_redis_config
 from tests.server.test_store_restart import AI, human_moves, logged, turns
 
 
 async def test_redis_restarted_mid_game(redis_server: RedisServer) -> None:
-    config = dataclasses.replace(
-        FAST,
-        store="redis",
-        redis_url=redis_server.url,
-        lease_ttl=1.0,
-        takeover_interval=0.25,
-        store_timeout=0.5,
-        disconnect_grace=60.0,
-    )
+    config = fast_redis_config(redis_server.url, store_timeout=0.5)
     async with running_server(config) as server:
         client = await Client.connect(server.url, "ann")
         table = (await client.create_table("scopa", {"seat": 0, "ai": AI})).table.id

@@ -10,7 +10,7 @@ from server.config import load_config
 from server.session_store import SessionStore, token_digest
 from server.sessions import Player
 from server.store import LeaseLost, LoggedAction, StoreUnavailable, TableRecord
-from server.store_redis import RedisStore
+from server.store_redis import CHUNK, RedisStore
 from tests.server.redis_fixture import RedisServer, free_port
 
 
@@ -96,6 +96,32 @@ async def test_renew_reports_a_lost_table(redis_server: RedisServer) -> None:
     await new.close()
 
 
+async def test_periodic_passes_over_many_tables_and_players(redis_server: RedisServer) -> None:
+    """Renewal, the takeover scan and the "connected here" records cover more tables
+    and players than one Redis call takes (CHUNK), and name exactly the right ones."""
+    old, new = make(redis_server), make(redis_server)
+    count = CHUNK + 120
+    ids = [f"m{i:04d}" for i in range(count)]
+    await asyncio.gather(
+        *(old.create(TableRecord(table_id=t, game="scopa", options={})) for t in ids)
+    )
+    assert await new.orphans() == []
+    await asyncio.sleep(0.7)  # every lease expires
+    assert await new.orphans() == ids
+    taken = [ids[3], ids[CHUNK + 7], ids[-1]]  # in both chunks of the renewal
+    for table_id in taken:
+        assert await new.acquire(table_id)
+    assert await old.renew() == taken
+    assert await new.orphans() == []  # the rest renewed: held by the old owner again
+    assert sorted(old.owned()) == [t for t in ids if t not in taken]
+    players = [f"p_{i}" for i in range(count)]
+    await old.refresh_where(players, 100)
+    assert await new.where(players) == {p: old.node for p in players}
+    assert 0 < await old.redis.ttl(f"t:where:{players[-1]}") <= 100
+    await old.close()
+    await new.close()
+
+
 async def test_append_at_an_unexpected_length_is_refused(redis_server: RedisServer) -> None:
     store = make(redis_server)
     await store.create(TableRecord(table_id="a", game="scopa", options={}))
@@ -176,11 +202,34 @@ async def test_sessions_resume_by_token_and_a_rotated_token_replaces_the_old(
     await store.close()
 
 
+async def test_a_burst_beyond_the_connection_cap_waits_for_a_connection(
+    redis_server: RedisServer,
+) -> None:
+    """More commands at once than the pool holds (3,000 clients saying hello at once)
+    queue for a connection instead of failing with store_unavailable."""
+    store = RedisStore(redis_server.url, prefix="t", timeout=2.0, connections=8)
+    await store.open()
+    sessions = SessionStore(store.redis, "t", ttl=100)
+    players = [Player(player_id=f"p_{i}", name=f"N{i}", token=f"token-{i}") for i in range(300)]
+    await asyncio.gather(
+        *(sessions.save(p) for p in players),
+        *(store.create(TableRecord(f"b{i}", "scopa", {})) for i in range(300)),
+    )
+    found = await asyncio.gather(*(sessions.load(p.token) for p in players))
+    assert found == [(p.player_id, p.name) for p in players]
+    assert len(await store.table_ids()) == 300
+    clients = await store.redis.client_list()
+    assert 1 <= len(clients) <= 8  # the cap holds: commands waited for a free connection
+    await store.close()
+
+
 def test_redis_settings_are_checked() -> None:
     config = load_config(["--store", "redis", "--redis-url", "redis://db:6379/1"], env={})
     assert (config.store, config.redis_url) == ("redis", "redis://db:6379/1")
     env = {"CARDAVIA_STORE": "redis", "CARDAVIA_LEASE_TTL": "3"}
     assert load_config([], env=env).lease_ttl == 3.0
+    assert load_config([], env={}).redis_connections == 64
+    assert load_config([], env={"CARDAVIA_REDIS_CONNECTIONS": "8"}).redis_connections == 8
     for bad in (
         ["--store", "postgres"],
         ["--redis-url", "http://db"],
@@ -188,6 +237,7 @@ def test_redis_settings_are_checked() -> None:
         ["--lease-ttl", "1", "--takeover-interval", "2"],
         ["--replay-ttl", "-1"],
         ["--redis-prefix", "a b"],
+        ["--redis-connections", "1"],
     ):
         with pytest.raises(ValueError):
             load_config(bad, env={})
