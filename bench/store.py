@@ -41,6 +41,7 @@ from typing import Any
 import msgpack  # type: ignore[import-untyped]
 from redis import asyncio as aioredis
 
+from bench.loopback import NO_ADDRESS_CAPS, no_address_cap_flags
 from client_cli.client import Client, ClientClosed, ServerError, random_chooser, reconnect
 from server.app import running_server
 from server.config import ServerConfig
@@ -151,7 +152,13 @@ async def throughput_round(config: ServerConfig, tables: int, seconds: float) ->
 async def throughput(seconds: float, tables: int) -> dict[str, Any]:
     """Alternating memory and Redis rounds; figures and ratio."""
     base = ServerConfig(
-        port=0, ai_delay=0.0, ai_think=0.0, ai_workers=2, ai_mode="thread", rate_per_s=1e4
+        port=0,
+        ai_delay=0.0,
+        ai_think=0.0,
+        ai_workers=2,
+        ai_mode="thread",
+        rate_per_s=1e4,
+        **NO_ADDRESS_CAPS,  # every bot connects from 127.0.0.1
     )
     rates: dict[str, list[float]] = {"memory": [], "redis": []}
     with redis_server() as url:
@@ -176,7 +183,7 @@ def _start_server(url: str) -> tuple[subprocess.Popen[bytes], int]:
     port = _free_port()
     args = [sys.executable, "-m", "server.main", "--port", str(port), "--store", "redis"]
     args += ["--redis-url", url, "--ai-delay", "0.05", "--ai-think", "0.02", "--ai-mode", "thread"]
-    args += ["--disconnect-grace", "60", "--log-level", "error"]
+    args += ["--disconnect-grace", "60", "--log-level", "error", *no_address_cap_flags()]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
     while True:
