@@ -13,6 +13,11 @@ connection of the table).  It reports moves/s, delivered messages/s,
 p50/p90/p99 action→update latency, the server's CPU (from ``/proc``) and RSS,
 and the ratios against each yardstick.
 
+``--servers N`` runs the game on N ``cardavia-server`` processes sharing a
+throw-away ``redis-server`` (the deployment's shape): seat *i* of table *t*
+connects to process ``(t + i) % N``, so every table has seats at several
+processes; CPU and RSS are summed over them (the yardsticks stay one process).
+
 ``--idle N`` instead holds N idle logged-in connections (hello → welcome) and
 reports the server's RSS per connection and its accept rate against a raw
 websockets server holding the same number in the same run.
@@ -47,6 +52,7 @@ from engine.registry import GAMES
 MAX_TABLES = 2000
 MAX_IDLE = 20000
 MAX_SECONDS = 300.0
+MAX_SERVERS = 8
 SATURATED_PCT = 90.0
 """A yardstick at full speed using less of a core than this was held back by its
 clients (``{name}_saturated`` false): its moves/s understate it."""
@@ -94,14 +100,14 @@ def _report(ready: Any, timeout: float) -> tuple[str, int, Any]:
 def _drive(
     jobs: list[Job],
     loop: str,
-    pid: int,
+    pids: Sequence[int],
     on_ready: Callable[[], None] | None = None,
     window: float | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, float]]:
     """Start a worker per job, wait until all are ready, open the window, collect reports.
 
     Returns the workers' reports and the server's figures over the window
-    (CPU seconds, RSS at the end).
+    (CPU seconds, RSS at the end; summed over its processes ``pids``).
     """
     reports: dict[int, Any] = {}
     with _workers(jobs, loop) as (ready, go):
@@ -112,12 +118,12 @@ def _drive(
             waiting.discard(worker)
         if on_ready is not None:
             on_ready()
-        cpu0, t0 = cpu_seconds(pid), time.perf_counter()
+        cpu0, t0 = sum(map(cpu_seconds, pids)), time.perf_counter()
         go.set()
         seconds = window if window is not None else jobs[0].seconds
         time.sleep(seconds)
-        cpu1, t1 = cpu_seconds(pid), time.perf_counter()
-        rss = rss_bytes(pid)
+        cpu1, t1 = sum(map(cpu_seconds, pids)), time.perf_counter()
+        rss = sum(map(rss_bytes, pids))
         waiting = {j.worker for j in jobs}
         while waiting:
             kind, worker, data = _report(ready, 120)
@@ -155,27 +161,60 @@ def _server_loop(args: argparse.Namespace) -> str | None:
 
 def run_target(target: str, args: argparse.Namespace, seats: int) -> dict[str, Any]:
     """One measured run against ``target`` (game, echo or fanout)."""
+    if target == "game" and args.servers > 1:
+        return _run_cluster(args, seats)
     if target == "game":
         argv = cardavia_argv(args.tables, _server_loop(args), args.server_arg)
     else:
         argv = raw_argv(target, args.loop)
     server = ServerProcess(argv, cwd=args.server_dir if target == "game" else None)
     try:
-        url = f"ws://127.0.0.1:{server.port}"
-        jobs = [
-            Job(target, url, args.game, seats, first, count, args.pace, args.seconds, args.seed, w)
-            for w, (first, count) in enumerate(_split(args.tables, args.procs))
-        ]
-        log(f"{target}: {args.tables} tables x {seats} seats from {len(jobs)} processes ...")
-        reports, figures = _drive(jobs, args.loop, server.pid)
-        result = _figures(reports, figures, args.seconds)
-        log(f"{target}: {json.dumps(result)}")
-        return result
+        return _measure(target, args, seats, [f"ws://127.0.0.1:{server.port}"], [server.pid])
     finally:
         if args.server_log and target == "game":
             with open(args.server_log, "w", encoding="utf-8") as f:
                 f.write(server.output())
         server.stop()
+
+
+def _measure(
+    target: str, args: argparse.Namespace, seats: int, urls: list[str], pids: list[int]
+) -> dict[str, Any]:
+    """Drive the tables against the service at ``urls`` (its processes ``pids``)."""
+    jobs = [
+        Job(target, urls[0], args.game, seats, first, count, args.pace, args.seconds, args.seed, w,
+            tuple(urls[1:]))
+        for w, (first, count) in enumerate(_split(args.tables, args.procs))
+    ]  # fmt: skip
+    where = f" on {len(urls)} processes" if len(urls) > 1 else ""
+    log(f"{target}: {args.tables} tables x {seats} seats{where} from {len(jobs)} processes ...")
+    reports, figures = _drive(jobs, args.loop, pids)
+    result = _figures(reports, figures, args.seconds)
+    log(f"{target}: {json.dumps(result)}")
+    return result
+
+
+def _run_cluster(args: argparse.Namespace, seats: int) -> dict[str, Any]:
+    """``--servers N``: N cardavia-server processes sharing a throw-away redis-server
+    (the deployment's shape); each table's seats connect to different processes."""
+    from bench.store import redis_server  # here: it imports the whole server
+
+    with redis_server() as redis_url:
+        extra = [*args.server_arg, "--store", "redis", "--redis-url", redis_url]
+        servers: list[ServerProcess] = []
+        try:
+            for _ in range(args.servers):
+                argv = cardavia_argv(args.tables, _server_loop(args), extra)
+                servers.append(ServerProcess(argv, cwd=args.server_dir))
+            urls = [f"ws://127.0.0.1:{s.port}" for s in servers]
+            return _measure("game", args, seats, urls, [s.pid for s in servers])
+        finally:
+            if args.server_log:
+                with open(args.server_log, "w", encoding="utf-8") as f:
+                    for i, server in enumerate(servers):
+                        f.write(f"# process {i} (port {server.port})\n{server.output()}")
+            for server in servers:
+                server.stop()
 
 
 def run_idle(args: argparse.Namespace) -> dict[str, Any]:
@@ -255,6 +294,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="extra cardavia-server flag (repeat; e.g. --server-arg=--gc-gen0=700)",
     )
+    parser.add_argument(
+        "--servers",
+        type=int,
+        default=1,
+        help="run the game on N server processes sharing a redis-server (Debian's package);"
+        " each table's seats connect to different processes (default 1: one process,"
+        " memory store)",
+    )
     parser.add_argument("--server-log", default=None, help="save the server's log to this file")
     parser.add_argument(
         "--server-dir",
@@ -273,6 +320,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(f"--seconds must be above 0 and at most {MAX_SECONDS}")
     if not 0 <= args.idle <= MAX_IDLE:
         raise SystemExit(f"--idle must be 0 to {MAX_IDLE}")
+    if not 1 <= args.servers <= MAX_SERVERS:
+        raise SystemExit(f"--servers must be 1 to {MAX_SERVERS}")
+    if args.servers > 1 and args.idle:
+        raise SystemExit("--servers applies to games, not to --idle")
     raise_fd_limit()
     if args.idle:
         report = run_idle(args)

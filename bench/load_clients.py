@@ -72,6 +72,14 @@ class Job:
     seconds: float
     seed: int
     worker: int
+    others: tuple[str, ...] = ()
+    """More processes of one service (``--servers``): seat *i* of table *t* connects
+    to ``(url, *others)[(t + i) % n]``, so a table's seats sit at different processes."""
+
+    def url_of(self, table: int, seat: int) -> str:
+        """Where seat ``seat`` of table ``table`` connects."""
+        urls = (self.url, *self.others)
+        return urls[(table + seat) % len(urls)]
 
 
 @dataclass
@@ -198,7 +206,8 @@ class TableRun:
         """Connect every seat, say hello, create and fill the table."""
         job = self.job
         for i in range(job.seats):
-            ws = await connect(job.url, compression=None, max_size=2**22, open_timeout=60)
+            url = job.url_of(self.table, i)
+            ws = await connect(url, compression=None, max_size=2**22, open_timeout=60)
             self.seats.append(Seat(ws, job, self.tally, i, self.table))
         key = f"w{job.worker}t{self.table}"
         for seat in self.seats:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +30,28 @@ def test_load_smoke_run_reports_moves_latency_and_ratios(capsys: pytest.CaptureF
     assert isinstance(report["fanout_saturated"], bool) and isinstance(
         report["echo_saturated"], bool
     )
+
+
+def test_servers_runs_the_tables_across_processes_sharing_redis(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    log = tmp_path / "servers.log"
+    argv = ["--game", "scopa", "--tables", "2", "--seconds", "1", "--procs", "1"]
+    assert main([*argv, "--servers", "2", "--only", "game", "--server-log", str(log)]) == 0
+    report = _report(capsys)
+    assert report["moves_per_s"] > 0 and report["errors"] == 0
+    assert report["connections"] == 4
+    sections = log.read_text().split("# process ")[1:]
+    assert len(sections) == 2
+    events = [
+        [json.loads(line) for line in s.splitlines()[1:] if line.startswith("{")] for s in sections
+    ]
+    for here, there in ((0, 1), (1, 0)):
+        created = [e for e in events[here] if e["event"] == "table_created"]
+        seated = {e["seat"]: e["player"] for e in events[here] if e["event"] == "joined"}
+        opened = {e["player"] for e in events[there] if e["event"] == "session_opened"}
+        assert len(created) == 1  # each process owns one table ...
+        assert seated[1] in opened  # ... whose second seat connected to the other process
 
 
 def test_idle_mode_compares_memory_and_accept_rate_with_raw(capsys: pytest.CaptureFixture[str]):
