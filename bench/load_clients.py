@@ -57,6 +57,10 @@ def send_now(ws: ClientConnection, data: bytes) -> None:
         pass
 
 
+STORE_RETRY_S = 0.5
+"""Seconds a seat waits before sending again a move refused with ``store_unavailable``."""
+
+
 @dataclass(frozen=True)
 class Job:
     """What one worker does: tables ``first .. first + count - 1`` against ``url``."""
@@ -286,11 +290,19 @@ class TableRun:
     def refused(self, seat: Seat, msg: dict[str, Any]) -> None:
         if self.tally.measuring:
             self.tally.errors += 1
-        if msg.get("code") in ("stale_version", "not_your_turn", "illegal_action"):
+        code = msg.get("code")
+        if code in ("stale_version", "not_your_turn", "illegal_action", "store_unavailable"):
             seat.sent_at = None
             seat.sent_version = -1
-            if seat.due():
+            if code == "store_unavailable":  # nothing changed: try again soon, as a client would
+                asyncio.get_running_loop().call_later(STORE_RETRY_S, self.retry, seat)
+            elif seat.due():
                 self.schedule(seat)
+
+    def retry(self, seat: Seat) -> None:
+        """Move again after a pause, unless an update meanwhile made it moot."""
+        if seat.due():
+            self.schedule(seat)
 
 
 async def _play(job: Job, ready: Any, go: MpEvent) -> dict[str, Any]:

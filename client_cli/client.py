@@ -436,6 +436,11 @@ class Client:
             self.tables[msg.table].closed = True
 
 
+STORE_RETRY_DELAYS = (0.25, 0.5, 1.0, 2.0, *([4.0] * 29))
+"""Seconds :func:`play_table` waits before each new try of a move refused with
+``store_unavailable`` (the server's store is down, nothing changed: about two
+minutes in all before it gives up)."""
+
 RECONNECT_DELAYS = (0.2, 0.5, 1.0, 1.0, 2.0, 2.0, 3.0, 4.0)
 """Seconds before each attempt of :func:`reconnect` (about 14 s in all)."""
 
@@ -512,9 +517,14 @@ async def play_table(
     """Play the client's seat at ``table`` with ``choose`` until the game ends; its result.
 
     Reads the client's pushed messages (passing each to ``on_message``);
-    acts whenever the seat has legal actions at a version not yet tried.
+    acts whenever the seat has legal actions at a version not yet tried.  A
+    move refused because the server's store is unavailable (nothing changed)
+    is sent again after a pause (:data:`STORE_RETRY_DELAYS`), unless an update
+    came meanwhile.
     """
     tried = -1
+    pending: Any = None  # the move refused for store_unavailable, to send again
+    waits = iter(STORE_RETRY_DELAYS)
     while True:
         state = client.tables.get(table)
         if state is not None and state.result is not None and state.game_no > 0:
@@ -524,15 +534,27 @@ async def play_table(
         if state is not None and state.my_turn and state.version != tried:
             tried = state.version
             assert state.view is not None
-            action = choose(state.view)
-            if inspect.isawaitable(action):
-                action = await action
+            if pending is not None and pending[0] == state.version:
+                action = pending[1]
+            else:
+                action = choose(state.view)
+                if inspect.isawaitable(action):
+                    action = await action
+            pending = None
             try:
                 await client.act(table, action, seat=state.seat, version=state.version)
             except ServerError as exc:
+                if exc.code == "store_unavailable":
+                    delay = next(waits, None)
+                    if delay is None:
+                        raise
+                    await asyncio.sleep(delay)
+                    pending, tried = (state.version, action), -1
                 # someone (a timer, a covering AI) played first: the next update says more
-                if exc.code not in ("stale_version", "not_your_turn", "not_playing"):
+                elif exc.code not in ("stale_version", "not_your_turn", "not_playing"):
                     raise
+            else:
+                waits = iter(STORE_RETRY_DELAYS)
             continue
         msg = await client.receive()
         if on_message is not None:
