@@ -140,6 +140,11 @@ end
 return out
 """
 
+_UNWHERE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 _WHERE = """
 for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[1], 'EX', ARGV[2]) end
 return #KEYS
@@ -225,6 +230,7 @@ class RedisStore:
                 ("release", _RELEASE),
                 ("orphans", _ORPHANS),
                 ("where", _WHERE),
+                ("unwhere", _UNWHERE),
             )
         }
 
@@ -533,12 +539,10 @@ class RedisStore:
 
     async def clear_where(self, player_id: str) -> None:
         """The player's connection to this process ended."""
-        key = self._k("where", player_id)
-        try:
-            if await self.redis.get(key) == self.node.encode():
-                await self.redis.delete(key)
-        except (RedisError, OSError):
-            return
+        # compare and delete in one step: if the player reconnected to another process
+        # meanwhile, its record names that process and stays
+        with contextlib.suppress(StoreUnavailable):
+            await self._run("unwhere", [self._k("where", player_id)], [self.node])
 
     async def where(self, player_ids: list[str]) -> dict[str, str]:
         """The process each of these players is connected to (those connected anywhere)."""

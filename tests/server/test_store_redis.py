@@ -118,6 +118,10 @@ async def test_periodic_passes_over_many_tables_and_players(redis_server: RedisS
     await old.refresh_where(players, 100)
     assert await new.where(players) == {p: old.node for p in players}
     assert 0 < await old.redis.ttl(f"t:where:{players[-1]}") <= 100
+    await new.set_where(players[0], 100)  # the player moved to the other process
+    await old.clear_where(players[0])  # the old connection's end does not erase that
+    await old.clear_where(players[1])
+    assert await new.where(players[:2]) == {players[0]: new.node}
     await old.close()
     await new.close()
 
