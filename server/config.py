@@ -168,8 +168,9 @@ HELP: dict[str, str] = {
     "gc_freeze_every": "Seconds between moving surviving objects out of the collector's sight "
     "(gc.freeze, which costs nothing: no long collections, even while thousands connect); "
     "0: only once after start-up.",
-    "gc_thaw_every": "Seconds between handing frozen objects back to the collector, so that "
-    "cyclic garbage among them is freed (one full collection then).",
+    "gc_thaw_every": "Seconds between looks at the frozen objects: once they are twice as "
+    "many as at the first look or the last full collection, they are handed back to the "
+    "collector and collected once (freeing reference cycles among them).",
     # -- persistence and scaling --
     "redis_url": "Redis URL of the redis store (redis://host:port/db, rediss:// for TLS).",
     "redis_prefix": "Prefix of every Redis key (several services may share one Redis).",

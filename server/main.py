@@ -38,8 +38,15 @@ def tune_gc(gen0: int) -> None:
         gc.callbacks.append(_GC_WATCH.callback)
 
 
-async def keep_heap_frozen(every: float, thaw_every: float) -> None:
-    """Freeze what survived every ``every`` seconds; thaw everything every ``thaw_every``.
+THAW_GROWTH = 2.0
+"""The frozen heap is thawed and collected once it is this many times its size after
+the last full collection (:func:`keep_heap_frozen`)."""
+
+
+async def keep_heap_frozen(every: float, thaw_every: float, growth: float = THAW_GROWTH) -> None:
+    """Freeze what survived every ``every`` seconds; every ``thaw_every`` seconds, if the
+    frozen heap has grown ``growth``-fold since the last full collection, thaw it and
+    collect once.
 
     A full collection walks every tracked object: with thousands of
     connections and tables that stalls the loop for hundreds of milliseconds.
@@ -49,18 +56,43 @@ async def keep_heap_frozen(every: float, thaw_every: float) -> None:
     While thousands of clients connect, what survives piles up fast: frozen
     every 2 s it made middle-generation collections of 50–80 ms (1,000 Dou
     Dizhu tables, ``bench.load --pace human``); every 0.5 s, none over 50 ms.
-    Frozen objects are never collected, so every ``thaw_every`` seconds they
-    are handed back (:func:`gc.unfreeze`) and the full collection they get
-    frees the reference cycles among them.
+
+    Frozen objects still die by reference counting; only reference cycles
+    among them would stay, and the server's objects make none (a closed
+    connection, its session, its tables and their games are freed at once:
+    ``tests/server/test_hot_path.py``).  So the frozen heap is handed back to
+    the collector (:func:`gc.unfreeze`) only when it has outgrown its size
+    after the last full collection (what leaked would show there), not on a
+    clock: thawed every 5 minutes, the full collection of 1,000 busy tables
+    stalled the loop for 0.7 s each time and freed nothing.  Looking costs a
+    walk of the frozen list (:func:`gc.get_freeze_count`: about 15 ms per
+    million objects).  The first look only takes the measure: a server that
+    has just started grows with its connections and tables, not with garbage.
     """
-    since_thaw = 0.0
+    baseline: int | None = None
+    since_look = 0.0
     while True:
         await asyncio.sleep(every)
-        since_thaw += every
-        if since_thaw >= thaw_every:
-            since_thaw = 0.0
-            gc.unfreeze()
-            gc.collect()  # the one long pause, at a known rhythm
+        since_look += every
+        if since_look >= thaw_every:
+            since_look = 0.0
+            frozen = gc.get_freeze_count()
+            if baseline is None:
+                baseline = frozen
+            elif frozen >= growth * max(baseline, 1):
+                gc.unfreeze()
+                began = time.perf_counter()
+                collected = gc.collect()  # rare: the heap has doubled since the last one
+                gc.freeze()
+                baseline = gc.get_freeze_count()
+                get_logger(component="gc").info(
+                    "heap_collected",
+                    frozen_before=frozen,
+                    frozen_after=baseline,
+                    collected=collected,
+                    ms=round((time.perf_counter() - began) * 1000, 1),
+                )
+                continue
         gc.freeze()
 
 

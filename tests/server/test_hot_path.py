@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import os
 
@@ -11,6 +12,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from bench.loopback import NO_ADDRESS_CAPS
+from client_cli.client import Client, play_table, random_chooser
 from protocol.base import PROTOCOL_VERSION
 from protocol.codec import encode
 from server import connection
@@ -18,6 +21,7 @@ from server.app import running_server
 from server.config import ServerConfig, load_config
 from server.loops import run_with_loop
 from server.main import _GcWatch, tune_gc
+from tests.server.helpers import FAST
 
 _watch = _GcWatch.callback
 
@@ -65,22 +69,67 @@ def test_tune_gc_freezes_start_up_objects_and_raises_the_young_threshold() -> No
         gc.callbacks[:] = [c for c in gc.callbacks if getattr(c, "__func__", None) is not _watch]
 
 
-async def test_the_heap_is_frozen_often_and_thawed_and_collected_at_the_thaw_rhythm(
+async def test_the_heap_is_frozen_often_and_collected_only_once_it_has_doubled(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from server import main
 
     calls: list[str] = []
+    frozen = [1000]  # the frozen heap's size, as the test sets it
     monkeypatch.setattr(main.gc, "freeze", lambda: calls.append("freeze"))
     monkeypatch.setattr(main.gc, "unfreeze", lambda: calls.append("unfreeze"))
     monkeypatch.setattr(main.gc, "collect", lambda *a: calls.append("collect") or 0)
-    keeper = asyncio.create_task(main.keep_heap_frozen(0.0625, 0.1875))
-    while calls.count("unfreeze") < 2:
+    monkeypatch.setattr(main.gc, "get_freeze_count", lambda: calls.append("look") or frozen[0])
+    keeper = asyncio.create_task(main.keep_heap_frozen(0.02, 0.06))
+    while calls.count("look") < 3:  # the first look sets the baseline; two more, steady
+        await asyncio.sleep(0.01)
+    assert "unfreeze" not in calls  # steady: never collected
+    frozen[0] = 2000  # twice the size after the last full collection
+    while "unfreeze" not in calls:
+        await asyncio.sleep(0.01)
+    at = calls.index("unfreeze")
+    frozen[0] = 2100
+    while calls[at:].count("look") < 4:
         await asyncio.sleep(0.01)
     keeper.cancel()
-    first = calls.index("unfreeze")
-    assert calls[:first] == ["freeze", "freeze"]
-    assert calls[first : first + 3] == ["unfreeze", "collect", "freeze"]
+    assert calls[:6] == ["freeze", "freeze", "look", "freeze", "freeze", "freeze"]
+    assert calls[at : at + 4] == ["unfreeze", "collect", "freeze", "look"]  # the new baseline
+    assert calls.count("unfreeze") == 1  # 2,100 is not twice the new baseline of 2,000
+
+
+async def test_closed_connections_sessions_and_tables_leave_no_reference_cycles() -> None:
+    """What the frozen-heap keeper relies on: the server's objects die by reference
+    counting (websockets' select_subprotocol closure made every connection a cycle)."""
+    config = dataclasses.replace(FAST, session_ttl=0.2, disconnect_grace=0.0, **NO_ADDRESS_CAPS)
+    async with running_server(config) as server:
+        ai = [{"seat": 1, "level": "random"}]
+        gc.collect()
+        gc.disable()
+        try:
+            for i in range(6):
+                client = await Client.connect(server.url, f"p{i}")
+                options = {"seat": 0, "ai": ai, "game": {"target": 1}}
+                table = (await client.create_table("scopa", options)).table.id
+                await asyncio.wait_for(play_table(client, table, random_chooser(i)), 30)
+                await client.close()
+            deadline = asyncio.get_running_loop().time() + 10
+            while server.lobby.tables or len(server.sessions) or server.connections:
+                assert asyncio.get_running_loop().time() < deadline, "not all gone"
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.1)
+            gc.set_debug(gc.DEBUG_SAVEALL)
+            gc.collect()
+            ours = [
+                type(o)
+                for o in gc.garbage
+                if type(o).__module__.split(".")[0]
+                in ("server", "engine", "protocol", "websockets", "client_cli")
+            ]
+            assert ours == []
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+            gc.enable()
 
 
 async def test_messages_queued_together_arrive_in_order_and_a_client_that_does_not_read_is_dropped(
