@@ -28,7 +28,7 @@ from redis.exceptions import RedisError
 
 from protocol import client_messages as cm
 from protocol import server_messages as sm
-from protocol.codec import Frame, FrameError, decode_client, decode_server, encode
+from protocol.codec import Frame, FrameError, decode_client, decode_server, encode, unchecked
 from protocol.errors import ErrorCode
 from protocol.models import TableInfo
 from server.logs import get_logger
@@ -36,6 +36,7 @@ from server.sessions import Player
 from server.store import StoreUnavailable
 from server.store_redis import RedisStore
 from server.table import Command
+from server.table_core import LISTING_TTL, TableCore
 from server.table_options import RequestError
 
 if TYPE_CHECKING:
@@ -79,6 +80,9 @@ class Bus:
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(OUTBOX_LIMIT)
         self._tasks: list[asyncio.Task[None]] = []
         self._subscribed = asyncio.Event()
+        self._index_read: tuple[float, dict[str, dict[str, Any]]] | None = None
+        self._infos: dict[str, TableInfo] = {}
+        """The lobby summaries of the index last read, validated when first listed."""
         self._log = get_logger(component="bus", node=self.node)
 
     def channel(self, node: str) -> str:
@@ -187,20 +191,43 @@ class Bus:
         self.post(owner, {**payload, "from": self.node, "table": table_id, "kind": kind})
 
     async def list_tables(self, player: Player, game: str | None, ref: int | None) -> sm.Tables:
-        """The lobby across every process: this one's tables fresh, the others' from Redis."""
-        local = self.app.lobby.list_tables(player, game, ref)
-        seen = {t.id for t in local.tables}
-        out = list(local.tables)
-        for table_id, entry in (await self.store.index()).items():
-            if table_id in seen or table_id in self.app.lobby.tables:
+        """The lobby across every process: this one's tables fresh, the others' from the
+        index in Redis (read at most once a :data:`~server.table_core.LISTING_TTL`), in
+        the lobby's order (:meth:`~server.lobby.Lobby.listing`) and up to its cap."""
+        lobby = self.app.lobby
+        now = lobby.clock()
+        groups: list[list[TableInfo | TableCore]] = [list(g) for g in lobby.listing(player, game)]
+        for table_id, entry in (await self._index()).items():
+            if table_id in lobby.tables:
                 continue
-            info = TableInfo.model_validate(entry["info"], strict=False)
-            if game is not None and info.game != game:
+            info = entry["info"]
+            if game is not None and info["game"] != game:
                 continue
-            if info.private and player.player_id not in entry.get("members", ()):
+            if player.player_id in entry.get("members", ()):
+                group = 0
+            elif info["private"] or info["status"] == "finished":
                 continue
-            out.append(info)
-        return sm.Tables(ref=ref, tables=tuple(out))
+            elif info["status"] == "waiting" and any(s["kind"] == "empty" for s in info["seats"]):
+                group = 1
+            else:
+                group = 2
+            known = self._infos.get(table_id)
+            if known is None:  # validated once per reading of the index
+                known = self._infos[table_id] = TableInfo.model_validate(info, strict=False)
+            groups[group].append(known)
+        listed = [t for group in groups for t in group][: self.app.config.max_listed_tables]
+        infos = tuple(t.listed_info(now) if isinstance(t, TableCore) else t for t in listed)
+        # summaries validated already (here, or by the table that built them)
+        return unchecked(sm.Tables, {"type": "tables", "ref": ref, "tables": infos})
+
+    async def _index(self) -> dict[str, dict[str, Any]]:
+        """The tables' index in Redis, read again once it is a listing's TTL old: clients
+        listing the lobby again and again must not each read and parse all of it."""
+        now = asyncio.get_running_loop().time()
+        if self._index_read is None or not 0 <= now - self._index_read[0] < LISTING_TTL:
+            self._index_read = (now, await self.store.index())
+            self._infos = {}
+        return self._index_read[1]
 
     async def remote_tables_of(self, player_id: str) -> dict[str, int | None]:
         """Tables owned elsewhere that the player sits (seat) or watches (None) at."""

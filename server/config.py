@@ -73,6 +73,7 @@ class ServerConfig:
     max_watched_tables_per_session: int = 5
     max_watched_tables_per_address: int = 20
     max_spectators_per_table: int = 50
+    max_listed_tables: int = 200
     trusted_proxies: str = ""
     waiting_table_grace: float = 30.0
     playing_session_ttl: float = 3600.0
@@ -145,6 +146,8 @@ HELP: dict[str, str] = {
     "max_watched_tables_per_session": "Tables one session watches as a spectator at once.",
     "max_watched_tables_per_address": "Tables watched from one client address (0: no cap).",
     "max_spectators_per_table": "Spectators one table admits.",
+    "max_listed_tables": "Tables one lobby listing holds at most: the player's own, then those "
+    "with a free seat, then the others, newest first (filter by game to see others).",
     "trusted_proxies": "Comma-separated IPs or CIDR networks of load balancers whose"
     " X-Forwarded-For header names the client address (empty: trust nobody's header).",
     "waiting_table_grace": "Seconds a table that waits for players is kept once no human at it"
@@ -297,6 +300,7 @@ def validate(config: ServerConfig) -> None:
         "max_waiting_tables_per_session",
         "max_watched_tables_per_session",
         "max_spectators_per_table",
+        "max_listed_tables",
         "rate_strikes",
     ):
         if getattr(config, name) < 1:

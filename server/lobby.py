@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 from engine.codec import to_plain
 from engine.registry import GAMES, policy_names
 from protocol.client_messages import CreateTable, QuickPlay
+from protocol.codec import unchecked
 from protocol.errors import ErrorCode
-from protocol.models import TableInfo, TableOptions
+from protocol.models import TableOptions
 from protocol.server_messages import GameInfo, Games, Tables
 from server.ai import AiRunner
 from server.config import ServerConfig
@@ -90,19 +91,52 @@ class Lobby:
 
         Finished tables are listed only to their members (their replays stay
         reachable by id): the lobby shows tables one can still join or watch.
+        At most ``max_listed_tables``: the player's own first, then those with
+        a free seat, then the others (:meth:`listing`); each table's summary
+        is built again only when it changed or is a second old
+        (:meth:`~server.table_core.TableCore.listed_info`), so that a client
+        listing a thousand tables over and over costs little.
         """
         now = self.clock()
-        out: list[TableInfo] = []
-        for actor in self.tables.values():
+        listed = [core for group in self.listing(player, game) for core in group]
+        infos = tuple(core.listed_info(now) for core in listed[: self.config.max_listed_tables])
+        # summaries the tables built and validated themselves: not validated again
+        return unchecked(Tables, {"type": "tables", "ref": ref, "tables": infos})
+
+    def listing(
+        self, player: Player, game: str | None
+    ) -> tuple[list[TableCore], list[TableCore], list[TableCore]]:
+        """The tables ``player`` may see listed, of ``game`` or all: those the player is
+        at, those with a free seat, and the others, newest first in each group (the scan
+        stops once the tables with a free seat fill ``max_listed_tables``)."""
+        own: list[TableCore] = []
+        for table_id in player.tables:  # where the player sits or watches
+            actor = self.tables.get(table_id)
+            if (
+                actor is not None
+                and (game is None or actor.core.game.id == game)
+                and actor.core.is_member(player.player_id)
+            ):
+                own.append(actor.core)
+        own.reverse()  # joined last, listed first
+        mine = {core.id for core in own}
+        free: list[TableCore] = []
+        others: list[TableCore] = []
+        enough = self.config.max_listed_tables - len(own)  # free seats are listed first
+        for actor in reversed(self.tables.values()):  # newest first
             core = actor.core
-            if game is not None and core.game.id != game:
+            if (game is not None and core.game.id != game) or core.id in mine:
                 continue
-            if core.setup.options.private and not core.is_member(player.player_id):
+            status = core.status
+            if core.setup.options.private or status == "finished":
                 continue
-            if core.status == "finished" and not core.is_member(player.player_id):
-                continue
-            out.append(core.info(now))
-        return Tables(ref=ref, tables=tuple(out))
+            if status == "waiting" and core.has_free_seat():
+                free.append(core)
+                if len(free) >= enough:
+                    break  # nothing further along could be listed
+            else:
+                others.append(core)
+        return own, free, others
 
     def find(self, player: Player, table_id: str, invite: str | None = None) -> TableActor:
         """The table ``table_id`` if the player may reach it; else ``not_found``.

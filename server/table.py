@@ -63,6 +63,7 @@ _ROLLBACK = (
     "owner",
     "fill_at",
     "_covered_seen",
+    "_listed",
 )
 """The core's fields a command may change: restored when its write to the store fails."""
 

@@ -40,6 +40,9 @@ from server.table_values import (
     Status,
 )
 
+LISTING_TTL = 1.0
+"""Seconds a table's lobby summary is listed again as it was (:meth:`TableCore.listed_info`)."""
+
 
 class TableCore:
     """One table's seats, game and rules of engagement (see module docstring)."""
@@ -98,6 +101,8 @@ class TableCore:
         self.ai_table_linger = ai_table_linger
         self.finished_at: float | None = None
         self._decoder = decoder_for(self.game)
+        self._listed: tuple[float, TableInfo] | None = None
+        """The lobby summary last built, and when (:meth:`listed_info`)."""
         self._out = UpdateBuilder(table_id)
 
     # -- who is here ---------------------------------------------------------
@@ -152,6 +157,10 @@ class TableCore:
             since.append(self.spectators_away[pid])
         return max(since) + self.waiting_grace if since else None
 
+    def has_free_seat(self) -> bool:
+        """Whether a seat is still free (:meth:`free_seats`, without building the list)."""
+        return any(slot.kind == "empty" for slot in self.seats)
+
     def free_seats(self) -> list[int]:
         """Seats nobody holds yet."""
         return [i for i, s in enumerate(self.seats) if s.kind == "empty"]
@@ -160,7 +169,9 @@ class TableCore:
         return [(pid, message) for pid in self.members()]
 
     def _changed(self, now: float) -> list[Out]:
-        return self._to_all(TableChanged(table=self.info(now)))
+        info = self.info(now)
+        self._listed = (now, info)  # the lobby lists the change at once
+        return self._to_all(TableChanged(table=info))
 
     # -- lobby summary -------------------------------------------------------
     def info(self, now: float = 0.0) -> TableInfo:
@@ -196,6 +207,16 @@ class TableCore:
             options=to_plain(self.setup.game_options),
             rematch_votes=tuple(sorted(self.rematch_votes)),
         )
+
+    def listed_info(self, now: float) -> TableInfo:
+        """:meth:`info` as the lobby lists it: built again when the seating or the status
+        changed (:meth:`_changed`) or once it is :data:`LISTING_TTL` seconds old (the
+        version, a seat the AI now covers), so that listing a thousand tables again and
+        again does not build a thousand summaries each time."""
+        listed = self._listed
+        if listed is None or not 0 <= now - listed[0] < LISTING_TTL:
+            listed = self._listed = (now, self.info(now))
+        return listed[1]
 
     def _covered(self, slot: SeatSlot, now: float) -> bool:
         return (

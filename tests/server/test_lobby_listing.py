@@ -59,3 +59,30 @@ async def test_quick_play_with_a_partner_sits_opposite(server: CardaviaServer) -
         assert (stranger.table.id, stranger.seat) == (first.table.id, 1)
         friend = await bob.quick_play("cicera", partner="ann")
         assert (friend.table.id, friend.seat) == (first.table.id, 2)  # ann's partner
+
+
+async def test_the_listing_is_capped_own_tables_then_free_seats_first() -> None:
+    """A lobby of many tables lists at most max_listed_tables: the player's own, then
+    tables with a free seat (newest first), then games in progress."""
+    import dataclasses
+
+    from server.app import running_server
+    from tests.server.helpers import FAST
+
+    config = dataclasses.replace(FAST, max_listed_tables=3)
+    async with running_server(config) as srv:
+        url = f"ws://127.0.0.1:{srv.port}"
+        async with (
+            await Client.connect(url, "ann") as ann,
+            await Client.connect(url, "bob") as bob,
+        ):
+            ai = (AiSeat(seat=1, level="random"),)
+            playing = (await ann.create_table("scopa", TableOptions(seat=0, ai=ai))).table.id
+            older = (await ann.create_table("scopa", TableOptions(seat=0))).table.id
+            newer = (await ann.create_table("cicera", TableOptions(seat=0))).table.id
+            mine = (await bob.create_table("scopa", TableOptions(seat=0, private=True))).table.id
+            listed = [t.id for t in await bob.list_tables()]
+            assert listed == [mine, newer, older]  # capped: the game in progress left out
+            assert [t.id for t in await bob.list_tables("scopa")] == [mine, older, playing]
+            assert [t.id for t in await ann.list_tables()] == [newer, older, playing]
+            assert mine not in {t.id for t in await ann.list_tables("scopa")}  # private

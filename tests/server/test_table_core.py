@@ -210,3 +210,19 @@ def test_chat_rate_limit() -> None:
         core.chat("p0", "hi", 0.0)
     assert info.value.code == "rate_limited"
     core.chat("p0", "hi", 21.0)  # one line per 20 s refills
+
+
+def test_the_lobby_summary_is_rebuilt_when_the_table_changes_or_ages() -> None:
+    core = make()
+    first = core.listed_info(0.0)
+    assert core.listed_info(0.5) is first  # listed again within a second: as it was
+    core.join("p0", "P0", 0, 0.6)  # a seating change shows at once
+    joined = core.listed_info(0.7)
+    assert joined is not first and joined.seats[0].player_id == "p0"
+    core.join("p1", "P1", 1, 0.8)  # full: the game starts
+    seat, version = core.game.to_act(core.state)[0], core.version
+    action = to_plain(core.game.legal_actions(core.state, seat)[0])
+    core.act(f"p{seat}", seat, version, action, "human", 0.9)
+    assert core.listed_info(1.5).version == version  # a move is no seating change
+    assert core.listed_info(2.0).version == version + 1  # a second on: built again
+    assert core.listed_info(2.0) == core.info(2.0)
