@@ -232,7 +232,7 @@ class Bus:
     async def remote_tables_of(self, player_id: str) -> dict[str, int | None]:
         """Tables owned elsewhere that the player sits (seat) or watches (None) at."""
         out: dict[str, int | None] = {}
-        for table_id, entry in (await self.store.index()).items():
+        for table_id, entry in (await self.store.index_of(player_id)).items():
             if player_id in entry.get("members", ()) and table_id not in self.app.lobby.tables:
                 seats = [s["seat"] for s in entry["info"]["seats"] if s["player_id"] == player_id]
                 out[table_id] = seats[0] if seats else None

@@ -140,6 +140,18 @@ end
 return out
 """
 
+_INDEX_OF = """
+local out = {}
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do
+  if string.find(all[i + 1], ARGV[1], 1, true) then
+    out[#out + 1] = all[i]
+    out[#out + 1] = all[i + 1]
+  end
+end
+return out
+"""
+
 _UNWHERE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -231,6 +243,7 @@ class RedisStore:
                 ("orphans", _ORPHANS),
                 ("where", _WHERE),
                 ("unwhere", _UNWHERE),
+                ("index_of", _INDEX_OF),
             )
         }
 
@@ -521,6 +534,16 @@ class RedisStore:
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"Redis did not answer: {exc}") from None
         return {_text(k): json.loads(v) for k, v in raw.items()}
+
+    async def index_of(self, player_id: str) -> dict[str, dict[str, Any]]:
+        """The lobby summaries that name ``player_id`` (those of the tables it sits or
+        watches at, and perhaps a few more: the caller checks), picked inside Redis.
+
+        A resume at another process asks this: after a process dies, thousands
+        of its clients resume elsewhere at once, and reading and parsing the
+        whole index for each of them took seconds of CPU per thousand tables."""
+        raw = await self._run("index_of", [self._k("index")], [json.dumps(player_id)])
+        return {_text(raw[i]): json.loads(raw[i + 1]) for i in range(0, len(raw), 2)}
 
     async def set_where(self, player_id: str, ttl: float) -> None:
         """Record that the player is connected to this process."""

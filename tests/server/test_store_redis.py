@@ -126,6 +126,20 @@ async def test_periodic_passes_over_many_tables_and_players(redis_server: RedisS
     await new.close()
 
 
+async def test_index_of_a_player_is_picked_inside_redis(redis_server: RedisServer) -> None:
+    store = make(redis_server)
+    members = {"a": ["p_1", "p_2"], "b": ["p_2"], "c": ["p_3"], "d": []}
+    for table_id, who in members.items():
+        await store.create(TableRecord(table_id=table_id, game="scopa", options={}))
+        summary = {"info": {"id": table_id}, "members": who}
+        await store.save_meta(table_id, {"seats": [], "summary": summary})
+    assert sorted(await store.index_of("p_2")) == ["a", "b"]
+    assert (await store.index_of("p_3"))["c"] == {"info": {"id": "c"}, "members": ["p_3"]}
+    assert await store.index_of("p_") == {}  # a whole id, not a part of one
+    assert await store.index_of("p_9") == {}
+    await store.close()
+
+
 async def test_append_at_an_unexpected_length_is_refused(redis_server: RedisServer) -> None:
     store = make(redis_server)
     await store.create(TableRecord(table_id="a", game="scopa", options={}))
