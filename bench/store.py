@@ -13,7 +13,8 @@ noise hits both alike.  ``ratio`` is Redis moves/s over memory moves/s.
 Failover: two ``cardavia-server`` processes share the Redis (the default
 lease of 5 s); the bots play at tables of the first one; midway it is
 SIGKILLed and the bots resume at the second.  ``failover_s`` is the time from
-the kill to the first move the new owner applied (as a bot sees it);
+the kill to the first move the new owner applied (as a bot sees it),
+``all_resumed_s`` the time until every table moved again;
 ``lost_moves`` counts acknowledged moves missing from the log in Redis,
 ``doubled_moves`` logged human moves that no bot sent at that version.
 
@@ -240,16 +241,24 @@ async def failover(seconds: float, tables: int) -> dict[str, Any]:
             print(f"SIGKILL the owner of {tables} busy tables", file=sys.stderr)
             first.send_signal(signal.SIGKILL)
             killed = time.monotonic()
-            moved: float | None = None
-            while moved is None and time.monotonic() < until:
+            resumed: dict[str, float] = {}  # table -> seconds from the kill to its first move
+            while len(resumed) < len(bots) and time.monotonic() < until:
                 await asyncio.sleep(0.01)
                 # on a new connection, a version past the one at the kill: the new owner's
                 for b in bots:
                     state = b.client.tables.get(b.table)
                     fresh = b.client is not old_clients[b.table]
-                    if fresh and state is not None and state.version > versions[b.table]:
-                        moved = time.monotonic() - killed
-            print(f"first move at the new owner {moved} s after the kill", file=sys.stderr)
+                    if b.table in resumed or not fresh or state is None:
+                        continue
+                    if state.version > versions[b.table]:
+                        resumed[b.table] = time.monotonic() - killed
+            moved = min(resumed.values(), default=None)
+            last = max(resumed.values()) if len(resumed) == len(bots) else None
+            print(
+                f"first move at the new owner {moved} s after the kill; every table moved "
+                f"again after {last} s ({len(resumed)} of {len(bots)})",
+                file=sys.stderr,
+            )
             await asyncio.gather(*players)
             lost = doubled = moves = 0
             for b in bots:
@@ -268,6 +277,7 @@ async def failover(seconds: float, tables: int) -> dict[str, Any]:
         "tables": tables,
         "human_moves_logged": moves,
         "failover_s": None if moved is None else round(moved, 2),
+        "all_resumed_s": None if last is None else round(last, 2),
         "lost_moves": lost,
         "doubled_moves": doubled,
     }

@@ -28,6 +28,9 @@ from server.store import StoreUnavailable
 from server.store_redis import RedisStore
 from server.table import Command
 
+RESTORES_AT_ONCE = 32
+"""Tables a takeover scan rebuilds concurrently (:meth:`Cluster.scan`)."""
+
 
 class Cluster:
     """Lease renewal and takeover scans for one process (see the module docstring)."""
@@ -82,23 +85,38 @@ class Cluster:
                 await self.store.release(table_id)
 
     async def scan(self) -> None:
-        """Take over and rebuild every table whose lease has expired."""
-        for table_id in await self.store.orphans():
-            if table_id in self.lobby.tables or not await self.store.acquire(table_id):
-                continue
-            self._restoring.add(table_id)
-            try:
-                await self.lobby.restore(table_id)
-            except StoreUnavailable:
-                self.store.forget(table_id)
-                raise
-            except Exception as exc:  # a record that does not rebuild: leave it, say so
-                self._log.exception("restore_failed", table=table_id, error=repr(exc))
-                self.store.forget(table_id)
-                continue
-            finally:
-                self._restoring.discard(table_id)
-            self._log.info("table_taken_over", table=table_id)
+        """Take over and rebuild every table whose lease has expired, up to
+        :data:`RESTORES_AT_ONCE` at a time (each waits on Redis several times: one
+        after the other, the 600 tables of a dead process took 16 s to come back)."""
+        orphans = [t for t in await self.store.orphans() if t not in self.lobby.tables]
+        gate = asyncio.Semaphore(RESTORES_AT_ONCE)
+
+        async def take(table_id: str) -> None:
+            async with gate:
+                await self._take(table_id)
+
+        results = await asyncio.gather(*(take(t) for t in orphans), return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result  # StoreUnavailable: _take logs everything else itself
+
+    async def _take(self, table_id: str) -> None:
+        """Take one table over and rebuild it, if nobody took it meanwhile."""
+        if table_id in self.lobby.tables or not await self.store.acquire(table_id):
+            return
+        self._restoring.add(table_id)
+        try:
+            await self.lobby.restore(table_id)
+        except StoreUnavailable:
+            self.store.forget(table_id)
+            raise
+        except Exception as exc:  # a record that does not rebuild: leave it, say so
+            self._log.exception("restore_failed", table=table_id, error=repr(exc))
+            self.store.forget(table_id)
+            return
+        finally:
+            self._restoring.discard(table_id)
+        self._log.info("table_taken_over", table=table_id)
 
     async def sweep_absent(self, ttl: float) -> None:
         """Members of this process's tables connected nowhere for ``ttl`` seconds leave them.

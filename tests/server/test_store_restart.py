@@ -142,6 +142,31 @@ async def test_failover_to_another_process(
     await watcher.close()
 
 
+async def test_every_table_of_a_dead_process_is_taken_over(
+    redis_server: RedisServer, servers: list[ServerProcess]
+) -> None:
+    """The takeover rebuilds many tables at once (Cluster.scan): all of them, once."""
+    from bench.loopback import no_address_cap_flags
+
+    a = ServerProcess(redis_server.url, *no_address_cap_flags())
+    b = ServerProcess(redis_server.url, *no_address_cap_flags())
+    servers += [a, b]
+    a.start()
+    b.start()
+    clients = [await Client.connect(a.url, f"p{i}") for i in range(8)]
+    tables = [
+        (await c.create_table("scopa", {"seat": 0, "ai": AI})).table.id
+        for c in clients
+        for _ in range(5)
+    ]
+    a.signal(signal.SIGKILL)
+    for client in clients:
+        await client.close()
+    await taken_over(b, len(tables))
+    fences = [await fence_of(redis_server.url, t) for t in tables]
+    assert fences == [2] * len(tables)  # each taken over exactly once
+
+
 async def fence_of(redis_url: str, table: str) -> int:
     """The table's fence as Redis holds it (bumped by every takeover)."""
     redis = aioredis.Redis.from_url(redis_url)
