@@ -245,7 +245,8 @@ class Bus:
             core = actor.core
             if core.quick and core.game.id == msg.game and core.status == "waiting":
                 return None
-        for table_id, entry in (await self.store.index()).items():
+        # picked inside Redis: a quick play must not read and parse the whole index
+        for table_id, entry in (await self.store.quick_candidates(msg.game)).items():
             info = entry["info"]
             if (
                 table_id not in self.app.lobby.tables

@@ -144,7 +144,14 @@ _INDEX_OF = """
 local out = {}
 local all = redis.call('HGETALL', KEYS[1])
 for i = 1, #all, 2 do
-  if string.find(all[i + 1], ARGV[1], 1, true) then
+  local found = true
+  for j = 1, #ARGV do
+    if not string.find(all[i + 1], ARGV[j], 1, true) then
+      found = false
+      break
+    end
+  end
+  if found then
     out[#out + 1] = all[i]
     out[#out + 1] = all[i + 1]
   end
@@ -542,7 +549,17 @@ class RedisStore:
         A resume at another process asks this: after a process dies, thousands
         of its clients resume elsewhere at once, and reading and parsing the
         whole index for each of them took seconds of CPU per thousand tables."""
-        raw = await self._run("index_of", [self._k("index")], [json.dumps(player_id)])
+        return await self._index_with(json.dumps(player_id))
+
+    async def quick_candidates(self, game: str) -> dict[str, dict[str, Any]]:
+        """The lobby summaries of waiting quick-play tables of ``game`` (and perhaps a
+        few more: the caller checks), picked inside Redis, as :meth:`index_of` does."""
+        # the words json.dumps writes for them (save_meta)
+        return await self._index_with('"quick": true', '"status": "waiting"', json.dumps(game))
+
+    async def _index_with(self, *words: str) -> dict[str, dict[str, Any]]:
+        """The index entries whose JSON text holds every one of ``words``."""
+        raw = await self._run("index_of", [self._k("index")], list(words))
         return {_text(raw[i]): json.loads(raw[i + 1]) for i in range(0, len(raw), 2)}
 
     async def set_where(self, player_id: str, ttl: float) -> None:

@@ -137,6 +137,18 @@ async def test_index_of_a_player_is_picked_inside_redis(redis_server: RedisServe
     assert (await store.index_of("p_3"))["c"] == {"info": {"id": "c"}, "members": ["p_3"]}
     assert await store.index_of("p_") == {}  # a whole id, not a part of one
     assert await store.index_of("p_9") == {}
+    # waiting quick-play tables of a game, written as save_meta writes them
+    for table_id, game, quick, status in (
+        ("q1", "scopa", True, "waiting"),
+        ("q2", "scopa", True, "playing"),
+        ("q3", "scopa", False, "waiting"),
+        ("q4", "cicera", True, "waiting"),
+    ):
+        await store.create(TableRecord(table_id=table_id, game=game, options={}))
+        info = {"id": table_id, "game": game, "quick": quick, "status": status}
+        await store.save_meta(table_id, {"summary": {"info": info, "members": []}})
+    assert list(await store.quick_candidates("scopa")) == ["q1"]
+    assert list(await store.quick_candidates("cicera")) == ["q4"]
     await store.close()
 
 
