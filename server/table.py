@@ -24,7 +24,7 @@ from engine.codec import to_plain
 from engine.frozen import fast_init
 from protocol.codec import Frame, unchecked
 from protocol.errors import ErrorCode
-from protocol.server_messages import Error, Joined, Left, Ok, TableClosed
+from protocol.server_messages import Error, Joined, Left, Ok, Replay, TableClosed
 from server.ai import AiRunner
 from server.logs import get_logger
 from server.metrics import Metrics
@@ -119,6 +119,8 @@ class TableActor:
         self.ai = ai
         self.on_close = on_close
         self.clock = clock
+        self._replay: Replay | None = None
+        """The replay last built here (:meth:`_on_replay`)."""
         self.queue: deque[Command] = deque()
         self._waiter: asyncio.Future[bool] | None = None
         self.pending_joins = 0
@@ -503,7 +505,12 @@ class TableActor:
                 wanted = finished
         if wanted is None:
             raise RequestError(ErrorCode.NOT_FOUND, f"no replay of game {game_no} is kept here")
-        replay = build_replay(self.id, self.core.game, self.core.setup.game_options, wanted)
+        replay = self._replay
+        if replay is None or replay.game_no != wanted.game_no:
+            # kept: a finished game does not change, and rebuilding it replays every move
+            # (6 ms for a Scopa match to 11, against 0.2 ms to copy and encode it)
+            replay = build_replay(self.id, self.core.game, self.core.setup.game_options, wanted)
+            self._replay = replay
         self._reply(command, replay.model_copy(update={"ref": command.ref}))
 
     async def _on_ai_move(self, command: Command) -> None:

@@ -187,5 +187,9 @@ async def test_rematch_and_replay_after_the_end(server: CardaviaServer) -> None:
         assert info.value.code == "not_found"
         again = await a.replay(table, game_no=1)
         assert again.steps == replay.steps and again.start_events == replay.start_events
+        built = server.lobby.tables[table]._replay  # kept: asked again, not rebuilt
+        assert built is not None and built.game_no == 1
+        assert (await a.replay(table, game_no=1)).steps == replay.steps
+        assert server.lobby.tables[table]._replay is built
     finally:
         await a.close()
