@@ -2,7 +2,7 @@
 with ``--failover``, the time two processes on one Redis need to carry on after one dies.
 
     python -m bench.store --seconds 20 [--tables 8]
-    python -m bench.store --failover --seconds 20 [--tables 8]
+    python -m bench.store --failover --seconds 20 [--tables 8] [--graceful]
 
 Throughput: a ``redis-server`` (Debian's package) is started on a free port;
 ``--tables`` bots each play Scopa (to 100 points, so games do not end) at
@@ -12,7 +12,8 @@ noise hits both alike.  ``ratio`` is Redis moves/s over memory moves/s.
 
 Failover: two ``cardavia-server`` processes share the Redis (the default
 lease of 5 s); the bots play at tables of the first one; midway it is
-SIGKILLed and the bots resume at the second.  ``failover_s`` is the time from
+SIGKILLed (``--graceful``: stopped with SIGTERM, as a rolling restart does)
+and the bots resume at the second.  ``failover_s`` is the time from
 the kill to the first move the new owner applied (as a bot sees it),
 ``all_resumed_s`` the time until every table moved again;
 ``lost_moves`` counts acknowledged moves missing from the log in Redis,
@@ -221,8 +222,9 @@ async def _logged(url: str, table: str) -> dict[tuple[int, int], Any]:
     return out
 
 
-async def failover(seconds: float, tables: int) -> dict[str, Any]:
-    """Two processes, the owner of the bots' tables SIGKILLed midway."""
+async def failover(seconds: float, tables: int, graceful: bool = False) -> dict[str, Any]:
+    """Two processes, the owner of the bots' tables SIGKILLed midway (``graceful``:
+    stopped with SIGTERM, as a rolling restart does)."""
     with redis_server() as url:
         first, first_port = _start_server(url)
         second, second_port = _start_server(url)
@@ -238,8 +240,9 @@ async def failover(seconds: float, tables: int) -> dict[str, Any]:
             await asyncio.sleep(seconds / 4)
             versions = {b.table: b.client.tables[b.table].version for b in bots}
             old_clients = {b.table: b.client for b in bots}
-            print(f"SIGKILL the owner of {tables} busy tables", file=sys.stderr)
-            first.send_signal(signal.SIGKILL)
+            how = signal.SIGTERM if graceful else signal.SIGKILL
+            print(f"{how.name} the owner of {tables} busy tables", file=sys.stderr)
+            first.send_signal(how)
             killed = time.monotonic()
             resumed: dict[str, float] = {}  # table -> seconds from the kill to its first move
             while len(resumed) < len(bots) and time.monotonic() < until:
@@ -275,6 +278,7 @@ async def failover(seconds: float, tables: int) -> dict[str, Any]:
     return {
         "bench": "store_failover",
         "tables": tables,
+        "signal": "SIGTERM" if graceful else "SIGKILL",
         "human_moves_logged": moves,
         "failover_s": None if moved is None else round(moved, 2),
         "all_resumed_s": None if last is None else round(last, 2),
@@ -289,10 +293,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--tables", type=int, default=8)
     parser.add_argument("--failover", action="store_true")
+    parser.add_argument(
+        "--graceful", action="store_true", help="with --failover: SIGTERM (a rolling restart)"
+    )
     args = parser.parse_args(argv)
     configure("error")
-    job = failover if args.failover else throughput
-    out = asyncio.run(job(args.seconds, args.tables))
+    if args.failover:
+        out = asyncio.run(failover(args.seconds, args.tables, args.graceful))
+    else:
+        out = asyncio.run(throughput(args.seconds, args.tables))
     print(json.dumps(out))
     return 0
 
