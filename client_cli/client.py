@@ -82,6 +82,11 @@ class ServerError(Exception):
         self.detail = error.detail
 
 
+class RequestTimeout(TimeoutError):
+    """No answer came within the client's ``request_timeout`` (the request may or may
+    not have taken effect: an ``act`` carries its version, so sending it again is safe)."""
+
+
 class ClientClosed(ConnectionError):
     """The connection closed (``code`` and ``reason`` as the server gave them)."""
 
@@ -129,6 +134,8 @@ class Client:
         self.token = ""
         self.resumed = False
         self.ca_file: str | None = None
+        self.request_timeout: float | None = REQUEST_TIMEOUT
+        """Seconds a request waits for its answer before :class:`RequestTimeout`."""
         self.tables: dict[str, TableState] = {}
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Any]] = {}
@@ -343,7 +350,11 @@ class Client:
         self._pending[rid] = future
         try:
             await self.ws.send(encode(msg.model_copy(update={"id": rid})))
-            reply = await future
+            reply = await asyncio.wait_for(future, self.request_timeout)
+        except TimeoutError:
+            raise RequestTimeout(
+                f"no answer to {msg.type} within {self.request_timeout} s"
+            ) from None
         except ConnectionClosed:  # e.g. refused at once (quota_exceeded, close code 1008)
             await asyncio.gather(self._reader or asyncio.sleep(0), return_exceptions=True)
             raise self._closed or ClientClosed(self.ws.close_code, "") from None
@@ -436,6 +447,11 @@ class Client:
             self.tables[msg.table].closed = True
 
 
+REQUEST_TIMEOUT = 20.0
+"""Seconds a request waits for its answer (:attr:`Client.request_timeout`): a server
+answers at once, but a request routed to a server process that has just died or
+frozen is never answered (it reaches the table's new owner once sent again)."""
+
 STORE_RETRY_DELAYS = (0.25, 0.5, 1.0, 2.0, *([4.0] * 29))
 """Seconds :func:`play_table` waits before each new try of a move refused with
 ``store_unavailable`` (the server's store is down, nothing changed: about two
@@ -518,9 +534,10 @@ async def play_table(
 
     Reads the client's pushed messages (passing each to ``on_message``);
     acts whenever the seat has legal actions at a version not yet tried.  A
-    move refused because the server's store is unavailable (nothing changed)
-    is sent again after a pause (:data:`STORE_RETRY_DELAYS`), unless an update
-    came meanwhile.
+    move refused because the server's store is unavailable (nothing changed),
+    or left without an answer (:class:`RequestTimeout`: the version it carries
+    keeps it from counting twice), is sent again after a pause
+    (:data:`STORE_RETRY_DELAYS`), unless an update came meanwhile.
     """
     tried = -1
     pending: Any = None  # the move refused for store_unavailable, to send again
@@ -543,8 +560,8 @@ async def play_table(
             pending = None
             try:
                 await client.act(table, action, seat=state.seat, version=state.version)
-            except ServerError as exc:
-                if exc.code == "store_unavailable":
+            except (ServerError, RequestTimeout) as exc:
+                if isinstance(exc, RequestTimeout) or exc.code == "store_unavailable":
                     delay = next(waits, None)
                     if delay is None:
                         raise

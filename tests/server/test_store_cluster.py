@@ -142,3 +142,43 @@ async def test_a_player_at_the_other_process_keeps_playing_through_a_failover(
     assert [action for _, action, _ in log] == [s.action for s in replay.steps]
     await ann.close()
     await bob.close()
+
+
+async def test_a_bot_at_the_other_process_plays_on_when_the_owner_freezes(
+    redis_server: RedisServer, servers: list[ServerProcess]
+) -> None:
+    """A move sent to a table whose owner has frozen gets no answer (pub/sub to a
+    stopped process): the client library's request times out, and the play loop
+    sends it again once the other process has taken the table over."""
+    import signal
+
+    from client_cli.client import play_table, random_chooser
+
+    fast = ("--session-ttl", "1", "--disconnect-grace", "1")
+    a, b = ServerProcess(redis_server.url, *fast), ServerProcess(redis_server.url, *fast)
+    servers += [a, b]
+    a.start()
+    b.start()
+    ann = await Client.connect(a.url, "ann")
+    bob = await Client.connect(b.url, "bob")
+    table = (await ann.create_table("scopa", {"seat": 0, "game": {"target": 1}})).table.id
+    await bob.join(table)
+    await ann.close()  # ann's seat goes to the AI after her grace
+    bob.request_timeout = 2.0
+    pick = random_chooser(4)
+    frozen = False
+
+    def choose(view: dict[str, object]) -> object:
+        nonlocal frozen
+        if not frozen:  # the owner freezes just before bob's first move
+            a.signal(signal.SIGSTOP)
+            frozen = True
+        return pick(view)
+
+    try:
+        result = await asyncio.wait_for(play_table(bob, table, choose), 90)
+        assert result is not None and frozen  # ann's seat went to the AI at b
+        assert (b.health() or {}).get("tables") == 1
+    finally:
+        a.signal(signal.SIGCONT)
+        await bob.close()
