@@ -106,7 +106,7 @@ async def test_closed_connections_sessions_and_tables_leave_no_reference_cycles(
         gc.collect()
         gc.disable()
         try:
-            for i in range(6):
+            for i in range(3):
                 client = await Client.connect(server.url, f"p{i}")
                 options = {"seat": 0, "ai": ai, "game": {"target": 1}}
                 table = (await client.create_table("scopa", options)).table.id

@@ -102,7 +102,7 @@ async def test_a_member_connected_at_the_other_process_keeps_the_seat_past_the_s
         bob = await Client.connect(front.url, "bob")
         assert (await bob.join(table)).seat == 1
         core = owner.lobby.tables[table].core
-        await asyncio.sleep(4.0)  # four session TTLs, bob connected at the other process
+        await asyncio.sleep(3.0)  # three session TTLs, bob connected at the other process
         assert core.seats[1].kind == "human" and not core.seats[1].left
         assert core.seats[1].player_id == bob.player_id
         await bob.close()

@@ -153,7 +153,7 @@ async def test_every_table_of_a_dead_process_is_taken_over(
     servers += [a, b]
     a.start()
     b.start()
-    clients = [await Client.connect(a.url, f"p{i}") for i in range(8)]
+    clients = [await Client.connect(a.url, f"p{i}") for i in range(5)]
     tables = [
         (await c.create_table("scopa", {"seat": 0, "ai": AI})).table.id
         for c in clients
