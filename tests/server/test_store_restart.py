@@ -336,3 +336,32 @@ async def test_draining_one_process_moves_its_tables_at_once(
     await turns(client, table, 1, acked)
     assert human_moves(await logged(redis_server.url, table)) == acked
     await client.close()
+
+
+async def test_after_a_redis_restart_each_process_keeps_its_own_tables(
+    redis_server: RedisServer, servers: list[ServerProcess]
+) -> None:
+    """Redis away for longer than a lease: every lease expired though both processes
+    live; once it is back each renews its own before taking any other's."""
+    from bench.loopback import no_address_cap_flags
+
+    a = ServerProcess(redis_server.url, *no_address_cap_flags())
+    b = ServerProcess(redis_server.url, *no_address_cap_flags())
+    servers += [a, b]
+    a.start()
+    b.start()
+    clients = [await Client.connect(p.url, f"p{i}") for i, p in enumerate((a, b, a, b))]
+    tables = [
+        (await c.create_table("scopa", {"seat": 0, "ai": AI})).table.id
+        for c in clients
+        for _ in range(3)
+    ]
+    await asyncio.to_thread(redis_server.stop)
+    await asyncio.sleep(2.0)  # two lease TTLs
+    await asyncio.to_thread(redis_server.start)
+    await asyncio.sleep(2.5)  # the scans run every 0.25 s: time enough to take them
+    assert (a.health() or {}).get("tables") == 6
+    assert (b.health() or {}).get("tables") == 6
+    assert [await fence_of(redis_server.url, t) for t in tables] == [1] * len(tables)
+    for client in clients:
+        await client.close()
