@@ -17,6 +17,9 @@ and the ratios against each yardstick.
 throw-away ``redis-server`` (the deployment's shape): seat *i* of table *t*
 connects to process ``(t + i) % N``, so every table has seats at several
 processes; CPU and RSS are summed over them (the yardsticks stay one process).
+``--redis-outage S`` (on the Redis store, with one process unless ``--servers``
+says more) stops the ``redis-server`` for S seconds in the middle of the run
+and starts it again: moves refused meanwhile count as ``errors``.
 
 ``--idle N`` instead holds N idle logged-in connections (hello → welcome) and
 reports the server's RSS per connection and its accept rate against a raw
@@ -32,6 +35,7 @@ import json
 import multiprocessing as mp
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -161,7 +165,7 @@ def _server_loop(args: argparse.Namespace) -> str | None:
 
 def run_target(target: str, args: argparse.Namespace, seats: int) -> dict[str, Any]:
     """One measured run against ``target`` (game, echo or fanout)."""
-    if target == "game" and args.servers > 1:
+    if target == "game" and (args.servers > 1 or args.redis_outage):
         return _run_cluster(args, seats)
     if target == "game":
         argv = cardavia_argv(args.tables, _server_loop(args), args.server_arg)
@@ -178,9 +182,15 @@ def run_target(target: str, args: argparse.Namespace, seats: int) -> dict[str, A
 
 
 def _measure(
-    target: str, args: argparse.Namespace, seats: int, urls: list[str], pids: list[int]
+    target: str,
+    args: argparse.Namespace,
+    seats: int,
+    urls: list[str],
+    pids: list[int],
+    on_ready: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
-    """Drive the tables against the service at ``urls`` (its processes ``pids``)."""
+    """Drive the tables against the service at ``urls`` (its processes ``pids``);
+    ``on_ready`` runs as the measured window opens."""
     jobs = [
         Job(target, urls[0], args.game, seats, first, count, args.pace, args.seconds, args.seed, w,
             tuple(urls[1:]))
@@ -188,7 +198,7 @@ def _measure(
     ]  # fmt: skip
     where = f" on {len(urls)} processes" if len(urls) > 1 else ""
     log(f"{target}: {args.tables} tables x {seats} seats{where} from {len(jobs)} processes ...")
-    reports, figures = _drive(jobs, args.loop, pids)
+    reports, figures = _drive(jobs, args.loop, pids, on_ready)
     result = _figures(reports, figures, args.seconds)
     log(f"{target}: {json.dumps(result)}")
     return result
@@ -196,23 +206,42 @@ def _measure(
 
 def _run_cluster(args: argparse.Namespace, seats: int) -> dict[str, Any]:
     """``--servers N``: N cardavia-server processes sharing a throw-away redis-server
-    (the deployment's shape); each table's seats connect to different processes."""
-    from bench.store import redis_server  # here: it imports the whole server
+    (the deployment's shape); each table's seats connect to different processes.
+    ``--redis-outage S``: the redis-server stopped for S seconds mid-window."""
+    from bench.store import redis_process  # here: it imports the whole server
 
-    with redis_server() as redis_url:
-        extra = [*args.server_arg, "--store", "redis", "--redis-url", redis_url]
+    with redis_process() as redis:
+        extra = [*args.server_arg, "--store", "redis", "--redis-url", redis.url]
         servers: list[ServerProcess] = []
+        outage: threading.Timer | None = None
         try:
             for _ in range(args.servers):
                 argv = cardavia_argv(args.tables, _server_loop(args), extra)
                 servers.append(ServerProcess(argv, cwd=args.server_dir))
             urls = [f"ws://127.0.0.1:{s.port}" for s in servers]
-            return _measure("game", args, seats, urls, [s.pid for s in servers])
+            on_ready = None
+            if args.redis_outage:
+                # in the middle of the window: Redis stopped, then started again
+                def restart() -> None:
+                    log(f"redis-server stopped for {args.redis_outage} s")
+                    redis.stop()
+                    time.sleep(args.redis_outage)
+                    redis.start()
+                    log("redis-server started again")
+
+                outage = threading.Timer(max(0.0, (args.seconds - args.redis_outage) / 2), restart)
+                on_ready = outage.start
+            result = _measure("game", args, seats, urls, [s.pid for s in servers], on_ready)
+            if args.redis_outage:
+                result["redis_outage_s"] = args.redis_outage
+            return result
         finally:
             if args.server_log:
                 with open(args.server_log, "w", encoding="utf-8") as f:
                     for i, server in enumerate(servers):
                         f.write(f"# process {i} (port {server.port})\n{server.output()}")
+            if outage is not None:
+                outage.join()
             for server in servers:
                 server.stop()
 
@@ -302,6 +331,13 @@ def build_parser() -> argparse.ArgumentParser:
         " each table's seats connect to different processes (default 1: one process,"
         " memory store)",
     )
+    parser.add_argument(
+        "--redis-outage",
+        type=float,
+        default=0.0,
+        help="on the Redis store (--servers, one process if not given): stop the redis-server"
+        " for this many seconds in the middle of the run, then start it again",
+    )
     parser.add_argument("--server-log", default=None, help="save the server's log to this file")
     parser.add_argument(
         "--server-dir",
@@ -322,8 +358,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(f"--idle must be 0 to {MAX_IDLE}")
     if not 1 <= args.servers <= MAX_SERVERS:
         raise SystemExit(f"--servers must be 1 to {MAX_SERVERS}")
-    if args.servers > 1 and args.idle:
-        raise SystemExit("--servers applies to games, not to --idle")
+    if (args.servers > 1 or args.redis_outage) and args.idle:
+        raise SystemExit("--servers and --redis-outage apply to games, not to --idle")
+    if not 0 <= args.redis_outage < args.seconds:
+        raise SystemExit("--redis-outage must be at least 0 and shorter than --seconds")
     raise_fd_limit()
     if args.idle:
         report = run_idle(args)

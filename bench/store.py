@@ -59,31 +59,65 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class RedisProcess:
+    """A throw-away redis-server (append-only file on, like a deployment) on a free
+    port in ``directory``; it may be stopped (SIGTERM: the file is flushed) and
+    started again on the same port, with the same data."""
+
+    def __init__(self, directory: str) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            sys.exit("bench needs Debian's redis-server package (apt-get install redis-server)")
+        self.port = _free_port()
+        self.args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", directory]
+        self.args += ["--appendonly", "yes", "--save", "", "--loglevel", "warning"]
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """Its redis:// URL."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        """Start it and wait until it accepts connections."""
+        self.proc = subprocess.Popen(
+            self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("redis-server did not start") from None
+                time.sleep(0.02)
+
+    def stop(self) -> None:
+        """Stop it (SIGTERM) and wait."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+        self.proc = None
+
+
+@contextmanager
+def redis_process() -> Iterator[RedisProcess]:
+    """A started :class:`RedisProcess` in a temporary directory, stopped at the end."""
+    with tempfile.TemporaryDirectory() as tmp:
+        redis = RedisProcess(tmp)
+        redis.start()
+        try:
+            yield redis
+        finally:
+            redis.stop()
+
+
 @contextmanager
 def redis_server() -> Iterator[str]:
-    """A throw-away redis-server (append-only file on, like a deployment); its URL."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        sys.exit("bench.store needs Debian's redis-server package (apt-get install redis-server)")
-    port = _free_port()
-    with tempfile.TemporaryDirectory() as tmp:
-        args = [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", tmp]
-        args += ["--appendonly", "yes", "--save", "", "--loglevel", "warning"]
-        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + 10
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), 0.2).close()
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise RuntimeError("redis-server did not start") from None
-                    time.sleep(0.02)
-            yield f"redis://127.0.0.1:{port}/0"
-        finally:
-            proc.terminate()
-            proc.wait(10)
+    """A throw-away redis-server (:func:`redis_process`); its URL."""
+    with redis_process() as redis:
+        yield redis.url
 
 
 @dataclasses.dataclass

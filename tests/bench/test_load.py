@@ -54,6 +54,19 @@ def test_servers_runs_the_tables_across_processes_sharing_redis(
         assert seated[1] in opened  # ... whose second seat connected to the other process
 
 
+def test_redis_outage_stops_and_restarts_the_store_midway(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    log = tmp_path / "server.log"
+    argv = ["--game", "scopa", "--tables", "2", "--seconds", "2.5", "--procs", "1"]
+    argv += ["--redis-outage", "0.6", "--only", "game", "--server-log", str(log)]
+    assert main(argv) == 0
+    report = _report(capsys)
+    assert report["redis_outage_s"] == 0.6 and report["moves_per_s"] > 0
+    assert report["errors"] > 0  # moves refused while Redis was away (store_unavailable)
+    assert '"store_unavailable"' in log.read_text()
+
+
 def test_idle_mode_compares_memory_and_accept_rate_with_raw(capsys: pytest.CaptureFixture[str]):
     assert main(["--idle", "30", "--procs", "1"]) == 0
     report = _report(capsys)
