@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import dataclasses
 import json
+import os
 import shutil
 import signal
 import socket
@@ -59,18 +60,24 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-class RedisProcess:
-    """A throw-away redis-server (append-only file on, like a deployment) on a free
-    port in ``directory``; it may be stopped (SIGTERM: the file is flushed) and
-    started again on the same port, with the same data."""
+class RedisMissing(RuntimeError):
+    """Debian's ``redis-server`` is not installed."""
 
-    def __init__(self, directory: str) -> None:
+
+class RedisProcess:
+    """A redis-server (append-only file on, flushed every second, like a deployment) on
+    ``port`` (default: a free one) with its data in ``directory``; it may be stopped
+    (SIGTERM: the file is flushed) and started again, on the same port with the same
+    data.  Raises :class:`RedisMissing` without the binary.  The Redis tests' fixture
+    (``tests/server/redis_fixture.py``) is one of these."""
+
+    def __init__(self, directory: str | os.PathLike[str], port: int | None = None) -> None:
         binary = shutil.which("redis-server")
         if binary is None:
-            sys.exit("bench needs Debian's redis-server package (apt-get install redis-server)")
-        self.port = _free_port()
-        self.args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", directory]
-        self.args += ["--appendonly", "yes", "--save", "", "--loglevel", "warning"]
+            raise RedisMissing("redis-server is not installed (apt-get install -y redis-server)")
+        self.binary = binary
+        self.directory = directory
+        self.port = port or _free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -79,22 +86,26 @@ class RedisProcess:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
-        """Start it and wait until it accepts connections."""
-        self.proc = subprocess.Popen(
-            self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
+        """Start it and wait until it answers PING."""
+        args = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1"]
+        args += ["--dir", os.fspath(self.directory), "--appendonly", "yes"]
+        args += ["--appendfsync", "everysec", "--save", "", "--daemonize", "no"]
+        args += ["--loglevel", "warning"]
+        quiet = subprocess.DEVNULL
+        self.proc = subprocess.Popen(args, stdout=quiet, stderr=quiet)
         deadline = time.monotonic() + 10
-        while True:
+        while time.monotonic() < deadline:
             try:
-                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
-                return
+                with socket.create_connection(("127.0.0.1", self.port), 0.2) as sock:
+                    sock.sendall(b"PING\r\n")
+                    if sock.recv(16).startswith(b"+PONG"):
+                        return
             except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("redis-server did not start") from None
                 time.sleep(0.02)
+        raise RuntimeError(f"redis-server did not start on port {self.port}")
 
     def stop(self) -> None:
-        """Stop it (SIGTERM) and wait."""
+        """Stop it (SIGTERM: the append-only file is flushed) and wait."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(10)
@@ -105,7 +116,10 @@ class RedisProcess:
 def redis_process() -> Iterator[RedisProcess]:
     """A started :class:`RedisProcess` in a temporary directory, stopped at the end."""
     with tempfile.TemporaryDirectory() as tmp:
-        redis = RedisProcess(tmp)
+        try:
+            redis = RedisProcess(tmp)
+        except RedisMissing as exc:
+            sys.exit(f"bench: {exc}")
         redis.start()
         try:
             yield redis

@@ -7,7 +7,6 @@ message naming the package to install (``scripts/test.sh`` installs it when it c
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import socket
 import subprocess
 import tempfile
@@ -18,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from bench.store import RedisMissing, RedisProcess
 from server.config import ServerConfig
 from tests.server.helpers import FAST
 
@@ -34,65 +34,16 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-class RedisServer:
-    """One redis-server process: start, stop (SIGTERM: it saves) and start again."""
+class RedisServer(RedisProcess):
+    """One redis-server process: start, stop (SIGTERM: it saves) and start again
+    (:class:`bench.store.RedisProcess`; without the binary the test fails, saying
+    which package to install)."""
 
     def __init__(self, directory: Path, port: int | None = None) -> None:
-        binary = shutil.which("redis-server")
-        if binary is None:
+        try:
+            super().__init__(directory, port or free_port())
+        except RedisMissing:
             pytest.fail(MISSING, pytrace=False)
-        self.binary = binary
-        self.directory = directory
-        self.port = port or free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        """The redis:// URL of this server."""
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        """Start and wait until it answers."""
-        self.proc = subprocess.Popen(
-            [
-                self.binary,
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--dir",
-                str(self.directory),
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "everysec",
-                "--save",
-                "",
-                "--daemonize",
-                "no",
-                "--loglevel",
-                "warning",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), 0.2) as sock:
-                    sock.sendall(b"PING\r\n")
-                    if sock.recv(16).startswith(b"+PONG"):
-                        return
-            except OSError:
-                time.sleep(0.02)
-        raise RuntimeError(f"redis-server did not start on port {self.port}")
-
-    def stop(self) -> None:
-        """Stop it (SIGTERM: the append-only file is flushed) and wait."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(10)
-        self.proc = None
 
 
 @pytest.fixture
