@@ -82,11 +82,12 @@ class Cluster:
         while True:
             await asyncio.sleep(period * random.uniform(0.9, 1.1))
             try:
-                if self._cut_off:
+                if self._cut_off:  # this pass is the renewal; the next one runs ``job``
                     await self.renew()
                     self._cut_off = False
                     self._hold_until = self._now() + self.store.lease_ttl
                     self._log.info("store_back", hold_takeovers_s=self.store.lease_ttl)
+                    continue
                 await job()
             except StoreUnavailable as exc:
                 self._cut_off = True

@@ -31,6 +31,7 @@ from protocol import server_messages as sm
 from protocol.codec import Frame, FrameError, decode_client, decode_server, encode, unchecked
 from protocol.errors import ErrorCode
 from protocol.models import TableInfo
+from server.lobby import listing_group
 from server.logs import get_logger
 from server.sessions import Player
 from server.store import StoreUnavailable
@@ -203,14 +204,14 @@ class Bus:
             info = entry["info"]
             if game is not None and info["game"] != game:
                 continue
-            if player.player_id in entry.get("members", ()):
-                group = 0
-            elif info["private"] or info["status"] == "finished":
+            group = listing_group(
+                player.player_id in entry.get("members", ()),
+                info["private"],
+                info["status"] == "finished",
+                info["status"] == "waiting" and any(s["kind"] == "empty" for s in info["seats"]),
+            )
+            if group is None:
                 continue
-            elif info["status"] == "waiting" and any(s["kind"] == "empty" for s in info["seats"]):
-                group = 1
-            else:
-                group = 2
             known = self._infos.get(table_id)
             if known is None:  # validated once per reading of the index
                 known = self._infos[table_id] = TableInfo.model_validate(info, strict=False)

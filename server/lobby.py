@@ -34,6 +34,21 @@ from server.table_options import RequestError, check_options
 if TYPE_CHECKING:
     from server.cluster_bus import Bus
 
+OWN, FREE_SEATS, OTHERS = 0, 1, 2
+"""The groups of a lobby listing, in the order they are listed (:func:`listing_group`)."""
+
+
+def listing_group(member: bool, private: bool, finished: bool, joinable: bool) -> int | None:
+    """Where a table goes in a player's lobby listing: :data:`OWN` (the player is at
+    it), :data:`FREE_SEATS` (waiting with a seat free), :data:`OTHERS`; ``None``:
+    not listed (another's private table, or a finished one)."""
+    if member:
+        return OWN
+    if private or finished:
+        return None
+    return FREE_SEATS if joinable else OTHERS
+
+
 CODE_ALPHABET = string.ascii_letters + string.digits
 
 
@@ -120,23 +135,24 @@ class Lobby:
                 own.append(actor.core)
         own.reverse()  # joined last, listed first
         mine = {core.id for core in own}
-        free: list[TableCore] = []
-        others: list[TableCore] = []
+        groups: tuple[list[TableCore], list[TableCore], list[TableCore]] = (own, [], [])
         enough = self.config.max_listed_tables - len(own)  # free seats are listed first
         for actor in reversed(self.tables.values()):  # newest first
             core = actor.core
             if (game is not None and core.game.id != game) or core.id in mine:
                 continue
             status = core.status
-            if core.setup.options.private or status == "finished":
-                continue
-            if status == "waiting" and core.has_free_seat():
-                free.append(core)
-                if len(free) >= enough:
+            group = listing_group(
+                False,
+                core.setup.options.private,
+                status == "finished",
+                status == "waiting" and core.has_free_seat(),
+            )
+            if group is not None:
+                groups[group].append(core)
+                if group == FREE_SEATS and len(groups[FREE_SEATS]) >= enough:
                     break  # nothing further along could be listed
-            else:
-                others.append(core)
-        return own, free, others
+        return groups
 
     def find(self, player: Player, table_id: str, invite: str | None = None) -> TableActor:
         """The table ``table_id`` if the player may reach it; else ``not_found``.

@@ -33,7 +33,8 @@ import contextlib
 import json
 import secrets
 import time
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, TypeVar
 
 import msgpack  # type: ignore[import-untyped]
 from redis import asyncio as aioredis
@@ -140,7 +141,7 @@ end
 return out
 """
 
-_INDEX_OF = """
+_INDEX_WITH = """
 local out = {}
 local all = redis.call('HGETALL', KEYS[1])
 for i = 1, #all, 2 do
@@ -169,9 +170,18 @@ for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[1], 'EX', ARGV[2]) end
 return #KEYS
 """
 
+T = TypeVar("T")
+
 CHUNK = 500
 """Tables (or players) per Redis call of a periodic pass over all of them: each call's
 packing and answer then cost the event loop about a millisecond, not tens of them."""
+
+
+def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
+    """``items`` in slices of ``size`` (:data:`CHUNK`), for one Redis call each."""
+    for at in range(0, len(items), size):
+        yield items[at : at + size]
+
 
 _RELEASE = (
     _FENCED
@@ -250,7 +260,7 @@ class RedisStore:
                 ("orphans", _ORPHANS),
                 ("where", _WHERE),
                 ("unwhere", _UNWHERE),
-                ("index_of", _INDEX_OF),
+                ("index_with", _INDEX_WITH),
             )
         }
 
@@ -370,8 +380,8 @@ class RedisStore:
         In calls of :data:`CHUNK` tables, each answering only with the lost ones."""
         lost: list[str] = []
         ids = list(self._fences)
-        for at in range(0, len(ids), CHUNK):
-            chunk = [t for t in ids[at : at + CHUNK] if t in self._fences]
+        for part in chunks(ids):
+            chunk = [t for t in part if t in self._fences]
             if not chunk:
                 continue
             keys: list[str] = []
@@ -559,7 +569,7 @@ class RedisStore:
 
     async def _index_with(self, *words: str) -> dict[str, dict[str, Any]]:
         """The index entries whose JSON text holds every one of ``words``."""
-        raw = await self._run("index_of", [self._k("index")], list(words))
+        raw = await self._run("index_with", [self._k("index")], list(words))
         return {_text(raw[i]): json.loads(raw[i + 1]) for i in range(0, len(raw), 2)}
 
     async def set_where(self, player_id: str, ttl: float) -> None:
@@ -573,8 +583,8 @@ class RedisStore:
         """Record again that these players are connected to this process, for ``ttl``
         seconds (they still are: a record that expired would make the owners of
         their tables elsewhere take them for players connected nowhere)."""
-        for at in range(0, len(player_ids), CHUNK):
-            keys = [self._k("where", p) for p in player_ids[at : at + CHUNK]]
+        for part in chunks(player_ids):
+            keys = [self._k("where", p) for p in part]
             await self._run("where", keys, [self.node, max(1, int(ttl))])
 
     async def clear_where(self, player_id: str) -> None:

@@ -41,7 +41,7 @@ class RedisServer(RedisProcess):
 
     def __init__(self, directory: Path, port: int | None = None) -> None:
         try:
-            super().__init__(directory, port or free_port())
+            super().__init__(directory, port)
         except RedisMissing:
             pytest.fail(MISSING, pytrace=False)
 
