@@ -43,8 +43,9 @@ def clean(root: Path) -> int:
     return removed
 
 
-def build(root: Path, jobs: int) -> None:
-    """Compile :data:`COMPILED` of ``root`` and put the libraries beside its sources.
+def build(root: Path, jobs: int, opt_level: str = "3") -> None:
+    """Compile :data:`COMPILED` of ``root`` and put the libraries beside its sources
+    (``opt_level``: the C compiler's, ``0``–``3``; the same decisions at each).
 
     The build runs on a copy of ``root/engine`` in a temporary folder: mypyc
     takes every top-level module of its working folder for the project's, so
@@ -62,7 +63,7 @@ def build(root: Path, jobs: int) -> None:
         try:
             extensions = mypycify(
                 list(COMPILED),
-                opt_level="3",
+                opt_level=opt_level,
                 multi_file=True,
                 target_dir=str(Path(work) / "c"),
                 group_name=GROUP.removesuffix("__mypyc"),
@@ -85,6 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clean", action="store_true", help="remove the compiled libraries")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel C jobs")
     parser.add_argument("--root", type=Path, default=ROOT, help="the folder holding engine/")
+    parser.add_argument(
+        "--opt-level",
+        choices=("0", "1", "2", "3"),
+        default="3",
+        help="the C compiler's optimisation: 3 for use, 0 to build fast (tests)",
+    )
     args = parser.parse_args(argv)
     root = args.root.resolve()
     if not (root / COMPILED[0]).is_file():
@@ -93,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.clean:
         print(f"removed {removed} compiled libraries")
         return 0
-    build(root, max(1, args.jobs))
+    build(root, max(1, args.jobs), args.opt_level)
     built = sum(1 for _ in compiled_files(root))
     print(f"compiled {len(COMPILED)} modules ({built} libraries)")
     return 0
