@@ -43,7 +43,7 @@ def clean(root: Path) -> int:
     return removed
 
 
-def build(root: Path, jobs: int, opt_level: str = "3") -> None:
+def build(root: Path, jobs: int, opt_level: str) -> None:
     """Compile :data:`COMPILED` of ``root`` and put the libraries beside its sources
     (``opt_level``: the C compiler's, ``0``–``3``; the same decisions at each).
 

@@ -104,7 +104,7 @@ def _run(root: Path, code: str) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the sources with :data:`COMPILED` compiled in it (unoptimised C:
-    the same code and decisions, built in a third of the time)."""
+    the same code and decisions, built in under half the time)."""
     root = _copy(tmp_path_factory.mktemp("compiled"))
     done = subprocess.run(
         [
