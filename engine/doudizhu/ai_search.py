@@ -50,11 +50,14 @@ import time
 from collections.abc import Callable, Sequence
 
 from engine.doudizhu.ai_bidding import (
+    BID_TRUST,
     auction_after,
     auction_world,
     best_call,
     call_value,
     landlord_chance,
+    misfits,
+    modeled_want,
     pack_ranks,
     want_bounds,
 )
@@ -69,7 +72,8 @@ from engine.doudizhu.ai_normal import (
 from engine.doudizhu.combos import COMBO_INDEX, Move, follow_moves, lead_moves
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
-from engine.doudizhu.state import Action, Bid, DoudizhuView
+from engine.doudizhu.rules import MAX_BID
+from engine.doudizhu.state import Action, Bid, Call, DoudizhuView
 from engine.game import Budget, decision_deadline, resolve_budget
 from engine.search import survivors
 
@@ -232,6 +236,15 @@ class WorldSampler:
     shown to pass by choice (it passed on a play that cards it certainly held
     could beat: cards it played later, or bottom cards it still holds) is a
     strategic passer: none of its passes is used (:attr:`voluntary`).
+
+    Inference from the auction: each other seat's calls bound the bid it is
+    modelled to want (engine.doudizhu.ai_bidding.want_bounds, ``normal``'s
+    rule) for the hand it bid with (its hand in the world, plus what it has
+    played, less the bottom for the landlord); a world that passes the passes'
+    test but breaks ``m`` seats' calls is kept with probability ``BID_TRUST`` **
+    ``m``, so a farmer that passed at the auction is mostly dealt a weak hand.
+    An auction of passes ended by a 3 is not read (:func:`forced_auction`): a
+    table that sets the roles by rule calls so whatever the hands.
     """
 
     def __init__(self, view: DoudizhuView) -> None:
@@ -280,6 +293,11 @@ class WorldSampler:
         }
         self.passes = [m for m in pending if m[0] not in voluntary]
         self.voluntary = frozenset(voluntary)
+        # the auction: each other seat's calls bound the want of the hand it bid with
+        # (its hand now, plus what it has played, less the bottom for the landlord)
+        self.bounds = {} if forced_auction(view.auction) else want_bounds(view.auction, self.seat)
+        bottom = packed_counts(mask_of(view.bottom)) if view.bottom else 0
+        self.since_bid = [later[s] - (bottom if s == landlord else 0) for s in range(3)]
         self.own = own
         self.counts = view.hand_counts
         self.landlord = landlord
@@ -309,20 +327,40 @@ class WorldSampler:
             1 for passer, target, since in self.passes if could_beat(hands[passer] + since, target)
         )
 
+    def misfits(self, hands: Sequence[int]) -> int:
+        """How many other seats' auction calls the world ``hands`` contradicts."""
+        wants = [
+            modeled_want(hands[s] + self.since_bid[s]) if s in self.bounds else 0 for s in range(3)
+        ]
+        return misfits(wants, self.bounds)
+
     def sample(self, rng: random.Random) -> list[int]:
-        """Three packed hands consistent with the view (and, mostly, with the passes)."""
-        if not self.passes:
+        """Three packed hands consistent with the view (and, mostly, with the passes
+        and the auction)."""
+        if not self.passes and not self.bounds:
             return self.deal(rng)
         best: list[int] = []
         fewest = 10**9
         for _ in range(SAMPLE_TRIES):
             hands = self.deal(rng)
             v = self.violations(hands)
-            if v == 0 or rng.random() < PASS_TRUST**v:
+            if v and rng.random() >= PASS_TRUST**v:
+                if v < fewest:
+                    best, fewest = hands, v
+                continue
+            m = self.misfits(hands) if self.bounds else 0
+            if m == 0 or rng.random() < BID_TRUST**m:
                 return hands
-            if v < fewest:
-                best, fewest = hands, v
+            if v + m < fewest:
+                best, fewest = hands, v + m
         return best
+
+
+def forced_auction(auction: Sequence[Call]) -> bool:
+    """Whether ``auction`` is passes ended by a bid of 3, as a table that sets the
+    landlord by rule calls it (``cardavia arena --fixed-roles``): such an auction is
+    not read (:class:`WorldSampler`)."""
+    return bool(auction) and auction[-1].bid == MAX_BID and all(c.bid == 0 for c in auction[:-1])
 
 
 def candidates(hand: int, last: Move | None, sit: Situation) -> list[Move | None]:

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from engine.doudizhu.ai_bidding import modeled_want
 from engine.doudizhu.ai_hand import cost, plan
 from engine.doudizhu.ai_normal import EasyPolicy, NormalPolicy, bid_strength, situation
 from engine.doudizhu.ai_search import (
@@ -278,6 +279,46 @@ def test_sampled_worlds_give_the_landlord_the_bottom_cards_still_held() -> None:
     assert hands[0] == packed_counts(mask_of(cards("3S 4S 5S")))
 
 
+def test_sampled_worlds_mostly_agree_with_the_auction() -> None:
+    # seat 1 passed on a bid of 1 (it wants at most 1), seat 2 bid 2 (it wants 2)
+    state = run(deal(first_bidder=0), Bid(1), PASS, Bid(2), Bid(3))
+    sampler = WorldSampler(GAME.view(state, 0))
+    assert sampler.bounds == {1: (0, 1), 2: (2, 2)}
+    rng = random.Random(5)
+    worlds = [sampler.sample(rng) for _ in range(200)]
+    agree = sum(sampler.misfits(hands) == 0 for hands in worlds)
+    unread = sum(sampler.misfits(sampler.deal(rng)) == 0 for _ in range(200))
+    assert agree >= 120 and agree > 2 * unread
+
+
+def test_the_auction_is_read_for_the_hand_each_seat_bid_with() -> None:
+    # seat 2 won the auction and led: its hand at the auction is its hand now plus
+    # what it played, less the bottom it took
+    start = deal(first_bidder=0)
+    dealt = [packed_counts(h) for h in start.hands]
+    state = run(start, PASS, Bid(1), Bid(3))
+    view = GAME.view(state, 2)
+    state = GAME.apply(state, 2, next(a for a in view.legal if isinstance(a, Play))).state
+    state = GAME.apply(state, 0, PASS).state
+    sampler = WorldSampler(GAME.view(state, 1))
+    now = [packed_counts(h) for h in state.hands]
+    assert [now[s] + sampler.since_bid[s] for s in (0, 2)] == [dealt[0], dealt[2]]
+    assert sampler.bounds == {0: (0, 0), 2: (3, 3)}
+    assert sampler.misfits(now) == sum(
+        1
+        for s in (0, 2)
+        if modeled_want(dealt[s]) not in range(sampler.bounds[s][0], sampler.bounds[s][1] + 1)
+    )
+
+
+def test_an_auction_of_passes_ended_by_a_3_is_not_read() -> None:
+    # so a table that sets the landlord by rule (arena --fixed-roles) reads nothing
+    state = run(deal(first_bidder=0), PASS, Bid(3))
+    assert WorldSampler(GAME.view(state, 2)).bounds == {}
+    state = run(deal(first_bidder=0), PASS, Bid(2), PASS, PASS)
+    assert WorldSampler(GAME.view(state, 2)).bounds == {0: (0, 0), 1: (2, 2)}
+
+
 def test_hard_plays_the_safe_pair_first_when_opponents_hold_one_card() -> None:
     state = position(("5S 5H 9S", "KS", "QS"), landlord=0)
     assert decide(HardPolicy(), state) == play("5S 5H", "pair")
@@ -352,6 +393,7 @@ def test_sampled_worlds_mostly_respect_passes_on_an_opponents_play() -> None:
     view = GAME.view(state, 2)
     sampler = WorldSampler(view)
     assert len(sampler.passes) == 1
+    sampler.bounds = {}  # the passes alone (the landlord's bid of 3 is read too)
     rng = random.Random(5)
     raw = sum(sampler.violations(sampler.deal(rng)) for _ in range(60))
     kept = sum(sampler.violations(sampler.sample(rng)) for _ in range(60))
