@@ -19,7 +19,8 @@ hands:
 Samplers: ``uniform`` deals the unseen cards at random by the hand counts
 (:meth:`~engine.doudizhu.ai_search.WorldSampler.deal`), the yardstick of
 the same run; ``hard`` is what the search uses
-(:meth:`~engine.doudizhu.ai_search.WorldSampler.sample`, passes read);
+(:meth:`~engine.doudizhu.ai_search.WorldSampler.sample`, passes and
+auction read);
 ``truth`` returns the true hands and must score 1 (a check of the scoring).
 Figures are given for the whole card play and for its later part
 (``_late``: 15 turns or more played), where there is more to read.

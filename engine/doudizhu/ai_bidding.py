@@ -110,7 +110,7 @@ def want_bounds(auction: Sequence[Call], seat: int) -> dict[int, tuple[int, int]
 
 def misfits(wants: Sequence[int], bounds: Mapping[int, tuple[int, int]]) -> int:
     """How many seats' modelled wants contradict their calls (:func:`want_bounds`)."""
-    return sum(1 for s, bound in bounds.items() if _miss(wants[s], bound))
+    return sum(1 for s, bound in bounds.items() if miss(wants[s], bound))
 
 
 def pack_ranks(ranks: Sequence[int]) -> int:
@@ -128,7 +128,7 @@ class AuctionWorld(NamedTuple):
     fallback: bool
 
 
-def _miss(want: int, bound: tuple[int, int] | None) -> int:
+def miss(want: int, bound: tuple[int, int] | None) -> int:
     """How far ``want`` lies outside ``bound`` (0 inside, or with no bound)."""
     if bound is None:
         return 0
@@ -169,7 +169,7 @@ def auction_world(
         for k, s in enumerate(order):
             hands[s] = pack_ranks(deck[17 * k : 17 * k + 17])
             wants[s] = modeled_want(hands[s])
-            if _miss(wants[s], bounds.get(s)) and rng.random() >= BID_TRUST:
+            if miss(wants[s], bounds.get(s)) and rng.random() >= BID_TRUST:
                 break
         else:
             return AuctionWorld(hands, pack_ranks(deck[34:]), wants, False)
@@ -181,10 +181,10 @@ def auction_world(
             rng.shuffle(rest)
             hand = pack_ranks(rest[:17])
             want = modeled_want(hand)
-            miss = _miss(want, bound)
-            if best is None or miss < best[0]:
-                best = (miss, hand, want)
-            if miss == 0 or rng.random() < BID_TRUST:
+            off = miss(want, bound)
+            if best is None or off < best[0]:
+                best = (off, hand, want)
+            if off == 0 or rng.random() < BID_TRUST:
                 break
         assert best is not None
         _, hands[s], wants[s] = best

@@ -57,6 +57,7 @@ from engine.doudizhu.ai_bidding import (
     call_value,
     landlord_chance,
     misfits,
+    miss,
     modeled_want,
     pack_ranks,
     want_bounds,
@@ -334,6 +335,19 @@ class WorldSampler:
         ]
         return misfits(wants, self.bounds)
 
+    def _calls_kept(self, hands: Sequence[int], rng: random.Random) -> tuple[bool, int]:
+        """Whether the world ``hands`` is kept on the auction's evidence, and how many
+        calls it was seen to break: each broken call keeps it with probability
+        ``BID_TRUST``; the first that does not ends the check (the other seat's
+        hand is not read, which saves most of the cost)."""
+        broken = 0
+        for s, bound in self.bounds.items():
+            if miss(modeled_want(hands[s] + self.since_bid[s]), bound):
+                broken += 1
+                if rng.random() >= BID_TRUST:
+                    return False, broken
+        return True, broken
+
     def sample(self, rng: random.Random) -> list[int]:
         """Three packed hands consistent with the view (and, mostly, with the passes
         and the auction)."""
@@ -348,8 +362,8 @@ class WorldSampler:
                 if v < fewest:
                     best, fewest = hands, v
                 continue
-            m = self.misfits(hands) if self.bounds else 0
-            if m == 0 or rng.random() < BID_TRUST**m:
+            kept, m = self._calls_kept(hands, rng)
+            if kept:
                 return hands
             if v + m < fewest:
                 best, fewest = hands, v + m
