@@ -33,7 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from client_cli.arena_roles import FIXED_ROLES, Lineup, Script
+from client_cli.arena_roles import FIXED_ROLES, Lineup, Script, Shown
 from client_cli.options import add_option_argument
 from engine import compiled
 from engine.collector import held_off
@@ -119,6 +119,7 @@ def play_lineup(
     budget: Budget | None = None,
     script: Script | None = None,
     bid_budget: Budget | None = None,
+    shown: Shown | None = None,
 ) -> tuple[tuple[float, float, float], str | None]:
     """Play one game; return side a's win (1, ½ for a draw, 0), points and margin,
     and the role of side a's seat (if it holds one seat and the game has roles).
@@ -126,7 +127,8 @@ def play_lineup(
     Each decision's time is appended to ``times`` under its side.  ``script``
     (fixed roles) may take a decision out of the policies' hands; those are
     not timed.  ``bid_budget``, if given, replaces ``budget`` for the decisions
-    of an auction (a view whose ``phase`` is ``"bidding"``).
+    of an auction (a view whose ``phase`` is ``"bidding"``).  ``shown`` (fixed
+    roles) is what the policies see of each view.
     """
     rng = derive_rng(seed, "arena", "".join(lineup))
     state = game.new_state(options, seed)
@@ -136,6 +138,8 @@ def play_lineup(
         view = game.view(state, seat)
         action = script(view) if script is not None else None
         if action is None:
+            if shown is not None:
+                view = shown(view)
             t0 = time.perf_counter()
             spend = budget
             if bid_budget is not None and getattr(view, "phase", None) == "bidding":
@@ -188,7 +192,16 @@ def play_deal(
         ups = [Lineup(seats) for seats in lineups(game, options)]
     played = [
         play_lineup(
-            game, options, deal_seed, up.seats, policies, times, budget, up.script, bid_budget
+            game,
+            options,
+            deal_seed,
+            up.seats,
+            policies,
+            times,
+            budget,
+            up.script,
+            bid_budget,
+            up.shown,
         )
         for up in ups
     ]
@@ -198,7 +211,16 @@ def play_deal(
         spare: dict[str, list[float]] = {"a": [], "b": []}
         par_wins = tuple(
             play_lineup(
-                game, options, deal_seed, up.seats, both_b, spare, budget, up.script, bid_budget
+                game,
+                options,
+                deal_seed,
+                up.seats,
+                both_b,
+                spare,
+                budget,
+                up.script,
+                bid_budget,
+                up.shown,
             )[0][0]
             for up in ups
         )

@@ -73,8 +73,7 @@ from engine.doudizhu.ai_normal import (
 from engine.doudizhu.combos import COMBO_INDEX, Move, follow_moves, lead_moves
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
-from engine.doudizhu.rules import MAX_BID
-from engine.doudizhu.state import Action, Bid, Call, DoudizhuView
+from engine.doudizhu.state import Action, Bid, DoudizhuView
 from engine.game import Budget, decision_deadline, resolve_budget
 from engine.search import survivors
 
@@ -244,8 +243,8 @@ class WorldSampler:
     played, less the bottom for the landlord); a world that passes the passes'
     test but breaks ``m`` seats' calls is kept with probability ``BID_TRUST`` **
     ``m``, so a farmer that passed at the auction is mostly dealt a weak hand.
-    An auction of passes ended by a 3 is not read (:func:`forced_auction`): a
-    table that sets the roles by rule calls so whatever the hands.
+    (Where the roles are set by rule, as in ``cardavia arena --fixed-roles``,
+    the calls say nothing of the hands, and the view must show no auction.)
     """
 
     def __init__(self, view: DoudizhuView) -> None:
@@ -296,7 +295,7 @@ class WorldSampler:
         self.voluntary = frozenset(voluntary)
         # the auction: each other seat's calls bound the want of the hand it bid with
         # (its hand now, plus what it has played, less the bottom for the landlord)
-        self.bounds = {} if forced_auction(view.auction) else want_bounds(view.auction, self.seat)
+        self.bounds = want_bounds(view.auction, self.seat)
         bottom = packed_counts(mask_of(view.bottom)) if view.bottom else 0
         self.since_bid = [later[s] - (bottom if s == landlord else 0) for s in range(3)]
         self.own = own
@@ -368,13 +367,6 @@ class WorldSampler:
             if v + m < fewest:
                 best, fewest = hands, v + m
         return best
-
-
-def forced_auction(auction: Sequence[Call]) -> bool:
-    """Whether ``auction`` is passes ended by a bid of 3, as a table that sets the
-    landlord by rule calls it (``cardavia arena --fixed-roles``): such an auction is
-    not read (:class:`WorldSampler`)."""
-    return bool(auction) and auction[-1].bid == MAX_BID and all(c.bid == 0 for c in auction[:-1])
 
 
 def candidates(hand: int, last: Move | None, sit: Situation) -> list[Move | None]:

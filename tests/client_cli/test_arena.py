@@ -241,3 +241,30 @@ def test_the_per_deal_file_names_the_bid_iterations(tmp_path, capsys):
     assert main([*args, "--iterations", "6", "--bid-iterations", "3", "--per-deal", str(out)]) == 0
     run_keys = json.loads(out.read_text())["run"]
     assert run_keys["iterations"] == 6 and run_keys["bid_iterations"] == 3
+
+
+_AUCTIONS: list[tuple[str, int]] = []
+"""What :class:`_AuctionLog` saw: each decision's phase and the calls its view showed."""
+
+
+class _AuctionLog:
+    """The ``normal`` policy, recording how many calls each view showed."""
+
+    def __init__(self, game_id: str) -> None:
+        self._inner = get_policy(game_id, "normal")
+
+    def choose(self, view, legal, rng, budget=None):  # type: ignore[no-untyped-def]
+        _AUCTIONS.append((view.phase, len(view.auction)))
+        return self._inner.choose(view, legal, rng, budget)
+
+
+def test_with_fixed_roles_the_policies_see_no_scripted_auction():
+    # the script's calls say nothing of the hands: an auction-reading player must not
+    # read them; with bidding, the card play shows the real auction
+    _AUCTIONS.clear()
+    run("doudizhu", "a", "b", 2, 5, {}, make_policy=lambda g, _n: _AuctionLog(g), fixed_roles=True)
+    assert _AUCTIONS and {calls for _, calls in _AUCTIONS} == {0}
+    assert {phase for phase, _ in _AUCTIONS} == {"play"}
+    _AUCTIONS.clear()
+    run("doudizhu", "a", "b", 2, 5, {}, make_policy=lambda g, _n: _AuctionLog(g))
+    assert all(calls > 0 for phase, calls in _AUCTIONS if phase == "play")

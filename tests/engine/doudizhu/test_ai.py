@@ -311,10 +311,9 @@ def test_the_auction_is_read_for_the_hand_each_seat_bid_with() -> None:
     )
 
 
-def test_an_auction_of_passes_ended_by_a_3_is_not_read() -> None:
-    # so a table that sets the landlord by rule (arena --fixed-roles) reads nothing
+def test_an_auction_of_passes_ended_by_a_3_is_read_too() -> None:
     state = run(deal(first_bidder=0), PASS, Bid(3))
-    assert WorldSampler(GAME.view(state, 2)).bounds == {}
+    assert WorldSampler(GAME.view(state, 2)).bounds == {0: (0, 0), 1: (3, 3)}
     state = run(deal(first_bidder=0), PASS, Bid(2), PASS, PASS)
     assert WorldSampler(GAME.view(state, 2)).bounds == {0: (0, 0), 1: (2, 2)}
 
