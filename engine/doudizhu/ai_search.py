@@ -245,6 +245,12 @@ class WorldSampler:
     ``m``, so a farmer that passed at the auction is mostly dealt a weak hand.
     (Where the roles are set by rule, as in ``cardavia arena --fixed-roles``,
     the calls say nothing of the hands, and the view must show no auction.)
+    Against ``normal`` with bidding (``cardavia arena --game doudizhu --a hard
+    --b normal --iterations 1400 --bid-iterations 300 --deals 90 --seed S``,
+    seeds 1–8, 720 deals, compiled): 0.604 ± 0.019, points +1.96 per deal,
+    against 0.589 for three runs without it on the same deals (paired +0.015
+    ± 0.013).  It costs time: a 17-card plan per seat read, about a quarter
+    fewer play-outs in the server's think time (``bench.ai_latency``).
     """
 
     def __init__(self, view: DoudizhuView) -> None:
