@@ -33,7 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from client_cli.arena_roles import FIXED_ROLES, Lineup, Script, Shown
+from client_cli.arena_roles import FIXED_ROLES, Lineup
 from client_cli.options import add_option_argument
 from engine import compiled
 from engine.collector import held_off
@@ -113,23 +113,22 @@ def play_lineup(
     game: Game[Any, Any, Any, Any],
     options: Any,
     seed: int,
-    lineup: Sequence[str],
+    up: Lineup,
     policies: dict[str, Policy],
     times: dict[str, list[float]],
     budget: Budget | None = None,
-    script: Script | None = None,
     bid_budget: Budget | None = None,
-    shown: Shown | None = None,
 ) -> tuple[tuple[float, float, float], str | None]:
     """Play one game; return side a's win (1, ½ for a draw, 0), points and margin,
     and the role of side a's seat (if it holds one seat and the game has roles).
 
-    Each decision's time is appended to ``times`` under its side.  ``script``
-    (fixed roles) may take a decision out of the policies' hands; those are
-    not timed.  ``bid_budget``, if given, replaces ``budget`` for the decisions
-    of an auction (a view whose ``phase`` is ``"bidding"``).  ``shown`` (fixed
-    roles) is what the policies see of each view.
+    Each decision's time is appended to ``times`` under its side.  The
+    lineup's ``script`` (fixed roles) may take a decision out of the policies'
+    hands; those are not timed, and its ``shown`` is what the policies see of
+    each view.  ``bid_budget``, if given, replaces ``budget`` for the decisions
+    of an auction (a view whose ``phase`` is ``"bidding"``).
     """
+    lineup, script, shown = up.seats, up.script, up.shown
     rng = derive_rng(seed, "arena", "".join(lineup))
     state = game.new_state(options, seed)
     while not game.is_over(state):
@@ -191,37 +190,14 @@ def play_deal(
     else:
         ups = [Lineup(seats) for seats in lineups(game, options)]
     played = [
-        play_lineup(
-            game,
-            options,
-            deal_seed,
-            up.seats,
-            policies,
-            times,
-            budget,
-            up.script,
-            bid_budget,
-            up.shown,
-        )
-        for up in ups
+        play_lineup(game, options, deal_seed, up, policies, times, budget, bid_budget) for up in ups
     ]
     par_wins: tuple[float, ...] = ()
     if par:
         both_b = {"a": policies["b"], "b": policies["b"]}
         spare: dict[str, list[float]] = {"a": [], "b": []}
         par_wins = tuple(
-            play_lineup(
-                game,
-                options,
-                deal_seed,
-                up.seats,
-                both_b,
-                spare,
-                budget,
-                up.script,
-                bid_budget,
-                up.shown,
-            )[0][0]
+            play_lineup(game, options, deal_seed, up, both_b, spare, budget, bid_budget)[0][0]
             for up in ups
         )
     return DealOutcome(

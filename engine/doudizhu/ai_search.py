@@ -56,7 +56,6 @@ from engine.doudizhu.ai_bidding import (
     best_call,
     call_value,
     landlord_chance,
-    misfits,
     miss,
     modeled_want,
     pack_ranks,
@@ -336,12 +335,14 @@ class WorldSampler:
             1 for passer, target, since in self.passes if could_beat(hands[passer] + since, target)
         )
 
+    def _breaks(self, hands: Sequence[int], seat: int, bound: tuple[int, int]) -> bool:
+        """Whether ``seat``'s hand at the auction in the world ``hands`` contradicts its
+        calls (``bound``, :func:`~engine.doudizhu.ai_bidding.want_bounds`)."""
+        return miss(modeled_want(hands[seat] + self.since_bid[seat]), bound) > 0
+
     def misfits(self, hands: Sequence[int]) -> int:
         """How many other seats' auction calls the world ``hands`` contradicts."""
-        wants = [
-            modeled_want(hands[s] + self.since_bid[s]) if s in self.bounds else 0 for s in range(3)
-        ]
-        return misfits(wants, self.bounds)
+        return sum(1 for s, bound in self.bounds.items() if self._breaks(hands, s, bound))
 
     def _calls_kept(self, hands: Sequence[int], rng: random.Random) -> tuple[bool, int]:
         """Whether the world ``hands`` is kept on the auction's evidence, and how many
@@ -350,7 +351,7 @@ class WorldSampler:
         hand is not read, which saves most of the cost)."""
         broken = 0
         for s, bound in self.bounds.items():
-            if miss(modeled_want(hands[s] + self.since_bid[s]), bound):
+            if self._breaks(hands, s, bound):
                 broken += 1
                 if rng.random() >= BID_TRUST:
                     return False, broken
