@@ -49,7 +49,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from engine.doudizhu.ai_normal import BID_THRESHOLDS, bid_strength
+from engine.doudizhu.ai_normal import BID_THRESHOLDS, bid_strength, bid_strength_at_least
 from engine.doudizhu.rules import MAX_BID, auction_end
 from engine.doudizhu.state import Action, Bid, Call, Pass
 
@@ -84,6 +84,14 @@ def landlord_points(chance: float, bid: int) -> float:
 def modeled_want(hand: int) -> int:
     """The highest bid (0–3) another seat holding ``hand`` is modelled to make."""
     strength = bid_strength(hand)
+    return sum(1 for t in OTHERS_THRESHOLDS if strength >= t)
+
+
+def modeled_want_at_least(hand: int) -> int:
+    """A lower bound of :func:`modeled_want` without the plan's search
+    (engine.doudizhu.ai_normal.bid_strength_at_least): where it already exceeds
+    what a seat's calls allow, the world breaks them whatever the plan."""
+    strength = bid_strength_at_least(hand)
     return sum(1 for t in OTHERS_THRESHOLDS if strength >= t)
 
 

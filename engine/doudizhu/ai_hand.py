@@ -13,15 +13,15 @@ it lowers the cost of what is left (:func:`delta`).
 from __future__ import annotations
 
 from itertools import islice
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from engine.doudizhu.combos import ACE, BLACK_JOKER, NUM_RANKS, RED_JOKER, TWO
 
-PLAY_COST = 10.0
-BOMB_VALUE = 12.0
-ROCKET_VALUE = 14.0
+PLAY_COST: Final = 10.0
+BOMB_VALUE: Final = 12.0
+ROCKET_VALUE: Final = 14.0
 """Control value of a bomb (plus its rank / 6) and of the rocket, in cost units."""
-_SHIFTS = tuple(4 * r for r in range(NUM_RANKS))
+_SHIFTS: Final = tuple(4 * r for r in range(NUM_RANKS))
 _MEMO_LIMIT = 200_000
 _PLAN_LIMIT = 4_000
 """Memo sizes: costs are plain ints and floats (the garbage collector skips them);
@@ -134,7 +134,7 @@ def _rest(c: list[int], cap: int) -> tuple[float, int, list[Group]]:
     return PLAY_COST * plays - value + penalty, plays, groups
 
 
-_ONES = sum(1 << (4 * r) for r in range(ACE + 1))
+_ONES: Final = sum(1 << (4 * r) for r in range(ACE + 1))
 """One bit per chain rank (3..A) at the bottom of its nibble."""
 
 
@@ -148,9 +148,9 @@ def _has(packed: int, width: int) -> int:
 
 
 Chain = tuple[str, int, int, int, int]
-_CHAIN_TABLE: dict[int, tuple[Chain, ...]] = {}
+_CHAIN_TABLE: Final[dict[int, tuple[Chain, ...]]] = {}
 """The chains of a width (1–3) over the ranks ``bits``, by ``bits << 2 | width``."""
-_KINDS = ((1, "straight", 5), (2, "pair_sequence", 3), (3, "airplane", 2))
+_KINDS: Final = ((1, "straight", 5), (2, "pair_sequence", 3), (3, "airplane", 2))
 
 
 def _chains_of(width: int, combo: str, least: int, bits: int) -> tuple[Chain, ...]:
@@ -248,7 +248,7 @@ def _rest_cost(packed: int, cap: int) -> float:
     return PLAY_COST * plays - value + penalty
 
 
-_COST_MEMO: dict[int, float] = {}
+_COST_MEMO: Final[dict[int, float]] = {}
 
 
 def _search_cost(packed: int, cap: int) -> float:
@@ -269,15 +269,25 @@ def _search_cost(packed: int, cap: int) -> float:
 
 
 def _search(packed: int, cap: int) -> Plan:
-    """The cheapest split, built along the path :func:`_search_cost` chose.
+    """The cheapest split, built along the path :func:`_search_cost` chose
+    (:func:`_path`), so the plan and :func:`cost` always agree; only the chosen
+    path builds groups (the costs of the alternatives are memoised)."""
+    total_cost = _search_cost(packed, cap)
+    path, packed, cap = _path(packed, cap)
+    chosen = [Group(combo, part, s + length - 1, length) for combo, _, s, length, part in path]
+    _, count, groups = _rest(_counts(packed), cap)
+    return Plan(total_cost, count + len(chosen), (*chosen, *groups))
+
+
+def _path(packed: int, cap: int) -> tuple[list[Chain], int, int]:
+    """The chains of the cheapest split, in the order taken, and what is left
+    (packed counts, kickers owed to airplanes).
 
     Each step takes the first chain (in :func:`_chains` order) whose remainder
     is strictly cheaper than the best found before it, exactly as
-    :func:`_search_cost` does, so the plan and :func:`cost` always agree; only
-    the chosen path builds groups (the costs of the alternatives are memoised).
+    :func:`_search_cost` does.
     """
-    total_cost = _search_cost(packed, cap)
-    chosen: list[Group] = []
+    chosen: list[Chain] = []
     while True:
         best = _rest_cost(packed, cap)
         pick: Chain | None = None
@@ -289,13 +299,11 @@ def _search(packed: int, cap: int) -> Plan:
             if total < best:
                 best, pick = total, chain
         if pick is None:
-            break
-        combo, width, s, length, part = pick
-        chosen.append(Group(combo, part, s + length - 1, length))
+            return chosen, packed, cap
+        chosen.append(pick)
+        _, width, s, length, part = pick
         packed -= part
         cap += length if width == 3 else 0
-    _, plays, groups = _rest(_counts(packed), cap)
-    return Plan(total_cost, plays + len(chosen), (*chosen, *groups))
 
 
 def plan(packed: int) -> Plan:
@@ -311,7 +319,89 @@ def plan(packed: int) -> Plan:
     return found
 
 
-_PLANS: dict[int, Plan] = {}
+_PLANS: Final[dict[int, Plan]] = {}
+
+
+def plays(packed: int) -> int:
+    """``plan(packed).plays`` without building the plan: the chains of its path
+    (:func:`_path`) and the plays of the rest, memoised as plain ints.
+
+    For the auction's strength rule (engine.doudizhu.ai_normal.bid_strength),
+    which the search's world sampler applies to whole 17-card hands thousands
+    of times a decision: building and keeping each plan cost twice the search,
+    and pushed the plans of the play-outs' small hands out of :data:`_PLANS`.
+    """
+    if packed == 0:
+        return 0
+    found = _PLAYS.get(packed)
+    if found is not None:
+        return found
+    path, rest, cap = _path(packed, 0)
+    found = len(path) + _rest_plays(rest, cap)
+    _trim(_PLAYS, _MEMO_LIMIT)
+    _PLAYS[packed] = found
+    return found
+
+
+_PLAYS: Final[dict[int, int]] = {}
+
+
+def plays_at_most(packed: int) -> int:
+    """An upper bound of :func:`plays`, in a few steps (no search).
+
+    ``P0`` is the plays of the split without chains, whose cost ``C0`` the
+    chosen split's cost ``C`` never exceeds.  Write ``C = 10·P − A − V + N``
+    (``A`` its chains that end at an ace, ``V`` and ``N`` its groups' value
+    and penalty).  Chains take no two and no joker, and leave no bomb that was
+    not one already, so ``A + V − V0`` is at most the aces held (each chain
+    that ends at an ace takes one, and the rest are one group worth at most
+    1); ``N ≥ 0``.  Hence ``10·(P − P0) ≤ N0 + aces``: ``P ≤ P0 + ⌊(N0 +
+    aces) / 10⌋``, in whole tenths here (a penalty is 0.2 per rank below
+    the king).
+    """
+    count, loose = _rest_loose(packed, 0)
+    tenths = sum(2 * (ACE - 1 - k) for k in loose if k < ACE - 1)
+    aces = (packed >> (4 * ACE)) & 15
+    return count + len(loose) + (tenths + 10 * aces) // 100
+
+
+def _rest_plays(packed: int, cap: int) -> int:
+    """:func:`_rest`'s plays alone (``cap`` kickers owed to airplanes)."""
+    count, loose = _rest_loose(packed, cap)
+    return count + len(loose)
+
+
+def _rest_loose(packed: int, cap: int) -> tuple[int, list[int]]:
+    """:func:`_rest`'s plays that are not loose (one per rocket, lone joker, group of
+    twos, bomb and triple), and the ranks of the loose singles and pairs below two
+    that no triple or airplane takes as its kicker (the lowest singles go first,
+    then the lowest pairs; ``cap`` kickers owed to airplanes)."""
+    count = 0
+    bj = (packed >> 52) & 15
+    rj = (packed >> 56) & 15
+    if bj and rj:
+        count += 1
+    else:
+        count += (1 if bj else 0) + (1 if rj else 0)
+    singles: list[int] = []
+    pairs: list[int] = []
+    r = 0
+    p = packed & ((1 << 52) - 1)
+    while p:
+        n = p & 15
+        if n == 3:
+            cap += 1
+            count += 1
+        elif n == 4 or (r == TWO and n):
+            count += 1
+        elif n == 1:
+            singles.append(r)
+        elif n == 2:
+            pairs.append(r)
+        p >>= 4
+        r += 1
+    take = min(cap, len(singles))
+    return count, singles[take:] + pairs[min(cap - take, len(pairs)) :]
 
 
 def cost(packed: int) -> float:

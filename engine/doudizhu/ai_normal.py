@@ -22,7 +22,7 @@ import random
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from engine.doudizhu.ai_hand import Group, cost, plan
+from engine.doudizhu.ai_hand import Group, cost, plan, plays, plays_at_most
 from engine.doudizhu.combos import (
     ACE,
     BLACK_JOKER,
@@ -215,6 +215,17 @@ def play_for(legal: Sequence[Action], move: Move | None) -> Action:
 
 def bid_strength(hand: int) -> float:
     """Auction strength of a hand: control cards minus the plays it needs."""
+    return _control(hand) - 1.2 * plays(hand)
+
+
+def bid_strength_at_least(hand: int) -> float:
+    """A lower bound of :func:`bid_strength` without the plan's search (its plays
+    bounded by :func:`~engine.doudizhu.ai_hand.plays_at_most`)."""
+    return _control(hand) - 1.2 * plays_at_most(hand)
+
+
+def _control(hand: int) -> float:
+    """The control cards' part of :func:`bid_strength`: jokers, twos, aces, bombs."""
     c = [_count(hand, r) for r in range(NUM_RANKS)]
     score = 0.0
     if c[BLACK_JOKER] and c[RED_JOKER]:
@@ -223,7 +234,7 @@ def bid_strength(hand: int) -> float:
         score += 3 * c[BLACK_JOKER] + 4 * c[RED_JOKER]
     score += 2 * c[TWO] + 0.5 * c[ACE]
     score += sum(6 for r in range(TWO + 1) if c[r] == 4)
-    return score - 1.2 * plan(hand).plays
+    return score
 
 
 BID_THRESHOLDS = (-8.0, -5.0, -2.0)

@@ -58,6 +58,7 @@ from engine.doudizhu.ai_bidding import (
     landlord_chance,
     miss,
     modeled_want,
+    modeled_want_at_least,
     pack_ranks,
     want_bounds,
 )
@@ -106,6 +107,26 @@ def _ranks(packed: int) -> list[int]:
     return out
 
 
+def below(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for ``n > 0``: the same draws (CPython's ``_randbelow``:
+    ``n.bit_length()`` random bits until they fall below ``n``), without the
+    interpreted layers of :mod:`random` (the search's samplers run compiled)."""
+    k = n.bit_length()
+    r: int = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
+
+
+def shuffle(items: list[int], rng: random.Random) -> None:
+    """``rng.shuffle(items)``: the same permutation for the same generator state
+    (CPython's Fisher–Yates, from the last item down), compiled with :func:`below`.
+    A decision's worlds cost one shuffle per draw, several draws a world."""
+    for i in range(len(items) - 1, 0, -1):
+        j = below(rng, i + 1)
+        items[i], items[j] = items[j], items[i]
+
+
 def rollout(
     hands: list[int],
     landlord: int,
@@ -142,7 +163,7 @@ def rollout(
             options: Sequence[Move | None] = (
                 lead_moves(hand) if last is None else (None, *follow_moves(hand, last))
             )
-            move = options[rng.randrange(len(options))]
+            move = options[below(rng, len(options))]
         elif last is not None and eager >> turn & 1:
             move = eager_follow(hand, last, sit)
         else:
@@ -316,7 +337,7 @@ class WorldSampler:
         """Three packed hands that agree with the view alone (the passes unread): the
         unseen cards dealt at random to the other hands by their counts."""
         pool = self.pool[:]
-        rng.shuffle(pool)
+        shuffle(pool, rng)
         hands = [0, 0, 0]
         at = 0
         for s in range(3):
@@ -338,7 +359,10 @@ class WorldSampler:
     def _breaks(self, hands: Sequence[int], seat: int, bound: tuple[int, int]) -> bool:
         """Whether ``seat``'s hand at the auction in the world ``hands`` contradicts its
         calls (``bound``, :func:`~engine.doudizhu.ai_bidding.want_bounds`)."""
-        return miss(modeled_want(hands[seat] + self.since_bid[seat]), bound) > 0
+        hand = hands[seat] + self.since_bid[seat]
+        if modeled_want_at_least(hand) > bound[1]:  # a strong hand that passed: no search
+            return True
+        return miss(modeled_want(hand), bound) > 0
 
     def misfits(self, hands: Sequence[int]) -> int:
         """How many other seats' auction calls the world ``hands`` contradicts."""

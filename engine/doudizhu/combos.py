@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import combinations
-from typing import Any, Literal, NamedTuple, cast, get_args
+from typing import Any, Final, Literal, NamedTuple, cast, get_args
 
 Combo = Literal[
     "single",
@@ -49,11 +49,11 @@ COMBO_INDEX: dict[str, int] = {c: i for i, c in enumerate(COMBOS)}
 
 RANKS = ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2", "BJ", "RJ")
 """Rank names by strength, weakest first (rules/doudizhu.md, Cards)."""
-NUM_RANKS = 15
-ACE = 11
-TWO = 12
-BLACK_JOKER = 13
-RED_JOKER = 14
+NUM_RANKS: Final = 15
+ACE: Final = 11
+TWO: Final = 12
+BLACK_JOKER: Final = 13
+RED_JOKER: Final = 14
 
 MIN_CHAIN = {"straight": 5, "pair_sequence": 3, "airplane": 2}
 """Shortest chain of each sequence type: ranks, pairs, core triples."""
