@@ -80,7 +80,7 @@ from engine.search import survivors
 DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.22)
 BID_BUDGET = Budget(iterations=2000, seconds=0.2)
 """A bid: its play-outs (up to three a world); the time cap binds (at the server's
-0.25 s, a median of about 190 on a 2-core machine, about 470 compiled, with the
+0.25 s, a median of about 190 on a 2-core machine, 430–520 compiled, with the
 collector held off as in the AI workers: ``python -m bench.ai_latency --games
 doudizhu``; it was capped at 200 before the compiled build)."""
 NEAR_MISS = 0.3
@@ -269,11 +269,14 @@ class WorldSampler:
     --b normal --iterations 1400 --bid-iterations 300 --deals 90 --seed S``,
     seeds 1–8, 720 deals, compiled): 0.604 ± 0.019, points +1.96 per deal,
     against 0.589 for three runs without it on the same deals (paired +0.015
-    ± 0.013).  It costs time: a 17-card plan per seat read, so the server's
-    think time buys fewer play-outs (``bench.ai_latency``: 1,276 a move against
-    1,436 on a 2-core machine), and at that budget (``--iterations 1280
-    --bid-iterations 250``, seeds 1–4) it measured even: 0.593, paired −0.000
-    ± 0.021.
+    ± 0.013).  Each check needs the seat's play count
+    (:func:`~engine.doudizhu.ai_hand.plays`, a search over the hand's chains);
+    a search-free upper bound of it (``modeled_want_at_least``) settles the
+    strong hands of seats that passed first, about a quarter of the checks.
+    So reading costs little: at fixed play-outs a decision takes about the
+    CPU time it took without the reading (0.54× its first version's), and the
+    server's think time buys a median of 1,540–2,000 play-outs a move on a
+    2-core machine (``bench.ai_latency``, four runs).
     """
 
     def __init__(self, view: DoudizhuView) -> None:
