@@ -83,15 +83,18 @@ def landlord_points(chance: float, bid: int) -> float:
 
 def modeled_want(hand: int) -> int:
     """The highest bid (0–3) another seat holding ``hand`` is modelled to make."""
-    strength = bid_strength(hand)
-    return sum(1 for t in OTHERS_THRESHOLDS if strength >= t)
+    return _want(bid_strength(hand))
 
 
 def modeled_want_at_least(hand: int) -> int:
     """A lower bound of :func:`modeled_want` without the plan's search
     (engine.doudizhu.ai_normal.bid_strength_at_least): where it already exceeds
     what a seat's calls allow, the world breaks them whatever the plan."""
-    strength = bid_strength_at_least(hand)
+    return _want(bid_strength_at_least(hand))
+
+
+def _want(strength: float) -> int:
+    """The bid (0–3) the others' model makes at ``strength``."""
     return sum(1 for t in OTHERS_THRESHOLDS if strength >= t)
 
 

@@ -73,6 +73,7 @@ from engine.doudizhu.ai_normal import (
 from engine.doudizhu.combos import COMBO_INDEX, Move, follow_moves, lead_moves
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
+from engine.doudizhu.rules import MAX_BID
 from engine.doudizhu.state import Action, Bid, DoudizhuView
 from engine.game import Budget, decision_deadline, resolve_budget
 from engine.search import survivors
@@ -365,7 +366,9 @@ class WorldSampler:
         """Whether ``seat``'s hand at the auction in the world ``hands`` contradicts its
         calls (``bound``, :func:`~engine.doudizhu.ai_bidding.want_bounds`)."""
         hand = hands[seat] + self.since_bid[seat]
-        if modeled_want_at_least(hand) > bound[1]:  # a strong hand that passed: no search
+        top = bound[1]
+        # a strong hand dealt to a seat whose calls cap its want: broken, no search
+        if top < MAX_BID and modeled_want_at_least(hand) > top:
             return True
         return miss(modeled_want(hand), bound) > 0
 
