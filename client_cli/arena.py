@@ -38,7 +38,7 @@ from client_cli.options import add_option_argument
 from engine import compiled
 from engine.collector import held_off
 from engine.game import Budget, Game, OptionsError
-from engine.policy import Policy
+from engine.policy import Policy, seated
 from engine.registry import GAMES, get_game, get_policy
 from engine.rng import derive_rng, new_seed
 
@@ -173,12 +173,15 @@ def play_deal(
     fixed_roles: bool = False,
     par: bool = False,
     bid_budget: Budget | None = None,
+    anonymous: bool = False,
 ) -> DealOutcome:
     """Play deal number ``index`` of an arena run once per lineup (a worker's unit of work).
 
     ``fixed_roles``: the lineups of :data:`client_cli.arena_roles.FIXED_ROLES`
     (roles set by script) instead of side a through every seat.  ``par``: each
     lineup is played again with b's policy in a's seats (its times are not kept).
+    Each policy is told which policy sits in each seat of the lineup, as a
+    server table shows its AI seats (engine.policy.Peers), unless ``anonymous``.
     """
     game = get_game(game_id)
     options = game.options(raw_options)
@@ -189,15 +192,41 @@ def play_deal(
         ups = FIXED_ROLES[game_id](options)
     else:
         ups = [Lineup(seats) for seats in lineups(game, options)]
+
+    def told(up: Lineup, sides: dict[str, Policy], names: dict[str, str]) -> dict[str, Policy]:
+        if anonymous:
+            return sides
+        peers = tuple(names[side] for side in up.seats)
+        return {side: seated(policy, peers) for side, policy in sides.items()}
+
     played = [
-        play_lineup(game, options, deal_seed, up, policies, times, budget, bid_budget) for up in ups
+        play_lineup(
+            game,
+            options,
+            deal_seed,
+            up,
+            told(up, policies, {"a": a, "b": b}),
+            times,
+            budget,
+            bid_budget,
+        )
+        for up in ups
     ]
     par_wins: tuple[float, ...] = ()
     if par:
         both_b = {"a": policies["b"], "b": policies["b"]}
         spare: dict[str, list[float]] = {"a": [], "b": []}
         par_wins = tuple(
-            play_lineup(game, options, deal_seed, up, both_b, spare, budget, bid_budget)[0][0]
+            play_lineup(
+                game,
+                options,
+                deal_seed,
+                up,
+                told(up, both_b, {"a": b, "b": b}),
+                spare,
+                budget,
+                bid_budget,
+            )[0][0]
             for up in ups
         )
     return DealOutcome(
@@ -271,9 +300,10 @@ def _outcomes(
     fixed_roles: bool,
     par: bool,
     bid_budget: Budget | None = None,
+    anonymous: bool = False,
 ) -> Iterator[DealOutcome]:
     """The deals' outcomes in deal order, played here or by ``jobs`` worker processes."""
-    args = (budget, make_policy, fixed_roles, par, bid_budget)
+    args = (budget, make_policy, fixed_roles, par, bid_budget, anonymous)
     if jobs <= 1:
         for i in range(deals):
             yield play_deal(game_id, raw_options, a, b, seed, i, *args)
@@ -301,6 +331,7 @@ def run(
     par: bool = False,
     per_deal: list[dict[str, Any]] | None = None,
     bid_budget: Budget | None = None,
+    anonymous: bool = False,
 ) -> dict[str, Any]:
     """Play ``deals`` duplicate deals of ``a`` against ``b``; return the report.
 
@@ -315,6 +346,7 @@ def run(
     (1, ½, 0) and points per lineup (:mod:`client_cli.arena_compare` pairs two runs).
     ``bid_budget`` replaces ``budget`` in the auction (games that have one: the
     server's bid budget buys other counts than its play budget).
+    ``anonymous``: the policies are not told who sits where (:func:`play_deal`).
     """
     if fixed_roles and game_id not in FIXED_ROLES:
         raise KeyError(f"{game_id} has no fixed roles (only: {', '.join(sorted(FIXED_ROLES))})")
@@ -344,6 +376,7 @@ def run(
         fixed_roles,
         par,
         bid_budget,
+        anonymous,
     )
     for i, outcome in enumerate(outcomes):
         record(tally, outcome)
@@ -362,6 +395,7 @@ def run(
         "games": tally.games,
         "seed": seed,
         "fixed_roles": fixed_roles,
+        "anonymous": anonymous,
         "win_rate": round(statistics.fmean(tally.deal_wins), 4),
         "ci95": round(ci95(tally.deal_wins), 4),
         "a_wins": tally.a_wins,
@@ -431,6 +465,12 @@ def add_parser(sub: Any) -> None:
         help="set the roles instead of bidding (Dou Dizhu: a as landlord, then as both farmers)",
     )
     p.add_argument(
+        "--anonymous",
+        action="store_true",
+        help="do not tell the policies which policy sits in each seat (a server table shows"
+        " its AI seats' levels, and hard models the server's own AI without hedges)",
+    )
+    p.add_argument(
         "--par",
         action="store_true",
         help="also play b in a's seats: report b's win rate there and a's edge over it",
@@ -498,12 +538,14 @@ def _main(args: argparse.Namespace) -> int:
             par=args.par,
             per_deal=per_deal,
             bid_budget=bid_budget,
+            anonymous=args.anonymous,
         )
     except (KeyError, OptionsError, ImportError) as exc:
         print(f"cardavia arena: {exc}")
         return 2
     if per_deal is not None:
-        run_keys = {k: report[k] for k in ("game", "a", "b", "seed", "deals", "fixed_roles")}
+        keys = ("game", "a", "b", "seed", "deals", "fixed_roles", "anonymous")
+        run_keys = {k: report[k] for k in keys}
         run_keys |= {
             "options": dict(args.option),
             "iterations": args.iterations,

@@ -10,9 +10,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from engine.game import Budget
+
+Peers = tuple[str | None, ...]
+"""What a table shows of each seat's player: the level of the server's AI that
+plays it (``"normal"``, ``"hard"``, …, or another program's policy name in
+``cardavia arena``), or ``None`` for a person or a player of unknown kind.  The
+lobby lists it for every seat, so it is public, like the view."""
 
 
 class Policy(Protocol):
@@ -25,6 +31,22 @@ class Policy(Protocol):
     ) -> Any:
         """Return one element of ``legal``."""
         ...
+
+
+@runtime_checkable
+class PeerAware(Protocol):
+    """A policy that plays differently once told who sits where (:data:`Peers`)."""
+
+    def knowing(self, peers: Peers) -> Policy:
+        """This policy for a table whose seats show ``peers``."""
+        ...
+
+
+def seated(policy: Policy, peers: Peers) -> Policy:
+    """``policy`` told the table's :data:`Peers` where it uses them, else ``policy``."""
+    if peers and isinstance(policy, PeerAware):
+        return policy.knowing(peers)
+    return policy
 
 
 class RandomPolicy:

@@ -10,7 +10,7 @@ from engine.cicera.policies import POLICIES as CICERA_POLICIES
 from engine.doudizhu.game import DoudizhuGame
 from engine.doudizhu.policies import POLICIES as DOUDIZHU_POLICIES
 from engine.game import Game
-from engine.policy import Policy
+from engine.policy import Peers, Policy, seated
 from engine.schafkopf.game import SchafkopfGame
 from engine.schafkopf.policies import POLICIES as SCHAFKOPF_POLICIES
 from engine.scopa.game import ScopaGame
@@ -61,11 +61,12 @@ def policy_names(game_id: str) -> tuple[str, ...]:
     return tuple(POLICIES[game_id])
 
 
-def get_policy(game_id: str, name: str) -> Policy:
-    """A fresh policy ``name`` of game ``game_id``; raise UnknownGame/UnknownPolicy."""
+def get_policy(game_id: str, name: str, peers: Peers = ()) -> Policy:
+    """A fresh policy ``name`` of game ``game_id``, told the table's ``peers``
+    (engine.policy.seated); raise UnknownGame/UnknownPolicy."""
     get_game(game_id)
     try:
         factory = POLICIES[game_id][name]
     except KeyError:
         raise UnknownPolicy(game_id, name) from None
-    return factory()
+    return seated(factory(), peers)

@@ -74,7 +74,7 @@ from typing import Any
 
 from engine.collector import held_off, settle
 from engine.game import Budget
-from engine.policy import Policy
+from engine.policy import Peers, Policy
 from engine.registry import GAMES, get_policy
 from server.ai_pace import Pacer
 from server.logs import get_logger
@@ -100,15 +100,17 @@ def decide(
     legal: tuple[Any, ...],
     seed: int,
     budget: Budget | None,
+    peers: Peers = (),
 ) -> Any:
-    """One decision by a fresh policy ``level`` (picklable: runs in a worker process too).
+    """One decision by a fresh policy ``level`` (picklable: runs in a worker process too),
+    told what the table shows of each seat (``peers``, engine.policy.Peers).
 
     In a worker process (:func:`setup_worker` ran there) the garbage collector
     is held off while the policy thinks, and what the decision left alive is
     frozen (:mod:`engine.collector`); in the server's own process (thread
     mode) the collector is left alone.
     """
-    policy = get_policy(game_id, level)
+    policy = get_policy(game_id, level, peers)
     return seeded_choice(policy, view, legal, seed, budget, hold_collector=_IN_WORKER)
 
 
@@ -278,8 +280,10 @@ class AiRunner:
         view: Any,
         legal: tuple[Any, ...],
         table: str = "",
+        peers: Peers = (),
     ) -> Any:
-        """An action of ``legal`` chosen by policy ``level`` for ``table``.
+        """An action of ``legal`` chosen by policy ``level`` for ``table``, whose seats
+        show ``peers`` (engine.policy.Peers).
 
         ``fallback`` decides instead when the queue is full, the deadline
         passes or the policy fails; a random legal move if even that fails.
@@ -296,7 +300,8 @@ class AiRunner:
                 self._log.warning("ai_queue_full", game=game_id, level=level, table=table)
             else:
                 budget = Budget(seconds=self.think) if self.think > 0 else None
-                job = _Job(table, (game_id, level, view, legal, seed, budget), loop.create_future())
+                args = (game_id, level, view, legal, seed, budget, peers)
+                job = _Job(table, args, loop.create_future())
                 self._enqueue(job)
                 try:
                     return await asyncio.wait_for(asyncio.shield(job.result), self.deadline)
@@ -318,10 +323,16 @@ class AiRunner:
                 game=game_id,
                 outcome=outcome,
             )
-        return await self._fall_back(game_id, fallback, view, legal, seed)
+        return await self._fall_back(game_id, fallback, view, legal, seed, peers)
 
     async def _fall_back(
-        self, game_id: str, level: str, view: Any, legal: tuple[Any, ...], seed: int
+        self,
+        game_id: str,
+        level: str,
+        view: Any,
+        legal: tuple[Any, ...],
+        seed: int,
+        peers: Peers = (),
     ) -> Any:
         """The fallback policy's choice, in the fallback pool; a random legal move past that."""
         budget = Budget(seconds=min(self.think, FALLBACK_THINK)) if self.think > 0 else None
@@ -330,7 +341,7 @@ class AiRunner:
             if self._closed:
                 raise RuntimeError("the AI runner has stopped")
             job = loop.run_in_executor(
-                self._fallback, decide, game_id, level, view, legal, seed, budget
+                self._fallback, decide, game_id, level, view, legal, seed, budget, peers
             )
             return await asyncio.wait_for(job, FALLBACK_DEADLINE)
         except asyncio.CancelledError:

@@ -553,7 +553,13 @@ class TableActor:
             view = core.game.view(core.state, turn.seat)
             legal = core.game.legal_actions(core.state, turn.seat)
             action = await self.ai.choose(
-                core.game.id, turn.level, core.setup.fallback, view, legal, table=self.id
+                core.game.id,
+                turn.level,
+                core.setup.fallback,
+                view,
+                legal,
+                table=self.id,
+                peers=core.peers(),
             )
             if turn.by == "ai":
                 pause = core.ai_delay - (self.clock() - started)

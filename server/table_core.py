@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from engine.codec import to_plain
 from engine.game import Event, IllegalAction
+from engine.policy import Peers
 from protocol.errors import ErrorCode
 from protocol.models import SeatInfo, TableInfo
 from protocol.server_messages import ChatLine, GameOver, Snapshot, TableChanged
@@ -480,6 +481,11 @@ class TableCore:
         if slot.kind == "human" and timer is not None and now >= self.turn_started + timer:
             return "timer"
         return None
+
+    def peers(self) -> Peers:
+        """What the lobby shows of each seat's player (:meth:`info`): the AI's level
+        where the AI plays the seat, else ``None`` (engine.policy.Peers)."""
+        return tuple(s.level if s.kind == "ai" else None for s in self.seats)
 
     def ai_due(self, now: float) -> list[AiTurn]:
         """Every turn the AI must play now."""

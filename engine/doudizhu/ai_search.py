@@ -20,7 +20,10 @@ in half the worlds (:data:`EAGER_ODDS`) each other seat follows *eagerly*,
 beating any play it can with its lowest combination of the type
 (:func:`eager_follow`), unless the public history shows that seat passing
 by choice (:attr:`WorldSampler.voluntary`); then it is modelled as
-``normal``.  Everything runs on rank counts, so a rollout
+``normal``.  These hedges are for players of unknown kind: a seat the table
+shows as the server's own AI (:data:`MODELLED`, told by
+:meth:`HardPolicy.knowing`) is played as ``normal`` with neither.
+Everything runs on rank counts, so a rollout
 costs well under a millisecond; the sampler uses the view only (its own
 hand, the public plays and passes, the public bottom and the hand counts).
 
@@ -76,6 +79,7 @@ from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.rules import MAX_BID
 from engine.doudizhu.state import Action, Bid, DoudizhuView
 from engine.game import Budget, decision_deadline, resolve_budget
+from engine.policy import Peers
 from engine.search import survivors
 
 DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.22)
@@ -92,6 +96,10 @@ MAX_CANDIDATES = 10
 EAGER_ODDS = 0.5
 """Share of the worlds in which another seat follows eagerly (:func:`eager_follow`),
 unless the history shows it passing by choice (:attr:`WorldSampler.voluntary`)."""
+MODELLED = frozenset({"normal", "hard"})
+"""The table's kinds of player (engine.policy.Peers) whose play the rollouts model:
+the server's own AI, which plays (or, for ``hard``, searches with) the ``normal``
+core.  Such a seat gets no hedge (:data:`EAGER_ODDS`, :data:`OPPONENT_NOISE`)."""
 PAIRED_CHECK = 8
 PAIRED_DROP = 2.5
 """Paired search: worlds between checks, and the deficit (in standard errors) that drops a move."""
@@ -135,18 +143,17 @@ def rollout(
     last: Move | None,
     last_seat: int | None,
     passes: int = 0,
-    noisy: int = -1,
+    erring: int = 0,
     rng: random.Random | None = None,
     eager: int = 0,
 ) -> int:
     """Play the deal out with the normal core for every seat; return the winner's seat.
 
     ``passes`` counts the passes since ``last`` was played (two end the trick).
-    ``hands`` is updated in place to the hands at the end.  The seats of the
-    side opposed to seat ``noisy`` (if any) make a random move one time in
-    :data:`OPPONENT_NOISE`⁻¹ (drawn from ``rng``): opponents are not perfect.
-    The seats in the bit mask ``eager`` follow as eager players do
-    (:func:`eager_follow`).
+    ``hands`` is updated in place to the hands at the end.  The seats in the
+    bit mask ``erring`` make a random move one time in :data:`OPPONENT_NOISE`⁻¹
+    (drawn from ``rng``): opponents are not perfect.  The seats in the bit
+    mask ``eager`` follow as eager players do (:func:`eager_follow`).
     """
     if passes >= 2:
         last, passes = None, 0
@@ -155,12 +162,7 @@ def rollout(
     for _ in range(_MAX_STEPS):
         hand = hands[turn]
         sit = Situation(turn, landlord, (left[0], left[1], left[2]), last_seat, total - hand)
-        if (
-            rng is not None
-            and noisy >= 0
-            and (turn == landlord) != (noisy == landlord)
-            and rng.random() < OPPONENT_NOISE
-        ):
+        if rng is not None and erring >> turn & 1 and rng.random() < OPPONENT_NOISE:
             options: Sequence[Move | None] = (
                 lead_moves(hand) if last is None else (None, *follow_moves(hand, last))
             )
@@ -467,19 +469,40 @@ def _play_out(
     passed: int,
     rng: random.Random,
     eager: int = 0,
+    erring: int = 0,
 ) -> float:
     """Make ``move`` for ``seat`` in the world ``hands`` (changed in place), play the
-    deal out and return its :func:`outcome` for ``seat``."""
+    deal out and return its :func:`outcome` for ``seat`` (``eager``, ``erring``:
+    :func:`rollout`'s seat masks)."""
     nxt = (seat + 1) % 3
     if move is None:
-        winner = rollout(hands, landlord, nxt, last, last_seat, passed + 1, seat, rng, eager)
+        winner = rollout(hands, landlord, nxt, last, last_seat, passed + 1, erring, rng, eager)
     else:
         hands[seat] -= move.packed
         if hands[seat] == 0:
             winner = seat
         else:
-            winner = rollout(hands, landlord, nxt, move, seat, 0, seat, rng, eager)
+            winner = rollout(hands, landlord, nxt, move, seat, 0, erring, rng, eager)
     return outcome(hands, winner, seat, landlord)
+
+
+def hedges(
+    seat: int, landlord: int, known: frozenset[int], voluntary: frozenset[int]
+) -> tuple[tuple[float, float, float], int]:
+    """How ``seat``'s rollouts hedge against the other players: each seat's chance to
+    follow eagerly in a world (:data:`EAGER_ODDS`), and the mask of the seats that
+    err (:data:`OPPONENT_NOISE`, :func:`rollout`).
+
+    Another seat follows eagerly in a share of the worlds unless the history shows
+    it passing by choice (``voluntary``), a farmer's partner too (modelled as a
+    partner only, farmers won 0.858 against 0.908 on 40 deals with fixed roles
+    against RLCard's rule agent); the opponents err now and then.  A seat in
+    ``known`` (a :data:`MODELLED` kind) gets neither.
+    """
+    hedged = [s != seat and s not in known for s in range(3)]
+    odds = tuple(EAGER_ODDS if hedged[s] and s not in voluntary else 0.0 for s in range(3))
+    erring = sum(1 << s for s in range(3) if hedged[s] and (s == landlord) != (seat == landlord))
+    return (odds[0], odds[1], odds[2]), erring
 
 
 class HardPolicy:
@@ -489,13 +512,25 @@ class HardPolicy:
     Default budget: 0.22 s per decision (at most 2000 rollouts), 0.2 s for a
     bid (at most 2000 play-outs); an iteration-only budget makes the choice
     deterministic for a seed.
+
+    ``known``: the seats the table shows as players of a :data:`MODELLED` kind
+    (:meth:`knowing`).  The rollouts play them as the ``normal`` core does,
+    without the hedges for players of unknown kind.
     """
 
     name = "hard"
 
-    def __init__(self, default_budget: Budget = DEFAULT_BUDGET) -> None:
+    def __init__(
+        self, default_budget: Budget = DEFAULT_BUDGET, known: frozenset[int] = frozenset()
+    ) -> None:
         self.default_budget = default_budget
+        self.known = known
         self.last_iterations = 0
+
+    def knowing(self, peers: Peers) -> HardPolicy:
+        """This policy at a table whose seats show ``peers`` (engine.policy.Peers)."""
+        known = frozenset(s for s, kind in enumerate(peers) if kind in MODELLED)
+        return HardPolicy(self.default_budget, known)
 
     def _budget(self, budget: Budget | None, default: Budget) -> tuple[int, float]:
         """(iterations, seconds) of :func:`engine.game.resolve_budget`.
@@ -542,12 +577,10 @@ class HardPolicy:
         passed = (sit.seat - sit.last_seat) % 3 - 1 if sit.last_seat is not None else 0
         seat = sit.seat
         landlord = sit.landlord
-        # the other seats follow eagerly in a share of the worlds, unless shown to pass by
-        # choice (a farmer's partner too: modelled as a partner only, farmers won 0.858
-        # against 0.908 on 40 deals with fixed roles against RLCard's rule agent)
-        odds = tuple(0.0 if s == seat or s in sampler.voluntary else EAGER_ODDS for s in range(3))
+        odds, erring = hedges(seat, landlord, self.known, sampler.voluntary)
         best = self._paired(
             odds,
+            erring,
             cands,
             hands_of=sampler.sample,
             rng=rng,
@@ -564,6 +597,7 @@ class HardPolicy:
     def _paired(
         self,
         odds: Sequence[float],
+        erring: int,
         cands: Sequence[Move | None],
         hands_of: Callable[[random.Random], list[int]],
         rng: random.Random,
@@ -577,10 +611,11 @@ class HardPolicy:
     ) -> int:
         """Paired evaluation: every candidate still in the race is played out in each
         sampled world, with the same noise for the rollouts, so the luck of the world
-        cancels when candidates are compared.  Every :data:`PAIRED_CHECK` worlds a
-        candidate whose paired deficit to the leader exceeds :data:`PAIRED_DROP`
-        standard errors leaves the race.  Returns the index of the best mean
-        (ties: the earlier candidate, the normal choice first)."""
+        cancels when candidates are compared (``odds``: each seat's chance to follow
+        eagerly in a world; ``erring``: :func:`rollout`'s mask).  Every
+        :data:`PAIRED_CHECK` worlds a candidate whose paired deficit to the leader
+        exceeds :data:`PAIRED_DROP` standard errors leaves the race.  Returns the
+        index of the best mean (ties: the earlier candidate, the normal choice first)."""
         active = list(range(min(len(cands), max_iter)))
         results: list[list[float]] = [[] for _ in cands]
         it = 0
@@ -601,6 +636,7 @@ class HardPolicy:
                         passed,
                         random.Random(noise),
                         eager,
+                        erring,
                     )
                 )
             it += len(active)

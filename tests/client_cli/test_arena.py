@@ -268,3 +268,45 @@ def test_with_fixed_roles_the_policies_see_no_scripted_auction():
     _AUCTIONS.clear()
     run("doudizhu", "a", "b", 2, 5, {}, make_policy=lambda g, _n: _AuctionLog(g))
     assert all(calls > 0 for phase, calls in _AUCTIONS if phase == "play")
+
+
+_TOLD: list[tuple[str, tuple[str | None, ...]]] = []
+"""What :class:`_PeerLog` was told: each side's name and the seats' policies."""
+
+
+class _PeerLog:
+    """The ``normal`` policy, recording who it is told sits where (engine.policy.seated)."""
+
+    def __init__(self, game_id: str, name: str) -> None:
+        self.name = name
+        self._inner = get_policy(game_id, "normal")
+
+    def knowing(self, peers):  # type: ignore[no-untyped-def]
+        _TOLD.append((self.name, peers))
+        return self
+
+    def choose(self, view, legal, rng, budget=None):  # type: ignore[no-untyped-def]
+        return self._inner.choose(view, legal, rng, budget)
+
+
+def test_each_policy_is_told_the_lineup_as_a_table_shows_its_seats():
+    _TOLD.clear()
+    run("doudizhu", "x", "y", 1, 5, {}, make_policy=_PeerLog)
+    lineup = {("x", "y", "y"), ("y", "x", "y"), ("y", "y", "x")}
+    assert {peers for _, peers in _TOLD} == lineup
+    assert {name for name, _ in _TOLD} == {"x", "y"} and len(_TOLD) == 6
+    _TOLD.clear()
+    run("doudizhu", "x", "y", 1, 5, {}, make_policy=_PeerLog, par=True)
+    assert ("y", ("y", "y", "y")) in _TOLD  # b in a's seats: every seat shows b
+    _TOLD.clear()
+    report = run("doudizhu", "x", "y", 1, 5, {}, make_policy=_PeerLog, anonymous=True)
+    assert _TOLD == [] and report["anonymous"] is True
+
+
+def test_told_of_unmodelled_opponents_hard_plays_as_when_told_nothing():
+    # greedy is not a kind hard models (ai_search.MODELLED): it hedges either way
+    budget = Budget(iterations=20)
+    told = run("doudizhu", "hard", "greedy", 2, 3, {}, budget=budget)
+    anonymous = run("doudizhu", "hard", "greedy", 2, 3, {}, budget=budget, anonymous=True)
+    keys = ("win_rate", "points_per_deal", "a_wins", "by_role")
+    assert {k: told[k] for k in keys} == {k: anonymous[k] for k in keys}

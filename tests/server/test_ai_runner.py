@@ -14,6 +14,7 @@ import pytest
 import server.ai as ai_module
 from client_cli.client import Client
 from engine.game import Budget
+from engine.policy import Peers
 from engine.registry import GAMES, get_policy
 from protocol import server_messages as sm
 from server.ai import AiRunner
@@ -71,13 +72,29 @@ def _position() -> tuple[Any, tuple[Any, ...]]:
     return game.view(state, seat), game.legal_actions(state, seat)
 
 
+asked_for: list[tuple[str, Peers]] = []
+"""What the fake registry was asked for: each policy's name and the table's seats."""
+
+
 @pytest.fixture
 def fake_policies(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fake(game_id: str, name: str) -> Any:
+    def fake(game_id: str, name: str, peers: Peers = ()) -> Any:
+        asked_for.append((name, peers))
         fakes: dict[str, Any] = {"slow": Slow, "broken": Broken, "quick": Quick, "offloop": OffLoop}
-        return fakes.get(name, lambda: get_policy(game_id, name))()
+        return fakes.get(name, lambda: get_policy(game_id, name, peers))()
 
+    asked_for.clear()
     monkeypatch.setattr(ai_module, "get_policy", fake)
+
+
+async def test_the_policy_and_its_fallback_are_told_the_tables_seats(fake_policies: None) -> None:
+    runner = AiRunner(workers=1, think=0.1, deadline=1.0, mode="thread")
+    view, legal = _position()
+    peers = ("hard", None)
+    assert await runner.choose("scopa", "quick", "random", view, legal, peers=peers) in legal
+    assert await runner.choose("scopa", "broken", "quick", view, legal, peers=peers) in legal
+    assert asked_for == [("quick", peers), ("broken", peers), ("quick", peers)]
+    runner.shutdown()
 
 
 async def test_deadline_miss_falls_back_without_blocking(fake_policies: None) -> None:
@@ -217,3 +234,18 @@ async def test_a_dead_worker_process_is_replaced() -> None:
         assert metric("cardavia_ai_decisions_total", game="scopa", outcome="ok") == 2
     finally:
         runner.shutdown()
+
+
+async def test_a_tables_ai_is_told_each_seats_level(fake_policies: None) -> None:
+    config = ServerConfig(port=0, ai_delay=0.0, ai_mode="thread", ai_workers=1, ai_think=0.01)
+    async with running_server(config) as srv:
+        asked_for.clear()  # the workers' warm-up asked for every game's policies
+        client = await Client.connect(srv.url, "w")
+        try:
+            ai = [{"seat": 0, "level": "random"}, {"seat": 1, "level": "easy"}]
+            await client.create_table("scopa", {"seat": None, "ai": ai})
+            await client.wait_for(lambda m: isinstance(m, sm.GameOver), 60)
+        finally:
+            await client.close()
+    assert {peers for _, peers in asked_for} == {("random", "easy")}
+    assert {name for name, _ in asked_for} >= {"random", "easy"}

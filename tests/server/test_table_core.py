@@ -129,6 +129,19 @@ def test_ai_seats_are_due_immediately() -> None:
     assert turn.level == ("random" if turn.seat == 1 else core.setup.strongest)
 
 
+def test_the_ai_is_told_what_the_lobby_shows_of_each_seat() -> None:
+    """``peers``: each AI seat's level as :meth:`TableCore.info` lists it, None for a
+    person (a human's seat stays None while the AI covers it)."""
+    opts = TableOptions(seat=0, ai=(AiSeat(seat=1, level="random"),))
+    core = make(options=opts)
+    core.join("p0", "P0", 0, 0.0)
+    assert core.peers() == (None, "random")
+    assert core.peers() == tuple(s.level for s in core.info().seats)
+    core.disconnect("p0", 1.0)
+    core.tick(100.0)  # past the grace: the AI covers the absent human
+    assert core.info(100.0).seats[0].ai_covering and core.peers()[0] is None
+
+
 def test_quick_fill_after_wait() -> None:
     core = make(fill_at=10.0, fill_level="random")
     core.join("p0", "P0", None, 0.0)

@@ -12,10 +12,12 @@ from engine.doudizhu.ai_bidding import modeled_want, modeled_want_at_least
 from engine.doudizhu.ai_hand import cost, plan, plays, plays_at_most
 from engine.doudizhu.ai_normal import EasyPolicy, NormalPolicy, bid_strength, situation
 from engine.doudizhu.ai_search import (
+    EAGER_ODDS,
     HardPolicy,
     WorldSampler,
     below,
     could_beat,
+    hedges,
     partner_holds,
     rollout,
     shuffle,
@@ -330,6 +332,40 @@ def test_sampled_worlds_match_the_view() -> None:
         assert sum(hands) + played == deck
         for s in range(3):
             assert sum((hands[s] >> (4 * r)) & 15 for r in range(15)) == view.hand_counts[s]
+
+
+def test_players_of_unknown_kind_are_hedged_against() -> None:
+    # seat 1 is the landlord: seat 0's opponent is 1 (it errs), its partner 2 does not
+    odds, erring = hedges(0, 1, frozenset(), frozenset())
+    assert odds == (0.0, EAGER_ODDS, EAGER_ODDS) and erring == 1 << 1
+    # the landlord's two opponents err; a seat seen passing by choice is not eager
+    odds, erring = hedges(1, 1, frozenset(), frozenset({2}))
+    assert odds == (EAGER_ODDS, 0.0, 0.0) and erring == 1 << 0 | 1 << 2
+
+
+def test_seats_the_table_shows_as_the_servers_ai_are_played_as_modelled() -> None:
+    odds, erring = hedges(1, 1, frozenset({0, 2}), frozenset())
+    assert odds == (0.0, 0.0, 0.0) and erring == 0
+    told = HardPolicy().knowing(("rlcard-rule", "hard", "normal"))
+    assert told.known == frozenset({1, 2})
+    assert hedges(0, 0, told.known, frozenset()) == ((0.0, 0.0, 0.0), 0)
+
+
+def test_a_table_of_unknown_players_changes_no_decision() -> None:
+    """Told only of kinds it does not model, ``hard`` decides exactly as when told nothing."""
+    compared = 0
+    for state in states(40, seed=7)[-12:]:
+        (seat,) = GAME.to_act(state)  # type: ignore[arg-type]
+        view = GAME.view(state, seat)  # type: ignore[arg-type]
+        if view.phase == "bidding" or len(view.legal) < 2:
+            continue
+        told = HardPolicy().knowing((None, "rlcard-rule", "greedy"))
+        budget = Budget(iterations=60)
+        assert told.choose(view, view.legal, random.Random(4), budget) == HardPolicy().choose(
+            view, view.legal, random.Random(4), budget
+        )
+        compared += 1
+    assert compared >= 3
 
 
 def test_sampled_worlds_give_the_landlord_the_bottom_cards_still_held() -> None:
