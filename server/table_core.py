@@ -177,13 +177,14 @@ class TableCore:
     # -- lobby summary -------------------------------------------------------
     def info(self, now: float = 0.0) -> TableInfo:
         """The table as the lobby shows it."""
+        levels = self.peers()
         seats = tuple(
             SeatInfo(
                 seat=i,
                 kind=s.kind,
                 player_id=s.player_id,
                 name=s.name,
-                level=s.level if s.kind == "ai" else None,
+                level=levels[i],
                 connected=s.connected,
                 ai_covering=s.left or self._covered(s, now),
             )
