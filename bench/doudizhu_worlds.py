@@ -17,9 +17,9 @@ hands:
   right hand.
 
 Samplers: ``uniform`` deals the unseen cards at random by the hand counts
-(:meth:`~engine.doudizhu.ai_search.WorldSampler.deal`), the yardstick of
+(:meth:`~engine.doudizhu.ai_worlds.WorldSampler.deal`), the yardstick of
 the same run; ``hard`` is what the search uses
-(:meth:`~engine.doudizhu.ai_search.WorldSampler.sample`, passes and
+(:meth:`~engine.doudizhu.ai_worlds.WorldSampler.sample`, passes and
 auction read);
 ``truth`` returns the true hands and must score 1 (a check of the scoring).
 Figures are given for the whole card play and for its later part
@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from bench.report import log
-from engine.doudizhu.ai_search import WorldSampler
+from engine.doudizhu.ai_worlds import WorldSampler
 from engine.doudizhu.combos import ACE, NUM_RANKS, unpack
 from engine.doudizhu.game import DoudizhuGame
 from engine.doudizhu.state import DoudizhuState, DoudizhuView

@@ -18,6 +18,7 @@ COMPILED: tuple[str, ...] = (
     "engine/doudizhu/ai_hand.py",
     "engine/doudizhu/ai_normal.py",
     "engine/doudizhu/ai_bidding.py",
+    "engine/doudizhu/ai_worlds.py",
     "engine/doudizhu/ai_search.py",
 )
 """The modules ``scripts/compile.py`` compiles, relative to the project root:

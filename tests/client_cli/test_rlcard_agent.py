@@ -10,24 +10,10 @@ from client_cli.arena import EXTERNAL_POLICIES, make_policy, run
 from client_cli.rlcard_agent import RLCardRulePolicy, action_for, raw_observation
 from engine.doudizhu.state import Pass
 from engine.registry import UnknownPolicy
-from tests.engine.doudizhu.helpers import GAME, OPTIONS, play, position
+from tests.engine.doudizhu.helpers import GAME, play, position, states
 from tests.engine.doudizhu.helpers import run as steps
 
 PASS_ = Pass()
-
-
-def _play_states(seed: int = 2, n: int = 30) -> list[object]:
-    rng = random.Random(seed)
-    normal = make_policy("doudizhu", "normal")
-    state = GAME.new_state(OPTIONS, seed)
-    out = []
-    while len(out) < n and not GAME.is_over(state):
-        (seat,) = GAME.to_act(state)
-        view = GAME.view(state, seat)
-        if view.phase == "play":
-            out.append(state)
-        state = GAME.apply(state, seat, normal.choose(view, view.legal, rng)).state
-    return out
 
 
 def test_the_observation_is_the_seats_own() -> None:
@@ -45,7 +31,7 @@ def test_the_observation_is_the_seats_own() -> None:
 
 def test_the_observation_does_not_change_when_hidden_cards_are_permuted() -> None:
     rng = random.Random(4)
-    for state in _play_states():
+    for state in states(30, 2, level="normal", phase="play"):
         (seat,) = GAME.to_act(state)  # type: ignore[arg-type]
         other = GAME.redeal_hidden(state, seat, rng)  # type: ignore[arg-type]
         assert raw_observation(GAME.view(state, seat)) == raw_observation(GAME.view(other, seat))  # type: ignore[arg-type]
@@ -62,7 +48,7 @@ def test_answers_map_back_to_legal_actions() -> None:
 
 def test_the_policy_plays_legal_moves_through_whole_deals() -> None:
     policy = RLCardRulePolicy()
-    for state in _play_states(seed=5, n=40):
+    for state in states(40, 5, level="normal", phase="play"):
         (seat,) = GAME.to_act(state)  # type: ignore[arg-type]
         view = GAME.view(state, seat)  # type: ignore[arg-type]
         action = policy.choose(view, view.legal, random.Random(1))

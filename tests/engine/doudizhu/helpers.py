@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 from engine.cards import DOUDIZHU_54, Card
-from engine.doudizhu.combos import Combo
+from engine.doudizhu.combos import Combo, pack
 from engine.doudizhu.game import DoudizhuGame
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Bid, DoudizhuDeal, DoudizhuState, Play
+from engine.registry import get_policy
 
 GAME = DoudizhuGame()
 OPTIONS = GAME.options()
@@ -76,3 +79,29 @@ def run(state: DoudizhuState, *steps: object) -> DoudizhuState:
         (seat,) = GAME.to_act(state)
         state = GAME.apply(state, seat, action).state  # type: ignore[arg-type]
     return state
+
+
+def ranks(text: str) -> int:
+    """Packed rank counts from rank letters, e.g. ``"3334"`` (``B``/``R`` jokers)."""
+    counts = [0] * 15
+    for ch in text:
+        counts["3456789TJQKA2BR".index(ch)] += 1
+    return pack(tuple(counts))
+
+
+def states(
+    n: int = 14, seed: int = 3, level: str = "greedy", phase: str | None = None
+) -> list[object]:
+    """Up to ``n`` states along a deal that ``level`` plays for every seat: the
+    auction, then the card play (only those of ``phase``, if given)."""
+    rng = random.Random(seed)
+    policy = get_policy("doudizhu", level)
+    state = GAME.new_state(OPTIONS, seed)
+    out = []
+    while len(out) < n and not GAME.is_over(state):
+        (seat,) = GAME.to_act(state)
+        view = GAME.view(state, seat)
+        if phase is None or view.phase == phase:
+            out.append(state)
+        state = GAME.apply(state, seat, policy.choose(view, view.legal, rng)).state
+    return out

@@ -11,55 +11,23 @@ from hypothesis import strategies as st
 from engine.doudizhu.ai_bidding import modeled_want, modeled_want_at_least
 from engine.doudizhu.ai_hand import cost, plan, plays, plays_at_most
 from engine.doudizhu.ai_normal import EasyPolicy, NormalPolicy, bid_strength, situation
-from engine.doudizhu.ai_search import (
-    EAGER_ODDS,
-    HardPolicy,
-    WorldSampler,
-    below,
-    could_beat,
-    hedges,
-    partner_holds,
-    rollout,
-    shuffle,
-)
+from engine.doudizhu.ai_search import EAGER_ODDS, HardPolicy, hedges, partner_holds, rollout
 from engine.doudizhu.combos import RANKS, pack
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
-from engine.doudizhu.state import Bid, Pass, Play
+from engine.doudizhu.state import Bid, Pass
 from engine.game import Budget
 from engine.registry import get_policy, policy_names
 
-from .helpers import GAME, OPTIONS, cards, deal, play, position, run
+from .helpers import GAME, OPTIONS, cards, deal, play, position, ranks, run, states
 
 LEVELS = list(policy_names("doudizhu"))
 SMALL = Budget(iterations=24)
 PASS = Pass()
 
 
-def ranks(text: str) -> int:
-    """Packed rank counts from rank letters, e.g. ``"3334"`` (``B``/``R`` jokers)."""
-    counts = [0] * 15
-    for ch in text:
-        counts["3456789TJQKA2BR".index(ch)] += 1
-    return pack(tuple(counts))
-
-
 def text(packed: int) -> str:
     return "".join(RANKS[r] * ((packed >> (4 * r)) & 15) for r in range(15))
-
-
-def states(n: int = 14, seed: int = 3) -> list[object]:
-    """States along a greedy deal: the auction, then the card play."""
-    rng = random.Random(seed)
-    greedy = get_policy("doudizhu", "greedy")
-    state = GAME.new_state(OPTIONS, seed)
-    out = []
-    while len(out) < n and not GAME.is_over(state):
-        (seat,) = GAME.to_act(state)
-        out.append(state)
-        view = GAME.view(state, seat)
-        state = GAME.apply(state, seat, greedy.choose(view, view.legal, rng)).state
-    return out
 
 
 def decide(policy: object, state: object, seed: int = 1) -> object:
@@ -184,22 +152,6 @@ def test_the_quick_bound_is_often_exact() -> None:
     assert exact >= 50
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.integers(0, 2**32), st.integers(0, 40))
-def test_the_compiled_shuffle_draws_as_the_standard_library(seed: int, size: int) -> None:
-    """``shuffle`` and ``below`` make the draws of ``random.Random.shuffle`` and
-    ``randrange``: the same permutation, the same state after (a seeded decision
-    is the same in either build, and as before they were compiled)."""
-    ours, theirs = random.Random(seed), random.Random(seed)
-    items = list(range(size))
-    expected = items[:]
-    shuffle(items, ours)
-    theirs.shuffle(expected)
-    assert items == expected
-    assert below(ours, size + 1) == theirs.randrange(size + 1)
-    assert ours.getstate() == theirs.getstate()
-
-
 def test_a_straight_and_a_triple_with_the_lowest_kicker() -> None:
     p = plan(ranks("34567999KQ"))
     assert p.plays == 3
@@ -317,23 +269,6 @@ def test_easy_is_greedy_with_some_noise() -> None:
 # -- the search -------------------------------------------------------------------
 
 
-def test_sampled_worlds_match_the_view() -> None:
-    state = [s for s in states(40, seed=7) if s.landlord is not None][-1]  # type: ignore[attr-defined]
-    (seat,) = GAME.to_act(state)
-    view = GAME.view(state, seat)
-    sampler = WorldSampler(view)
-    own = packed_counts(mask_of(view.hand))
-    played = sum(read_play(t.play)[0].packed for t in view.history if t.play is not None)
-    deck = sum((4 if r <= 12 else 1) << (4 * r) for r in range(15))
-    rng = random.Random(0)
-    for _ in range(20):
-        hands = sampler.sample(rng)
-        assert hands[seat] == own
-        assert sum(hands) + played == deck
-        for s in range(3):
-            assert sum((hands[s] >> (4 * r)) & 15 for r in range(15)) == view.hand_counts[s]
-
-
 def test_players_of_unknown_kind_are_hedged_against() -> None:
     # seat 1 is the landlord: seat 0's opponent is 1 (it errs), its partner 2 does not
     odds, erring = hedges(0, 1, frozenset(), frozenset())
@@ -366,53 +301,6 @@ def test_a_table_of_unknown_players_changes_no_decision() -> None:
         )
         compared += 1
     assert compared >= 3
-
-
-def test_sampled_worlds_give_the_landlord_the_bottom_cards_still_held() -> None:
-    state = position(("3S 4S 5S", "9S 9H", "TS JS"), landlord=0)
-    state = state._replace(bottom=mask_of(cards("3S 4S 5S")))
-    view = GAME.view(state, 1)
-    hands = WorldSampler(view).sample(random.Random(3))
-    assert hands[0] == packed_counts(mask_of(cards("3S 4S 5S")))
-
-
-def test_sampled_worlds_mostly_agree_with_the_auction() -> None:
-    # seat 1 passed on a bid of 1 (it wants at most 1), seat 2 bid 2 (it wants 2)
-    state = run(deal(first_bidder=0), Bid(1), PASS, Bid(2), Bid(3))
-    sampler = WorldSampler(GAME.view(state, 0))
-    assert sampler.bounds == {1: (0, 1), 2: (2, 2)}
-    rng = random.Random(5)
-    worlds = [sampler.sample(rng) for _ in range(200)]
-    agree = sum(sampler.misfits(hands) == 0 for hands in worlds)
-    unread = sum(sampler.misfits(sampler.deal(rng)) == 0 for _ in range(200))
-    assert agree >= 120 and agree > 2 * unread
-
-
-def test_the_auction_is_read_for_the_hand_each_seat_bid_with() -> None:
-    # seat 2 won the auction and led: its hand at the auction is its hand now plus
-    # what it played, less the bottom it took
-    start = deal(first_bidder=0)
-    dealt = [packed_counts(h) for h in start.hands]
-    state = run(start, PASS, Bid(1), Bid(3))
-    view = GAME.view(state, 2)
-    state = GAME.apply(state, 2, next(a for a in view.legal if isinstance(a, Play))).state
-    state = GAME.apply(state, 0, PASS).state
-    sampler = WorldSampler(GAME.view(state, 1))
-    now = [packed_counts(h) for h in state.hands]
-    assert [now[s] + sampler.since_bid[s] for s in (0, 2)] == [dealt[0], dealt[2]]
-    assert sampler.bounds == {0: (0, 0), 2: (3, 3)}
-    assert sampler.misfits(now) == sum(
-        1
-        for s in (0, 2)
-        if modeled_want(dealt[s]) not in range(sampler.bounds[s][0], sampler.bounds[s][1] + 1)
-    )
-
-
-def test_an_auction_of_passes_ended_by_a_3_is_read_too() -> None:
-    state = run(deal(first_bidder=0), PASS, Bid(3))
-    assert WorldSampler(GAME.view(state, 2)).bounds == {0: (0, 0), 1: (3, 3)}
-    state = run(deal(first_bidder=0), PASS, Bid(2), PASS, PASS)
-    assert WorldSampler(GAME.view(state, 2)).bounds == {0: (0, 0), 1: (2, 2)}
 
 
 def test_hard_plays_the_safe_pair_first_when_opponents_hold_one_card() -> None:
@@ -462,38 +350,6 @@ def test_hard_respects_an_iteration_budget() -> None:
     policy = HardPolicy()
     decide(policy, state)
     assert policy.last_iterations <= SMALL.iterations  # type: ignore[operator]
-
-
-def test_could_beat_reads_the_type_and_rank() -> None:
-    single_k = read_play(play("KS", "single"))[0]
-    assert could_beat(ranks("3A"), single_k)
-    assert not could_beat(ranks("3QQ"), single_k)
-    assert not could_beat(ranks("4444"), single_k)  # bombs are not counted
-    straight = read_play(play("3S 4S 5S 6S 7S", "straight"))[0]
-    assert could_beat(ranks("45678"), straight)
-    assert not could_beat(ranks("4567K"), straight)
-
-
-def test_sampled_worlds_mostly_respect_passes_on_an_opponents_play() -> None:
-    # seat 0 (landlord) leads a single Q; farmer 1 passes: it likely holds nothing above Q
-    high = "KS KH KD KC AS AH AD AC 2S 2H 2D BJ RJ"  # all above Q but 2C
-    state = deal(hands=("QS", "", high), first_bidder=0)
-    state = GAME.apply(state, 0, Bid(3)).state
-    view0 = GAME.view(state, 0)
-    queen = next(
-        a
-        for a in view0.legal
-        if isinstance(a, Play) and read_play(a)[0].combo == "single" and read_play(a)[0].main == 9
-    )
-    state = run(state, queen, PASS)
-    view = GAME.view(state, 2)
-    sampler = WorldSampler(view)
-    assert len(sampler.passes) == 1
-    sampler.bounds = {}  # the passes alone (the landlord's bid of 3 is read too)
-    rng = random.Random(5)
-    raw = sum(sampler.violations(sampler.deal(rng)) for _ in range(60))
-    kept = sum(sampler.violations(sampler.sample(rng)) for _ in range(60))
-    assert raw > 15 and kept < raw / 3
 
 
 def test_a_rollout_ends_the_trick_after_two_passes() -> None:

@@ -147,7 +147,7 @@ def test_hard_bids_three_or_passes() -> None:
 
 
 def test_a_seat_shown_to_pass_by_choice_gives_no_pass_inference() -> None:
-    from engine.doudizhu.ai_search import WorldSampler
+    from engine.doudizhu.ai_worlds import WorldSampler
 
     state = position(("5S 6S 9S 9H", "KS 3S 4S", "7S 8S 3H"), landlord=0)
     # farmer 1 passes on the landlord's five though it holds the king, and later shows it
@@ -159,7 +159,7 @@ def test_a_seat_shown_to_pass_by_choice_gives_no_pass_inference() -> None:
 
 
 def test_a_pass_is_trusted_while_nothing_shows_it_was_a_choice() -> None:
-    from engine.doudizhu.ai_search import WorldSampler
+    from engine.doudizhu.ai_worlds import WorldSampler
 
     state = position(("5S 6S 9S 9H", "KS 3S 4S", "7S 8S 3H"), landlord=0)
     state = run(state, play("5S", "single"), PASS, PASS, play("6S", "single"))
@@ -191,7 +191,7 @@ def test_an_eager_follower_without_the_type_leaves_it_to_the_normal_core() -> No
 
 
 def test_a_farmer_shown_to_let_its_partner_play_stand_by_choice_is_voluntary() -> None:
-    from engine.doudizhu.ai_search import WorldSampler
+    from engine.doudizhu.ai_worlds import WorldSampler
 
     state = position(("3S 4S 5S 6S", "8S 9S TS", "7S KS JS"), landlord=0)
     # farmer 2 lets its partner's nine stand though it holds the king, and later shows it
