@@ -25,6 +25,7 @@ from client_cli.client import (
     play_table,
     policy_chooser,
     reconnect,
+    table_peers,
 )
 from client_cli.common import (
     EXIT_FAILED,
@@ -143,7 +144,11 @@ async def run_bot(client: Client, args: argparse.Namespace, policy: str, index: 
         raise CliError(f"table {joined.table.id} plays {joined.table.game}, not {args.game}")
     seat = joined.seat
     seed = None if args.seed is None else args.seed + index
-    choose_sync = policy_chooser(args.game, policy, seed)
+    table = joined.table.id
+    # told who sits where, as the server tells its own AI (after a reconnect too)
+    choose_sync = policy_chooser(
+        args.game, policy, seed, peers=lambda: table_peers(client.tables.get(table))
+    )
     moves = 0
 
     async def choose(view: dict[str, Any]) -> Any:

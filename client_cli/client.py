@@ -56,6 +56,7 @@ __all__ = [
     "policy_chooser",
     "random_chooser",
     "reconnect",
+    "table_peers",
 ]
 
 M = TypeVar("M")
@@ -503,22 +504,45 @@ def random_chooser(seed: int | None = None) -> Chooser:
     return choose
 
 
-def policy_chooser(game_id: str, policy: str | None = None, seed: int | None = None) -> Chooser:
+def table_peers(state: TableState | None) -> tuple[str | None, ...]:
+    """What the table shows of each seat's player (engine.policy.Peers): the level of
+    the server's AI at the seats it plays, ``None`` at a person's; nothing while the
+    table is not known."""
+    if state is None or state.info is None:
+        return ()
+    return tuple(seat.level for seat in state.info.seats)
+
+
+def policy_chooser(
+    game_id: str,
+    policy: str | None = None,
+    seed: int | None = None,
+    peers: Callable[[], tuple[str | None, ...]] | None = None,
+) -> Chooser:
     """A chooser running an engine policy (default: the game's strongest) on the seat's view.
 
     The plain view is decoded into the game's typed view, so the policy sees
-    exactly what the server allowed this seat to see.
+    exactly what the server allowed this seat to see.  ``peers``, asked before
+    each decision, says who sits at the table (:func:`table_peers`); a policy
+    that models the server's own AI then plays as the server's AI does when
+    told its seats (engine.policy.seated).
     """
     from engine.codec import from_plain, to_plain
+    from engine.policy import Policy, seated
     from engine.registry import get_game, get_policy, policy_names
 
     game = get_game(game_id)
     chosen = get_policy(game_id, policy or policy_names(game_id)[-1])
+    told: dict[tuple[str | None, ...], Policy] = {}
     rng = random.Random(seed)
 
     def choose(view: dict[str, Any]) -> Any:
+        table = peers() if peers is not None else ()
+        playing = told.get(table)
+        if playing is None:
+            playing = told[table] = seated(chosen, table)
         typed = from_plain(game.view_type, view, "view")
-        return to_plain(chosen.choose(typed, typed.legal, rng))
+        return to_plain(playing.choose(typed, typed.legal, rng))
 
     return choose
 

@@ -13,7 +13,9 @@ import pytest
 
 from client_cli.client import Client
 from client_cli.main import main
+from engine import registry
 from tests.client_cli.live_server import LiveServer, live_server
+from tests.told import Told
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -77,6 +79,26 @@ def test_bot_joins_a_given_table(srv: LiveServer, capsys: pytest.CaptureFixture[
         (bot,) = last_json(capsys.readouterr().out)["bots"]
         assert bot["table"] == joined.table.id and bot["seat"] == 0
         assert sum(bot["scores"]) == 0  # Dou Dizhu is zero-sum
+    finally:
+        srv.run(owner.close())
+
+
+def test_a_bot_is_told_who_sits_at_its_table(
+    srv: LiveServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the server tells its own AI: the level of each AI seat, ``None`` for a person."""
+    real = registry.get_policy
+    told: list[tuple[str | None, ...]] = []
+    monkeypatch.setattr(registry, "get_policy", lambda game, name: Told(real(game, "greedy"), told))
+    owner = srv.run(Client.connect(srv.url, "owner"))
+    try:
+        ai = [{"seat": 1, "level": "normal"}, {"seat": 2, "level": "random"}]
+        joined = srv.run(owner.create_table("doudizhu", {"seat": None, "ai": ai}))
+        args = ["bot", "--url", srv.url, "--game", "doudizhu", f"--table={joined.table.id}"]
+        assert main(args) == 0
+        (bot,) = last_json(capsys.readouterr().out)["bots"]
+        assert bot["error"] is None and bot["moves"] > 0
+        assert told == [(None, "normal", "random")]  # told once: the seating held
     finally:
         srv.run(owner.close())
 

@@ -10,14 +10,17 @@ from client_cli.client import (
     Client,
     ClientClosed,
     ServerError,
+    TableState,
     play_table,
     policy_chooser,
+    table_peers,
 )
 from engine.registry import GAMES
 from protocol import server_messages as sm
 from protocol.models import AiSeat, TableOptions
 from server.app import CardaviaServer, running_server
 from server.config import ServerConfig
+from tests.told import Told
 
 
 async def test_requests_and_tracking(server: CardaviaServer) -> None:
@@ -76,3 +79,37 @@ async def test_connect_with_a_bad_token_raises(server: CardaviaServer) -> None:
     with pytest.raises(ServerError) as info:
         await Client.connect(server.url, "x", token="not-a-token")
     assert info.value.code == "bad_token"
+
+
+def test_a_policy_chooser_is_told_the_seats_of_its_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``peers`` is asked before each decision; the policy is told each seating once
+    (engine.policy.seated), and a chooser without ``peers`` tells nothing."""
+    from engine import registry
+    from engine.codec import to_plain
+
+    told: list[tuple[str | None, ...]] = []
+    real = registry.get_policy
+    monkeypatch.setattr(registry, "get_policy", lambda game, name: Told(real(game, name), told))
+    game = registry.get_game("doudizhu")
+    state = game.new_state(game.options(), 4)
+    view = to_plain(game.view(state, game.to_act(state)[0]))
+    seating: list[tuple[str | None, ...]] = [(None, "hard", "hard")]
+    choose = policy_chooser("doudizhu", "normal", seed=1, peers=lambda: seating[0])
+    for _ in range(2):
+        assert choose(view) in view["legal"]
+    seating[0] = (None, None, "normal")
+    choose(view)
+    assert told == [(None, "hard", "hard"), (None, None, "normal")]
+    told.clear()
+    policy_chooser("doudizhu", "normal", seed=1)(view)
+    assert told == []
+
+
+async def test_table_peers_are_the_levels_the_lobby_shows(server: CardaviaServer) -> None:
+    assert table_peers(None) == () and table_peers(TableState("t", 0)) == ()
+    async with await Client.connect(server.url, "lib") as client:
+        ai = (AiSeat(seat=1, level="normal"), AiSeat(seat=2, level="random"))
+        joined = await client.create_table("doudizhu", TableOptions(seat=0, ai=ai))
+        assert table_peers(client.tables[joined.table.id]) == (None, "normal", "random")
