@@ -51,6 +51,19 @@ class Quick:
         return legal[0]
 
 
+class Gated:
+    """Thinks until the test opens :attr:`gate` (a decision known to be running)."""
+
+    gate = threading.Event()
+    name = "gated"
+
+    def choose(
+        self, view: Any, legal: Sequence[Any], rng: random.Random, budget: Budget | None = None
+    ) -> Any:
+        Gated.gate.wait(10)
+        return legal[0]
+
+
 class OffLoop:
     """Records the thread it ran in (a fallback must never run on the loop's)."""
 
@@ -80,7 +93,13 @@ asked_for: list[tuple[str, Peers]] = []
 def fake_policies(monkeypatch: pytest.MonkeyPatch) -> None:
     def fake(game_id: str, name: str, peers: Peers = ()) -> Any:
         asked_for.append((name, peers))
-        fakes: dict[str, Any] = {"slow": Slow, "broken": Broken, "quick": Quick, "offloop": OffLoop}
+        fakes: dict[str, Any] = {
+            "slow": Slow,
+            "broken": Broken,
+            "quick": Quick,
+            "offloop": OffLoop,
+            "gated": Gated,
+        }
         return fakes.get(name, lambda: get_policy(game_id, name, peers))()
 
     asked_for.clear()
@@ -164,13 +183,17 @@ async def test_tables_are_served_round_robin(fake_policies: None) -> None:
 async def test_one_decision_per_table_at_a_time(fake_policies: None) -> None:
     runner = AiRunner(workers=4, think=0.0, deadline=30.0, mode="thread")
     view, legal = _position()
+    Gated.gate.clear()
     jobs = [
-        asyncio.create_task(runner.choose("scopa", "quick", "random", view, legal, table="t"))
+        asyncio.create_task(runner.choose("scopa", "gated", "random", view, legal, table="t"))
         for _ in range(3)
     ]
-    await asyncio.sleep(0.005)
+    while runner.running == 0:  # the first is handed to a worker; it thinks until the gate opens
+        await asyncio.sleep(0.001)
+    await asyncio.sleep(0.02)  # time the idle workers would take the others
     assert runner.running == 1 and runner.queued == 2
-    await asyncio.gather(*jobs)
+    Gated.gate.set()
+    await asyncio.wait_for(asyncio.gather(*jobs), 10)
     runner.shutdown()
 
 
