@@ -129,3 +129,31 @@ def test_sampled_worlds_mostly_respect_passes_on_an_opponents_play() -> None:
     raw = sum(sampler.violations(sampler.deal(rng)) for _ in range(60))
     kept = sum(sampler.violations(sampler.sample(rng)) for _ in range(60))
     assert raw > 15 and kept < raw / 3
+
+
+def test_a_seat_shown_to_pass_by_choice_gives_no_pass_inference() -> None:
+    state = position(("5S 6S 9S 9H", "KS 3S 4S", "7S 8S 3H"), landlord=0)
+    # farmer 1 passes on the landlord's five though it holds the king, and later shows it
+    state = run(state, play("5S", "single"), PASS, PASS, play("6S", "single"))
+    state = run(state, play("KS", "single"))
+    sampler = WorldSampler(GAME.view(state, 0))
+    assert sampler.voluntary == frozenset({1})
+    assert [m[0] for m in sampler.passes] == [2]  # farmer 2's pass still counts
+
+
+def test_a_pass_is_trusted_while_nothing_shows_it_was_a_choice() -> None:
+    state = position(("5S 6S 9S 9H", "KS 3S 4S", "7S 8S 3H"), landlord=0)
+    state = run(state, play("5S", "single"), PASS, PASS, play("6S", "single"))
+    sampler = WorldSampler(GAME.view(state, 0))
+    assert sampler.voluntary == frozenset()
+    assert sorted(m[0] for m in sampler.passes) == [1, 2]
+
+
+def test_a_farmer_shown_to_let_its_partner_play_stand_by_choice_is_voluntary() -> None:
+    state = position(("3S 4S 5S 6S", "8S 9S TS", "7S KS JS"), landlord=0)
+    # farmer 2 lets its partner's nine stand though it holds the king, and later shows it
+    state = run(state, play("3S", "single"), play("9S", "single"), PASS, PASS)
+    state = run(state, play("8S", "single"), play("KS", "single"))
+    sampler = WorldSampler(GAME.view(state, 0))
+    assert sampler.voluntary == frozenset({2})
+    assert sampler.passes == []  # a pass on a partner's play never constrains the hand
