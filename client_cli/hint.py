@@ -21,9 +21,15 @@ HINT_ITERATIONS = 200
 """Search iterations for a hint (a fixed budget: reproducible, well under a second)."""
 
 
-def hint(game_id: str, view: Mapping[str, Any], lang: Language | None = None) -> tuple[int, str]:
+def hint(
+    game_id: str,
+    view: Mapping[str, Any],
+    lang: Language | None = None,
+    peers: tuple[str | None, ...] = (),
+) -> tuple[int, str]:
     """The index into ``view["legal"]`` the strongest policy picks, and why (in words of
-    ``lang``, English by default)."""
+    ``lang``, English by default).  ``peers``: who the table shows at each seat
+    (client_cli.client.table_peers), as the server tells its own AI."""
     lang = lang or language()
     from engine.codec import from_plain, to_plain
     from engine.game import Budget
@@ -31,7 +37,7 @@ def hint(game_id: str, view: Mapping[str, Any], lang: Language | None = None) ->
 
     game = get_game(game_id)
     level = policy_names(game_id)[-1]
-    policy = get_policy(game_id, level)
+    policy = get_policy(game_id, level, peers)
     digest = hashlib.sha256(json.dumps(view, sort_keys=True, default=str).encode()).digest()
     rng = random.Random(int.from_bytes(digest[:8], "big"))
     typed = from_plain(game.view_type, dict(view), "view")

@@ -431,7 +431,8 @@ class PlaySession:
             from client_cli.hint import hint
 
             view = dict(self.view)
-            index, why = await asyncio.to_thread(hint, self.info.game, view, self.lang)
+            peers = tuple(seat.level for seat in self.info.seats)  # the lobby's seat list
+            index, why = await asyncio.to_thread(hint, self.info.game, view, self.lang, peers)
             if self.view is view or self.view == view:
                 label = self.render.move_labels(self.moves)[index]
                 self.screen.show([self.lang.t("session.hint", move=label, why=why)])

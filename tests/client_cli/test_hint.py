@@ -33,3 +33,23 @@ def test_hint_is_legal_and_blind_to_hidden_cards(game_id: str) -> None:
         legal = list(view.legal)
         state = game.apply(state, seat, legal[rng.randrange(len(legal))]).state
     assert checked >= 5
+
+
+def test_the_hint_is_told_who_sits_at_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As the server tells its own AI (engine.policy.seated): the lobby's seat levels."""
+    from engine import registry
+
+    asked: list[tuple[str | None, ...]] = []
+    real = registry.get_policy
+
+    def told(game_id: str, name: str, peers: tuple[str | None, ...] = ()) -> object:
+        asked.append(peers)
+        return real(game_id, name, peers)
+
+    monkeypatch.setattr(registry, "get_policy", told)
+    game = get_game("doudizhu")
+    state = game.new_state(game.options(), seed=3)
+    plain = to_plain(game.view(state, game.to_act(state)[0]))
+    hint("doudizhu", plain, peers=(None, "normal", "hard"))
+    hint("doudizhu", plain)
+    assert asked == [(None, "normal", "hard"), ()]
