@@ -15,7 +15,7 @@ from typing import Any
 
 from websockets.exceptions import InvalidHandshake
 
-from client_cli.client import Client, ClientClosed, ServerError
+from client_cli.client import Client, ClientClosed, ServerError, table_peers
 from client_cli.common import EXIT_OK, CliError
 from client_cli.lang import Language, language
 from client_cli.moves import Ask, Pick, Refuse, Send, choose_move, key_range
@@ -431,7 +431,7 @@ class PlaySession:
             from client_cli.hint import hint
 
             view = dict(self.view)
-            peers = tuple(seat.level for seat in self.info.seats)  # the lobby's seat list
+            peers = table_peers(self.client.tables.get(self.table))
             index, why = await asyncio.to_thread(hint, self.info.game, view, self.lang, peers)
             if self.view is view or self.view == view:
                 label = self.render.move_labels(self.moves)[index]
