@@ -174,6 +174,7 @@ def play_deal(
     par: bool = False,
     bid_budget: Budget | None = None,
     anonymous: bool = False,
+    role: str | None = None,
 ) -> DealOutcome:
     """Play deal number ``index`` of an arena run once per lineup (a worker's unit of work).
 
@@ -182,6 +183,7 @@ def play_deal(
     lineup is played again with b's policy in a's seats (its times are not kept).
     Each policy is told which policy sits in each seat of the lineup, as a
     server table shows its AI seats (engine.policy.Peers), unless ``anonymous``.
+    ``role`` (with ``fixed_roles``): only the lineups that give side a this role.
     """
     game = get_game(game_id)
     options = game.options(raw_options)
@@ -189,7 +191,7 @@ def play_deal(
     deal_seed = new_seed(derive_rng(seed, "arena-deal", index))
     times: dict[str, list[float]] = {"a": [], "b": []}
     if fixed_roles:
-        ups = FIXED_ROLES[game_id](options)
+        ups = [up for up in FIXED_ROLES[game_id](options) if role in (None, up.role)]
     else:
         ups = [Lineup(seats) for seats in lineups(game, options)]
 
@@ -301,9 +303,10 @@ def _outcomes(
     par: bool,
     bid_budget: Budget | None = None,
     anonymous: bool = False,
+    role: str | None = None,
 ) -> Iterator[DealOutcome]:
     """The deals' outcomes in deal order, played here or by ``jobs`` worker processes."""
-    args = (budget, make_policy, fixed_roles, par, bid_budget, anonymous)
+    args = (budget, make_policy, fixed_roles, par, bid_budget, anonymous, role)
     if jobs <= 1:
         for i in range(deals):
             yield play_deal(game_id, raw_options, a, b, seed, i, *args)
@@ -332,6 +335,7 @@ def run(
     per_deal: list[dict[str, Any]] | None = None,
     bid_budget: Budget | None = None,
     anonymous: bool = False,
+    role: str | None = None,
 ) -> dict[str, Any]:
     """Play ``deals`` duplicate deals of ``a`` against ``b``; return the report.
 
@@ -347,11 +351,19 @@ def run(
     ``bid_budget`` replaces ``budget`` in the auction (games that have one: the
     server's bid budget buys other counts than its play budget).
     ``anonymous``: the policies are not told who sits where (:func:`play_deal`).
+    ``role`` (with ``fixed_roles``): only the lineups that give side a this role
+    (Dou Dizhu: ``landlord`` or ``farmers``), at half the cost when one role is studied.
     """
     if fixed_roles and game_id not in FIXED_ROLES:
         raise KeyError(f"{game_id} has no fixed roles (only: {', '.join(sorted(FIXED_ROLES))})")
     game = get_game(game_id)
     options = game.options(raw_options)  # bad options fail here, before any worker starts
+    if role is not None:
+        if not fixed_roles:
+            raise KeyError("a role can only be chosen with fixed roles")
+        roles = sorted({up.role for up in FIXED_ROLES[game_id](options) if up.role})
+        if role not in roles:
+            raise KeyError(f"{game_id} has no role {role!r} (only: {', '.join(roles)})")
     make_policy(game_id, a)
     make_policy(game_id, b)
     if bid_budget is not None:
@@ -377,6 +389,7 @@ def run(
         par,
         bid_budget,
         anonymous,
+        role,
     )
     for i, outcome in enumerate(outcomes):
         record(tally, outcome)
@@ -395,6 +408,7 @@ def run(
         "games": tally.games,
         "seed": seed,
         "fixed_roles": fixed_roles,
+        "role": role,
         "anonymous": anonymous,
         "win_rate": round(statistics.fmean(tally.deal_wins), 4),
         "ci95": round(ci95(tally.deal_wins), 4),
@@ -463,6 +477,12 @@ def add_parser(sub: Any) -> None:
         "--fixed-roles",
         action="store_true",
         help="set the roles instead of bidding (Dou Dizhu: a as landlord, then as both farmers)",
+    )
+    p.add_argument(
+        "--role",
+        default=None,
+        help="with --fixed-roles: play only the lineups that give a this role"
+        " (Dou Dizhu: landlord or farmers)",
     )
     p.add_argument(
         "--anonymous",
@@ -539,12 +559,13 @@ def _main(args: argparse.Namespace) -> int:
             per_deal=per_deal,
             bid_budget=bid_budget,
             anonymous=args.anonymous,
+            role=args.role,
         )
     except (KeyError, OptionsError, ImportError) as exc:
         print(f"cardavia arena: {exc}")
         return 2
     if per_deal is not None:
-        keys = ("game", "a", "b", "seed", "deals", "fixed_roles", "anonymous")
+        keys = ("game", "a", "b", "seed", "deals", "fixed_roles", "role", "anonymous")
         run_keys = {k: report[k] for k in keys}
         run_keys |= {
             "options": dict(args.option),

@@ -9,7 +9,7 @@ approximation), beside each run's own win rate and points per deal.
 
 Both files come from ``cardavia arena ... --per-deal FILE``.  They must be
 runs of the same game, opponent, seed, options and roles (so deal *i* is the
-same cards in both); only the deals both hold are paired.  The budgets may
+same games in both); only the deals both hold are paired.  The budgets may
 differ (that is how two think times are compared); the report names them.
 More pairs (``NEW OLD NEW OLD ...``, e.g. one per seed) pool their deals into
 one comparison.  The last line of the output is one JSON object (``deals``,
@@ -29,7 +29,7 @@ from typing import Any
 
 from client_cli.arena import ci95
 
-SAME_DEALS = ("game", "b", "seed", "fixed_roles", "options")
+SAME_DEALS = ("game", "b", "seed", "fixed_roles", "role", "options")
 """What two runs must share to have dealt the same cards (side a's policy may differ)."""
 
 

@@ -144,6 +144,34 @@ def test_fixed_roles_make_the_scripted_seat_the_landlord():
         assert policy.choose(view, view.legal, rng) in view.legal
 
 
+def test_one_role_plays_only_the_lineups_that_give_side_a_that_role():
+    whole: list[dict] = []
+    full = run("doudizhu", "greedy", "random", 3, 2, {}, fixed_roles=True, per_deal=whole)
+    for role, first in (("landlord", 0), ("farmers", 1)):
+        alone: list[dict] = []
+        report = run(
+            "doudizhu", "greedy", "random", 3, 2, {}, fixed_roles=True, role=role, per_deal=alone
+        )
+        assert report["role"] == role and report["games"] == 9
+        assert report["by_role"] == {role: full["by_role"][role]}
+        # the very games of the full run (its lineups alternate landlord, farmers)
+        assert [d["wins"] for d in alone] == [d["wins"][first::2] for d in whole]
+        assert [d["points"] for d in alone] == [d["points"][first::2] for d in whole]
+    assert full["role"] is None
+
+
+def test_a_role_needs_fixed_roles_and_must_be_the_games_own(capsys):
+    with pytest.raises(KeyError, match="fixed roles"):
+        run("doudizhu", "greedy", "random", 1, 1, {}, role="landlord")
+    with pytest.raises(KeyError, match="only: farmers, landlord"):
+        run("doudizhu", "greedy", "random", 1, 1, {}, fixed_roles=True, role="peasant")
+    args = ["arena", "--game", "doudizhu", "--a", "greedy", "--b", "random", "--deals", "1"]
+    assert main([*args, "--role", "landlord"]) == 2
+    assert "fixed roles" in capsys.readouterr().out
+    assert main([*args, "--fixed-roles", "--role", "peasant"]) == 2
+    assert "no role 'peasant'" in capsys.readouterr().out
+
+
 def test_fixed_roles_are_refused_for_games_without_them(capsys):
     with pytest.raises(KeyError):
         run("scopa", "easy", "easy", 1, 1, {}, fixed_roles=True)

@@ -64,6 +64,17 @@ def test_runs_of_other_deals_are_refused(tmp_path, capsys):
     assert "differ in seed" in capsys.readouterr().out
 
 
+def test_a_one_role_run_is_not_paired_with_a_run_of_both_roles(tmp_path, capsys):
+    args = ["arena", "--game", "doudizhu", "--a", "greedy", "--b", "random", "--deals", "2"]
+    both, alone = tmp_path / "both.json", tmp_path / "alone.json"
+    assert main([*args, "--fixed-roles", "--per-deal", str(both)]) == 0
+    assert main([*args, "--fixed-roles", "--role", "landlord", "--per-deal", str(alone)]) == 0
+    capsys.readouterr()
+    assert main(["arena-compare", str(alone), str(both)]) == 2
+    assert "differ in role" in capsys.readouterr().out
+    assert main(["arena-compare", str(alone), str(alone)]) == 0
+
+
 @pytest.mark.parametrize(
     "text",
     [
