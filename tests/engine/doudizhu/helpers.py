@@ -5,14 +5,17 @@ from __future__ import annotations
 import random
 
 from engine.cards import DOUDIZHU_54, Card
-from engine.doudizhu.combos import Combo, pack
+from engine.doudizhu.combos import RANKS, Combo, pack
 from engine.doudizhu.game import DoudizhuGame
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Bid, DoudizhuDeal, DoudizhuState, Play
+from engine.game import Budget
 from engine.registry import get_policy
 
 GAME = DoudizhuGame()
 OPTIONS = GAME.options()
+SMALL = Budget(iterations=24)
+"""A small search budget for the AI tests."""
 
 
 def cards(text: str) -> tuple[Card, ...]:
@@ -105,3 +108,15 @@ def states(
             out.append(state)
         state = GAME.apply(state, seat, policy.choose(view, view.legal, rng)).state
     return out
+
+
+def text(packed: int) -> str:
+    """Rank letters of packed counts, lowest first (the inverse of :func:`ranks`)."""
+    return "".join(RANKS[r] * ((packed >> (4 * r)) & 15) for r in range(15))
+
+
+def decide(policy: object, state: object, seed: int = 1) -> object:
+    """``policy``'s choice for the seat to act in ``state``, on the :data:`SMALL` budget."""
+    (seat,) = GAME.to_act(state)  # type: ignore[arg-type]
+    view = GAME.view(state, seat)  # type: ignore[arg-type]
+    return policy.choose(view, view.legal, random.Random(seed), SMALL)  # type: ignore[attr-defined]
