@@ -20,11 +20,13 @@ Samplers: ``uniform`` deals the unseen cards at random by the hand counts
 (:meth:`~engine.doudizhu.ai_worlds.WorldSampler.deal`), the yardstick of
 the same run; ``hard`` is what the search uses
 (:meth:`~engine.doudizhu.ai_worlds.WorldSampler.sample`, passes and
-auction read);
-``truth`` returns the true hands and must score 1 (a check of the scoring).
+auction read, and a farmer read as a simple player dealt only what its turns
+allow); ``truth`` returns the true hands and must score 1 (a check of the
+scoring).
 Figures are given for the whole card play and for its later part
 (``_late``: 15 turns or more played), where there is more to read.
-``gain_high`` and ``gain_cards`` are ``hard`` less ``uniform``.
+``gain_high`` and ``gain_cards`` are ``hard`` less ``uniform``.  ``--players`` may
+also be ``rlcard-rule`` (RLCard's rule agent, the ``peers`` extra): a simple player.
 
 Progress goes to stderr; the last line of stdout is one JSON object.
 """
@@ -40,11 +42,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from bench.report import log
+from client_cli.arena import make_policy
 from engine.doudizhu.ai_worlds import WorldSampler
 from engine.doudizhu.combos import ACE, NUM_RANKS, unpack
 from engine.doudizhu.game import DoudizhuGame
 from engine.doudizhu.state import DoudizhuState, DoudizhuView
-from engine.registry import get_policy, policy_names
+from engine.registry import policy_names
 
 LATE = 15
 """Turns of the card play after which a decision counts as late."""
@@ -76,7 +79,7 @@ def run(deals: int, worlds: int, players: str, seed: int) -> dict[str, Any]:
     """Play the deals and score every sampler (see the module docstring)."""
     game = DoudizhuGame()
     options = game.options()
-    policy = get_policy("doudizhu", players)
+    policy = make_policy("doudizhu", players)
     sums: dict[str, float] = {}
     counts = {"all": 0, "late": 0}
     spent = dict.fromkeys(SAMPLERS, 0.0)
@@ -135,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--players",
         default="normal",
-        choices=sorted(policy_names("doudizhu")),
+        choices=[*sorted(policy_names("doudizhu")), "rlcard-rule"],
         help="the policy at every seat (default normal)",
     )
     parser.add_argument("--seed", type=int, default=1)

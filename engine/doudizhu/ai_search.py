@@ -20,9 +20,11 @@ in half the worlds (:data:`EAGER_ODDS`) each other seat follows *eagerly*,
 beating any play it can with its lowest combination of the type
 (:func:`eager_follow`), unless the public history shows that seat passing
 by choice (:attr:`WorldSampler.voluntary`); then it is modelled as
-``normal``.  These hedges are for players of unknown kind: a seat the table
-shows as the server's own AI (:data:`MODELLED`, told by
-:meth:`HardPolicy.knowing`) is played as ``normal`` with neither.
+``normal``.  A farmer seen beating its partner's play, as simple players do
+(:attr:`WorldSampler.overtook`), follows eagerly in every world, dealt the
+hand its turns allow such a player.  These hedges are for players of unknown
+kind: a seat the table shows as the server's own AI (:data:`MODELLED`, told
+by :meth:`HardPolicy.knowing`) is played as ``normal`` with none of them.
 Everything runs on rank counts, so a rollout
 costs well under a millisecond; the sampler uses the view only (its own
 hand, the public plays and passes, the public bottom and the hand counts).
@@ -103,7 +105,8 @@ landlord 0.689).  At the server's 0.25 s (``--think-ms 250``): with bidding
 fixed roles, seeds 1–2, 120 deals, 0.657 ± 0.029.  Against RLCard's rule agent
 nothing changes but a farmer's hard partner (fixed roles, 1400, 40 deals: 0.908
 against 0.913 told nothing); fixed roles at 1800, seeds 1–8, 320 deals: farmers
-0.908, landlord 0.907 (960 games each, ± 0.018)."""
+0.908, landlord 0.907 (960 games each, ± 0.018), and the landlord 0.924 once it
+read farmers as simple players (engine.doudizhu.ai_worlds.WorldSampler)."""
 PAIRED_CHECK = 8
 PAIRED_DROP = 2.5
 """Paired search: worlds between checks, and the deficit (in standard errors) that drops a move."""
@@ -265,7 +268,11 @@ def _play_out(
 
 
 def hedges(
-    seat: int, landlord: int, known: frozenset[int], voluntary: frozenset[int]
+    seat: int,
+    landlord: int,
+    known: frozenset[int],
+    voluntary: frozenset[int],
+    simple: frozenset[int] = frozenset(),
 ) -> tuple[tuple[float, float, float], int]:
     """How ``seat``'s rollouts hedge against the other players: each seat's chance to
     follow eagerly in a world (:data:`EAGER_ODDS`), and the mask of the seats that
@@ -275,10 +282,14 @@ def hedges(
     it passing by choice (``voluntary``), a farmer's partner too (modelled as a
     partner only, farmers won 0.858 against 0.908 on 40 deals with fixed roles
     against RLCard's rule agent); the opponents err now and then.  A seat in
-    ``known`` (a :data:`MODELLED` kind) gets neither.
+    ``known`` (a :data:`MODELLED` kind) gets neither; one in ``simple`` (read as a
+    simple player, :attr:`WorldSampler.overtook`) follows eagerly in every world.
     """
     hedged = [s != seat and s not in known for s in range(3)]
-    odds = tuple(EAGER_ODDS if hedged[s] and s not in voluntary else 0.0 for s in range(3))
+    odds = tuple(
+        (1.0 if s in simple else EAGER_ODDS) if hedged[s] and s not in voluntary else 0.0
+        for s in range(3)
+    )
     erring = sum(1 << s for s in range(3) if hedged[s] and (s == landlord) != (seat == landlord))
     return (odds[0], odds[1], odds[2]), erring
 
@@ -350,12 +361,12 @@ class HardPolicy:
             return play_for(legal, cands[0])
         max_iter, seconds = self._budget(budget, self.default_budget)
         deadline = decision_deadline(started, seconds)
-        sampler = WorldSampler(view)
+        sampler = WorldSampler(view, self.known)
         # passes since the play to beat: the seats between its player and us
         passed = (sit.seat - sit.last_seat) % 3 - 1 if sit.last_seat is not None else 0
         seat = sit.seat
         landlord = sit.landlord
-        odds, erring = hedges(seat, landlord, self.known, sampler.voluntary)
+        odds, erring = hedges(seat, landlord, self.known, sampler.voluntary, sampler.overtook)
         best = self._paired(
             odds,
             erring,

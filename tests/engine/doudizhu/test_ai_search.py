@@ -22,6 +22,9 @@ def test_players_of_unknown_kind_are_hedged_against() -> None:
     # the landlord's two opponents err; a seat seen passing by choice is not eager
     odds, erring = hedges(1, 1, frozenset(), frozenset({2}))
     assert odds == (EAGER_ODDS, 0.0, 0.0) and erring == 1 << 0 | 1 << 2
+    # a farmer read as a simple player (WorldSampler.overtook) follows eagerly in every world
+    odds, erring = hedges(1, 1, frozenset(), frozenset(), frozenset({2}))
+    assert odds == (EAGER_ODDS, 0.0, 1.0) and erring == 1 << 0 | 1 << 2
 
 
 def test_seats_the_table_shows_as_the_servers_ai_are_played_as_modelled() -> None:

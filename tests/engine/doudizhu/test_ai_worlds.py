@@ -8,8 +8,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from client_cli.rlcard_agent import RLCardRulePolicy
 from engine.doudizhu.ai_bidding import modeled_want
-from engine.doudizhu.ai_worlds import WorldSampler, below, could_beat, shuffle
+from engine.doudizhu.ai_worlds import WorldSampler, below, card_count, could_beat, shuffle
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Bid, Pass, Play
@@ -157,3 +158,95 @@ def test_a_farmer_shown_to_let_its_partner_play_stand_by_choice_is_voluntary() -
     sampler = WorldSampler(GAME.view(state, 0))
     assert sampler.voluntary == frozenset({2})
     assert sampler.passes == []  # a pass on a partner's play never constrains the hand
+
+
+def _capped(sampler: WorldSampler, seat: int) -> dict[str, int]:
+    """A seat's caps below 4, by rank letter."""
+    cap = sampler.caps[seat]
+    assert cap is not None
+    return {"3456789TJQKA2BR"[r]: n for r, n in enumerate(cap) if n < 4}
+
+
+def test_a_simple_players_lead_holds_its_lowest_card() -> None:
+    state = position(("7S 7H KS", "3S 4S 5S", "8S 9S TS"), landlord=0)
+    state = run(state, play("7S 7H", "pair"))
+    sampler = WorldSampler(GAME.view(state, 1))
+    assert _capped(sampler, 0) == {"3": 0, "4": 0, "5": 0, "6": 0}
+    assert sampler.caps[2] == [4] * 15  # seat 2 has not played: nothing caps it
+    assert sampler.simple == 0  # nobody has shown it plays as a simple player
+
+
+def test_a_simple_player_beats_with_the_lowest_of_the_type_and_passes_only_without_one() -> None:
+    state = position(("5S 6S 9S", "TS 3S 4S", "8S 8H 3H"), landlord=0)
+    # farmer 1 answers the five with a ten: it held no 6 to 9; farmer 2 passes the ten
+    # (its partner's): it held no single above the ten, nor joker
+    state = run(state, play("5S", "single"), play("TS", "single"), PASS)
+    sampler = WorldSampler(GAME.view(state, 0))
+    assert _capped(sampler, 1) == {"6": 0, "7": 0, "8": 0, "9": 0}
+    assert _capped(sampler, 2) == dict.fromkeys("JQKA2BR", 0)
+    assert sampler.overtook == frozenset() and sampler.simple == 0
+
+
+def test_cards_played_later_count_against_the_caps() -> None:
+    state = position(("5S 5H 6S 6H 9S", "8S 8H 3S 4S", "7S KS JS"), landlord=0)
+    # farmer 1 passes the landlord's pair of sixes, then plays the pair of eights it
+    # held: no simple player does that, so its turns cap nothing
+    state = run(state, play("6S 6H", "pair"), PASS, PASS, play("5S 5H", "pair"))
+    state = run(state, play("8S 8H", "pair"))
+    sampler = WorldSampler(GAME.view(state, 0))
+    assert sampler.caps[1] is None
+
+
+def test_a_farmer_that_beats_its_partners_play_is_read_as_a_simple_player() -> None:
+    state = position(("5S 6S 9S", "8S 3S 4S", "KS 8H 3H"), landlord=0)
+    # farmer 2 beats its partner's eight with a king: ``normal`` lets a partner's
+    # play stand, a simple player beats it with its lowest single that can
+    state = run(state, play("5S", "single"), play("8S", "single"), play("KS", "single"))
+    sampler = WorldSampler(GAME.view(state, 0))
+    assert sampler.overtook == frozenset({2}) and sampler.simple == 0b100
+    assert _capped(sampler, 2) == dict.fromkeys("9TJQ", 0)
+    assert _capped(sampler, 1) == {"6": 0, "7": 0}  # read, but not dealt by (no sign)
+    # a seat the table shows as the server's own AI is modelled, not read
+    told = WorldSampler(GAME.view(state, 0), modelled=frozenset({2}))
+    assert told.overtook == frozenset() and told.simple == 0
+
+
+def test_worlds_dealt_to_simple_players_keep_their_caps() -> None:
+    state = run(deal(hands=("5S 6S 9S", "8S 3S 4S", "KS 8H 3H"), first_bidder=0), Bid(3))
+    state = run(state, play("5S", "single"), play("8S", "single"), play("KS", "single"))
+    view = GAME.view(state, 0)
+    sampler = WorldSampler(view)
+    assert sampler.simple == 0b100
+    cap = sampler.caps[2]
+    assert cap is not None
+    rng = random.Random(2)
+    for _ in range(50):
+        hands = sampler.sample(rng)
+        assert [card_count(h) for h in hands] == list(view.hand_counts)
+        assert all((hands[2] >> (4 * r)) & 15 <= cap[r] for r in range(15))
+    plain = [sampler.deal(rng) for _ in range(50)]  # the view alone: caps unread
+    assert any(any((h[2] >> (4 * r)) & 15 > cap[r] for r in range(15)) for h in plain)
+
+
+def test_the_hands_of_rlcards_players_are_within_their_caps() -> None:
+    """RLCard's rule agent is a simple player: wherever the card play stands, its
+    hidden hands are within the caps the others read from its turns."""
+    policy = RLCardRulePolicy()
+    rng = random.Random(4)
+    checked = 0
+    for seed in range(4):
+        state = run(deal(first_bidder=seed % 3, seed=seed), Bid(3))
+        while not GAME.is_over(state):
+            (seat,) = GAME.to_act(state)
+            view = GAME.view(state, seat)
+            sampler = WorldSampler(view)
+            for s in range(3):
+                if s == seat:
+                    continue
+                cap = sampler.caps[s]
+                assert cap is not None
+                held = state.counts[s] - (sampler.forced if s == state.landlord else 0)
+                assert all((held >> (4 * r)) & 15 <= cap[r] for r in range(15))
+                checked += sampler.simple >> s & 1
+            state = GAME.apply(state, seat, policy.choose(view, view.legal, rng)).state
+    assert checked > 20
