@@ -197,10 +197,11 @@ class WorldSampler:
                         if low > 0:
                             rules.append((s, 0, low - 1, 1, later[s]))
                     elif last.combo_index <= _TRIPLE_INDEX:
-                        if move.combo == last.combo and landlord not in (None, s, last_seat):
-                            overtook.add(s)
-                        if move.combo == last.combo and last.main + 1 < move.main:
-                            rules.append((s, last.main + 1, move.main - 1, last.size, later[s]))
+                        if move.combo == last.combo:
+                            if landlord not in (None, s, last_seat):
+                                overtook.add(s)
+                            if last.main + 1 < move.main:
+                                rules.append((s, last.main + 1, move.main - 1, last.size, later[s]))
                         elif move.combo in ("bomb", "rocket"):
                             rules.append((s, last.main + 1, NUM_RANKS - 1, last.size, later[s]))
                 played_mask |= mask
@@ -281,9 +282,9 @@ class WorldSampler:
             at += need
         return hands
 
-    def deal_capped(self, rng: random.Random, capped: int) -> list[int] | None:
-        """:meth:`deal`, but each seat in the bit mask ``capped`` gets no more of a rank
-        than its :attr:`caps` allow; ``None`` if this draw could not keep them.  The
+    def deal_capped(self, rng: random.Random) -> list[int] | None:
+        """:meth:`deal`, but each seat in :attr:`simple` gets no more of a rank than its
+        :attr:`caps` allow; ``None`` if this draw could not keep them.  The
         cards only one hand may take are dealt first, then the rest at random by the
         hands' remaining counts."""
         pool = self.pool[:]
@@ -300,7 +301,7 @@ class WorldSampler:
             hands[s] = base
             need[s] = self.counts[s] - card_count(base)
             cap = self.caps[s]
-            rooms[s] = cap[:] if cap is not None and capped >> s & 1 else [4] * NUM_RANKS
+            rooms[s] = cap[:] if cap is not None and self.simple >> s & 1 else [4] * NUM_RANKS
             others.append(s)
         a, b = others[0], others[1]
         room_a, room_b = rooms[a], rooms[b]
@@ -327,12 +328,12 @@ class WorldSampler:
                 room_b[r] -= 1
         return hands
 
-    def _draw(self, rng: random.Random, capped: int) -> list[int]:
-        """A deal within the caps of the seats in ``capped`` (:meth:`deal_capped`, up to
-        :data:`DEAL_TRIES` tries), else one without them."""
-        if capped:
+    def _draw(self, rng: random.Random) -> list[int]:
+        """A deal within the caps of the seats in :attr:`simple` (:meth:`deal_capped`, up
+        to :data:`DEAL_TRIES` tries), else one without them."""
+        if self.simple:
             for _ in range(DEAL_TRIES):
-                hands = self.deal_capped(rng, capped)
+                hands = self.deal_capped(rng)
                 if hands is not None:
                     return hands
         return self.deal(rng)
@@ -374,13 +375,12 @@ class WorldSampler:
         """Three packed hands consistent with the view (and, mostly, with the passes
         and the auction); the seats read as simple players (:attr:`simple`) get only
         what their turns allow (:attr:`caps`)."""
-        capped = self.simple
         if not self.passes and not self.bounds:
-            return self._draw(rng, capped)
+            return self._draw(rng)
         best: list[int] = []
         fewest = 10**9
         for _ in range(SAMPLE_TRIES):
-            hands = self._draw(rng, capped)
+            hands = self._draw(rng)
             v = self.violations(hands)
             if v and rng.random() >= PASS_TRUST**v:
                 if v < fewest:
