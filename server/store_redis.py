@@ -28,7 +28,6 @@ to rebuild the table in a server process.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import secrets
@@ -40,8 +39,9 @@ import msgpack  # type: ignore[import-untyped]
 from redis import asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import NoScriptError, RedisError
+from redis.exceptions import RedisError
 
+from server.redis_commit import CommitLane
 from server.store import LeaseLost, LoggedAction, StoreUnavailable, TableRecord
 
 _FENCED = """
@@ -244,7 +244,6 @@ class RedisStore:
         self.redis: aioredis.Redis = aioredis.Redis.from_pool(pool)
         self._fences: dict[str, int] = {}
         self._lens: dict[str, int] = {}
-        self._batch: list[tuple[list[Any], asyncio.Future[Any]]] = []
         self._scripts = {
             name: self.redis.register_script(src)
             for name, src in (
@@ -263,6 +262,8 @@ class RedisStore:
                 ("index_with", _INDEX_WITH),
             )
         }
+        self._appends = CommitLane(self.redis, self._scripts["append"])
+        """Every table's appends, batched over one connection (group commit)."""
 
     # -- keys --------------------------------------------------------------------
     def _k(self, *parts: str) -> str:
@@ -286,6 +287,7 @@ class RedisStore:
 
     async def close(self) -> None:
         """Close the connection pool."""
+        await self._appends.close()
         await self.redis.aclose()
 
     async def ping(self) -> bool:
@@ -300,47 +302,6 @@ class RedisStore:
             return await self._scripts[name](keys=keys, args=args)
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(f"Redis did not answer: {exc}") from None
-
-    async def _append_batched(self, keys: list[str], args: list[Any]) -> Any:
-        """Run the append script, in one pipeline with the appends of other tables
-        that come in the same turn of the event loop (group commit: one round trip)."""
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._batch.append(([*keys, *args], future))
-        if len(self._batch) == 1:
-            asyncio.get_running_loop().call_soon(self._flush)
-        return await future
-
-    def _flush(self) -> None:
-        batch, self._batch = self._batch, []
-        asyncio.get_running_loop().create_task(self._send(batch))
-
-    async def _send(self, batch: list[tuple[list[Any], asyncio.Future[Any]]]) -> None:
-        script = self._scripts["append"]
-        for attempt in (1, 2):
-            try:
-                pipe = self.redis.pipeline(transaction=False)
-                for words, _ in batch:
-                    pipe.evalsha(script.sha, 2, *words)
-                results = await pipe.execute(raise_on_error=False)
-            except (RedisError, OSError) as exc:
-                error: BaseException = StoreUnavailable(f"Redis did not answer: {exc}")
-                for _, future in batch:
-                    if not future.done():
-                        future.set_exception(error)
-                return
-            if attempt == 1 and any(isinstance(r, NoScriptError) for r in results):
-                # Redis restarted with an empty script cache: load it, once
-                with contextlib.suppress(RedisError, OSError):
-                    await self.redis.script_load(_APPEND)
-                continue
-            break
-        for (_, future), result in zip(batch, results, strict=True):
-            if future.done():
-                continue
-            if isinstance(result, Exception):
-                future.set_exception(StoreUnavailable(f"Redis refused the append: {result}"))
-            else:
-                future.set_result(result)
 
     def _fence(self, table_id: str) -> int:
         fence = self._fences.get(table_id)
@@ -449,7 +410,7 @@ class RedisStore:
         expected = self._lens.get(table_id, 0)
         packed = _pack([action.seat, action.action, action.by])
         args = [self._fence(table_id), expected, packed, turn_at or time.time()]
-        self._check(table_id, await self._append_batched([base, log], args))
+        self._check(table_id, await self._appends.call([base, log, *args]))
         self._lens[table_id] = expected + 1
 
     async def save_meta(self, table_id: str, meta: dict[str, Any]) -> None:

@@ -1,0 +1,150 @@
+"""Group commit of the tables' log appends: one held Redis connection, one write per batch.
+
+Every move is appended to its table's log in Redis before its updates go out
+(:meth:`server.store_redis.RedisStore.append`), so the append is on every
+move's path.  :class:`CommitLane` sends the appends of all tables: those that
+arrive while a batch is on its way wait and go together in the next one, as
+one write of their ``EVALSHA`` commands (packed by hiredis, in C), their
+replies read in order on a connection the lane keeps.  redis-py's pipeline
+takes a connection from the pool for each batch and packs and wraps every
+command in Python, which cost the server more CPU than the rest of the move's
+Redis work (about 96 µs per append in batches of one, against 42 µs this
+way, on this machine).
+
+Failures: a connection that fails (Redis restarted, cut off, a timeout) is
+dropped and the batch is sent once more on a fresh one; re-sending is safe,
+as the append script recognises an append it already applied.  Redis that
+lost its script cache gets the script again, once.  Anything else fails the
+batch's appends with :class:`~server.store.StoreUnavailable`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import hiredis
+from redis import asyncio as aioredis
+from redis.asyncio.connection import AbstractConnection
+from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError, RedisError, ResponseError
+
+from server.store import StoreUnavailable
+
+Pending = tuple[list[Any], "asyncio.Future[Any]"]
+
+
+class CommitLane:
+    """Runs one Lua script (two keys, then arguments) for many callers, batched.
+
+    ``redis`` lends the lane one connection of its pool, held until
+    :meth:`close`; ``script`` is the script registered with it.
+    """
+
+    def __init__(self, redis: aioredis.Redis, script: AsyncScript) -> None:
+        self._redis = redis
+        self._script = script
+        self._queue: list[Pending] = []
+        self._task: asyncio.Task[None] | None = None
+        self._conn: AbstractConnection | None = None
+
+    async def call(self, words: list[Any]) -> Any:
+        """The script's answer for ``words`` (its two keys, then its arguments).
+
+        Raises :class:`StoreUnavailable` when Redis could not run it.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._queue.append((words, future))
+        if self._task is None:  # the lane is idle: what comes in this turn goes together
+            self._task = loop.create_task(self._drain())
+        return await future
+
+    async def close(self) -> None:
+        """Fail what is still waiting and give the connection back to the pool."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        _fail(self._queue, StoreUnavailable("the store is closing"))
+        self._queue = []
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            await self._redis.connection_pool.release(conn)
+
+    async def _drain(self) -> None:
+        """Send batches until nobody waits (what arrives meanwhile makes the next one)."""
+        try:
+            while self._queue:
+                batch, self._queue = self._queue, []
+                try:
+                    results = await self._send(batch)
+                except StoreUnavailable as exc:
+                    _fail(batch, exc)
+                    continue
+                except BaseException:  # cancelled (closing) or a bug: nobody waits forever
+                    _fail(batch, StoreUnavailable("the append was interrupted"))
+                    raise
+                for (_, future), result in zip(batch, results, strict=True):
+                    if future.done():
+                        continue
+                    if isinstance(result, Exception):
+                        error = StoreUnavailable(f"Redis refused the append: {result}")
+                        future.set_exception(error)
+                    else:
+                        future.set_result(result)
+        finally:
+            if self._task is asyncio.current_task():
+                self._task = None
+
+    async def _send(self, batch: list[Pending]) -> list[Any]:
+        """Each command's reply (an error reply as its exception), in order."""
+        sha = self._script.sha
+        packed = b"".join(hiredis.pack_command(("EVALSHA", sha, 2, *words)) for words, _ in batch)
+        for attempt in (1, 2):
+            try:
+                conn = await self._connection()
+                await conn.send_packed_command(packed)
+                results = [await _reply(conn) for _ in batch]
+            except (RedisError, OSError) as exc:
+                await self._drop()
+                if attempt == 2:
+                    raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+                continue  # a connection that died with a Redis restart: once more on a new one
+            if attempt == 1 and any(isinstance(r, NoScriptError) for r in results):
+                try:  # Redis restarted with an empty script cache: load it, once
+                    await conn.send_command("SCRIPT", "LOAD", self._script.script)
+                    await conn.read_response()
+                except (RedisError, OSError) as exc:
+                    await self._drop()
+                    raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+                continue
+            return results
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _connection(self) -> AbstractConnection:
+        if self._conn is None:
+            pool = self._redis.connection_pool
+            self._conn = await pool.get_connection()  # type: ignore[no-untyped-call]
+        return self._conn
+
+    async def _drop(self) -> None:
+        """Forget the lane's connection (disconnected: its replies cannot be trusted)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            await conn.disconnect(nowait=True)
+            await self._redis.connection_pool.release(conn)
+
+
+async def _reply(conn: AbstractConnection) -> Any:
+    """The next reply on ``conn``; an error reply is returned, not raised."""
+    try:
+        return await conn.read_response()
+    except ResponseError as exc:
+        return exc
+
+
+def _fail(batch: list[Pending], error: BaseException) -> None:
+    for _, future in batch:
+        if not future.done():
+            future.set_exception(error)

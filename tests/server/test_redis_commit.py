@@ -1,0 +1,152 @@
+"""The group-commit lane of the Redis store against a real redis-server: batches,
+answers in order, error replies, a lost script cache, dropped connections, outages."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from redis import asyncio as aioredis
+
+from server.redis_commit import CommitLane
+from server.store import LoggedAction, StoreUnavailable, TableRecord
+from server.store_redis import RedisStore
+from tests.server.redis_fixture import RedisServer
+
+_ECHO = """
+if ARGV[1] == 'fail' then return redis.error_reply('asked to fail') end
+redis.call('RPUSH', KEYS[2], ARGV[1])
+return KEYS[1] .. ':' .. ARGV[1]
+"""
+"""A script of the lane's shape (two keys, then arguments): answers its key and argument."""
+
+
+def lane_on(redis_server: RedisServer) -> tuple[aioredis.Redis, CommitLane]:
+    pool = aioredis.BlockingConnectionPool.from_url(
+        redis_server.url, max_connections=4, timeout=0.5, socket_timeout=0.5
+    )
+    redis = aioredis.Redis.from_pool(pool)
+    return redis, CommitLane(redis, redis.register_script(_ECHO))
+
+
+def sends_of(lane: CommitLane) -> list[int]:
+    """Record the size of every batch the lane writes."""
+    sizes: list[int] = []
+    send = lane._send
+
+    async def counted(batch: list[tuple[list[object], asyncio.Future[object]]]) -> list[object]:
+        sizes.append(len(batch))
+        return await send(batch)
+
+    lane._send = counted  # type: ignore[method-assign]
+    return sizes
+
+
+async def test_calls_of_one_turn_go_in_one_batch_and_each_gets_its_answer(
+    redis_server: RedisServer,
+) -> None:
+    redis, lane = lane_on(redis_server)
+    sizes = sends_of(lane)
+    answers = await asyncio.gather(*(lane.call([f"k{i}", "log", i]) for i in range(20)))
+    assert answers == [f"k{i}:{i}".encode() for i in range(20)]
+    assert sizes == [20]
+    assert await redis.lrange("log", 0, -1) == [str(i).encode() for i in range(20)]
+    await lane.close()
+    await redis.aclose()
+
+
+async def test_calls_arriving_while_a_batch_is_out_make_the_next_batch(
+    redis_server: RedisServer,
+) -> None:
+    redis, lane = lane_on(redis_server)
+    sizes = sends_of(lane)
+    first = asyncio.ensure_future(lane.call(["a", "log", "first"]))
+    await asyncio.sleep(0)  # the first batch is on its way
+    later = [asyncio.ensure_future(lane.call(["b", "log", n])) for n in range(5)]
+    assert await first == b"a:first"
+    assert await asyncio.gather(*later) == [f"b:{n}".encode() for n in range(5)]
+    assert sizes == [1, 5]
+    await lane.close()
+    await redis.aclose()
+
+
+async def test_an_error_reply_fails_only_its_own_call(redis_server: RedisServer) -> None:
+    redis, lane = lane_on(redis_server)
+    results = await asyncio.gather(
+        lane.call(["a", "log", "1"]),
+        lane.call(["b", "log", "fail"]),
+        lane.call(["c", "log", "3"]),
+        return_exceptions=True,
+    )
+    assert results[0] == b"a:1" and results[2] == b"c:3"
+    assert isinstance(results[1], StoreUnavailable) and "asked to fail" in str(results[1])
+    await lane.close()
+    await redis.aclose()
+
+
+async def test_a_flushed_script_cache_is_filled_again(redis_server: RedisServer) -> None:
+    redis, lane = lane_on(redis_server)
+    assert await lane.call(["a", "log", "1"]) == b"a:1"
+    await redis.script_flush()
+    assert await lane.call(["a", "log", "2"]) == b"a:2"
+    assert await redis.lrange("log", 0, -1) == [b"1", b"2"]
+    await lane.close()
+    await redis.aclose()
+
+
+async def test_a_killed_connection_is_replaced(redis_server: RedisServer) -> None:
+    redis, lane = lane_on(redis_server)
+    assert await lane.call(["a", "log", "1"]) == b"a:1"
+    assert await redis.client_kill_filter(_type="normal", skipme=True) >= 1
+    assert await lane.call(["a", "log", "2"]) == b"a:2"
+    await lane.close()
+    await redis.aclose()
+
+
+async def test_redis_down_fails_the_calls_and_they_work_once_it_is_back(
+    redis_server: RedisServer,
+) -> None:
+    redis, lane = lane_on(redis_server)
+    assert await lane.call(["a", "log", "1"]) == b"a:1"
+    redis_server.stop()
+    outcomes = await asyncio.gather(
+        *(lane.call(["a", "log", n]) for n in range(3)), return_exceptions=True
+    )
+    assert all(isinstance(o, StoreUnavailable) for o in outcomes)
+    redis_server.start()
+    assert await lane.call(["a", "log", "2"]) == b"a:2"
+    await lane.close()
+    await redis.aclose()
+
+
+async def test_close_fails_what_waits_and_returns_the_connection(
+    redis_server: RedisServer,
+) -> None:
+    redis, lane = lane_on(redis_server)
+    assert await lane.call(["a", "log", "1"]) == b"a:1"
+    pending = asyncio.ensure_future(lane.call(["a", "log", "2"]))
+    await asyncio.sleep(0)
+    await lane.close()
+    with pytest.raises(StoreUnavailable):
+        await pending
+    pool = redis.connection_pool
+    assert not pool._in_use_connections  # type: ignore[attr-defined]
+    await redis.aclose()
+
+
+async def test_the_stores_appends_of_many_tables_share_batches(
+    redis_server: RedisServer,
+) -> None:
+    store = RedisStore(redis_server.url, prefix="t", timeout=0.5)
+    tables = [f"x{i}" for i in range(8)]
+    for t in tables:
+        await store.create(TableRecord(table_id=t, game="scopa", options={}))
+        await store.start_game(t, 1, 9, 1)
+    sizes = sends_of(store._appends)
+    for n in range(3):
+        await asyncio.gather(*(store.append(t, LoggedAction(0, {"n": n})) for t in tables))
+    assert sizes == [8, 8, 8]
+    for t in tables:
+        rec = await store.load(t)
+        assert rec is not None and [a.action for a in rec.actions] == [{"n": n} for n in range(3)]
+    await store.close()
