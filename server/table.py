@@ -34,7 +34,7 @@ from server.sessions import Player, Sessions
 from server.store import LeaseLost, Store, StoreUnavailable
 from server.table_core import TableCore
 from server.table_options import RequestError
-from server.table_values import AiTurn, Effects
+from server.table_values import AiTurn, Effects, SeatSlot
 
 
 def _time_up(waiter: asyncio.Future[bool]) -> None:
@@ -56,7 +56,6 @@ _ROLLBACK = (
     "version",
     "game_no",
     "seed",
-    "log",
     "turn_started",
     "rematch_votes",
     "archive",
@@ -65,7 +64,8 @@ _ROLLBACK = (
     "_covered_seen",
     "_listed",
 )
-"""The core's fields a command may change: restored when its write to the store fails."""
+"""The core's fields a command may change: restored when its write to the store fails
+(and ``seats`` and ``log``, kept more cheaply: see :meth:`TableActor._snapshot`)."""
 
 
 def _shallow(value: Any) -> Any:
@@ -219,8 +219,8 @@ class TableActor:
         try:
             await handler(command)
         except StoreUnavailable as exc:
-            for name, value in (before or {}).items():
-                setattr(self.core, name, value)
+            if before is not None:
+                self._restore(before)
             self._retry_at = self.clock() + STORE_RETRY_S
             self._log.warning("store_unavailable", command=command.kind, error=str(exc))
             if command.player is not None and command.kind not in _SILENT:
@@ -255,11 +255,28 @@ class TableActor:
             )
 
     def _snapshot(self) -> dict[str, Any]:
-        """The core's fields a command may change (restored when the store fails)."""
+        """The core's fields a command may change (:meth:`_restore` puts them back).
+
+        Taken before every command when the store may fail, so kept cheap: the
+        seats' slots are copied field by field, and the log (which a command
+        only appends to, or replaces for a new game) is kept as the list and
+        its length, not copied.
+        """
         core = self.core
         before = {name: _shallow(getattr(core, name)) for name in _ROLLBACK}
-        before["seats"] = [copy.copy(slot) for slot in core.seats]  # fields immutable
+        before["seats"] = [SeatSlot(**vars(slot)) for slot in core.seats]  # fields immutable
+        before["log"] = (core.log, len(core.log))
         return before
+
+    def _restore(self, before: dict[str, Any]) -> None:
+        """Put back what :meth:`_snapshot` kept: the core as it was before the command."""
+        core = self.core
+        for name, value in before.items():
+            if name == "log":
+                log, length = value
+                del log[length:]
+                value = log
+            setattr(core, name, value)
 
     async def _commit(self, eff: Effects, *, seating: bool = True) -> None:
         """Persist first, then send; close the table if nobody is left."""

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from client_cli.client import Client, ServerError, random_chooser
+from client_cli.client import Client, ServerError, play_table, random_chooser
 from protocol import server_messages as sm
 from server.app import CardaviaServer
 from server.store import LoggedAction, MemoryStore, StoreUnavailable
@@ -141,3 +141,27 @@ async def test_a_finished_game_is_archived_once_the_store_is_back(
         assert time.monotonic() < deadline, f"archived {store.archived}, not [1]"
         await asyncio.sleep(0.05)
     await watcher.close()
+
+
+async def test_a_rematch_the_store_refuses_keeps_the_finished_games_log(
+    flaky: tuple[CardaviaServer, FlakyStore],
+) -> None:
+    server, store = flaky
+    client = await Client.connect(server.url, "ann")
+    ai = [{"seat": 1, "level": "random"}]
+    options = {"seat": 0, "ai": ai, "game": {"target": 1}}
+    table = (await client.create_table("scopa", options)).table.id
+    await play_table(client, table, random_chooser(5))
+    core = server.lobby.tables[table].core
+    assert core.status == "finished"
+    before = (core.game_no, core.version, list(core.log), core.state)
+    store.fail["start_game"] = 1  # the new game cannot be recorded: nothing may change
+    with pytest.raises(ServerError) as refused:
+        await client.rematch(table)
+    assert refused.value.code == "store_unavailable"
+    assert (core.game_no, core.version, core.log, core.state) == before
+    assert core.status == "finished"
+    await client.rematch(table)  # the store is back: the next game starts
+    await client.wait_for(lambda m: isinstance(m, sm.Update) and m.game_no == before[0] + 1, 10)
+    assert core.log is not before[2] and len(core.log) < len(before[2])
+    await client.close()
