@@ -33,6 +33,7 @@ from protocol.errors import ErrorCode
 from protocol.models import TableInfo
 from server.lobby import listing_group
 from server.logs import get_logger
+from server.redis_commit import CommitLane
 from server.sessions import Player
 from server.store import StoreUnavailable
 from server.store_redis import RedisStore
@@ -116,18 +117,18 @@ class Bus:
             self._log.warning("bus_outbox_full")
 
     async def _publish(self) -> None:
-        redis = self.store.redis
-        while True:
-            batch = [await self._outbox.get()]
-            while not self._outbox.empty() and len(batch) < 500:
-                batch.append(self._outbox.get_nowait())
-            try:
-                pipe = redis.pipeline(transaction=False)
-                for node, data in batch:
-                    pipe.publish(self.channel(node), data)
-                await pipe.execute()
-            except (RedisError, OSError) as exc:
-                self._log.warning("bus_publish_failed", dropped=len(batch), error=repr(exc))
+        lane = CommitLane(self.store.redis)  # its own connection, kept: one write a batch
+        try:
+            while True:
+                batch = [await self._outbox.get()]
+                while not self._outbox.empty() and len(batch) < 500:
+                    batch.append(self._outbox.get_nowait())
+                try:
+                    await lane.send([("PUBLISH", self.channel(node), data) for node, data in batch])
+                except StoreUnavailable as exc:
+                    self._log.warning("bus_publish_failed", dropped=len(batch), error=str(exc))
+        finally:
+            await lane.close()
 
     async def _listen(self) -> None:
         while True:

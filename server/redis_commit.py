@@ -21,6 +21,7 @@ batch's appends with :class:`~server.store.StoreUnavailable`.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 import hiredis
@@ -35,24 +36,28 @@ Pending = tuple[list[Any], "asyncio.Future[Any]"]
 
 
 class CommitLane:
-    """Runs one Lua script (two keys, then arguments) for many callers, batched.
+    """Sends Redis commands in batches on one connection it holds.
 
-    ``redis`` lends the lane one connection of its pool, held until
-    :meth:`close`; ``script`` is the script registered with it.
+    :meth:`call` runs the lane's ``script`` (two keys, then arguments) for
+    many callers, batched as the module docstring says; :meth:`send` writes
+    one batch of any commands at once (the cluster bus's publishes).  ``redis``
+    lends the lane one connection of its pool, held until :meth:`close`.
     """
 
-    def __init__(self, redis: aioredis.Redis, script: AsyncScript) -> None:
+    def __init__(self, redis: aioredis.Redis, script: AsyncScript | None = None) -> None:
         self._redis = redis
         self._script = script
         self._queue: list[Pending] = []
         self._task: asyncio.Task[None] | None = None
         self._conn: AbstractConnection | None = None
+        self._sending = asyncio.Lock()
 
     async def call(self, words: list[Any]) -> Any:
         """The script's answer for ``words`` (its two keys, then its arguments).
 
         Raises :class:`StoreUnavailable` when Redis could not run it.
         """
+        assert self._script is not None, "call() runs the lane's script"
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         self._queue.append((words, future))
@@ -77,8 +82,10 @@ class CommitLane:
         try:
             while self._queue:
                 batch, self._queue = self._queue, []
+                assert self._script is not None
+                sha = self._script.sha
                 try:
-                    results = await self._send(batch)
+                    results = await self.send([("EVALSHA", sha, 2, *words) for words, _ in batch])
                 except StoreUnavailable as exc:
                     _fail(batch, exc)
                     continue
@@ -97,29 +104,31 @@ class CommitLane:
             if self._task is asyncio.current_task():
                 self._task = None
 
-    async def _send(self, batch: list[Pending]) -> list[Any]:
-        """Each command's reply (an error reply as its exception), in order."""
-        sha = self._script.sha
-        packed = b"".join(hiredis.pack_command(("EVALSHA", sha, 2, *words)) for words, _ in batch)
-        for attempt in (1, 2):
-            try:
-                conn = await self._connection()
-                await conn.send_packed_command(packed)
-                results = [await _reply(conn) for _ in batch]
-            except (RedisError, OSError) as exc:
-                await self._drop()
-                if attempt == 2:
-                    raise StoreUnavailable(f"Redis did not answer: {exc}") from None
-                continue  # a connection that died with a Redis restart: once more on a new one
-            if attempt == 1 and any(isinstance(r, NoScriptError) for r in results):
-                try:  # Redis restarted with an empty script cache: load it, once
-                    await conn.send_command("SCRIPT", "LOAD", self._script.script)
-                    await conn.read_response()
+    async def send(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
+        """Each command's reply (an error reply as its exception), in order; the
+        commands are written at once.  Raises :class:`StoreUnavailable`."""
+        packed = b"".join(hiredis.pack_command(tuple(command)) for command in commands)
+        async with self._sending:
+            for attempt in (1, 2):
+                try:
+                    conn = await self._connection()
+                    await conn.send_packed_command(packed)
+                    results = [await _reply(conn) for _ in commands]
                 except (RedisError, OSError) as exc:
                     await self._drop()
-                    raise StoreUnavailable(f"Redis did not answer: {exc}") from None
-                continue
-            return results
+                    if attempt == 2:
+                        raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+                    continue  # a connection that died with a Redis restart: once more, anew
+                script = self._script
+                if attempt == 1 and script and any(isinstance(r, NoScriptError) for r in results):
+                    try:  # Redis restarted with an empty script cache: load it, once
+                        await conn.send_command("SCRIPT", "LOAD", script.script)
+                        await conn.read_response()
+                    except (RedisError, OSError) as exc:
+                        await self._drop()
+                        raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+                    continue
+                return results
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _connection(self) -> AbstractConnection:

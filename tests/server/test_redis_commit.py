@@ -4,6 +4,7 @@ answers in order, error replies, a lost script cache, dropped connections, outag
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 import pytest
 from redis import asyncio as aioredis
@@ -32,13 +33,13 @@ def lane_on(redis_server: RedisServer) -> tuple[aioredis.Redis, CommitLane]:
 def sends_of(lane: CommitLane) -> list[int]:
     """Record the size of every batch the lane writes."""
     sizes: list[int] = []
-    send = lane._send
+    send = lane.send
 
-    async def counted(batch: list[tuple[list[object], asyncio.Future[object]]]) -> list[object]:
-        sizes.append(len(batch))
-        return await send(batch)
+    async def counted(commands: Sequence[Sequence[object]]) -> list[object]:
+        sizes.append(len(commands))
+        return await send(commands)
 
-    lane._send = counted  # type: ignore[method-assign]
+    lane.send = counted  # type: ignore[method-assign]
     return sizes
 
 
@@ -150,3 +151,14 @@ async def test_the_stores_appends_of_many_tables_share_batches(
         rec = await store.load(t)
         assert rec is not None and [a.action for a in rec.actions] == [{"n": n} for n in range(3)]
     await store.close()
+
+
+async def test_send_writes_any_commands_in_one_batch(redis_server: RedisServer) -> None:
+    redis, _ = lane_on(redis_server)
+    lane = CommitLane(redis)
+    replies = await lane.send([("RPUSH", "l", "a"), ("INCR", "l"), ("RPUSH", "l", "b")])
+    assert replies[0] == 1 and replies[2] == 2
+    assert isinstance(replies[1], Exception) and "WRONGTYPE" in str(replies[1])
+    assert await redis.lrange("l", 0, -1) == [b"a", b"b"]
+    await lane.close()
+    await redis.aclose()
