@@ -17,9 +17,11 @@ and the ratios against each yardstick.
 throw-away ``redis-server`` (the deployment's shape): seat *i* of table *t*
 connects to process ``(t + i) % N``, so every table has seats at several
 processes; CPU and RSS are summed over them (the yardsticks stay one process).
-``--redis-outage S`` (on the Redis store, with one process unless ``--servers``
-says more) stops the ``redis-server`` for S seconds in the middle of the run
-and starts it again: moves refused meanwhile count as ``errors``.
+``--store redis`` runs one process (or ``--servers``) on a throw-away
+``redis-server``: the deployment's store, each move appended to Redis before
+its updates go out.  ``--redis-outage S`` (on the Redis store, with one
+process unless ``--servers`` says more) stops the ``redis-server`` for S
+seconds in the middle of the run and starts it again: moves refused meanwhile count as ``errors``.
 
 ``--idle N`` instead holds N idle logged-in connections (hello → welcome) and
 reports the server's RSS per connection and its accept rate against a raw
@@ -165,7 +167,7 @@ def _server_loop(args: argparse.Namespace) -> str | None:
 
 def run_target(target: str, args: argparse.Namespace, seats: int) -> dict[str, Any]:
     """One measured run against ``target`` (game, echo or fanout)."""
-    if target == "game" and (args.servers > 1 or args.redis_outage):
+    if target == "game" and (args.servers > 1 or args.redis_outage or args.store == "redis"):
         return _run_cluster(args, seats)
     if target == "game":
         argv = cardavia_argv(args.tables, _server_loop(args), args.server_arg)
@@ -332,6 +334,13 @@ def build_parser() -> argparse.ArgumentParser:
         " memory store)",
     )
     parser.add_argument(
+        "--store",
+        choices=("memory", "redis"),
+        default="memory",
+        help="the game's store with one process: memory (default) or redis (a throw-away"
+        " redis-server, Debian's package); --servers and --redis-outage imply redis",
+    )
+    parser.add_argument(
         "--redis-outage",
         type=float,
         default=0.0,
@@ -358,8 +367,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(f"--idle must be 0 to {MAX_IDLE}")
     if not 1 <= args.servers <= MAX_SERVERS:
         raise SystemExit(f"--servers must be 1 to {MAX_SERVERS}")
-    if (args.servers > 1 or args.redis_outage) and args.idle:
-        raise SystemExit("--servers and --redis-outage apply to games, not to --idle")
+    if (args.servers > 1 or args.redis_outage or args.store == "redis") and args.idle:
+        raise SystemExit("--servers, --store redis and --redis-outage apply to games, not --idle")
     if not 0 <= args.redis_outage < args.seconds:
         raise SystemExit("--redis-outage must be at least 0 and shorter than --seconds")
     raise_fd_limit()
@@ -375,6 +384,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "connections": args.tables * seats,
         "pace": args.pace,
         "seconds": args.seconds,
+        "store": "redis" if args.servers > 1 or args.redis_outage else args.store,
+        "servers": args.servers,
     }
     results = {t: run_target(t, args, seats) for t in (args.only or ("game", "echo", "fanout"))}
     game_figs = results.get("game", {})

@@ -75,3 +75,15 @@ def test_idle_mode_compares_memory_and_accept_rate_with_raw(capsys: pytest.Captu
     for key in ("server_kb_per_conn", "raw_kb_per_conn", "rss_ratio", "accept_ratio"):
         assert isinstance(report[key], float | int), key
     assert report["server_accept_per_s"] > 0
+
+
+def test_store_redis_runs_one_process_on_a_redis_server(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    log = tmp_path / "server.log"
+    argv = ["--game", "scopa", "--tables", "2", "--seconds", "1", "--procs", "1"]
+    assert main([*argv, "--store", "redis", "--only", "game", "--server-log", str(log)]) == 0
+    report = _report(capsys)
+    assert (report["store"], report["servers"]) == ("redis", 1)
+    assert report["moves_per_s"] > 0 and report["errors"] == 0
+    assert log.read_text().count("# process ") == 1
