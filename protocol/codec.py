@@ -112,9 +112,13 @@ def _field_names(cls: type[BaseModel]) -> tuple[str, ...]:
 @fast_init
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """A server message encoded once, sent as is to every connection that gets it."""
+    """A server message encoded once, sent as is to every connection that gets it.
 
-    message: BaseModel
+    ``message`` is None for a frame another server process encoded, relayed as
+    is to a msgpack connection (:mod:`server.cluster_bus`).
+    """
+
+    message: BaseModel | None
     data: bytes
 
     @classmethod

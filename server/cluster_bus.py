@@ -52,6 +52,24 @@ STOP_TIMEOUT = 3.0
 """Seconds the bus's tasks get to end when the server stops."""
 
 
+_RELAYED_AS_IS = frozenset({"update", "ok", "snapshot", "game_over", "chat", "table"})
+"""Messages a front passes on to a msgpack connection without decoding them."""
+
+
+def _kind(raw: bytes) -> str | None:
+    """The ``type`` of an encoded server message, read from its first field (messages
+    are encoded field by field, ``type`` first); None if it is not there."""
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(raw)
+    try:
+        if unpacker.read_map_header() < 1 or unpacker.unpack() != "type":
+            return None
+        kind = unpacker.unpack()
+    except Exception:  # msgpack raises several types; the full decode will refuse it
+        return None
+    return kind if isinstance(kind, str) else None
+
+
 class RemoteLink:
     """The link of a player connected to another process: sends go there via Redis."""
 
@@ -263,8 +281,18 @@ class Bus:
         return None
 
     def _deliver(self, pid: str, raw: bytes) -> None:
+        """Hand a message from a table's owner to the player's connection here.
+
+        Most (updates, answers) go on as the bytes the owner encoded; those that
+        change what the player's session knows, errors (counted here) and
+        anything for a JSON connection are decoded first.
+        """
         player = self.app.sessions.get(pid)
-        if player is None or player.link is None or isinstance(player.link, RemoteLink):
+        link = None if player is None else player.link
+        if player is None or link is None or isinstance(link, RemoteLink):
+            return
+        if not getattr(link, "json", True) and _kind(raw) in _RELAYED_AS_IS:
+            player.send(Frame(None, raw))
             return
         try:
             message = decode_server(raw)

@@ -23,7 +23,15 @@ from websockets.protocol import State
 
 from protocol.base import PROTOCOL_VERSION
 from protocol.client_messages import Hello, Ping
-from protocol.codec import Frame, FrameError, decode_client, decode_client_json, encode, encode_json
+from protocol.codec import (
+    Frame,
+    FrameError,
+    decode_client,
+    decode_client_json,
+    decode_server,
+    encode,
+    encode_json,
+)
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Pong, Welcome
 from server.logs import get_logger
@@ -193,6 +201,8 @@ class Connection:
         """The JSON text of ``message`` (a shared :class:`Frame` holds msgpack bytes:
         its message is encoded again, for this connection only)."""
         plain = message.message if isinstance(message, Frame) else message
+        if plain is None:  # relayed from another process as msgpack (not for JSON links)
+            plain = decode_server(message.data)  # type: ignore[union-attr]
         return encode_json(plain).encode()
 
     # -- reading -------------------------------------------------------------

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+from websockets.asyncio.client import connect
 
 from client_cli.client import Client
 from protocol import server_messages as sm
+from protocol.base import PROTOCOL_VERSION
+from protocol.codec import decode_server, decode_server_json
 from tests.server.helpers import Recorder, play_random, watch
 from tests.server.redis_fixture import RedisServer, ServerProcess, fast_redis_config
 from tests.server.test_store_restart import logged
@@ -182,3 +189,57 @@ async def test_a_bot_at_the_other_process_plays_on_when_the_owner_freezes(
     finally:
         a.signal(signal.SIGCONT)
         await bob.close()
+
+
+async def _raw_seat(url: str, subprotocol: str, table: str) -> tuple[Any, list[dict[str, Any]]]:
+    """A raw connection at ``url`` that joins ``table``; the messages up to its first update."""
+    ws = await connect(url, subprotocols=[subprotocol], compression=None)  # type: ignore[list-item]
+    as_json = subprotocol == "cardavia.json"
+
+    async def request(message: dict[str, Any]) -> None:
+        await ws.send(json.dumps(message) if as_json else msgpack.packb(message))
+
+    await request({"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": subprotocol[9:]})
+    await request({"type": "join_table", "id": 2, "table": table})
+    got: list[dict[str, Any]] = []
+    while not any(m["type"] == "update" for m in got):
+        frame = await asyncio.wait_for(ws.recv(), 10)
+        assert isinstance(frame, str if as_json else bytes)  # each link gets its own encoding
+        if as_json:
+            assert isinstance(frame, str)
+            decode_server_json(frame)
+            got.append(json.loads(frame))
+        else:
+            assert isinstance(frame, bytes)
+            decode_server(frame)
+            got.append(msgpack.unpackb(frame))
+    return ws, got
+
+
+async def test_messages_relayed_from_the_owner_reach_json_and_msgpack_links(
+    redis_server: RedisServer,
+) -> None:
+    from server.app import running_server
+
+    config = fast_redis_config(redis_server.url)
+    async with running_server(config) as owner, running_server(config) as front:
+        ann = await Client.connect(owner.url, "ann")
+        ai = [{"seat": 3, "level": "random"}]
+        table = (await ann.create_table("cicera", {"seat": 0, "ai": ai})).table.id
+        (json_ws, by_json), (msgpack_ws, by_msgpack) = await asyncio.gather(
+            _raw_seat(front.url, "cardavia.json", table),
+            _raw_seat(front.url, "cardavia.msgpack", table),
+        )
+        for got in (by_json, by_msgpack):
+            assert [m["type"] for m in got][:2] == ["welcome", "joined"]
+        # the front learnt where each sits from the joined it decoded ...
+        here = {p.name: p.tables.get(table) for p in front.sessions}
+        assert sorted([here["json"], here["msgpack"]]) == [1, 2]
+        # ... and both get the game's updates (relayed as encoded, or as JSON text)
+        for got, name in ((by_json, "json"), (by_msgpack, "msgpack")):
+            update = next(m for m in got if m["type"] == "update")
+            assert (update["table"], update["seat"]) == (table, here[name])
+            assert update["view"]["hand"]
+        await json_ws.close()
+        await msgpack_ws.close()
+        await ann.close()
