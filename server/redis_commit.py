@@ -32,16 +32,18 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 
 from server.store import StoreUnavailable
 
-Pending = tuple[list[Any], "asyncio.Future[Any]"]
+Pending = tuple[Sequence[Any], "asyncio.Future[Any]"]
 
 
 class CommitLane:
     """Sends Redis commands in batches on one connection it holds.
 
-    :meth:`call` runs the lane's ``script`` (two keys, then arguments) for
-    many callers, batched as the module docstring says; :meth:`send` writes
-    one batch of any commands at once (the cluster bus's publishes).  ``redis``
-    lends the lane one connection of its pool, held until :meth:`close`.
+    :meth:`call` sends one command for one of many callers, batched as the
+    module docstring says; :meth:`send` writes a batch of commands at once
+    (the cluster bus's publishes).  ``script``, if given, is loaded again when
+    Redis answers that it does not know it (then the batch is sent again:
+    only for commands that may be repeated, as the append script may).
+    ``redis`` lends the lane one connection of its pool, held until :meth:`close`.
     """
 
     def __init__(self, redis: aioredis.Redis, script: AsyncScript | None = None) -> None:
@@ -52,15 +54,15 @@ class CommitLane:
         self._conn: AbstractConnection | None = None
         self._sending = asyncio.Lock()
 
-    async def call(self, words: list[Any]) -> Any:
-        """The script's answer for ``words`` (its two keys, then its arguments).
+    async def call(self, command: Sequence[Any]) -> Any:
+        """The reply to ``command`` (e.g. ``("EVALSHA", sha, 2, key, key, arg)``),
+        sent in the next batch.
 
         Raises :class:`StoreUnavailable` when Redis could not run it.
         """
-        assert self._script is not None, "call() runs the lane's script"
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        self._queue.append((words, future))
+        self._queue.append((command, future))
         if self._task is None:  # the lane is idle: what comes in this turn goes together
             self._task = loop.create_task(self._drain())
         return await future
@@ -82,21 +84,19 @@ class CommitLane:
         try:
             while self._queue:
                 batch, self._queue = self._queue, []
-                assert self._script is not None
-                sha = self._script.sha
                 try:
-                    results = await self.send([("EVALSHA", sha, 2, *words) for words, _ in batch])
+                    results = await self.send([command for command, _ in batch])
                 except StoreUnavailable as exc:
                     _fail(batch, exc)
                     continue
                 except BaseException:  # cancelled (closing) or a bug: nobody waits forever
-                    _fail(batch, StoreUnavailable("the append was interrupted"))
+                    _fail(batch, StoreUnavailable("the command was interrupted"))
                     raise
                 for (_, future), result in zip(batch, results, strict=True):
                     if future.done():
                         continue
                     if isinstance(result, Exception):
-                        error = StoreUnavailable(f"Redis refused the append: {result}")
+                        error = StoreUnavailable(f"Redis refused the command: {result}")
                         future.set_exception(error)
                     else:
                         future.set_result(result)

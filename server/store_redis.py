@@ -262,8 +262,9 @@ class RedisStore:
                 ("index_with", _INDEX_WITH),
             )
         }
-        self._appends = CommitLane(self.redis, self._scripts["append"])
-        """Every table's appends, batched over one connection (group commit)."""
+        self._lane = CommitLane(self.redis, self._scripts["append"])
+        """The commands on every move's path (appends, owner lookups), batched over one
+        connection (group commit)."""
 
     # -- keys --------------------------------------------------------------------
     def _k(self, *parts: str) -> str:
@@ -287,7 +288,7 @@ class RedisStore:
 
     async def close(self) -> None:
         """Close the connection pool."""
-        await self._appends.close()
+        await self._lane.close()
         await self.redis.aclose()
 
     async def ping(self) -> bool:
@@ -410,7 +411,8 @@ class RedisStore:
         expected = self._lens.get(table_id, 0)
         packed = _pack([action.seat, action.action, action.by])
         args = [self._fence(table_id), expected, packed, turn_at or time.time()]
-        self._check(table_id, await self._appends.call([base, log, *args]))
+        sha = self._scripts["append"].sha
+        self._check(table_id, await self._lane.call(("EVALSHA", sha, 2, base, log, *args)))
         self._lens[table_id] = expected + 1
 
     async def save_meta(self, table_id: str, meta: dict[str, Any]) -> None:
@@ -492,10 +494,7 @@ class RedisStore:
     # -- routing between processes ---------------------------------------------------
     async def owner_of(self, table_id: str) -> str | None:
         """The process holding the table's lease now, or ``None`` (no table, or moving)."""
-        try:
-            raw = await self.redis.get(self._table_keys(table_id)[2])
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+        raw = await self._lane.call(("GET", self._table_keys(table_id)[2]))
         return None if raw is None else _text(raw).rsplit(":", 1)[0]
 
     async def exists(self, table_id: str) -> bool:

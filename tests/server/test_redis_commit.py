@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from redis import asyncio as aioredis
@@ -30,6 +31,13 @@ def lane_on(redis_server: RedisServer) -> tuple[aioredis.Redis, CommitLane]:
     return redis, CommitLane(redis, redis.register_script(_ECHO))
 
 
+def echo(lane: CommitLane, key: str, arg: object) -> Any:
+    """:data:`_ECHO` for ``key`` and ``arg``, through :meth:`CommitLane.call`."""
+    script = lane._script
+    assert script is not None
+    return lane.call(("EVALSHA", script.sha, 2, key, "log", arg))
+
+
 def sends_of(lane: CommitLane) -> list[int]:
     """Record the size of every batch the lane writes."""
     sizes: list[int] = []
@@ -48,7 +56,7 @@ async def test_calls_of_one_turn_go_in_one_batch_and_each_gets_its_answer(
 ) -> None:
     redis, lane = lane_on(redis_server)
     sizes = sends_of(lane)
-    answers = await asyncio.gather(*(lane.call([f"k{i}", "log", i]) for i in range(20)))
+    answers = await asyncio.gather(*(echo(lane, f"k{i}", i) for i in range(20)))
     assert answers == [f"k{i}:{i}".encode() for i in range(20)]
     assert sizes == [20]
     assert await redis.lrange("log", 0, -1) == [str(i).encode() for i in range(20)]
@@ -61,9 +69,9 @@ async def test_calls_arriving_while_a_batch_is_out_make_the_next_batch(
 ) -> None:
     redis, lane = lane_on(redis_server)
     sizes = sends_of(lane)
-    first = asyncio.ensure_future(lane.call(["a", "log", "first"]))
+    first = asyncio.ensure_future(echo(lane, "a", "first"))
     await asyncio.sleep(0)  # the first batch is on its way
-    later = [asyncio.ensure_future(lane.call(["b", "log", n])) for n in range(5)]
+    later = [asyncio.ensure_future(echo(lane, "b", n)) for n in range(5)]
     assert await first == b"a:first"
     assert await asyncio.gather(*later) == [f"b:{n}".encode() for n in range(5)]
     assert sizes == [1, 5]
@@ -74,9 +82,9 @@ async def test_calls_arriving_while_a_batch_is_out_make_the_next_batch(
 async def test_an_error_reply_fails_only_its_own_call(redis_server: RedisServer) -> None:
     redis, lane = lane_on(redis_server)
     results = await asyncio.gather(
-        lane.call(["a", "log", "1"]),
-        lane.call(["b", "log", "fail"]),
-        lane.call(["c", "log", "3"]),
+        echo(lane, "a", "1"),
+        echo(lane, "b", "fail"),
+        echo(lane, "c", "3"),
         return_exceptions=True,
     )
     assert results[0] == b"a:1" and results[2] == b"c:3"
@@ -87,9 +95,9 @@ async def test_an_error_reply_fails_only_its_own_call(redis_server: RedisServer)
 
 async def test_a_flushed_script_cache_is_filled_again(redis_server: RedisServer) -> None:
     redis, lane = lane_on(redis_server)
-    assert await lane.call(["a", "log", "1"]) == b"a:1"
+    assert await echo(lane, "a", "1") == b"a:1"
     await redis.script_flush()
-    assert await lane.call(["a", "log", "2"]) == b"a:2"
+    assert await echo(lane, "a", "2") == b"a:2"
     assert await redis.lrange("log", 0, -1) == [b"1", b"2"]
     await lane.close()
     await redis.aclose()
@@ -97,9 +105,9 @@ async def test_a_flushed_script_cache_is_filled_again(redis_server: RedisServer)
 
 async def test_a_killed_connection_is_replaced(redis_server: RedisServer) -> None:
     redis, lane = lane_on(redis_server)
-    assert await lane.call(["a", "log", "1"]) == b"a:1"
+    assert await echo(lane, "a", "1") == b"a:1"
     assert await redis.client_kill_filter(_type="normal", skipme=True) >= 1
-    assert await lane.call(["a", "log", "2"]) == b"a:2"
+    assert await echo(lane, "a", "2") == b"a:2"
     await lane.close()
     await redis.aclose()
 
@@ -108,14 +116,12 @@ async def test_redis_down_fails_the_calls_and_they_work_once_it_is_back(
     redis_server: RedisServer,
 ) -> None:
     redis, lane = lane_on(redis_server)
-    assert await lane.call(["a", "log", "1"]) == b"a:1"
+    assert await echo(lane, "a", "1") == b"a:1"
     redis_server.stop()
-    outcomes = await asyncio.gather(
-        *(lane.call(["a", "log", n]) for n in range(3)), return_exceptions=True
-    )
+    outcomes = await asyncio.gather(*(echo(lane, "a", n) for n in range(3)), return_exceptions=True)
     assert all(isinstance(o, StoreUnavailable) for o in outcomes)
     redis_server.start()
-    assert await lane.call(["a", "log", "2"]) == b"a:2"
+    assert await echo(lane, "a", "2") == b"a:2"
     await lane.close()
     await redis.aclose()
 
@@ -124,8 +130,8 @@ async def test_close_fails_what_waits_and_returns_the_connection(
     redis_server: RedisServer,
 ) -> None:
     redis, lane = lane_on(redis_server)
-    assert await lane.call(["a", "log", "1"]) == b"a:1"
-    pending = asyncio.ensure_future(lane.call(["a", "log", "2"]))
+    assert await echo(lane, "a", "1") == b"a:1"
+    pending = asyncio.ensure_future(echo(lane, "a", "2"))
     await asyncio.sleep(0)
     await lane.close()
     with pytest.raises(StoreUnavailable):
@@ -143,7 +149,7 @@ async def test_the_stores_appends_of_many_tables_share_batches(
     for t in tables:
         await store.create(TableRecord(table_id=t, game="scopa", options={}))
         await store.start_game(t, 1, 9, 1)
-    sizes = sends_of(store._appends)
+    sizes = sends_of(store._lane)
     for n in range(3):
         await asyncio.gather(*(store.append(t, LoggedAction(0, {"n": n})) for t in tables))
     assert sizes == [8, 8, 8]
@@ -160,5 +166,15 @@ async def test_send_writes_any_commands_in_one_batch(redis_server: RedisServer) 
     assert replies[0] == 1 and replies[2] == 2
     assert isinstance(replies[1], Exception) and "WRONGTYPE" in str(replies[1])
     assert await redis.lrange("l", 0, -1) == [b"a", b"b"]
+    await lane.close()
+    await redis.aclose()
+
+
+async def test_other_commands_share_the_batches(redis_server: RedisServer) -> None:
+    redis, lane = lane_on(redis_server)
+    await redis.set("owner", "node-1:3")
+    sizes = sends_of(lane)
+    got = await asyncio.gather(echo(lane, "a", "1"), lane.call(("GET", "owner")))
+    assert got == [b"a:1", b"node-1:3"] and sizes == [2]
     await lane.close()
     await redis.aclose()
