@@ -53,6 +53,7 @@ class CommitLane:
         self._task: asyncio.Task[None] | None = None
         self._conn: AbstractConnection | None = None
         self._sending = asyncio.Lock()
+        self._closed = False
 
     async def call(self, command: Sequence[Any]) -> Any:
         """The reply to ``command`` (e.g. ``("EVALSHA", sha, 2, key, key, arg)``),
@@ -60,6 +61,8 @@ class CommitLane:
 
         Raises :class:`StoreUnavailable` when Redis could not run it.
         """
+        if self._closed:
+            raise StoreUnavailable("the store is closed")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         self._queue.append((command, future))
@@ -69,6 +72,7 @@ class CommitLane:
 
     async def close(self) -> None:
         """Fail what is still waiting and give the connection back to the pool."""
+        self._closed = True
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
@@ -107,6 +111,8 @@ class CommitLane:
     async def send(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
         """Each command's reply (an error reply as its exception), in order; the
         commands are written at once.  Raises :class:`StoreUnavailable`."""
+        if self._closed:
+            raise StoreUnavailable("the store is closed")
         packed = b"".join(hiredis.pack_command(tuple(command)) for command in commands)
         async with self._sending:
             for attempt in (1, 2):

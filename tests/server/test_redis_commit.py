@@ -138,6 +138,11 @@ async def test_close_fails_what_waits_and_returns_the_connection(
         await pending
     pool = redis.connection_pool
     assert not pool._in_use_connections  # type: ignore[attr-defined]
+    with pytest.raises(StoreUnavailable, match="closed"):  # nothing is sent after closing
+        await echo(lane, "a", "3")
+    with pytest.raises(StoreUnavailable, match="closed"):
+        await lane.send([("GET", "a")])
+    assert not pool._in_use_connections  # type: ignore[attr-defined]
     await redis.aclose()
 
 
