@@ -1,21 +1,24 @@
-"""Group commit of the tables' log appends: one held Redis connection, one write per batch.
+"""Group commit for the Redis commands on every move's path: one held connection,
+one write per batch.
 
 Every move is appended to its table's log in Redis before its updates go out
-(:meth:`server.store_redis.RedisStore.append`), so the append is on every
-move's path.  :class:`CommitLane` sends the appends of all tables: those that
-arrive while a batch is on its way wait and go together in the next one, as
-one write of their ``EVALSHA`` commands (packed by hiredis, in C), their
-replies read in order on a connection the lane keeps.  redis-py's pipeline
-takes a connection from the pool for each batch and packs and wraps every
-command in Python, which cost the server more CPU than the rest of the move's
-Redis work (about 96 µs per append in batches of one, against 42 µs this
-way, on this machine).
+(:meth:`server.store_redis.RedisStore.append`), and a request for a table
+another process owns first looks its owner up
+(:meth:`~server.store_redis.RedisStore.owner_of`).  :class:`CommitLane` sends
+such commands for all tables: those that arrive while a batch is on its way
+wait and go together in the next one, as one write of the commands (packed
+by hiredis, in C), their replies read in order on a connection the lane
+keeps.  redis-py's pipeline takes a connection from the pool for each batch
+and packs and wraps every command in Python: about 96 µs of CPU per append
+in batches of one, against 42 µs this way, on this machine.  The cluster
+bus publishes through a lane of its own (:meth:`CommitLane.send`).
 
 Failures: a connection that fails (Redis restarted, cut off, a timeout) is
-dropped and the batch is sent once more on a fresh one; re-sending is safe,
-as the append script recognises an append it already applied.  Redis that
-lost its script cache gets the script again, once.  Anything else fails the
-batch's appends with :class:`~server.store.StoreUnavailable`.
+dropped and the batch is sent once more on a fresh one; re-sending is safe
+for these commands (the append script recognises an append it already
+applied; a lookup only reads).  Redis that lost its script cache gets the
+script again, once.  Anything else fails the batch's commands with
+:class:`~server.store.StoreUnavailable`.
 """
 
 from __future__ import annotations
@@ -79,9 +82,7 @@ class CommitLane:
             await asyncio.gather(task, return_exceptions=True)
         _fail(self._queue, StoreUnavailable("the store is closing"))
         self._queue = []
-        if self._conn is not None:
-            conn, self._conn = self._conn, None
-            await self._redis.connection_pool.release(conn)
+        await self._drop()  # disconnected first: no reply of a cut batch can reach another user
 
     async def _drain(self) -> None:
         """Send batches until nobody waits (what arrives meanwhile makes the next one)."""
