@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from typing import TYPE_CHECKING, Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -149,27 +150,39 @@ class Bus:
             await lane.close()
 
     async def _listen(self) -> None:
+        """Read this process's channel on a connection of its own, subscribing again
+        after Redis went away.  Each message is read straight off the connection
+        (redis-py's ``PubSub`` wraps every one in more Python than the routing
+        itself costs); a health-check ``PING`` goes out before a read when one is
+        due, as ``PubSub`` does."""
+        pool = self.store.redis.connection_pool
+        loop = asyncio.get_running_loop()
         while True:
-            pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
+            conn: Any = None
             try:
-                await pubsub.subscribe(self.channel(self.node))
-                self._subscribed.set()
-                async for message in pubsub.listen():
-                    if message is None or message.get("type") != "message":
+                conn = await pool.get_connection()  # type: ignore[no-untyped-call]
+                await conn.send_command("SUBSCRIBE", self.channel(self.node))
+                while True:
+                    if conn.health_check_interval and loop.time() > conn.next_health_check:
+                        await conn.send_command("PING", check_health=False)
+                    reply = await conn.read_response(timeout=math.inf, push_request=True)
+                    if not isinstance(reply, list) or len(reply) < 3:
                         continue
-                    try:
-                        await self._receive(msgpack.unpackb(message["data"], raw=False))
-                    except Exception as exc:  # one bad message must not stop the routing
-                        self._log.exception("bus_message_failed", error=repr(exc))
+                    if reply[0] == b"subscribe":
+                        self._subscribed.set()
+                    elif reply[0] == b"message":
+                        try:
+                            await self._receive(msgpack.unpackb(reply[2], raw=False))
+                        except Exception as exc:  # one bad message must not stop the routing
+                            self._log.exception("bus_message_failed", error=repr(exc))
             except (RedisError, OSError) as exc:
                 self._log.warning("bus_disconnected", error=repr(exc))
                 await asyncio.sleep(0.5)
             finally:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(
-                        pubsub.aclose(),  # type: ignore[no-untyped-call]
-                        STOP_TIMEOUT,
-                    )
+                if conn is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(conn.disconnect(), STOP_TIMEOUT)
+                        await pool.release(conn)
 
     # -- the front: this process holds the client's connection ------------------------
     async def forward(self, player: Player, msg: Any, table_id: str) -> None:
