@@ -49,7 +49,6 @@ _SILENT = frozenset(
 STORE_RETRY_S = 1.0
 """After the store failed, the table retries what is due (timers, AI turns) this much later."""
 _ROLLBACK = (
-    "seats",
     "spectators",
     "status",
     "state",
