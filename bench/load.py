@@ -165,9 +165,15 @@ def _server_loop(args: argparse.Namespace) -> str | None:
     return None if args.server_dir else args.loop
 
 
+def _on_redis(args: argparse.Namespace) -> bool:
+    """Whether the game runs on the Redis store (``--store redis``, implied by
+    ``--servers`` above 1 and by ``--redis-outage``)."""
+    return bool(args.servers > 1 or args.redis_outage or args.store == "redis")
+
+
 def run_target(target: str, args: argparse.Namespace, seats: int) -> dict[str, Any]:
     """One measured run against ``target`` (game, echo or fanout)."""
-    if target == "game" and (args.servers > 1 or args.redis_outage or args.store == "redis"):
+    if target == "game" and _on_redis(args):
         return _run_cluster(args, seats)
     if target == "game":
         argv = cardavia_argv(args.tables, _server_loop(args), args.server_arg)
@@ -367,7 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(f"--idle must be 0 to {MAX_IDLE}")
     if not 1 <= args.servers <= MAX_SERVERS:
         raise SystemExit(f"--servers must be 1 to {MAX_SERVERS}")
-    if (args.servers > 1 or args.redis_outage or args.store == "redis") and args.idle:
+    if _on_redis(args) and args.idle:
         raise SystemExit("--servers, --store redis and --redis-outage apply to games, not --idle")
     if not 0 <= args.redis_outage < args.seconds:
         raise SystemExit("--redis-outage must be at least 0 and shorter than --seconds")
@@ -384,7 +390,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "connections": args.tables * seats,
         "pace": args.pace,
         "seconds": args.seconds,
-        "store": "redis" if args.servers > 1 or args.redis_outage else args.store,
+        "store": "redis" if _on_redis(args) else "memory",
         "servers": args.servers,
     }
     results = {t: run_target(t, args, seats) for t in (args.only or ("game", "echo", "fanout"))}

@@ -200,10 +200,10 @@ class Connection:
     def _json(message: BaseModel | Frame) -> bytes:
         """The JSON text of ``message`` (a shared :class:`Frame` holds msgpack bytes:
         its message is encoded again, for this connection only)."""
-        plain = message.message if isinstance(message, Frame) else message
-        if plain is None:  # relayed from another process as msgpack (not for JSON links)
-            plain = decode_server(message.data)  # type: ignore[union-attr]
-        return encode_json(plain).encode()
+        if not isinstance(message, Frame):
+            return encode_json(message).encode()
+        plain = message.message  # None: relayed from another process as msgpack
+        return encode_json(plain if plain is not None else decode_server(message.data)).encode()
 
     # -- reading -------------------------------------------------------------
     async def run(self) -> None:
