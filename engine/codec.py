@@ -73,10 +73,18 @@ def _enum(value: enum.Enum) -> Any:
 
 
 def _sequence(value: tuple[Any, ...] | list[Any]) -> list[Any]:
-    if value and type(value[0]) is Card:  # hands, piles, tables: cards only, most often
-        cards = [v.rank + v.suit for v in value if type(v) is Card]
-        if len(cards) == len(value):
-            return cards
+    if value:
+        first = type(value[0])
+        if first is Card:  # hands, piles, tables: cards only, most often
+            cards = [v.rank + v.suit for v in value if type(v) is Card]
+            if len(cards) == len(value):
+                return cards
+        elif first in _SCALARS:  # counts, scores, seats: their own plain form
+            for v in value:
+                if type(v) not in _SCALARS:
+                    break
+            else:
+                return list(value)
     return _plain_list(value)
 
 

@@ -275,6 +275,31 @@ class Game(ABC, Generic[OptT, S, A, V]):
         """Every card of the current deal by where it lies (hands, table, piles …)."""
 
 
+TO_ACT: tuple[tuple[Seat, ...], ...] = tuple((seat,) for seat in range(16))
+"""``(seat,)`` for each seat, one tuple each: a ``to_act`` of one seat is always the
+same object, so the views of a state (and of the next states while the turn stays)
+share it, and :class:`engine.codec.PlainMemo` converts it once."""
+
+_COUNTS: dict[tuple[int, ...], Any] = {}
+_COUNTS_KEPT = 4096
+_Counts = TypeVar("_Counts", bound=tuple[int, ...])
+
+
+def shared_counts(counts: _Counts) -> _Counts:
+    """``counts`` (integers only: cards per hand, say) as one shared object per value.
+
+    Every seat's view of a state then holds the very same tuple, which
+    :class:`engine.codec.PlainMemo` converts once for all of them.  At most
+    :data:`_COUNTS_KEPT` values are kept; then it starts afresh.
+    """
+    found = _COUNTS.get(counts)
+    if found is None:
+        if len(_COUNTS) >= _COUNTS_KEPT:
+            _COUNTS.clear()
+        found = _COUNTS[counts] = counts
+    return found
+
+
 def replace(obj: S, **changes: Any) -> S:
     """``dataclasses.replace`` with a precise type for mypy."""
     return dataclasses.replace(obj, **changes)  # type: ignore[type-var]

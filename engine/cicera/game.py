@@ -25,7 +25,17 @@ from engine.cicera.state import (
     Play,
     TeamBonuses,
 )
-from engine.game import Event, Game, IllegalAction, Result, Seat, Transition, replace
+from engine.game import (
+    TO_ACT,
+    Event,
+    Game,
+    IllegalAction,
+    Result,
+    Seat,
+    Transition,
+    replace,
+    shared_counts,
+)
 from engine.rng import derive_rng, new_seed
 
 SEATS = 4
@@ -176,7 +186,7 @@ class CiceraGame(Game[CiceraOptions, CiceraState, Play, CiceraView]):
     # -- playing (A turn) ----------------------------------------------------------
     def to_act(self, state: CiceraState) -> tuple[Seat, ...]:
         """The one seat whose turn it is."""
-        return () if state.turn is None else (state.turn,)
+        return () if state.turn is None else TO_ACT[state.turn]
 
     def legal_actions(self, state: CiceraState, seat: Seat) -> tuple[Play, ...]:
         """Each card of the hand with each capture it can make, and placed (always allowed)."""
@@ -273,7 +283,7 @@ class CiceraGame(Game[CiceraOptions, CiceraState, Play, CiceraView]):
             to_act=self.to_act(state),
             dealer=state.dealer,
             hand=h[seat] if seat is not None else (),
-            hand_counts=(len(h[0]), len(h[1]), len(h[2]), len(h[3])),
+            hand_counts=shared_counts((len(h[0]), len(h[1]), len(h[2]), len(h[3]))),
             table=state.table,
             piles=state.piles,
             bonuses=state.bonuses,

@@ -43,14 +43,22 @@ from engine.doudizhu.state import (
     Step,
     Turn,
 )
-from engine.game import Event, Game, IllegalAction, Result, Seat, Transition
+from engine.game import (
+    TO_ACT,
+    Event,
+    Game,
+    IllegalAction,
+    Result,
+    Seat,
+    Transition,
+    shared_counts,
+)
 from engine.rng import derive_rng, new_seed
 
 HAND_SIZE = 17
 BOTTOM_SIZE = 3
 PASS = Pass()
 _new_state = tuple.__new__
-_TO_ACT: tuple[tuple[int, ...], ...] = ((0,), (1,), (2,))
 _AUCTION_LEGAL: tuple[tuple[Action, ...], ...] = tuple(
     (PASS, *(Bid(v) for v in range(high + 1, MAX_BID + 1))) for high in range(MAX_BID)
 )
@@ -207,7 +215,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
     def to_act(self, state: DoudizhuState) -> tuple[Seat, ...]:
         """The one seat whose turn it is (none once the deal is over)."""
         turn = state.turn
-        return () if turn is None else _TO_ACT[turn]
+        return () if turn is None else TO_ACT[turn]
 
     def legal_actions(self, state: DoudizhuState, seat: Seat) -> tuple[Action, ...]:
         """Calls in the auction; in the play every combination (that beats), or a pass."""
@@ -406,7 +414,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             redeals=state.attempt,
             first_bidder=state.first_bidder,
             hand=cards_of(h[seat]) if seat is not None else (),
-            hand_counts=(h[0].bit_count(), h[1].bit_count(), h[2].bit_count()),
+            hand_counts=shared_counts((h[0].bit_count(), h[1].bit_count(), h[2].bit_count())),
             auction=state.auction,
             bid=state.bid,
             landlord=state.landlord,

@@ -19,7 +19,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.cards import GERMAN_32, Card
-from engine.game import Event, Game, IllegalAction, Result, Seat, Transition, replace
+from engine.game import (
+    TO_ACT,
+    Event,
+    Game,
+    IllegalAction,
+    Result,
+    Seat,
+    Transition,
+    replace,
+    shared_counts,
+)
 from engine.rng import derive_rng, new_seed
 from engine.schafkopf.hidden import Public, deal_hidden, played_by
 from engine.schafkopf.rules import (
@@ -179,7 +189,7 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
     # -- playing ---------------------------------------------------------------
     def to_act(self, state: SchafkopfState) -> tuple[Seat, ...]:
         """The one seat whose turn it is."""
-        return () if state.turn is None else (state.turn,)
+        return () if state.turn is None else TO_ACT[state.turn]
 
     def legal_actions(self, state: SchafkopfState, seat: Seat) -> tuple[SchafkopfAction, ...]:
         """Pass or a higher eligible announcement while bidding; the playable cards in play."""
@@ -398,7 +408,7 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
             deal_no=state.deal_no,
             dealer=state.dealer,
             hand=h[seat] if seat is not None else (),
-            hand_counts=(len(h[0]), len(h[1]), len(h[2]), len(h[3])),
+            hand_counts=shared_counts((len(h[0]), len(h[1]), len(h[2]), len(h[3]))),
             bids=state.bids,
             contract=state.contract,
             partner=state.partner_known,

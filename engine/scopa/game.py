@@ -6,7 +6,17 @@ import random
 from collections.abc import Mapping, Sequence
 
 from engine.cards import SCOPA_40, Card, format_cards
-from engine.game import Event, Game, IllegalAction, Result, Seat, Transition, replace
+from engine.game import (
+    TO_ACT,
+    Event,
+    Game,
+    IllegalAction,
+    Result,
+    Seat,
+    Transition,
+    replace,
+    shared_counts,
+)
 from engine.rng import derive_rng, new_seed
 from engine.scopa.rules import capture_options, match_winner, score_deal
 from engine.scopa.state import (
@@ -154,7 +164,7 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
     # -- playing (A turn) ------------------------------------------------------
     def to_act(self, state: ScopaState) -> tuple[Seat, ...]:
         """The one seat whose turn it is."""
-        return () if state.turn is None else (state.turn,)
+        return () if state.turn is None else TO_ACT[state.turn]
 
     def legal_actions(self, state: ScopaState, seat: Seat) -> tuple[Play, ...]:
         """Every card of the hand with each capture it may (and so must) make."""
@@ -278,7 +288,7 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
             dealer=state.dealer,
             deal_no=state.deal_no,
             hand=state.hands[seat] if seat is not None else (),
-            hand_counts=(len(state.hands[0]), len(state.hands[1])),
+            hand_counts=shared_counts((len(state.hands[0]), len(state.hands[1]))),
             table=state.table,
             stock_count=len(state.stock),
             piles=state.piles,

@@ -70,9 +70,37 @@ def test_mixed_sequences_and_unknown_types() -> None:
     cards = (Card("7", "D"), Card("A", "S"))
     assert to_plain((*cards, 3, ("x", Card("2", "C")))) == ["7D", "AS", 3, ["x", "2C"]]
     assert to_plain([Card("7", "D"), None]) == ["7D", None]
+    assert to_plain((3, 1, 2)) == [3, 1, 2]  # scalars only: their own plain form
+    assert to_plain((1, True, None, 2.5, "x")) == [1, True, None, 2.5, "x"]
+    assert to_plain((3, Card("2", "C"), (1,))) == [3, "2C", [1]]  # a scalar first, then not
     assert to_plain(frozenset(cards)) == reference(frozenset(cards))
     with pytest.raises(TypeError, match="object"):
         to_plain(object())
+
+
+@given(st.lists(st.one_of(st.integers(), st.booleans(), st.none(), st.text(max_size=3))))
+def test_a_tuple_of_scalars_converts_as_the_reference_does(values: list[Any]) -> None:
+    assert to_plain(tuple(values)) == reference(tuple(values)) == values
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_the_views_of_a_state_share_its_turn_and_hand_counts(game_id: str) -> None:
+    """Every seat's view (and the spectator's) holds the very same ``to_act`` and
+    ``hand_counts`` objects, which a :class:`PlainMemo` then converts once per state."""
+    game = GAMES[game_id]
+    options = game.options()
+    rng = random.Random(3)
+    state = game.new_state(options, 9)
+    seats = [*range(game.num_seats(options)), None]
+    for _ in range(60):
+        if game.is_over(state):
+            break
+        views = [game.view(state, seat) for seat in seats]
+        for name in ("to_act", "hand_counts"):
+            if hasattr(views[0], name):
+                assert len({id(getattr(v, name)) for v in views}) == 1, name
+        seat = game.to_act(state)[0]
+        state = game.apply(state, seat, rng.choice(game.legal_actions(state, seat))).state
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
