@@ -77,9 +77,10 @@ def _split(total: int, parts: int) -> list[tuple[int, int]]:
 
 
 @contextmanager
-def _workers(jobs: list[Job], loop: str) -> Iterator[tuple[Any, Any]]:
-    """A client worker process per job, started; ``(ready, go)``: the queue they report
-    on and the event that starts their work.  Joined on leaving (killed if stuck)."""
+def _workers(jobs: list[Job], loop: str) -> Iterator[tuple[Any, Any, list[int]]]:
+    """A client worker process per job, started; ``(ready, go, pids)``: the queue they
+    report on, the event that starts their work and their process ids.  Joined on
+    leaving (killed if stuck)."""
     ctx = mp.get_context("spawn")
     ready = ctx.Queue()
     go = ctx.Event()
@@ -87,7 +88,7 @@ def _workers(jobs: list[Job], loop: str) -> Iterator[tuple[Any, Any]]:
     for p in procs:
         p.start()
     try:
-        yield ready, go
+        yield ready, go, [p.pid for p in procs if p.pid is not None]
     finally:
         for p in procs:
             p.join(timeout=30)
@@ -112,11 +113,12 @@ def _drive(
 ) -> tuple[list[dict[str, Any]], dict[str, float]]:
     """Start a worker per job, wait until all are ready, open the window, collect reports.
 
-    Returns the workers' reports and the server's figures over the window
-    (CPU seconds, RSS at the end; summed over its processes ``pids``).
+    Returns the workers' reports and the figures over the window: the server's
+    CPU seconds and RSS at the end (summed over its processes ``pids``), and the
+    CPU seconds of the client workers.
     """
     reports: dict[int, Any] = {}
-    with _workers(jobs, loop) as (ready, go):
+    with _workers(jobs, loop) as (ready, go, clients):
         waiting = {j.worker for j in jobs}
         deadline = time.monotonic() + 180
         while waiting:
@@ -125,10 +127,12 @@ def _drive(
         if on_ready is not None:
             on_ready()
         cpu0, t0 = sum(map(cpu_seconds, pids)), time.perf_counter()
+        clients0 = sum(map(cpu_seconds, clients))
         go.set()
         seconds = window if window is not None else jobs[0].seconds
         time.sleep(seconds)
         cpu1, t1 = sum(map(cpu_seconds, pids)), time.perf_counter()
+        clients1 = sum(map(cpu_seconds, clients))
         rss = sum(map(rss_bytes, pids))
         waiting = {j.worker for j in jobs}
         while waiting:
@@ -136,7 +140,12 @@ def _drive(
             if kind == "done":
                 reports[worker] = data
                 waiting.discard(worker)
-    server = {"cpu_s": cpu1 - cpu0, "wall_s": t1 - t0, "rss": float(rss)}
+    server = {
+        "cpu_s": cpu1 - cpu0,
+        "wall_s": t1 - t0,
+        "rss": float(rss),
+        "clients_cpu_s": clients1 - clients0,
+    }
     return [reports[j.worker] for j in jobs], server
 
 
@@ -156,6 +165,9 @@ def _figures(
         "errors": sum(r["errors"] for r in reports),
         "cpu_pct": round(100 * server["cpu_s"] / server["wall_s"], 1),
         "moves_per_cpu_s": round(moves / max(server["cpu_s"], 1e-3), 1),
+        "cpu_us_per_move": round(1e6 * server["cpu_s"] / max(moves, 1), 1),
+        "clients_cpu_pct": round(100 * server["clients_cpu_s"] / server["wall_s"], 1),
+        "clients_cpu_us_per_move": round(1e6 * server["clients_cpu_s"] / max(moves, 1), 1),
         "rss_mb": round(server["rss"] / 2**20, 1),
     }
 
@@ -284,7 +296,7 @@ def run_idle(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _hold(jobs: list[Job], loop: str, pid: int) -> dict[str, Any]:
-    with _workers(jobs, loop) as (ready, go):
+    with _workers(jobs, loop) as (ready, go, _):
         for _ in jobs:
             _report(ready, 120)
         time.sleep(0.5)
@@ -392,6 +404,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "seconds": args.seconds,
         "store": "redis" if _on_redis(args) else "memory",
         "servers": args.servers,
+        "cpus": len(os.sched_getaffinity(0)),
     }
     results = {t: run_target(t, args, seats) for t in (args.only or ("game", "echo", "fanout"))}
     game_figs = results.get("game", {})
@@ -401,7 +414,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if figs is None:
             report[f"ratio_{name}"] = None
             continue
-        for key in ("moves_per_s", "p99_ms", "cpu_pct", "moves_per_cpu_s"):
+        for key in (
+            "moves_per_s",
+            "p99_ms",
+            "cpu_pct",
+            "moves_per_cpu_s",
+            "cpu_us_per_move",
+            "clients_cpu_pct",
+            "clients_cpu_us_per_move",
+        ):
             report[f"{name}_{key}"] = figs[key]
         report[f"{name}_saturated"] = figs["cpu_pct"] >= SATURATED_PCT
         if args.pace == "full" and not report[f"{name}_saturated"]:

@@ -30,6 +30,12 @@ def test_load_smoke_run_reports_moves_latency_and_ratios(capsys: pytest.CaptureF
     assert isinstance(report["fanout_saturated"], bool) and isinstance(
         report["echo_saturated"], bool
     )
+    # what each side's processes spent: the server's and the clients' CPU per move
+    for prefix in ("", "fanout_", "echo_"):
+        assert report[f"{prefix}cpu_us_per_move"] > 0, prefix
+        assert report[f"{prefix}clients_cpu_pct"] > 0, prefix
+        assert report[f"{prefix}clients_cpu_us_per_move"] > 0, prefix
+    assert isinstance(report["cpus"], int) and report["cpus"] >= 1
 
 
 def test_servers_runs_the_tables_across_processes_sharing_redis(
