@@ -101,6 +101,10 @@ def _plain_list(values: Iterable[Any]) -> list[Any]:
 def _set(value: frozenset[Any] | set[Any]) -> list[Any]:
     """Sorted by ``repr`` of the plain values (a total order whatever they are);
     text of letters and digits (cards) sorts the same by itself, without the reprs."""
+    cards = [v.rank + v.suit for v in value if type(v) is Card]  # captures, plays: most often
+    if len(cards) == len(value):
+        cards.sort()
+        return cards
     out = _plain_list(value)
     try:
         text = all(map(str.isalnum, out))  # TypeError: not all text

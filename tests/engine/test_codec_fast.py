@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.cards import Card
+from engine.cards import FAMILIES, Card
 from engine.codec import PlainMemo, to_plain, to_plain_shared
 from engine.registry import GAMES
 
@@ -172,6 +172,23 @@ def test_only_immutable_values_are_carried_from_one_call_to_the_next() -> None:
 def test_a_set_sorts_as_by_repr_of_its_plain_values(values: frozenset[Any]) -> None:
     """The shortcut for text of letters and digits keeps the order of ``repr``."""
     assert to_plain(values) == sorted((reference(v) for v in values), key=repr)
+
+
+_ALL_CARDS = sorted({c for family in FAMILIES.values() for c in family.cards()})
+
+
+@given(
+    st.frozensets(st.sampled_from(_ALL_CARDS), max_size=20),
+    st.frozensets(st.integers(-3, 12) | st.text(max_size=2), max_size=3),
+)
+def test_a_set_of_cards_sorts_as_by_repr_of_its_plain_values(
+    cards: frozenset[Card], others: frozenset[Any]
+) -> None:
+    """Cards of every family (a play, a capture) take the shortcut for cards alone;
+    with anything else among them, the general order."""
+    assert to_plain(cards) == sorted((reference(c) for c in cards), key=repr)
+    mixed = cards | others
+    assert to_plain(mixed) == sorted((reference(v) for v in mixed), key=repr)
 
 
 @dataclasses.dataclass(frozen=True)
