@@ -59,6 +59,24 @@ HAND_SIZE = 17
 BOTTOM_SIZE = 3
 PASS = Pass()
 _new_state = tuple.__new__
+
+_VIEW_CARDS: dict[int, tuple[Card, ...]] = {}
+_VIEW_CARDS_KEPT = 8192
+
+
+def _view_cards(mask: int) -> tuple[Card, ...]:
+    """``cards_of(mask)``, one tuple per mask: a hand that did not change since the last
+    view (every hand but the mover's) is the very same object, which the server's
+    :class:`engine.codec.PlainMemo` then does not convert again.  At most
+    :data:`_VIEW_CARDS_KEPT` masks are kept; then it starts afresh."""
+    cards = _VIEW_CARDS.get(mask)
+    if cards is None:
+        if len(_VIEW_CARDS) >= _VIEW_CARDS_KEPT:
+            _VIEW_CARDS.clear()
+        cards = _VIEW_CARDS[mask] = cards_of(mask)
+    return cards
+
+
 _AUCTION_LEGAL: tuple[tuple[Action, ...], ...] = tuple(
     (PASS, *(Bid(v) for v in range(high + 1, MAX_BID + 1))) for high in range(MAX_BID)
 )
@@ -413,12 +431,12 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             phase=phase,
             redeals=state.attempt,
             first_bidder=state.first_bidder,
-            hand=cards_of(h[seat]) if seat is not None else (),
+            hand=_view_cards(h[seat]) if seat is not None else (),
             hand_counts=shared_counts((h[0].bit_count(), h[1].bit_count(), h[2].bit_count())),
             auction=state.auction,
             bid=state.bid,
             landlord=state.landlord,
-            bottom=cards_of(state.bottom) if state.landlord is not None else (),
+            bottom=_view_cards(state.bottom) if state.landlord is not None else (),
             last=state.last,
             last_seat=state.last_seat,
             history=state.history,

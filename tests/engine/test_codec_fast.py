@@ -86,12 +86,14 @@ def test_a_tuple_of_scalars_converts_as_the_reference_does(values: list[Any]) ->
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_the_views_of_a_state_share_its_turn_and_hand_counts(game_id: str) -> None:
     """Every seat's view (and the spectator's) holds the very same ``to_act`` and
-    ``hand_counts`` objects, which a :class:`PlainMemo` then converts once per state."""
+    ``hand_counts`` objects, which a :class:`PlainMemo` then converts once per state;
+    a hand the last move left alone is the object the last view held."""
     game = GAMES[game_id]
     options = game.options()
     rng = random.Random(3)
     state = game.new_state(options, 9)
     seats = [*range(game.num_seats(options)), None]
+    last = None
     for _ in range(60):
         if game.is_over(state):
             break
@@ -99,6 +101,11 @@ def test_the_views_of_a_state_share_its_turn_and_hand_counts(game_id: str) -> No
         for name in ("to_act", "hand_counts"):
             if hasattr(views[0], name):
                 assert len({id(getattr(v, name)) for v in views}) == 1, name
+        if last is not None:  # a hand the move left alone is the very same object
+            for before, now in zip(last, views, strict=True):
+                if before.hand == now.hand:
+                    assert before.hand is now.hand
+        last = views
         seat = game.to_act(state)[0]
         state = game.apply(state, seat, rng.choice(game.legal_actions(state, seat))).state
 
