@@ -54,6 +54,7 @@ from bench.procstat import (
 )
 from bench.report import log, percentile
 from engine.registry import GAMES
+from server.config import usable_cpus
 
 MAX_TABLES = 2000
 MAX_IDLE = 20000
@@ -404,7 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "seconds": args.seconds,
         "store": "redis" if _on_redis(args) else "memory",
         "servers": args.servers,
-        "cpus": len(os.sched_getaffinity(0)),
+        "cpus": usable_cpus(),
     }
     results = {t: run_target(t, args, seats) for t in (args.only or ("game", "echo", "fanout"))}
     game_figs = results.get("game", {})

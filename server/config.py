@@ -18,7 +18,7 @@ from typing import Any
 ENV_PREFIX = "CARDAVIA_"
 
 
-def _usable_cpus() -> int:
+def usable_cpus() -> int:
     """The CPUs this process may run on (its affinity where the OS tells it)."""
     try:
         return len(os.sched_getaffinity(0))
@@ -27,7 +27,7 @@ def _usable_cpus() -> int:
 
 
 AI_WORKERS_MAX_DEFAULT = 8
-DEFAULT_AI_WORKERS = max(1, min(AI_WORKERS_MAX_DEFAULT, _usable_cpus() - 1))
+DEFAULT_AI_WORKERS = max(1, min(AI_WORKERS_MAX_DEFAULT, usable_cpus() - 1))
 """One AI worker per CPU but one, which is left to the event loop (AI searches
 competing with the loop for every core make humans wait), at most 8."""
 
