@@ -141,17 +141,17 @@ def _drive(
             if kind == "done":
                 reports[worker] = data
                 waiting.discard(worker)
-    server = {
+    figures = {
         "cpu_s": cpu1 - cpu0,
         "wall_s": t1 - t0,
         "rss": float(rss),
         "clients_cpu_s": clients1 - clients0,
     }
-    return [reports[j.worker] for j in jobs], server
+    return [reports[j.worker] for j in jobs], figures
 
 
 def _figures(
-    reports: list[dict[str, Any]], server: dict[str, float], seconds: float
+    reports: list[dict[str, Any]], window: dict[str, float], seconds: float
 ) -> dict[str, Any]:
     moves = sum(r["moves"] for r in reports)
     delivered = sum(r["delivered"] for r in reports)
@@ -164,12 +164,12 @@ def _figures(
         "p99_ms": round(percentile(lat, 0.99) * 1000, 2),
         "max_ms": round((lat[-1] if lat else 0.0) * 1000, 2),
         "errors": sum(r["errors"] for r in reports),
-        "cpu_pct": round(100 * server["cpu_s"] / server["wall_s"], 1),
-        "moves_per_cpu_s": round(moves / max(server["cpu_s"], 1e-3), 1),
-        "cpu_us_per_move": round(1e6 * server["cpu_s"] / max(moves, 1), 1),
-        "clients_cpu_pct": round(100 * server["clients_cpu_s"] / server["wall_s"], 1),
-        "clients_cpu_us_per_move": round(1e6 * server["clients_cpu_s"] / max(moves, 1), 1),
-        "rss_mb": round(server["rss"] / 2**20, 1),
+        "cpu_pct": round(100 * window["cpu_s"] / window["wall_s"], 1),
+        "moves_per_cpu_s": round(moves / max(window["cpu_s"], 1e-3), 1),
+        "cpu_us_per_move": round(1e6 * window["cpu_s"] / max(moves, 1), 1),
+        "clients_cpu_pct": round(100 * window["clients_cpu_s"] / window["wall_s"], 1),
+        "clients_cpu_us_per_move": round(1e6 * window["clients_cpu_s"] / max(moves, 1), 1),
+        "rss_mb": round(window["rss"] / 2**20, 1),
     }
 
 

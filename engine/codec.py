@@ -72,12 +72,20 @@ def _enum(value: enum.Enum) -> Any:
     return value.value
 
 
+def _card_texts(
+    values: tuple[Any, ...] | list[Any] | frozenset[Any] | set[Any],
+) -> list[str] | None:
+    """The text of each card in ``values``, or None if not all of them are cards."""
+    cards = [v.rank + v.suit for v in values if type(v) is Card]
+    return cards if len(cards) == len(values) else None
+
+
 def _sequence(value: tuple[Any, ...] | list[Any]) -> list[Any]:
     if value:
         first = type(value[0])
         if first is Card:  # hands, piles, tables: cards only, most often
-            cards = [v.rank + v.suit for v in value if type(v) is Card]
-            if len(cards) == len(value):
+            cards = _card_texts(value)
+            if cards is not None:
                 return cards
         elif first in _SCALARS:  # counts, scores, seats: their own plain form
             for v in value:
@@ -101,8 +109,8 @@ def _plain_list(values: Iterable[Any]) -> list[Any]:
 def _set(value: frozenset[Any] | set[Any]) -> list[Any]:
     """Sorted by ``repr`` of the plain values (a total order whatever they are);
     text of letters and digits (cards) sorts the same by itself, without the reprs."""
-    cards = [v.rank + v.suit for v in value if type(v) is Card]  # captures, plays: most often
-    if len(cards) == len(value):
+    cards = _card_texts(value)  # captures, plays: most often
+    if cards is not None:
         cards.sort()
         return cards
     out = _plain_list(value)

@@ -179,10 +179,10 @@ class Bus:
                 self._log.warning("bus_disconnected", error=repr(exc))
                 await asyncio.sleep(0.5)
             finally:
-                if conn is not None:
+                if conn is not None:  # back to the pool even if it could not say goodbye
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(conn.disconnect(), STOP_TIMEOUT)
-                        await pool.release(conn)
+                    await pool.release(conn)
 
     # -- the front: this process holds the client's connection ------------------------
     async def forward(self, player: Player, msg: Any, table_id: str) -> None:
