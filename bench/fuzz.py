@@ -150,7 +150,9 @@ class Conn:
             msg = msgpack.unpackb(raw) if isinstance(raw, bytes) else {}
             if msg.get("type") == "error" and msg.get("code") == "internal_error":
                 self.internal_errors += 1
-            answer = msg.get("type") in REPLIES or msg.get("type") == "replay"
+            kind = msg.get("type")
+            # with update_ref, an act's answer may be the mover's update carrying its ref
+            answer = kind in REPLIES or kind == "replay" or kind == "update"
             if answer and msg.get("ref") == ref:
                 return msg
 
@@ -422,6 +424,9 @@ class Fuzzer:
         if name == "invite":
             invite = _choose(data, [t.invite for t in self.tables if t.invite], "invite")
             return draw(st.just(invite) | st.text(max_size=10), label="invite")
+        if name == "features":
+            known = st.lists(st.sampled_from(["update_ref", "teleport", ""]), max_size=4)
+            return draw(known | JUNK, label="features")
         if name == "text":
             return draw(st.text(min_size=0, max_size=40), label="text")
         if name == "game_no":

@@ -54,6 +54,7 @@ from bench.procstat import (
 )
 from bench.report import log, percentile
 from engine.registry import GAMES
+from protocol.base import FEATURES
 from server.config import usable_cpus
 
 MAX_TABLES = 2000
@@ -214,7 +215,7 @@ def _measure(
     ``on_ready`` runs as the measured window opens."""
     jobs = [
         Job(target, urls[0], args.game, seats, first, count, args.pace, args.seconds, args.seed, w,
-            tuple(urls[1:]))
+            tuple(urls[1:]), args.features)
         for w, (first, count) in enumerate(_split(args.tables, args.procs))
     ]  # fmt: skip
     where = f" on {len(urls)} processes" if len(urls) > 1 else ""
@@ -365,6 +366,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.0,
         help="on the Redis store (--servers, one process if not given): stop the redis-server"
         " for this many seconds in the middle of the run, then start it again",
+    )
+    parser.add_argument(
+        "--features",
+        type=lambda text: tuple(f for f in text.split(",") if f),
+        default=FEATURES,
+        help="the optional protocol features the game's clients ask for, comma-separated "
+        f"(default: {','.join(FEATURES)}; '' for none, as against a server without them)",
     )
     parser.add_argument("--server-log", default=None, help="save the server's log to this file")
     parser.add_argument(

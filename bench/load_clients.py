@@ -27,6 +27,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidState
 
 from bench.procstat import raise_fd_limit, run_loop
+from protocol.base import FEATURES
 
 PROTOCOL_VERSION = 1
 HUMAN_PACE = (2.0, 5.0)
@@ -79,6 +80,8 @@ class Job:
     others: tuple[str, ...] = ()
     """More processes of one service (``--servers``): seat *i* of table *t* connects
     to ``(url, *others)[(t + i) % n]``, so a table's seats sit at different processes."""
+    features: tuple[str, ...] = FEATURES
+    """The optional protocol features the game's clients ask for in ``hello``."""
 
     def url_of(self, table: int, seat: int) -> str:
         """Where seat ``seat`` of table ``table`` connects."""
@@ -215,9 +218,15 @@ class TableRun:
             self.seats.append(Seat(ws, job, self.tally, i, self.table))
         key = f"w{job.worker}t{self.table}"
         for seat in self.seats:
-            hello = {"type": "hello", "version": PROTOCOL_VERSION, "name": f"b{seat.index}"}
+            hello: dict[str, Any] = {
+                "type": "hello",
+                "version": PROTOCOL_VERSION,
+                "name": f"b{seat.index}",
+            }
             if job.target != "game":
                 hello["table"] = key
+            elif job.features:
+                hello["features"] = list(job.features)
             await seat.request(hello)
         if job.target != "game":
             for seat in self.seats:

@@ -43,7 +43,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from protocol import client_messages as cm
 from protocol import server_messages as sm
-from protocol.base import PROTOCOL_VERSION
+from protocol.base import FEATURES, PROTOCOL_VERSION
 from protocol.codec import FrameError, decode_server, encode
 from protocol.models import TableInfo, TableOptions
 
@@ -160,6 +160,7 @@ class Client:
         token: str | None = None,
         open_timeout: float = 10.0,
         ca_file: str | None = None,
+        features: tuple[str, ...] = FEATURES,
     ) -> Client:
         """Connect to ``url`` and open a session (resume it when ``token`` is given).
 
@@ -167,7 +168,9 @@ class Client:
         PEM file ``ca_file`` (e.g. a self-signed server certificate).
         Raises :class:`ServerError` (``bad_name``, ``bad_token`` …), ``OSError``
         when nothing listens there (``ssl.SSLError`` for an untrusted
-        certificate), ``TimeoutError`` after ``open_timeout``.
+        certificate), ``TimeoutError`` after ``open_timeout``.  ``features``: the
+        optional protocol features to ask for (all by default); the client
+        behaves the same either way.
         """
         tls: dict[str, Any] = {}
         if ca_file is not None and url.startswith("wss:"):
@@ -179,7 +182,8 @@ class Client:
         try:
             welcome = await asyncio.wait_for(
                 client._request(
-                    cm.Hello(version=PROTOCOL_VERSION, name=name, token=token), sm.Welcome
+                    cm.Hello(version=PROTOCOL_VERSION, name=name, token=token, features=features),
+                    sm.Welcome,
                 ),
                 open_timeout,
             )
@@ -285,7 +289,7 @@ class Client:
         if version is None:
             version = state.version if state is not None else 0
         msg = cm.Act(table=table, seat=seat, version=version, action=dict(action))
-        await self._request(msg, sm.Ok)
+        await self._request(msg, sm.Ok | sm.Update)  # update_ref: the mover's update answers
 
     async def chat(self, table: str, text: str) -> None:
         """Say ``text`` at a table."""
@@ -366,7 +370,8 @@ class Client:
         if isinstance(reply, sm.Error):
             raise ServerError(reply)
         if not isinstance(reply, expect):
-            raise TypeError(f"expected {expect.__name__}, got {type(reply).__name__}")
+            wanted = getattr(expect, "__name__", str(expect))
+            raise TypeError(f"expected {wanted}, got {type(reply).__name__}")
         return reply
 
     # -- pushed messages -----------------------------------------------------
@@ -411,6 +416,8 @@ class Client:
                 future = self._pending.get(ref) if ref is not None else None
                 if future is not None and not future.done():
                     future.set_result(msg)
+                    if isinstance(msg, sm.Update):  # it answers an act and is news too
+                        self._pushed.put_nowait(msg)
                 else:
                     self._pushed.put_nowait(msg)
         except ConnectionClosed:

@@ -98,7 +98,8 @@ function hello() {
     renderName();
     return;
   }
-  const msg = { type: "hello", version: PROTOCOL_VERSION, name: name || "player" };
+  // update_ref: an act's answer may be the mover's own update (docs/protocol.md, "Optional features")
+  const msg = { type: "hello", version: PROTOCOL_VERSION, name: name || "player", features: ["update_ref"] };
   if (token) msg.token = token;
   send(msg, (reply) => {
     if (reply.type === "error" && reply.code === "bad_token") {

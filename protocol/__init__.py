@@ -13,7 +13,7 @@ plain data produced by :func:`engine.codec.to_plain`: the engine owns their shap
 
 from __future__ import annotations
 
-from protocol.base import PROTOCOL_VERSION
+from protocol.base import FEATURES, PROTOCOL_VERSION
 from protocol.client_messages import CLIENT_MESSAGES, ClientMessage
 from protocol.codec import (
     FrameError,
@@ -26,6 +26,7 @@ from protocol.server_messages import SERVER_MESSAGES, ServerMessage
 
 __all__ = [
     "CLIENT_MESSAGES",
+    "FEATURES",
     "PROTOCOL_VERSION",
     "SERVER_MESSAGES",
     "ClientMessage",

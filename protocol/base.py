@@ -9,6 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field
 PROTOCOL_VERSION = 1
 """Sent in ``hello``; the server refuses any other with ``unsupported_version``."""
 
+FEATURES = ("update_ref",)
+"""Optional protocol features a client may ask for in ``hello`` (``docs/protocol.md``):
+
+* ``update_ref``: the answer to an ``act`` may be the mover's own ``update``,
+  carrying the act's id as ``ref``, instead of a separate ``ok``.
+"""
+
 RequestId = Annotated[int, Field(ge=0, le=2**53 - 1)]
 """A number the client picks for a request; replies and errors echo it as ``ref``."""
 

@@ -26,6 +26,9 @@ class Hello(Model):
     version: int
     name: Annotated[str, Field(max_length=256)]
     token: Annotated[str, Field(max_length=256)] | None = None
+    features: Annotated[tuple[Annotated[str, Field(max_length=32)], ...], Field(max_length=16)] = ()
+    """Optional protocol features the client handles (:data:`protocol.base.FEATURES`);
+    the server turns on those it knows and lists them in ``welcome``."""
 
 
 class ListTables(Model):

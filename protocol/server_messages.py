@@ -24,7 +24,8 @@ class Welcome(Model):
 
     ``resumed`` is true when a ``hello`` with a token re-attached an old
     session; ``tables`` lists the tables the player is at (a ``snapshot`` of
-    each follows).
+    each follows); ``features`` the optional features of the ``hello`` this
+    connection has (:data:`protocol.base.FEATURES`).
     """
 
     type: Literal["welcome"] = "welcome"
@@ -35,6 +36,7 @@ class Welcome(Model):
     token: str
     resumed: bool = False
     tables: tuple[TableId, ...] = ()
+    features: tuple[str, ...] = ()
 
 
 class Error(Model):
@@ -126,6 +128,9 @@ class Update(Model):
     ``events`` are only those the recipient may see, each
     ``{"kind": ..., "data": {...}}``; ``view`` is the recipient's full view
     after the action.  ``timer_s`` is the time left on the turn timer, if any.
+
+    With the ``update_ref`` feature, ``ref`` on the mover's update answers its
+    ``act`` (no ``ok`` follows).
     """
 
     type: Literal["update"] = "update"
@@ -138,6 +143,7 @@ class Update(Model):
     events: tuple[dict[str, Any], ...] = ()
     view: dict[str, Any]
     timer_s: float | None = None
+    ref: Ref = None
 
 
 class Snapshot(Model):

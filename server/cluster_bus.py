@@ -72,7 +72,13 @@ def _kind(raw: bytes) -> str | None:
 
 
 class RemoteLink:
-    """The link of a player connected to another process: sends go there via Redis."""
+    """The link of a player connected to another process: sends go there via Redis.
+
+    It has no optional features: what it relays arrives as this process encoded
+    it (a full ``update``; an ``ok`` for an ``act``), which any client handles.
+    """
+
+    features: frozenset[str] = frozenset()
 
     def __init__(self, bus: Bus, node: str, player_id: str) -> None:
         self.bus = bus

@@ -21,7 +21,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
-from protocol.base import PROTOCOL_VERSION
+from protocol.base import FEATURES, PROTOCOL_VERSION
 from protocol.client_messages import Hello, Ping
 from protocol.codec import (
     Frame,
@@ -129,6 +129,8 @@ class Connection:
         self._close: tuple[int, str] | None = None
         self.json = is_json(ws.subprotocol)
         """Whether the client speaks JSON text frames (``cardavia.json``), not msgpack."""
+        self.features: frozenset[str] = frozenset()
+        """The optional protocol features its ``hello`` asked for (of :data:`FEATURES`)."""
         self._log = get_logger(remote=str(ws.remote_address[0]) if ws.remote_address else "")
 
     # -- Link ----------------------------------------------------------------
@@ -306,6 +308,7 @@ class Connection:
             if old is not None and old is not self:
                 old.close(4000, "the session was resumed on another connection")
             self.player = player
+            self.features = _features(msg)
             self._log = self._log.bind(player=player.player_id)
             self.send(self._welcome(msg, player, resumed=True))
             self._log.info("session_resumed")
@@ -320,6 +323,7 @@ class Connection:
         player = sessions.open(name, self, self.address)
         quotas.add_session(player)
         self.player = player
+        self.features = _features(msg)
         self._log = self._log.bind(player=player.player_id)
         self.send(self._welcome(msg, player, resumed=False))
         self._log.info("session_opened", name=name)
@@ -334,4 +338,10 @@ class Connection:
             token=player.token,
             resumed=resumed,
             tables=tuple(player.tables),
+            features=tuple(f for f in FEATURES if f in msg.features),
         )
+
+
+def _features(hello: Hello) -> frozenset[str]:
+    """The features of ``hello`` this server knows (others are ignored, not refused)."""
+    return frozenset(FEATURES).intersection(hello.features)

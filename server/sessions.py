@@ -28,6 +28,10 @@ __all__ = ["NAME_MAX", "Link", "NameError_", "Player", "Sessions", "validate_nam
 class Link(Protocol):
     """A connection as the rest of the server sees it: fire-and-forget sends."""
 
+    @property
+    def features(self) -> frozenset[str]:
+        """The optional protocol features its ``hello`` asked for and the server knows."""
+
     def send(self, message: BaseModel | Frame) -> None:
         """Queue ``message`` (or an already encoded one) for the client (never blocks)."""
 

@@ -492,9 +492,20 @@ class TableActor:
     async def _on_act(self, command: Command) -> None:
         assert command.player is not None
         seat, version, action = command.args
-        eff = self.core.act(command.player.player_id, seat, version, action, "human", self.clock())
+        link = command.player.link
+        eff = self.core.act(
+            command.player.player_id,
+            seat,
+            version,
+            action,
+            "human",
+            self.clock(),
+            answer=link is not None and "update_ref" in link.features,
+            ref=command.ref,
+        )
         await self._commit(eff, seating=False)
-        self._reply(command, unchecked(Ok, {"type": "ok", "ref": command.ref}))  # a valid ref
+        if not eff.answered:  # else the player's own update carries the ref
+            self._reply(command, unchecked(Ok, {"type": "ok", "ref": command.ref}))  # a valid ref
         self._latency.observe(time.perf_counter() - command.received)
 
     async def _on_chat(self, command: Command) -> None:

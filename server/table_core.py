@@ -365,11 +365,17 @@ class TableCore:
         action: Any,
         by: ActedBy,
         now: float,
+        *,
+        answer: bool = False,
+        ref: int | None = None,
     ) -> Effects:
         """Validate and apply one action (a human's, or the AI's when ``player_id`` is None).
 
         Checks in order: a game is on, the seat is the sender's (or due to the
         AI), the version is current, the action decodes and the rules allow it.
+        ``answer`` (a human's request ``ref``, the ``update_ref`` feature): the
+        player's own update carries ``ref`` and answers the request
+        (``Effects.answered``: no ``ok`` is due).
         """
         if self.status != "playing":
             raise RequestError(ErrorCode.NOT_PLAYING, f"the table is {self.status}")
@@ -398,13 +404,22 @@ class TableCore:
         logged = LoggedAction(seat=seat, action=plain, by=by)
         self.log.append(logged)
         eff = Effects(applied=logged)
-        eff.outs = self._updates(transition.events, seat, by, now)
+        asker = player_id if answer else None
+        eff.outs = self._updates(
+            transition.events, seat, by, now, None if asker is None else (asker, ref)
+        )
+        eff.answered = asker is not None
         if self.game.is_over(self.state):
             eff.outs.extend(self._finish(now))
         return eff
 
     def _updates(
-        self, events: Iterable[Event], actor: int | None, by: ActedBy | None, now: float
+        self,
+        events: Iterable[Event],
+        actor: int | None,
+        by: ActedBy | None,
+        now: float,
+        answer: tuple[str, int | None] | None = None,
     ) -> list[Out]:
         """An ``update`` for each seated human and one shared by every spectator."""
         humans = [
@@ -423,6 +438,7 @@ class TableCore:
             actor=actor,
             by=by,
             timer=self.timer_left(now),
+            answer=answer,
         )
 
     def _finish(self, now: float) -> list[Out]:

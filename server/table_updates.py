@@ -48,9 +48,11 @@ class UpdateBuilder:
         actor: int | None,
         by: ActedBy | None,
         timer: float | None,
+        answer: tuple[str, int | None] | None = None,
     ) -> list[Out]:
         """An ``update`` for each seated human ``(seat, player id)`` and one shared by
-        every spectator."""
+        every spectator; ``answer`` ``(player id, ref)``: that player's update carries
+        ``ref``, answering its request (the ``update_ref`` feature)."""
         converted = [(e, plain_event(e)) for e in events]
         seats: list[int | None] = [seat for seat, _ in humans]
         if spectators:
@@ -68,13 +70,15 @@ class UpdateBuilder:
             "events": (),
             "view": None,
             "timer_s": timer,
+            "ref": None,
         }
+        asker, ref = answer if answer is not None else (None, None)
         outs: list[Out] = [
-            (pid, _update(base, seat, converted, view))
+            (pid, _update(base, seat, converted, view, ref if pid == asker else None))
             for (seat, pid), view in zip(humans, views, strict=False)
         ]
         if spectators:
-            watched = _update(base, None, converted, views[-1])
+            watched = _update(base, None, converted, views[-1], None)
             outs.extend((pid, watched) for pid in spectators)
         return outs
 
@@ -84,11 +88,12 @@ def _update(
     seat: int | None,
     converted: list[tuple[Event, dict[str, Any]]],
     view: dict[str, Any],
+    ref: int | None,
 ) -> Update:
-    """``base`` for ``seat``: its view and the events it may see.
+    """``base`` for ``seat``: its view, the events it may see and the ``ref`` it answers.
 
     Built from values the table made itself, so not validated again (tests
     check that it encodes as a validated one does).
     """
     events = tuple(plain for e, plain in converted if e.visible_to(seat))
-    return unchecked(Update, {**base, "seat": seat, "events": events, "view": view})
+    return unchecked(Update, {**base, "seat": seat, "events": events, "view": view, "ref": ref})

@@ -72,3 +72,5 @@ class Effects:
     """The table has no human left at it and should close."""
     close_reason: str | None = None
     """Why it closes, when not because everybody left."""
+    answered: bool = False
+    """The requester's own ``update`` answers its request (carries its ``ref``): no ``ok``."""

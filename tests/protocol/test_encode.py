@@ -42,6 +42,7 @@ def test_an_unchecked_message_is_the_validated_one() -> None:
         "events": ({"kind": "play", "data": {"card": "7D"}},),
         "view": {"hand": ["AS"], "legal": [{"type": "play", "card": "AS"}]},
         "timer_s": 12.5,
+        "ref": 3,
     }
     fast = unchecked(Update, dict(fields))
     slow = Update.model_validate(fields)
