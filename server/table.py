@@ -156,9 +156,10 @@ class TableActor:
 
     # -- the loop ------------------------------------------------------------
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()  # once: each call asks the OS for the pid (3.11)
         try:
             while not self.closed:
-                await self._handle(await self._next_command())
+                await self._handle(await self._next_command(loop))
                 if not self.closed and (self._retry_at is None or self._retry_at <= self.clock()):
                     try:
                         self._schedule_ai()
@@ -170,13 +171,12 @@ class TableActor:
             self._inflight.clear()
             self._refuse_queued()
 
-    async def _next_command(self) -> Command:
+    async def _next_command(self, loop: asyncio.AbstractEventLoop) -> Command:
         """The next queued command, or a ``tick`` when the core's next wakeup comes first.
 
         One future per wait and a timer handle only when the core has a wakeup
         due (cheaper than ``asyncio.wait_for`` on a queue for every command).
         """
-        loop = asyncio.get_running_loop()
         now = self.clock()
         wake = self.core.next_wakeup(now)
         if self._retry_at is not None:  # the store failed: try what is due again then
