@@ -6,7 +6,9 @@ When a client addresses a table owned elsewhere, the front publishes the
 request — the client's own frame, re-encoded — on the owner's channel
 ``P:node:<owner>``; the owner runs it as if the player were connected there,
 through a stand-in player whose link publishes every message back on the
-front's channel, where the front hands it to the connection.  Presence
+front's channel, where the front hands it to the connection (the request
+carries the connection's optional protocol features, so the owner answers
+as the client asked: an ``act`` with its update under ``update_ref``).  Presence
 (disconnect, reconnect, an expired session) follows the same way.
 
 Pub/sub delivers at most once: a request lost while Redis restarts gets no
@@ -29,6 +31,7 @@ from redis.exceptions import RedisError
 
 from protocol import client_messages as cm
 from protocol import server_messages as sm
+from protocol.base import FEATURES
 from protocol.codec import Frame, FrameError, decode_client, decode_server, encode, unchecked
 from protocol.errors import ErrorCode
 from protocol.models import TableInfo
@@ -74,16 +77,17 @@ def _kind(raw: bytes) -> str | None:
 class RemoteLink:
     """The link of a player connected to another process: sends go there via Redis.
 
-    It has no optional features: what it relays arrives as this process encoded
-    it (a full ``update``; an ``ok`` for an ``act``), which any client handles.
+    ``features`` are those of the player's connection there, as its last
+    request routed here said (what this process encodes is relayed as is).
     """
 
-    features: frozenset[str] = frozenset()
-
-    def __init__(self, bus: Bus, node: str, player_id: str) -> None:
+    def __init__(
+        self, bus: Bus, node: str, player_id: str, features: frozenset[str] = frozenset()
+    ) -> None:
         self.bus = bus
         self.node = node
         self.player_id = player_id
+        self.features = features
 
     def send(self, message: BaseModel | Frame) -> None:
         """Publish ``message`` (or its already encoded frame) to the player's process."""
@@ -209,6 +213,7 @@ class Bus:
                 "name": player.name,
                 "from": self.node,
                 "frame": encode(msg),
+                "features": sorted(player.link.features) if player.link is not None else [],
             },
         )
 
@@ -324,14 +329,20 @@ class Bus:
         player.send(message)
 
     # -- the owner: this process drives the table --------------------------------------
-    def stand_in(self, pid: str, name: str, node: str) -> Player:
-        """The player connected at ``node``, as the tables here see them."""
+    def stand_in(
+        self, pid: str, name: str, node: str, features: frozenset[str] | None = None
+    ) -> Player:
+        """The player connected at ``node``, as the tables here see them; ``features``:
+        those of its connection there (None: not told, kept as they were)."""
         player = self.app.sessions.get(pid)
         if player is None:
             player = Player(player_id=pid, name=name, token="")
             self.app.sessions.adopt(player, by_token=False)
-        if player.link is None or isinstance(player.link, RemoteLink):
-            player.link = RemoteLink(self, node, pid)
+        link = player.link
+        if link is None or isinstance(link, RemoteLink):
+            if features is None:
+                features = link.features if link is not None else frozenset()
+            player.link = RemoteLink(self, node, pid, features)
             player.away_since = None  # connected (elsewhere): not a session to expire here
         return player
 
@@ -345,7 +356,9 @@ class Bus:
             if link is not None and not isinstance(link, RemoteLink):
                 link.close(int(data["code"]), str(data["reason"]))
         elif kind == "cmd":
-            player = self.stand_in(data["pid"], data["name"], data["from"])
+            told = data.get("features")
+            known = frozenset(FEATURES).intersection(told) if isinstance(told, list) else None
+            player = self.stand_in(data["pid"], data["name"], data["from"], known)
             msg = decode_client(data["frame"])
             try:
                 await self.app.dispatch(player, msg, route=False)

@@ -11,9 +11,10 @@ import msgpack  # type: ignore[import-untyped]
 from websockets.asyncio.client import connect
 
 from client_cli.client import Client
+from protocol import client_messages as cm
 from protocol import server_messages as sm
 from protocol.base import PROTOCOL_VERSION
-from protocol.codec import decode_server, decode_server_json
+from protocol.codec import decode_server, decode_server_json, encode
 from tests.server.helpers import Recorder, play_random, watch
 from tests.server.redis_fixture import RedisServer, ServerProcess, fast_redis_config
 from tests.server.test_store_restart import logged
@@ -61,6 +62,16 @@ async def test_two_processes_share_one_lobby(
     await bob.rematch(table)
     await ann.rematch(table)
     await bob.wait_for(lambda m: isinstance(m, sm.Update) and m.game_no == 2, 10)
+    # update_ref across processes: bob's move at a's table is answered by his update
+    if not bob.tables[table].legal:
+        await ann.wait_for(lambda m: isinstance(m, sm.Update) and m.game_no == 2, 10)
+        await ann.act(table, ann.tables[table].legal[0])
+        await bob.wait_for(lambda m: isinstance(m, sm.Update) and m.actor == 0, 10)
+    state = bob.tables[table]
+    act = cm.Act(id=777, table=table, seat=1, version=state.version, action=state.legal[0])
+    await bob.send_raw(encode(act))
+    answer = await bob.wait_for(lambda m: getattr(m, "ref", None) == 777, 10)
+    assert isinstance(answer, sm.Update) and answer.actor == 1
     # quick play finds a waiting table of another process
     erin = await Client.connect(a.url, "erin")
     fred = await Client.connect(b.url, "fred")
