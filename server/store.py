@@ -69,6 +69,11 @@ class Store(Protocol):
     """Whether a write may raise :class:`StoreUnavailable` (then the table actor snapshots
     its core before each command, to roll the command back)."""
 
+    completes_at_once: bool
+    """Whether every method returns without waiting (its coroutine ends at its first
+    step): a table then handles a move in the turn of the loop that brought it
+    (:meth:`server.table.TableActor.submit`)."""
+
     async def create(self, record: TableRecord) -> None:
         """Record a new table (no game started yet)."""
 
@@ -101,6 +106,7 @@ class MemoryStore:
     """The default store: records in a dict, gone when the process ends."""
 
     may_fail = False
+    completes_at_once = True
 
     def __init__(self) -> None:
         self._records: dict[str, TableRecord] = {}

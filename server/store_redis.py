@@ -208,6 +208,7 @@ class RedisStore:
     """A :class:`~server.store.Store` in Redis with per-table fencing (module docstring)."""
 
     may_fail = True
+    completes_at_once = False
 
     def __init__(
         self,

@@ -122,6 +122,9 @@ class TableActor:
         """The replay last built here (:meth:`_on_replay`)."""
         self.queue: deque[Command] = deque()
         self._waiter: asyncio.Future[bool] | None = None
+        """Set while the actor waits for a command (True: its wakeup came)."""
+        self._waiting_until: float | None = None
+        """The wakeup it waits for meanwhile (None: none)."""
         self.pending_joins = 0
         self.closed = False
         self._inflight: dict[tuple[int, int], asyncio.Task[None]] = {}
@@ -143,11 +146,47 @@ class TableActor:
         self._task = asyncio.create_task(self._run(), name=f"table-{self.id}")
 
     def submit(self, command: Command) -> None:
-        """Queue a command (never blocks)."""
-        self.queue.append(command)
+        """Queue a command (never blocks); a move at an idle table is handled at once
+        (:meth:`_handle_now`)."""
         waiter = self._waiter
+        if (
+            command.kind == "act"
+            and waiter is not None
+            and not waiter.done()
+            and not self.queue
+            and self.store.completes_at_once
+            and self._retry_at is None
+        ):
+            self._handle_now(command, waiter)
+            return
+        self.queue.append(command)
         if waiter is not None and not waiter.done():
             waiter.set_result(False)
+
+    def _handle_now(self, command: Command, waiter: asyncio.Future[bool]) -> None:
+        """Handle ``command`` in the caller's turn of the event loop, as the actor would in
+        its own, sparing the actor's wake-up per move.
+
+        Only while the actor waits with nothing queued, so commands still run one at
+        a time and in order, and on a store whose writes complete without waiting
+        (``Store.completes_at_once``), so the handler runs to its end in this one
+        step.  The actor is woken after all when the table closed or its next wakeup
+        (a timer, say) moved before the one it waits for.
+        """
+        handling = self._handle(command)
+        try:
+            handling.send(None)
+        except StopIteration:
+            pass
+        else:  # a store that waited after all: a bug, and the command is cut short
+            handling.close()
+            raise RuntimeError(f"table {self.id}: a command waited on a store said not to")
+        if not self.closed:
+            self._after_command()
+        wake = None if self.closed else self.core.next_wakeup(self.clock())
+        parked = self._waiting_until
+        if self.closed or (wake is not None and (parked is None or wake < parked)):
+            waiter.set_result(False)  # it looks again (_next_command returns None)
 
     async def wait_closed(self) -> None:
         """Wait until the actor has stopped."""
@@ -159,20 +198,30 @@ class TableActor:
         loop = asyncio.get_running_loop()  # once: each call asks the OS for the pid (3.11)
         try:
             while not self.closed:
-                await self._handle(await self._next_command(loop))
-                if not self.closed and (self._retry_at is None or self._retry_at <= self.clock()):
-                    try:
-                        self._schedule_ai()
-                    except Exception as exc:  # an engine bug: log it, keep the table
-                        self._log.exception("ai_schedule_failed", error=repr(exc))
+                command = await self._next_command(loop)
+                if command is None:  # woken to look again: the table changed meanwhile
+                    continue
+                await self._handle(command)
+                if not self.closed:
+                    self._after_command()
         finally:
             for task in self._inflight.values():
                 task.cancel()
             self._inflight.clear()
             self._refuse_queued()
 
-    async def _next_command(self, loop: asyncio.AbstractEventLoop) -> Command:
-        """The next queued command, or a ``tick`` when the core's next wakeup comes first.
+    def _after_command(self) -> None:
+        """What follows every command: the AI's turns that are now due."""
+        if self._retry_at is None or self._retry_at <= self.clock():
+            try:
+                self._schedule_ai()
+            except Exception as exc:  # an engine bug: log it, keep the table
+                self._log.exception("ai_schedule_failed", error=repr(exc))
+
+    async def _next_command(self, loop: asyncio.AbstractEventLoop) -> Command | None:
+        """The next queued command, or a ``tick`` when the core's next wakeup comes first;
+        None when woken with nothing queued (a move was handled at once meanwhile:
+        the wakeup is to be worked out again).
 
         One future per wait and a timer handle only when the core has a wakeup
         due (cheaper than ``asyncio.wait_for`` on a queue for every command).
@@ -187,6 +236,7 @@ class TableActor:
             if self.queue:
                 return self.queue.popleft()
             self._waiter = waiter = loop.create_future()
+            self._waiting_until = wake
             timer = None if wake is None else loop.call_later(wake - now, _time_up, waiter)
             try:
                 timed_out = await waiter
@@ -196,7 +246,9 @@ class TableActor:
                     timer.cancel()
             if timed_out and not self.queue:
                 return Command("tick")
-            now = self.clock()  # only this actor changes the core: ``wake`` still holds
+            if not self.queue:
+                return None
+            now = self.clock()  # only the actor changed the core: ``wake`` still holds
 
     def _refuse_queued(self) -> None:
         """Answer the requests still queued at a table that has stopped."""
