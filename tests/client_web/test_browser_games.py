@@ -190,8 +190,13 @@ async def test_the_other_seat_s_move_is_marked_for_a_moment(
     await page.evaluate("() => { window.cardavia.table.recent[1].at = Date.now(); }")
     await play_first_legal(page)
     await page.locator('.seat[data-seat="1"] .seat-move.just').first.wait_for(timeout=TIMEOUT_MS)
-    style = await page.locator('.seat[data-seat="1"] .seat-move.just').evaluate(
-        "e => [getComputedStyle(e).animationName, getComputedStyle(e).outlineStyle]"
+    # found and read in one step: an update drawn in between (the AI's next move)
+    # replaces the element, and a detached one has no computed style
+    style = await page.evaluate(
+        """() => {
+            const e = document.querySelector('.seat[data-seat="1"] .seat-move.just');
+            return e && [getComputedStyle(e).animationName, getComputedStyle(e).outlineStyle];
+        }"""
     )
     assert style == ["none", "solid"]
     assert page.errors == []
