@@ -248,7 +248,9 @@ class TableActor:
                 return Command("tick")
             if not self.queue:
                 return None
-            now = self.clock()  # only the actor changed the core: ``wake`` still holds
+            # ``wake`` still holds, or is early at worst (costing a tick): a move handled
+            # at once meanwhile that brought the wakeup forward has woken us to look again
+            now = self.clock()
 
     def _refuse_queued(self) -> None:
         """Answer the requests still queued at a table that has stopped."""
