@@ -380,14 +380,20 @@ class TableActor:
             await self._save_meta()
 
     async def _save_meta(self) -> None:
-        """Record the seating when it changed; a failure is retried with the next command."""
+        """Record the seating when it changed; a failure is retried with the next command.
+
+        The lobby summary saved with it is the one the lobby lists
+        (:meth:`TableCore.listed_info`): a change of seating or status has just
+        built it for the ``table`` message; otherwise it is at most
+        :data:`~server.table_core.LISTING_TTL` old, as listed.
+        """
         now = self.clock()
         core = self.core
         meta = table_meta(core, now, time.time())
         key = {**meta, "fill_at": core.fill_at, "status": core.status, "game_no": core.game_no}
         if key == self._saved_meta:
             return
-        info = core.info(now).model_dump(mode="json")
+        info = core.listed_info(now).model_dump(mode="json")
         meta["summary"] = {"info": info, "members": core.members(), "fill_level": core.fill_level}
         try:
             await self.store.save_meta(self.id, meta)
