@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from engine.codec import to_plain
 from engine.game import Event, IllegalAction
 from engine.policy import Peers
+from protocol.codec import unchecked
 from protocol.errors import ErrorCode
 from protocol.models import SeatInfo, TableInfo
 from protocol.server_messages import ChatLine, GameOver, Snapshot, TableChanged
@@ -176,38 +177,50 @@ class TableCore:
 
     # -- lobby summary -------------------------------------------------------
     def info(self, now: float = 0.0) -> TableInfo:
-        """The table as the lobby shows it."""
+        """The table as the lobby shows it.
+
+        Built from the table's own values, so not validated again (as updates
+        are, :func:`protocol.codec.unchecked`; tests check that it equals and
+        encodes as the validated summary): it is built at every change of
+        seating or status and, for the lobby's listing, once a second per table.
+        """
         levels = self.peers()
         seats = tuple(
-            SeatInfo(
-                seat=i,
-                kind=s.kind,
-                player_id=s.player_id,
-                name=s.name,
-                level=levels[i],
-                connected=s.connected,
-                ai_covering=s.left or self._covered(s, now),
+            unchecked(
+                SeatInfo,
+                {
+                    "seat": i,
+                    "kind": s.kind,
+                    "player_id": s.player_id,
+                    "name": s.name,
+                    "level": levels[i],
+                    "connected": s.connected,
+                    "ai_covering": s.left or self._covered(s, now),
+                },
             )
             for i, s in enumerate(self.seats)
         )
         opts = self.setup.options
-        return TableInfo(
-            id=self.id,
-            game=self.game.id,
-            title=self.game.title,
-            status=self.status,
-            seats=seats,
-            spectators=len(self.spectators),
-            private=opts.private,
-            quick=self.quick,
-            owner=self.owner,
-            game_no=self.game_no,
-            version=self.version,
-            turn_timer=opts.turn_timer,
-            hints=opts.hints,
-            ai_delay=self.ai_delay,
-            options=to_plain(self.setup.game_options),
-            rematch_votes=tuple(sorted(self.rematch_votes)),
+        return unchecked(
+            TableInfo,
+            {
+                "id": self.id,
+                "game": self.game.id,
+                "title": self.game.title,
+                "status": self.status,
+                "seats": seats,
+                "spectators": len(self.spectators),
+                "private": opts.private,
+                "quick": self.quick,
+                "owner": self.owner,
+                "game_no": self.game_no,
+                "version": self.version,
+                "turn_timer": opts.turn_timer,
+                "ai_delay": float(self.ai_delay),
+                "options": to_plain(self.setup.game_options),
+                "rematch_votes": tuple(sorted(self.rematch_votes)),
+                "hints": opts.hints,
+            },
         )
 
     def listed_info(self, now: float) -> TableInfo:

@@ -12,7 +12,7 @@ from engine.codec import to_plain
 from engine.registry import GAMES
 from protocol import server_messages as sm
 from protocol.codec import encode, encode_json
-from protocol.models import TableOptions
+from protocol.models import AiSeat, TableInfo, TableOptions
 from server.table_core import TableCore
 from server.table_options import check_options
 
@@ -54,3 +54,51 @@ def test_updates_along_whole_games_encode_as_validated_ones_and_show_each_seat_i
         action = to_plain(rng.choice(core.game.legal_actions(core.state, seat)))
         outs = core.act(f"p{seat}", seat, core.version, action, "human", now).outs
     assert checked > 20
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_table_summaries_built_without_validation_are_the_validated_ones(game_id: str) -> None:
+    """:meth:`TableCore.info` at every stage of a table's life: waiting with empty,
+    AI and human seats, watched, playing with a human away (then covered by the AI),
+    finished with rematch votes; equal to, and encoding as, the validated summary."""
+    game = GAMES[game_id]
+    ai = (AiSeat(seat=1, level=None),)
+    options = TableOptions(ai=ai, private=True, turn_timer=30, ai_delay=0)
+    setup = check_options(game, options)
+    seeds = itertools.count(7)
+    core = TableCore(
+        "t1", setup, owner="p0", quick=False, invite="inv", seed_source=lambda: next(seeds),
+        ai_delay=0, disconnect_grace=5.0,
+    )  # fmt: skip
+    summaries = [core.info(0.0)]
+    core.join("p0", "Ann", 0, 0.0)
+    core.spectate("w", "Wes", 0.0)
+    summaries.append(core.info(0.0))
+    for seat in range(2, len(core.seats)):
+        core.join(f"p{seat}", f"P{seat}", seat, 0.0)
+    summaries.append(core.info(1.0))  # playing
+    core.disconnect("p0", 2.0)
+    summaries += [core.info(3.0), core.info(100.0)]  # away, then covered by the AI
+    core.reconnect("p0", 101.0)
+    rng = random.Random(5)
+    now = 102.0
+    while core.status == "playing":
+        (seat, *_) = core.game.to_act(core.state)
+        action = to_plain(rng.choice(core.game.legal_actions(core.state, seat)))
+        pid = core.seats[seat].player_id if core.seats[seat].kind == "human" else None
+        core.act(pid, seat, core.version, action, "human" if pid else "ai", now)
+        now += 1.0
+    summaries.append(core.info(now))
+    core.rematch("p0", now)
+    summaries.append(core.info(now))
+    # a vote counted, or (Ann the only human) the next game started at once
+    assert summaries[-1].rematch_votes == (0,) or summaries[-1].game_no == 2
+    assert {s.status for s in summaries} == {"waiting", "playing", "finished"}
+    assert any(seat.ai_covering for s in summaries for seat in s.seats)
+    for fast in summaries:
+        validated = TableInfo.model_validate(fast.model_dump())
+        assert fast == validated
+        assert encode(sm.TableChanged(table=fast)) == encode(sm.TableChanged(table=validated))
+        assert encode_json(sm.TableChanged(table=fast)) == encode_json(
+            sm.TableChanged(table=validated)
+        )
