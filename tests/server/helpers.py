@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,8 +11,25 @@ from engine.codec import to_plain
 from engine.game import Game
 from engine.registry import GAMES
 from protocol import server_messages as sm
+from protocol.models import TableOptions
 from server.config import ServerConfig
+from server.table_core import TableCore
+from server.table_options import check_options
 from server.table_updates import plain_event
+
+
+def make_core(
+    game_id: str = "scopa", options: TableOptions | None = None, *, seed: int = 11, **kw: Any
+) -> TableCore:
+    """A table core ``t1`` of ``game_id`` without sockets, its seeds counting up from
+    ``seed``; ``kw`` overrides its other settings (no owner, no AI delay …)."""
+    setup = check_options(GAMES[game_id], options or TableOptions())
+    seeds = itertools.count(seed)
+    settings: dict[str, Any] = dict(
+        owner=None, quick=False, invite=None, ai_delay=0.0, disconnect_grace=5.0
+    )
+    settings.update(kw)
+    return TableCore("t1", setup, seed_source=lambda: next(seeds), **settings)
 
 
 @dataclass

@@ -21,7 +21,7 @@ from server.app import running_server
 from server.config import ServerConfig, load_config
 from server.loops import run_with_loop
 from server.main import _GcWatch, tune_gc
-from tests.server.helpers import FAST
+from tests.server.helpers import FAST, make_core
 
 _watch = _GcWatch.callback
 
@@ -163,17 +163,9 @@ async def test_messages_queued_together_arrive_in_order_and_a_client_that_does_n
 
 def test_spectators_share_one_update_and_each_seat_gets_its_own() -> None:
     from engine.codec import to_plain
-    from engine.registry import GAMES
     from protocol import server_messages as sm
-    from protocol.models import TableOptions
-    from server.table_core import TableCore
-    from server.table_options import check_options
 
-    setup = check_options(GAMES["scopa"], TableOptions())
-    core = TableCore(
-        "t1", setup, owner=None, quick=False, invite=None, seed_source=lambda: 5,
-        ai_delay=0.0, disconnect_grace=5.0,
-    )  # fmt: skip
+    core = make_core("scopa", seed=5)
     core.spectate("s1", "S1", 0.0)
     core.spectate("s2", "S2", 0.0)
     core.join("p0", "P0", 0, 0.0)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import pytest
@@ -12,19 +11,10 @@ from engine.registry import GAMES
 from protocol import server_messages as sm
 from protocol.models import AiSeat, TableOptions
 from server.table_core import TableCore
-from server.table_options import RequestError, check_options
+from server.table_options import RequestError
+from tests.server.helpers import make_core
 
 GAME_IDS = sorted(GAMES)
-
-
-def make(game_id: str = "scopa", options: TableOptions | None = None, **kw: Any) -> TableCore:
-    setup = check_options(GAMES[game_id], options or TableOptions())
-    seeds = itertools.count(11)
-    defaults: dict[str, Any] = dict(
-        owner=None, quick=False, invite=None, ai_delay=0.0, disconnect_grace=5.0
-    )
-    defaults.update(kw)
-    return TableCore("t1", setup, seed_source=lambda: next(seeds), **defaults)
 
 
 def seated(core: TableCore, now: float = 0.0) -> TableCore:
@@ -39,7 +29,7 @@ def messages_for(outs: list[tuple[str, Any]], pid: str) -> list[Any]:
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
 def test_starts_when_full_and_each_seat_gets_its_own_view(game_id: str) -> None:
-    core = make(game_id)
+    core = make_core(game_id)
     n = len(core.seats)
     outs: list[Any] = []
     for i in range(n):
@@ -62,7 +52,7 @@ def test_starts_when_full_and_each_seat_gets_its_own_view(game_id: str) -> None:
 
 
 def test_act_checks_in_order_and_changes_nothing_when_refused() -> None:
-    core = seated(make())
+    core = seated(make_core())
     seat = core.game.to_act(core.state)[0]
     other = 1 - seat
     legal = to_plain(core.game.legal_actions(core.state, seat)[0])
@@ -88,7 +78,7 @@ def test_act_checks_in_order_and_changes_nothing_when_refused() -> None:
 
 
 def test_grace_then_ai_covers_and_reconnect_takes_back() -> None:
-    core = seated(make(disconnect_grace=5.0), now=0.0)
+    core = seated(make_core(disconnect_grace=5.0), now=0.0)
     seat = core.game.to_act(core.state)[0]
     core.disconnect(f"p{seat}", 10.0)
     assert core.ai_due(12.0) == []
@@ -107,7 +97,7 @@ def test_grace_then_ai_covers_and_reconnect_takes_back() -> None:
 
 
 def test_turn_timer() -> None:
-    core = seated(make(options=TableOptions(turn_timer=30.0)), now=100.0)
+    core = seated(make_core(options=TableOptions(turn_timer=30.0)), now=100.0)
     seat = core.game.to_act(core.state)[0]
     assert core.timer_left(110.0) == 20.0
     assert core.next_wakeup(110.0) == 130.0
@@ -122,7 +112,7 @@ def test_turn_timer() -> None:
 
 def test_ai_seats_are_due_immediately() -> None:
     opts = TableOptions(seat=None, ai=(AiSeat(seat=0), AiSeat(seat=1, level="random")))
-    core = make(options=opts)
+    core = make_core(options=opts)
     core.tick(0.0)
     assert core.status == "playing"
     (turn,) = core.ai_due(0.0)
@@ -133,7 +123,7 @@ def test_the_ai_is_told_what_the_lobby_shows_of_each_seat() -> None:
     """``peers``: each AI seat's level as :meth:`TableCore.info` lists it, None for a
     person (a human's seat stays None while the AI covers it)."""
     opts = TableOptions(seat=0, ai=(AiSeat(seat=1, level="random"),))
-    core = make(options=opts)
+    core = make_core(options=opts)
     core.join("p0", "P0", 0, 0.0)
     assert core.peers() == (None, "random")
     assert core.peers() == tuple(s.level for s in core.info().seats)
@@ -143,7 +133,7 @@ def test_the_ai_is_told_what_the_lobby_shows_of_each_seat() -> None:
 
 
 def test_quick_fill_after_wait() -> None:
-    core = make(fill_at=10.0, fill_level="random")
+    core = make_core(fill_at=10.0, fill_level="random")
     core.join("p0", "P0", None, 0.0)
     assert core.next_wakeup(1.0) == 10.0
     assert core.tick(5.0).started is None
@@ -154,7 +144,7 @@ def test_quick_fill_after_wait() -> None:
 
 
 def test_leave_and_close() -> None:
-    core = seated(make())
+    core = seated(make_core())
     eff = core.leave("p0", 1.0)
     assert core.seats[0].kind == "ai" and core.seats[0].left and not eff.closed
     assert core.ai_reason(0, 1.0) == ("ai" if 0 in core.game.to_act(core.state) else None)
@@ -166,7 +156,7 @@ def test_leave_and_close() -> None:
 
 
 def test_spectator_sees_the_spectator_view_only() -> None:
-    core = seated(make())
+    core = seated(make_core())
     eff = core.spectate("s", "S", 0.0)
     (snap,) = [m for p, m in eff.outs if p == "s" and isinstance(m, sm.Snapshot)]
     assert snap.seat is None and snap.view == to_plain(core.game.view(core.state, None))
@@ -176,7 +166,7 @@ def test_spectator_sees_the_spectator_view_only() -> None:
 
 
 def test_finished_game_is_archived_and_rematch_needs_every_human() -> None:
-    core = seated(make(replays_kept=1))
+    core = seated(make_core(replays_kept=1))
     now = 0.0
     while core.status == "playing":
         seat = core.game.to_act(core.state)[0]
@@ -195,7 +185,7 @@ def test_finished_game_is_archived_and_rematch_needs_every_human() -> None:
 
 
 def test_a_rematch_does_not_wait_for_a_player_who_is_away() -> None:
-    core = seated(make())
+    core = seated(make_core())
     now = 0.0
     while core.status == "playing":
         seat = core.game.to_act(core.state)[0]
@@ -215,7 +205,7 @@ def test_a_rematch_does_not_wait_for_a_player_who_is_away() -> None:
 
 
 def test_chat_rate_limit() -> None:
-    core = make(chat_per_minute=3)
+    core = make_core(chat_per_minute=3)
     core.join("p0", "P0", 0, 0.0)
     for _ in range(3):
         core.chat("p0", "hi", 0.0)
@@ -226,7 +216,7 @@ def test_chat_rate_limit() -> None:
 
 
 def test_the_lobby_summary_is_rebuilt_when_the_table_changes_or_ages() -> None:
-    core = make()
+    core = make_core()
     first = core.listed_info(0.0)
     assert core.listed_info(0.5) is first  # listed again within a second: as it was
     core.join("p0", "P0", 0, 0.6)  # a seating change shows at once

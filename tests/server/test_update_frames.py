@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import random
 from typing import Any
 
@@ -13,20 +12,14 @@ from engine.registry import GAMES
 from protocol import server_messages as sm
 from protocol.codec import encode, encode_json
 from protocol.models import AiSeat, TableInfo, TableOptions
-from server.table_core import TableCore
-from server.table_options import check_options
+from tests.server.helpers import make_core
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_updates_along_whole_games_encode_as_validated_ones_and_show_each_seat_its_view(
     game_id: str,
 ) -> None:
-    setup = check_options(GAMES[game_id], TableOptions(turn_timer=30))
-    seeds = itertools.count(5)
-    core = TableCore(
-        "t1", setup, owner=None, quick=False, invite=None, seed_source=lambda: next(seeds),
-        ai_delay=0.0, disconnect_grace=5.0,
-    )  # fmt: skip
+    core = make_core(game_id, TableOptions(turn_timer=30), seed=5)
     core.spectate("watcher", "W", 0.0)
     outs: list[tuple[str, Any]] = []
     for i in range(len(core.seats)):
@@ -61,15 +54,9 @@ def test_table_summaries_built_without_validation_are_the_validated_ones(game_id
     """:meth:`TableCore.info` at every stage of a table's life: waiting with empty,
     AI and human seats, watched, playing with a human away (then covered by the AI),
     finished with rematch votes; equal to, and encoding as, the validated summary."""
-    game = GAMES[game_id]
     ai = (AiSeat(seat=1, level=None),)
     options = TableOptions(ai=ai, private=True, turn_timer=30, ai_delay=0)
-    setup = check_options(game, options)
-    seeds = itertools.count(7)
-    core = TableCore(
-        "t1", setup, owner="p0", quick=False, invite="inv", seed_source=lambda: next(seeds),
-        ai_delay=0, disconnect_grace=5.0,
-    )  # fmt: skip
+    core = make_core(game_id, options, seed=7, owner="p0", invite="inv", ai_delay=0)
     summaries = [core.info(0.0)]
     core.join("p0", "Ann", 0, 0.0)
     core.spectate("w", "Wes", 0.0)

@@ -13,23 +13,16 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from client_cli.client import Client, play_table, random_chooser
 from engine.codec import to_plain
-from engine.registry import GAMES
 from protocol import server_messages as sm
-from protocol.models import TableOptions
 from server.app import CardaviaServer
 from server.table_core import TableCore
-from server.table_options import check_options
+from tests.server.helpers import make_core
 
 # -- the core, without sockets ---------------------------------------------------------
 
 
 def _core() -> TableCore:
-    setup = check_options(GAMES["scopa"], TableOptions())
-    seeds = itertools.count(3)
-    core = TableCore(
-        "t1", setup, owner=None, quick=False, invite=None, seed_source=lambda: next(seeds),
-        ai_delay=0.0, disconnect_grace=5.0,
-    )  # fmt: skip
+    core = make_core("scopa", seed=3)
     core.spectate("w", "W", 0.0)
     core.join("p0", "P0", 0, 0.0)
     core.join("p1", "P1", 1, 0.0)
