@@ -27,9 +27,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidState
 
 from bench.procstat import raise_fd_limit, run_loop
-from protocol.base import FEATURES
+from protocol.base import FEATURES, PROTOCOL_VERSION
 
-PROTOCOL_VERSION = 1
 HUMAN_PACE = (2.0, 5.0)
 """Seconds a human seat thinks before each move at ``--pace human``."""
 _DUMMY_ACTION = {"type": "play", "card": "7D", "capture": ["3S", "4C"]}

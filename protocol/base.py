@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -15,6 +16,14 @@ FEATURES = ("update_ref",)
 * ``update_ref``: the answer to an ``act`` may be the mover's own ``update``,
   carrying the act's id as ``ref``, instead of a separate ``ok``.
 """
+
+
+def known_features(names: Iterable[object]) -> tuple[str, ...]:
+    """The names of :data:`FEATURES` among ``names``, in that order (others are
+    ignored, not refused: a newer client may know more)."""
+    asked = list(names)
+    return tuple(f for f in FEATURES if f in asked)
+
 
 RequestId = Annotated[int, Field(ge=0, le=2**53 - 1)]
 """A number the client picks for a request; replies and errors echo it as ``ref``."""

@@ -31,7 +31,7 @@ from redis.exceptions import RedisError
 
 from protocol import client_messages as cm
 from protocol import server_messages as sm
-from protocol.base import FEATURES
+from protocol.base import known_features
 from protocol.codec import Frame, FrameError, decode_client, decode_server, encode, unchecked
 from protocol.errors import ErrorCode
 from protocol.models import TableInfo
@@ -81,9 +81,7 @@ class RemoteLink:
     request routed here said (what this process encodes is relayed as is).
     """
 
-    def __init__(
-        self, bus: Bus, node: str, player_id: str, features: frozenset[str] = frozenset()
-    ) -> None:
+    def __init__(self, bus: Bus, node: str, player_id: str, features: tuple[str, ...] = ()) -> None:
         self.bus = bus
         self.node = node
         self.player_id = player_id
@@ -213,7 +211,7 @@ class Bus:
                 "name": player.name,
                 "from": self.node,
                 "frame": encode(msg),
-                "features": sorted(player.link.features) if player.link is not None else [],
+                "features": list(player.link.features) if player.link is not None else [],
             },
         )
 
@@ -330,7 +328,7 @@ class Bus:
 
     # -- the owner: this process drives the table --------------------------------------
     def stand_in(
-        self, pid: str, name: str, node: str, features: frozenset[str] | None = None
+        self, pid: str, name: str, node: str, features: tuple[str, ...] | None = None
     ) -> Player:
         """The player connected at ``node``, as the tables here see them; ``features``:
         those of its connection there (None: not told, kept as they were)."""
@@ -341,7 +339,7 @@ class Bus:
         link = player.link
         if link is None or isinstance(link, RemoteLink):
             if features is None:
-                features = link.features if link is not None else frozenset()
+                features = link.features if link is not None else ()
             player.link = RemoteLink(self, node, pid, features)
             player.away_since = None  # connected (elsewhere): not a session to expire here
         return player
@@ -357,7 +355,7 @@ class Bus:
                 link.close(int(data["code"]), str(data["reason"]))
         elif kind == "cmd":
             told = data.get("features")
-            known = frozenset(FEATURES).intersection(told) if isinstance(told, list) else None
+            known = known_features(told) if isinstance(told, list) else None
             player = self.stand_in(data["pid"], data["name"], data["from"], known)
             msg = decode_client(data["frame"])
             try:

@@ -21,7 +21,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
-from protocol.base import FEATURES, PROTOCOL_VERSION
+from protocol.base import PROTOCOL_VERSION, known_features
 from protocol.client_messages import Hello, Ping
 from protocol.codec import (
     Frame,
@@ -129,7 +129,7 @@ class Connection:
         self._close: tuple[int, str] | None = None
         self.json = is_json(ws.subprotocol)
         """Whether the client speaks JSON text frames (``cardavia.json``), not msgpack."""
-        self.features: frozenset[str] = frozenset()
+        self.features: tuple[str, ...] = ()
         """The optional protocol features its ``hello`` asked for (of :data:`FEATURES`)."""
         self._log = get_logger(remote=str(ws.remote_address[0]) if ws.remote_address else "")
 
@@ -308,7 +308,7 @@ class Connection:
             if old is not None and old is not self:
                 old.close(4000, "the session was resumed on another connection")
             self.player = player
-            self.features = _features(msg)
+            self.features = known_features(msg.features)
             self._log = self._log.bind(player=player.player_id)
             self.send(self._welcome(msg, player, resumed=True))
             self._log.info("session_resumed")
@@ -323,13 +323,12 @@ class Connection:
         player = sessions.open(name, self, self.address)
         quotas.add_session(player)
         self.player = player
-        self.features = _features(msg)
+        self.features = known_features(msg.features)
         self._log = self._log.bind(player=player.player_id)
         self.send(self._welcome(msg, player, resumed=False))
         self._log.info("session_opened", name=name)
 
-    @staticmethod
-    def _welcome(msg: Hello, player: Player, *, resumed: bool) -> Welcome:
+    def _welcome(self, msg: Hello, player: Player, *, resumed: bool) -> Welcome:
         return Welcome(
             ref=msg.id,
             version=PROTOCOL_VERSION,
@@ -338,10 +337,5 @@ class Connection:
             token=player.token,
             resumed=resumed,
             tables=tuple(player.tables),
-            features=tuple(f for f in FEATURES if f in msg.features),
+            features=self.features,
         )
-
-
-def _features(hello: Hello) -> frozenset[str]:
-    """The features of ``hello`` this server knows (others are ignored, not refused)."""
-    return frozenset(FEATURES).intersection(hello.features)

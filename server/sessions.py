@@ -29,7 +29,7 @@ class Link(Protocol):
     """A connection as the rest of the server sees it: fire-and-forget sends."""
 
     @property
-    def features(self) -> frozenset[str]:
+    def features(self) -> tuple[str, ...]:
         """The optional protocol features its ``hello`` asked for and the server knows."""
 
     def send(self, message: BaseModel | Frame) -> None:
