@@ -158,12 +158,17 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
             a, b = 1 + 2 * i, 2 + 2 * i
             lines.append(
                 f"    x = v.{f.name}\n"
-                f"    if type(x) in _scalars:\n        r{i} = x\n"
+                f"    t = type(x)\n"
+                f"    if t in _scalars:\n        r{i} = x\n"
                 f"    elif x is mine[{a}]:\n        r{i} = mine[{b}]\n"
                 f"    else:\n"
                 f"        if prev is not None and x is prev[{a}]:\n            r{i} = prev[{b}]\n"
+                f"        elif t is tuple and x and type(x[0]) is _Card and (\n"
+                f"            r{i} := _card_texts(x)\n"
+                f"        ) is not None:\n            pass\n"
                 f"        else:\n            r{i} = _grown(x, mine[{a}], mine[{b}])\n"
-                f"        if _kept(type(x)):\n"
+                f"        k = _immutable_types.get(t)\n"
+                f"        if k or (k is None and _kept(t)):\n"
                 f"            mine[{a}] = x\n            mine[{b}] = r{i}\n"
                 f"        else:\n            mine[{a}] = _missing\n"
             )
@@ -178,6 +183,9 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
         "_missing": _MISSING,
         "_kept": _kept,
         "_grown": _grown,
+        "_Card": Card,
+        "_card_texts": _card_texts,
+        "_immutable_types": _IMMUTABLE,
     }
     exec(source, namespace)  # the source holds only field names (identifiers)
     return namespace["convert"]  # type: ignore[no-any-return]

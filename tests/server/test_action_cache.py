@@ -5,7 +5,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import msgpack  # type: ignore[import-untyped]
+import ormsgpack
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.codec import to_plain
 from engine.game import IllegalAction
@@ -78,3 +82,36 @@ def test_the_cache_is_bounded_and_shared_per_game() -> None:
         assert len(decoder) <= 3
     assert decoder_for(GAMES["scopa"]) is decoder_for(GAMES["scopa"])
     assert decoder_for(GAMES["scopa"]) is not decoder_for(GAMES["schafkopf"])
+
+
+_PLAIN = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8)
+    | st.binary(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=4).map(tuple)
+        | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@given(_PLAIN)
+def test_the_key_is_msgpacks_own_bytes(data: Any) -> None:
+    """The cache's key (ormsgpack) is what msgpack packs: what one tells apart, so does
+    the other (``true`` and ``1``, ``1`` and ``1.0``, text and bytes)."""
+    assert ormsgpack.packb(data) == msgpack.packb(data, use_bin_type=True)
+
+
+def test_what_cannot_be_a_key_is_decoded_every_time() -> None:
+    """Maps keyed by numbers or bytes are valid msgpack but no key: never cached."""
+    decoder = ActionDecoder(GAMES["doudizhu"])
+    for junk in ({1: "bid"}, {b"type": "bid"}, {"type": "bid", "value": {2: 1}}):
+        with pytest.raises(IllegalAction) as caught:
+            decoder.decode(junk)
+        assert caught.value.code == "bad_action"
+    assert len(decoder) == 0
