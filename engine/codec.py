@@ -146,7 +146,8 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
     None), as :class:`PlainMemo` keeps them: ``[cls, object, plain, object,
     plain, ...]``, a pair per field.  A field holding the very object its memo
     (or the one before) holds takes that plain form; what it converts, if
-    immutable, it keeps in its memo for the next call.
+    immutable, it keeps in its memo for the next call.  A new tuple of cards (a
+    hand, the table) becomes its texts at once, without :func:`to_plain`'s dispatch.
     """
     kind = getattr(cls, "kind", None)
     items = [f"'type': {kind!r}"] if isinstance(kind, str) else []
