@@ -30,6 +30,15 @@ from server.table import Command
 
 RESTORES_AT_ONCE = 32
 """Tables a takeover scan rebuilds concurrently (:meth:`Cluster.scan`)."""
+HOLD_TTLS = 2.0
+"""Lease TTLs a process takes no other's table for once Redis is back after an outage.
+
+Every live owner renews at its first pass that reaches Redis (every third of
+a TTL), but that pass may come late: its loop busy with the tables' own
+retries, its connection to Redis made anew.  One TTL left that to chance
+(in one full test run on a loaded machine, one process took all of the other's);
+two give each owner about six passes, and delay only the takeover of a
+process that died during the outage, by one TTL."""
 
 
 class Cluster:
@@ -75,9 +84,9 @@ class Cluster:
         After Redis was unreachable, every process's leases may have expired
         meanwhile, though every process lives: the first pass that reaches Redis
         again renews this process's leases at once and holds its takeovers off
-        for one lease TTL, so that each owner keeps its tables instead of the
-        processes taking each other's (a 4 s Redis restart under 300 tables on
-        two processes had moved about 150 of them).
+        for :data:`HOLD_TTLS` lease TTLs, so that each owner keeps its tables
+        instead of the processes taking each other's (a 4 s Redis restart under
+        300 tables on two processes had moved about 150 of them).
         """
         while True:
             await asyncio.sleep(period * random.uniform(0.9, 1.1))
@@ -85,8 +94,9 @@ class Cluster:
                 if self._cut_off:  # this pass is the renewal; the next one runs ``job``
                     await self.renew()
                     self._cut_off = False
-                    self._hold_until = self._now() + self.store.lease_ttl
-                    self._log.info("store_back", hold_takeovers_s=self.store.lease_ttl)
+                    hold = HOLD_TTLS * self.store.lease_ttl
+                    self._hold_until = self._now() + hold
+                    self._log.info("store_back", hold_takeovers_s=hold)
                     continue
                 await job()
             except StoreUnavailable as exc:

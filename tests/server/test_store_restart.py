@@ -360,8 +360,9 @@ async def test_after_a_redis_restart_each_process_keeps_its_own_tables(
     await asyncio.sleep(2.0)  # two lease TTLs
     await asyncio.to_thread(redis_server.start)
     await asyncio.sleep(2.5)  # the scans run every 0.25 s: time enough to take them
-    assert (a.health() or {}).get("tables") == 6
-    assert (b.health() or {}).get("tables") == 6
-    assert [await fence_of(redis_server.url, t) for t in tables] == [1] * len(tables)
+    logs = f"a:\n{a.output()[-4000:]}\nb:\n{b.output()[-4000:]}"  # shown if it fails
+    assert (a.health() or {}).get("tables") == 6, logs
+    assert (b.health() or {}).get("tables") == 6, logs
+    assert [await fence_of(redis_server.url, t) for t in tables] == [1] * len(tables), logs
     for client in clients:
         await client.close()
