@@ -54,6 +54,12 @@ class UpdateBuilder:
         every spectator; ``answer`` ``(player id, ref)``: that player's update carries
         ``ref``, answering its request (the ``update_ref`` feature)."""
         converted = [(e, plain_event(e)) for e in events]
+        # most changes have only public events: one tuple of them for every update
+        shared = (
+            tuple(plain for _, plain in converted)
+            if all(e.audience is None for e, _ in converted)
+            else None
+        )
         seats: list[int | None] = [seat for seat, _ in humans]
         if spectators:
             seats.append(None)
@@ -74,11 +80,11 @@ class UpdateBuilder:
         }
         asker, ref = answer if answer is not None else (None, None)
         outs: list[Out] = [
-            (pid, _update(base, seat, converted, view, ref if pid == asker else None))
+            (pid, _update(base, seat, shared, converted, view, ref if pid == asker else None))
             for (seat, pid), view in zip(humans, views, strict=False)
         ]
         if spectators:
-            watched = _update(base, None, converted, views[-1], None)
+            watched = _update(base, None, shared, converted, views[-1], None)
             outs.extend((pid, watched) for pid in spectators)
         return outs
 
@@ -86,14 +92,20 @@ class UpdateBuilder:
 def _update(
     base: dict[str, Any],
     seat: int | None,
+    shared: tuple[dict[str, Any], ...] | None,
     converted: list[tuple[Event, dict[str, Any]]],
     view: dict[str, Any],
     ref: int | None,
 ) -> Update:
-    """``base`` for ``seat``: its view, the events it may see and the ``ref`` it answers.
+    """``base`` for ``seat``: its view, the events it may see (``shared``, when every
+    event is public) and the ``ref`` it answers.
 
     Built from values the table made itself, so not validated again (tests
     check that it encodes as a validated one does).
     """
-    events = tuple(plain for e, plain in converted if e.visible_to(seat))
+    events = (
+        shared
+        if shared is not None
+        else tuple(plain for e, plain in converted if e.visible_to(seat))
+    )
     return unchecked(Update, {**base, "seat": seat, "events": events, "view": view, "ref": ref})

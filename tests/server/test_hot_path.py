@@ -186,6 +186,29 @@ def test_spectators_share_one_update_and_each_seat_gets_its_own() -> None:
         )
 
 
+def test_public_events_are_one_tuple_for_every_update_and_private_ones_are_each_seats() -> None:
+    """A move's public events are converted once and shared by every update; a new
+    deal's hands (each for its own seat) go only to their seat."""
+    from engine.codec import to_plain
+    from protocol import server_messages as sm
+
+    core = make_core("scopa", seed=5)
+    core.spectate("s1", "S1", 0.0)
+    core.join("p0", "P0", 0, 0.0)
+    eff = core.join("p1", "P1", 1, 0.0)  # the game starts: each hand to its seat
+    dealt = {pid: m for pid, m in eff.outs if isinstance(m, sm.Update)}
+    for i in (0, 1):
+        hands = [e for e in dealt[f"p{i}"].events if e["kind"] == "hand"]
+        assert [e["data"]["seat"] for e in hands] == [i]
+    assert not [e for e in dealt["s1"].events if e["kind"] == "hand"]
+    seat = core.game.to_act(core.state)[0]
+    action = to_plain(core.game.legal_actions(core.state, seat)[0])
+    eff = core.act(f"p{seat}", seat, core.version, action, "human", 1.0)
+    updates = [m for _, m in eff.outs if isinstance(m, sm.Update)]
+    assert len(updates) == 3 and updates[0].events
+    assert all(u.events is updates[0].events for u in updates)
+
+
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
 def test_frames_built_by_hand_are_websockets_own(size: int) -> None:
     from websockets.frames import Frame as WsFrame
