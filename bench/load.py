@@ -23,6 +23,11 @@ its updates go out.  ``--redis-outage S`` (on the Redis store, with one
 process unless ``--servers`` says more) stops the ``redis-server`` for S
 seconds in the middle of the run and starts it again: moves refused meanwhile count as ``errors``.
 
+``--rounds N`` runs the game and the yardsticks N times in turn and reports the
+median of each figure, and each ratio as the median of the rounds' own ratios
+(``ratio_fanout_rounds`` lists them): a shared machine's speed drifts by tens
+of percent within minutes, less within one round.
+
 ``--idle N`` instead holds N idle logged-in connections (hello → welcome) and
 reports the server's RSS per connection and its accept rate against a raw
 websockets server holding the same number in the same run.
@@ -36,6 +41,7 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import statistics
 import sys
 import threading
 import time
@@ -61,6 +67,7 @@ MAX_TABLES = 2000
 MAX_IDLE = 20000
 MAX_SECONDS = 300.0
 MAX_SERVERS = 8
+MAX_ROUNDS = 20
 SATURATED_PCT = 90.0
 """A yardstick at full speed using less of a core than this was held back by its
 clients (``{name}_saturated`` false): its moves/s understate it."""
@@ -172,6 +179,25 @@ def _figures(
         "clients_cpu_us_per_move": round(1e6 * window["clients_cpu_s"] / max(moves, 1), 1),
         "rss_mb": round(window["rss"] / 2**20, 1),
     }
+
+
+def _median_figures(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The figures of several rounds against one target: the median of each number
+    (``--rounds``; one round's figures as they are)."""
+    if len(runs) == 1:
+        return runs[0]
+    out: dict[str, Any] = {}
+    for key, first in runs[0].items():
+        values = [run[key] for run in runs]
+        numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
+        out[key] = round(statistics.median(values), 2) if numeric else first
+    return out
+
+
+def _ratio(ours: dict[str, Any], theirs: dict[str, Any], key: str) -> float:
+    """``ours[key] / theirs[key]`` to three places (0 when either is missing or zero)."""
+    mine, other = ours.get(key, 0.0), theirs.get(key, 0.0)
+    return round(mine / other, 3) if other else 0.0
 
 
 def _server_loop(args: argparse.Namespace) -> str | None:
@@ -337,6 +363,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--loop", choices=("auto", "asyncio", "uvloop"), default="auto")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run the game and the yardsticks this many times in turn; figures are the"
+        " medians and each ratio the median of the rounds' own (less drift on a shared"
+        " machine)",
+    )
+    parser.add_argument(
         "--only", choices=("game", "echo", "fanout"), action="append", help="run only these"
     )
     parser.add_argument(
@@ -390,6 +424,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(f"--tables must be 1 to {MAX_TABLES}")
     if not 0 < args.seconds <= MAX_SECONDS:
         raise SystemExit(f"--seconds must be above 0 and at most {MAX_SECONDS}")
+    if not 1 <= args.rounds <= MAX_ROUNDS:
+        raise SystemExit(f"--rounds must be 1 to {MAX_ROUNDS}")
+    if args.rounds > 1 and args.idle:
+        raise SystemExit("--rounds applies to games, not --idle")
     if not 0 <= args.idle <= MAX_IDLE:
         raise SystemExit(f"--idle must be 0 to {MAX_IDLE}")
     if not 1 <= args.servers <= MAX_SERVERS:
@@ -415,7 +453,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "servers": args.servers,
         "cpus": usable_cpus(),
     }
-    results = {t: run_target(t, args, seats) for t in (args.only or ("game", "echo", "fanout"))}
+    targets = args.only or ("game", "echo", "fanout")
+    rounds: list[dict[str, dict[str, Any]]] = []
+    for number in range(1, args.rounds + 1):
+        if args.rounds > 1:
+            log(f"round {number} of {args.rounds}")
+        rounds.append({t: run_target(t, args, seats) for t in targets})
+    report["rounds"] = args.rounds
+    results = {t: _median_figures([r[t] for r in rounds]) for t in targets}
     game_figs = results.get("game", {})
     report.update(game_figs)
     for name in ("echo", "fanout"):
@@ -439,12 +484,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{name}: the yardstick server used {figs['cpu_pct']}% of a core, so its "
                 f"clients set its pace: ratio_{name} overstates ours; see cpu_ratio_{name}"
             )
-        ours = game_figs.get("moves_per_s", 0.0)
-        report[f"ratio_{name}"] = round(ours / figs["moves_per_s"], 3) if figs["moves_per_s"] else 0
-        # the same per CPU-second of the server: steadier on a shared machine
-        ours = game_figs.get("moves_per_cpu_s", 0.0)
-        theirs = figs["moves_per_cpu_s"]
-        report[f"cpu_ratio_{name}"] = round(ours / theirs, 3) if theirs else 0
+        # each round's game against the yardstick run just after it, then the median:
+        # the machine's speed drifts less within a round than across the whole run
+        for prefix, key in (("ratio", "moves_per_s"), ("cpu_ratio", "moves_per_cpu_s")):
+            # cpu_ratio: per CPU-second of the server, steadier on a shared machine
+            per_round = [_ratio(r.get("game", {}), r[name], key) for r in rounds]
+            report[f"{prefix}_{name}"] = round(statistics.median(per_round), 3)
+            if args.rounds > 1:
+                report[f"{prefix}_{name}_rounds"] = per_round
 
     print(json.dumps(report))
     return 0

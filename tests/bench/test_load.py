@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 
 import pytest
 
-from bench.load import main
+from bench.load import _median_figures, main
 
 KEYS = ("moves_per_s", "p50_ms", "p90_ms", "p99_ms", "ratio_echo", "ratio_fanout")
 
@@ -93,3 +94,28 @@ def test_store_redis_runs_one_process_on_a_redis_server(
     assert (report["store"], report["servers"]) == ("redis", 1)
     assert report["moves_per_s"] > 0 and report["errors"] == 0
     assert log.read_text().count("# process ") == 1
+
+
+def test_rounds_alternate_game_and_yardstick_and_report_medians(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["--game", "scopa", "--tables", "1", "--seconds", "1", "--procs", "1"]
+    assert main([*argv, "--rounds", "2", "--only", "game", "--only", "fanout"]) == 0
+    report = _report(capsys)
+    assert report["rounds"] == 2
+    per_round = report["ratio_fanout_rounds"]
+    assert isinstance(per_round, list) and len(per_round) == 2
+    assert report["ratio_fanout"] == round(statistics.median(per_round), 3)
+    assert len(report["cpu_ratio_fanout_rounds"]) == 2  # type: ignore[arg-type]
+    assert report["ratio_echo"] is None and report["moves_per_s"] > 0  # type: ignore[operator]
+
+
+def test_round_figures_are_medians_and_the_rest_is_the_first_rounds() -> None:
+    runs = [
+        {"moves_per_s": v, "errors": e, "note": n}
+        for v, e, n in ((3.0, 0, "a"), (1.0, 2, "b"), (2.0, 1, "c"))
+    ]
+    assert _median_figures(runs) == {"moves_per_s": 2.0, "errors": 1, "note": "a"}
+    assert _median_figures(runs[:1]) is runs[0]
+    with pytest.raises(SystemExit, match="rounds"):
+        main(["--rounds", "0"])
