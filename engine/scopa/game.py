@@ -18,7 +18,7 @@ from engine.game import (
     shared_counts,
 )
 from engine.rng import derive_rng, new_seed
-from engine.scopa.rules import capture_options, match_winner, score_deal
+from engine.scopa.rules import capture_options, match_winner, score_deal, valued
 from engine.scopa.state import (
     DealScore,
     LastPlay,
@@ -171,8 +171,10 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
         if state.turn != seat:
             return ()
         out: list[Play] = []
+        table = state.table
+        pairs = valued(table)  # once for every card of the hand
         for card in state.hands[seat]:
-            options = capture_options(card, state.table)
+            options = capture_options(card, table, pairs)
             if options:
                 out.extend(Play(card, group) for group in options)
             else:

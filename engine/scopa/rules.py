@@ -41,18 +41,28 @@ SETTEBELLO = Card("7", "D")
 PRIME_SUIT = "D"
 
 
-def capture_options(card: Card, table: Sequence[Card]) -> tuple[frozenset[Card], ...]:
+def capture_options(
+    card: Card, table: Sequence[Card], valued: Sequence[tuple[Card, int]] | None = None
+) -> tuple[frozenset[Card], ...]:
     """The captures ``card`` may make on ``table`` (A turn).
 
     Table cards of the same value come first and exclude sums: the player
     takes exactly one of them.  Only without such a card may a group of two or
     more cards summing to the value be taken.  Empty: the card cannot capture.
+    ``valued``: ``table`` paired with each card's value (:func:`valued`), when the
+    caller asks for several cards on one table.
     """
     value = VALUE[card.rank]
-    singles = tuple(frozenset((t,)) for t in table if VALUE[t.rank] == value)
+    pairs = valued if valued is not None else [(t, VALUE[t.rank]) for t in table]
+    singles = tuple(frozenset((t,)) for t, v in pairs if v == value)
     if singles:
         return singles
-    return groups_summing_to([(t, VALUE[t.rank]) for t in table], value)
+    return groups_summing_to(pairs, value)
+
+
+def valued(table: Sequence[Card]) -> list[tuple[Card, int]]:
+    """Each table card with its capture value (for :func:`capture_options`)."""
+    return [(t, VALUE[t.rank]) for t in table]
 
 
 def primiera_sum(pile: Sequence[Card]) -> int | None:
