@@ -42,18 +42,19 @@ PRIME_SUIT = "D"
 
 
 def capture_options(
-    card: Card, table: Sequence[Card], valued: Sequence[tuple[Card, int]] | None = None
+    card: Card, table: Sequence[Card], pairs: Sequence[tuple[Card, int]] | None = None
 ) -> tuple[frozenset[Card], ...]:
     """The captures ``card`` may make on ``table`` (A turn).
 
     Table cards of the same value come first and exclude sums: the player
     takes exactly one of them.  Only without such a card may a group of two or
     more cards summing to the value be taken.  Empty: the card cannot capture.
-    ``valued``: ``table`` paired with each card's value (:func:`valued`), when the
+    ``pairs``: ``table`` paired with each card's value (:func:`valued`), when the
     caller asks for several cards on one table.
     """
     value = VALUE[card.rank]
-    pairs = valued if valued is not None else [(t, VALUE[t.rank]) for t in table]
+    if pairs is None:
+        pairs = valued(table)
     singles = tuple(frozenset((t,)) for t, v in pairs if v == value)
     if singles:
         return singles
