@@ -70,29 +70,21 @@ class BatchingServerConnection(ServerConnection):
     """websockets' server connection that writes all its pending frames at once.
 
     websockets makes one ``transport.write`` (one system call) per frame;
-    :meth:`send_data` joins what is pending into one.  :meth:`send_frames`
-    also takes frames already built by :func:`frame` (cheaper than
-    websockets' own framing, for the messages the server pushes).
+    :meth:`send_data` joins what is pending into one, and also takes frames
+    already built by :func:`frame` (cheaper than websockets' own framing, for
+    the messages the server pushes), which :class:`Connection` uses while the
+    connection is open, without extensions (no compression) and with no
+    fragmented message under way.
     """
-
-    def can_send_frames(self) -> bool:
-        """Whether :meth:`send_frames` may be used now: the connection is open,
-        without extensions (no compression) and no fragmented message under way."""
-        protocol = self.protocol
-        return (
-            protocol.state is State.OPEN
-            and not protocol.extensions
-            and not protocol.expect_continuation_frame
-        )
-
-    def send_frames(self, frames: list[bytes]) -> None:
-        """Write what websockets has pending (a pong, say), then ``frames``, at once."""
-        self.send_data(frames)
 
     def send_data(self, frames: list[bytes] | None = None) -> None:
         """Write every pending frame with one ``transport.write``; an empty chunk is EOF."""
         writes = self.protocol.data_to_send()
-        chunks = [w for w in writes if w] if writes else []  # most often nothing is pending
+        if not writes:  # most often websockets has nothing pending
+            if frames:
+                self.transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
+            return
+        chunks = [w for w in writes if w]
         if frames and len(chunks) == len(writes):  # after an EOF nothing may be written
             chunks.extend(frames)
         if len(chunks) == 1:
@@ -164,27 +156,41 @@ class Connection:
     def _flush(self) -> None:
         """Write every queued message, in order, with one write; drop them if the
         connection is no longer open (it is closing: nothing more can be sent)."""
-        if self._flush_soon is not None:
-            self._flush_soon.cancel()
+        handle = self._flush_soon
+        if handle is not None:
+            handle.cancel()
             self._flush_soon = None
-        if self._close is None and self._outbox and self._unread() > WRITE_BUFFER_LIMIT:
+        queued = self._outbox
+        if not queued:
+            return
+        ws = self.ws
+        if self._close is None and self._unread() > WRITE_BUFFER_LIMIT:
             self.close(1008, "too slow to read its messages")  # sends what is queued first
             return
-        queued, self._outbox = self._outbox, []
-        ws = self.ws
-        if not queued or ws.protocol.state is not State.OPEN:
+        self._outbox = []
+        protocol = ws.protocol
+        if protocol.state is not State.OPEN:
             return
         self._depth.observe(len(queued))
         try:
-            if isinstance(ws, BatchingServerConnection) and ws.can_send_frames():
+            # frames built by hand (see BatchingServerConnection): open (checked
+            # above), no extension, no fragmented message under way
+            if (
+                isinstance(ws, BatchingServerConnection)
+                and not protocol.extensions
+                and not protocol.expect_continuation_frame
+            ):
                 if self.json:  # a browser: JSON text, encoded for this connection
                     frames = [frame(_TEXT, self._json(m)) for m in queued]
+                elif len(queued) == 1:  # most often: one update
+                    m = queued[0]
+                    frames = [frame(_BINARY, m.data if isinstance(m, Frame) else encode(m))]
                 else:
                     frames = [
                         frame(_BINARY, m.data if isinstance(m, Frame) else encode(m))
                         for m in queued
                     ]
-                ws.send_frames(frames)
+                ws.send_data(frames)
                 return
             for message in queued:  # websockets frames them
                 if self.json:
