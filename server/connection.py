@@ -149,10 +149,6 @@ class Connection:
             self._closing = self._loop.create_task(self.ws.close(code, reason))
 
     # -- writing -------------------------------------------------------------
-    def _unread(self) -> int:
-        transport = self.ws.transport
-        return 0 if transport is None else transport.get_write_buffer_size()
-
     def _flush(self) -> None:
         """Write every queued message, in order, with one write; drop them if the
         connection is no longer open (it is closing: nothing more can be sent)."""
@@ -164,7 +160,12 @@ class Connection:
         if not queued:
             return
         ws = self.ws
-        if self._close is None and self._unread() > WRITE_BUFFER_LIMIT:
+        transport = ws.transport
+        if (
+            self._close is None
+            and transport is not None
+            and transport.get_write_buffer_size() > WRITE_BUFFER_LIMIT  # bytes not read yet
+        ):
             self.close(1008, "too slow to read its messages")  # sends what is queued first
             return
         self._outbox = []
