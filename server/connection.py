@@ -79,19 +79,14 @@ class BatchingServerConnection(ServerConnection):
 
     def send_data(self, frames: list[bytes] | None = None) -> None:
         """Write every pending frame with one ``transport.write``; an empty chunk is EOF."""
-        writes = self.protocol.data_to_send()
-        if not writes:  # most often websockets has nothing pending
-            if frames:
-                self.transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
-            return
-        chunks = [w for w in writes if w]
-        if frames and len(chunks) == len(writes):  # after an EOF nothing may be written
-            chunks.extend(frames)
-        if len(chunks) == 1:
-            self.transport.write(chunks[0])
-        elif chunks:
-            self.transport.write(b"".join(chunks))
-        if len(chunks) < len(writes):  # websockets asks to half-close the TCP connection
+        writes = self.protocol.data_to_send()  # most often nothing is pending
+        chunks = [w for w in writes if w] if writes else writes
+        eof = len(chunks) < len(writes)  # websockets asks to half-close the TCP connection
+        if frames and not eof:  # after an EOF nothing may be written
+            chunks = chunks + frames if chunks else frames
+        if chunks:
+            self.transport.write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+        if eof:
             if self.transport.can_write_eof():
                 with contextlib.suppress(Exception):  # uvloop may raise RuntimeError here
                     self.transport.write_eof()
@@ -183,9 +178,6 @@ class Connection:
             ):
                 if self.json:  # a browser: JSON text, encoded for this connection
                     frames = [frame(_TEXT, self._json(m)) for m in queued]
-                elif len(queued) == 1:  # most often: one update
-                    m = queued[0]
-                    frames = [frame(_BINARY, m.data if isinstance(m, Frame) else encode(m))]
                 else:
                     frames = [
                         frame(_BINARY, m.data if isinstance(m, Frame) else encode(m))

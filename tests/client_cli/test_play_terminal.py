@@ -156,7 +156,7 @@ def test_words_pick_moves(state: Path) -> None:
         child.expect(PROMPT)
         asked = ESCAPES.sub("", settle(child, PROMPT))  # the moves may follow the prompt
         asked = asked[asked.rfind("Your turn.") :]
-        if "0) Pass" in asked and "Bid " in asked:  # bids are keyed by their value
+        if "0) Pass" in asked and "Bid " in asked:  # a bidding prompt, not a play
             break
         finish(child)
     else:
