@@ -420,6 +420,11 @@ class CardaviaServer:
         else:  # pragma: no cover - every message type is handled above
             raise RequestError(ErrorCode.BAD_MESSAGE, f"unexpected message {msg.type!r}")
 
+    def handles_now(self, msg: cm.Act) -> bool:
+        """Whether :meth:`dispatch` hands ``msg`` to its table without waiting: the table
+        is this process's (else it goes over the bus)."""
+        return self.bus is None or msg.table in self.lobby.tables
+
     async def _routed(self, player: Player, msg: Any) -> bool:
         """Send ``msg`` to the process owning its table, if another one does; whether sent.
 

@@ -1,6 +1,7 @@
 """One WebSocket connection: frames in, validated messages to the app, messages out.
 
-A task reads; the rest of the server only queues messages
+A task reads, except that a move read while that task has nothing to do is
+handled in the callback that read it; the rest of the server only queues messages
 (:meth:`Connection.send` never blocks).  Everything queued for a connection
 while the event loop runs its current callbacks is written once they are
 done, in order and with one ``transport.write`` (no writer task, no await
@@ -14,15 +15,23 @@ import asyncio
 import contextlib
 import struct
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
-from websockets.protocol import State
+from websockets.frames import DATA_OPCODES
+from websockets.frames import Frame as WsFrame
+from websockets.protocol import Event, State
+
+try:
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover - websockets built without its C extension
+    from websockets.utils import apply_mask
 
 from protocol.base import PROTOCOL_VERSION, known_features
-from protocol.client_messages import Hello, Ping
+from protocol.client_messages import Act, ClientMessage, Hello, Ping
 from protocol.codec import (
     Frame,
     FrameError,
@@ -67,15 +76,97 @@ def frame(first: int, payload: bytes) -> bytes:
 
 
 class BatchingServerConnection(ServerConnection):
-    """websockets' server connection that writes all its pending frames at once.
+    """websockets' server connection that writes all its pending frames at once, and
+    hands whole binary messages to :attr:`on_message` in the callback that reads them.
 
-    websockets makes one ``transport.write`` (one system call) per frame;
-    :meth:`send_data` joins what is pending into one, and also takes frames
-    already built by :func:`frame` (cheaper than websockets' own framing, for
-    the messages the server pushes), which :class:`Connection` uses while the
-    connection is open, without extensions (no compression) and with no
-    fragmented message under way.
+    Writing: websockets makes one ``transport.write`` (one system call) per
+    frame; :meth:`send_data` joins what is pending into one, and also takes
+    frames already built by :func:`frame` (cheaper than websockets' own
+    framing, for the messages the server pushes), which :class:`Connection`
+    uses while the connection is open, without extensions (no compression)
+    and with no fragmented message under way.
+
+    Reading: once the handshake is over, :meth:`data_received` cuts the bytes
+    into frames itself (:class:`FrameSplitter`).  A final, masked binary frame
+    within the size limit, read while the connection is open and no
+    fragmented message is under way, goes to :attr:`on_message`, which
+    handles it there and then or declines it.  Every other frame, and a
+    declined one, goes to websockets whole, as it came, so websockets' parser
+    always stands between two frames: control frames, text, fragments, bad
+    frames and the closing handshake stay websockets' own.  This is only done
+    when nothing followed the handshake request before the handshake ended
+    (a client may not send frames before the answer, RFC 6455 4.1), so that
+    websockets' parser is known to stand between two frames when it starts.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.on_message: Callable[[bytes], bool] | None = None
+        """Handles one whole binary message at once (True) or declines it (False)."""
+        self.pending_messages = 0
+        """Whole messages websockets has queued that the reader has not taken yet."""
+        self._splitter: FrameSplitter | None = None
+        self._handshake: bytearray | None = bytearray()
+        """What was read before the handshake ended (None: websockets reads it all)."""
+
+    def data_received(self, data: bytes) -> None:
+        """Feed ``data`` to websockets, or, after the handshake, cut it into frames."""
+        splitter = self._splitter or self._split_from_now()
+        if splitter is None:
+            self._note_handshake(data)
+            super().data_received(data)
+            return
+        for whole, payload in splitter.frames(data):
+            if payload is None or not self._hand_over(payload):
+                super().data_received(whole)
+        if splitter.broken:  # websockets has had the rest and fails the connection
+            self._splitter = None
+
+    def _split_from_now(self) -> FrameSplitter | None:
+        """At the first bytes after the handshake: the splitter, if websockets' parser
+        stands between two frames (nothing came after the request), else None for good."""
+        handshake = self._handshake
+        if handshake is None or self.protocol.state is not State.OPEN:
+            return None
+        self._handshake = None
+        size = self.protocol.max_message_size
+        if not handshake.endswith(b"\r\n\r\n") or size is None:
+            return None
+        self._splitter = FrameSplitter(size)
+        return self._splitter
+
+    def _note_handshake(self, data: bytes) -> None:
+        """Keep the handshake's bytes; give up splitting when frames came with it."""
+        handshake = self._handshake
+        if handshake is not None:
+            handshake += data
+            end = handshake.find(b"\r\n\r\n")
+            if 0 <= end < len(handshake) - 4 or len(handshake) > _HANDSHAKE_BYTES:
+                self._handshake = None  # websockets alone reads this connection
+
+    def _hand_over(self, payload: bytes) -> bool:
+        handler = self.on_message
+        protocol = self.protocol
+        return (
+            handler is not None
+            and protocol.state is State.OPEN
+            and not protocol.expect_continuation_frame
+            and handler(payload)
+        )
+
+    def eof_received(self) -> None:
+        """Give websockets an unfinished frame's bytes first (it reports the cut frame)."""
+        splitter = self._splitter
+        if splitter is not None and splitter.rest:
+            rest, splitter.rest = splitter.rest, bytearray()
+            super().data_received(bytes(rest))
+        super().eof_received()
+
+    def process_event(self, event: Event) -> None:
+        """Count the whole messages websockets queues for the reader (see :class:`Connection`)."""
+        if isinstance(event, WsFrame) and event.fin and event.opcode in DATA_OPCODES:
+            self.pending_messages += 1
+        super().process_event(event)
 
     def send_data(self, frames: list[bytes] | None = None) -> None:
         """Write every pending frame with one ``transport.write``; an empty chunk is EOF."""
@@ -92,6 +183,82 @@ class BatchingServerConnection(ServerConnection):
                     self.transport.write_eof()
             else:
                 self.transport.close()
+
+
+_HANDSHAKE_BYTES = 65536
+"""Handshake bytes kept to find the request's end; a longer one is left to websockets."""
+
+
+class FrameSplitter:
+    """Cuts a client's byte stream into whole frames (RFC 6455, 5.2).
+
+    :meth:`frames` yields each frame that the bytes complete, as it came, with
+    its unmasked payload when it is a final, masked binary frame (else with
+    None); an unfinished frame is kept for the next call.  A frame announcing
+    more than ``max_size`` bytes makes the splitter *broken*: what it holds
+    is yielded at once, as is, for websockets to refuse, and it is done.
+    """
+
+    __slots__ = ("broken", "max_size", "need", "rest")
+
+    def __init__(self, max_size: int) -> None:
+        self.max_size = max_size
+        self.rest = bytearray()
+        """The bytes of an unfinished frame."""
+        self.need = 0
+        """How many bytes ``rest`` must hold before a frame can end in it."""
+        self.broken = False
+
+    def frames(self, data: bytes) -> Iterator[tuple[bytes, bytes | None]]:
+        """The whole frames that ``data`` completes (see the class docstring)."""
+        if self.broken:
+            raise RuntimeError("the splitter gave up on this stream")
+        buf: bytes | bytearray = data
+        if self.rest:
+            self.rest += data  # amortised: a frame sent a byte at a time costs linear time
+            if len(self.rest) < self.need:
+                return
+            buf = self.rest
+        self.need = 0
+        n = len(buf)
+        pos = 0
+        while n - pos >= 2:
+            first, second = buf[pos], buf[pos + 1]
+            size = second & 0x7F
+            start = pos + 2
+            if size == 126:
+                if n - start < 2:
+                    break
+                size = _U16.unpack_from(buf, start)[0]
+                start += 2
+            elif size == 127:
+                if n - start < 8:
+                    break
+                size = _U64.unpack_from(buf, start)[0]
+                start += 8
+            if size > self.max_size:
+                self.broken = True
+                self.rest = bytearray()
+                yield bytes(buf[pos:]), None
+                return
+            masked = second & 0x80
+            end = start + (4 if masked else 0) + size
+            if end > n:
+                self.need = end - pos
+                break
+            if first == _BINARY and masked:
+                yield bytes(buf[pos:end]), apply_mask(buf[start + 4 : end], buf[start : start + 4])
+            else:
+                yield bytes(buf[pos:end]), None
+            pos = end
+        if pos == n:
+            self.rest = bytearray()
+        elif pos or buf is not self.rest:  # else rest holds just the unfinished frame
+            self.rest = bytearray(buf[pos:])
+
+
+_U16 = struct.Struct("!H")
+_U64 = struct.Struct("!Q")
 
 
 class Connection:
@@ -118,6 +285,8 @@ class Connection:
         """Whether the client speaks JSON text frames (``cardavia.json``), not msgpack."""
         self.features: tuple[str, ...] = ()
         """The optional protocol features its ``hello`` asked for (of :data:`FEATURES`)."""
+        self._busy = False
+        """Whether :meth:`run` is handling a message (it may wait meanwhile)."""
         self._log = get_logger(remote=str(ws.remote_address[0]) if ws.remote_address else "")
 
     # -- Link ----------------------------------------------------------------
@@ -208,14 +377,31 @@ class Connection:
 
     # -- reading -------------------------------------------------------------
     async def run(self) -> None:
-        """Serve the connection until it closes."""
+        """Serve the connection until it closes.
+
+        A message websockets queues is read here; a move read while nothing is
+        queued or being handled here is handled at once, in the callback that
+        read it (:meth:`_receive_now`), which spares a wake-up of this task.
+        """
         doorman = asyncio.create_task(self._expect_hello(self.app.config.hello_timeout))
+        ws = self.ws
+        batching = ws if isinstance(ws, BatchingServerConnection) and not self.json else None
+        if batching is not None:
+            batching.on_message = self._receive_now
         try:
-            async for frame in self.ws:
-                await self._receive(frame)
+            async for frame in ws:
+                if batching is not None:
+                    batching.pending_messages -= 1
+                self._busy = True
+                try:
+                    await self._receive(frame)
+                finally:
+                    self._busy = False
         except ConnectionClosed:
             pass
         finally:
+            if batching is not None:
+                batching.on_message = None
             # the socket is closed or closing: nothing more can be sent
             self._close = self._close or (1000, "")
             if self._flush_soon is not None:
@@ -245,6 +431,37 @@ class Connection:
             message = "too many messages; slow down" if limited else exc.message
             self._refuse(limited, Error(ref=exc.ref, code=code, message=message))
             return
+        await self._handle(msg, limited)
+
+    def _receive_now(self, payload: bytes) -> bool:
+        """Handle a binary message in the callback that read it, if it is a move (or a
+        ping) that :meth:`_receive` would handle without waiting and nothing is ahead
+        of it; else decline it (False): websockets queues it for :meth:`run`."""
+        player = self.player
+        if self._busy or self._close is not None or player is None:
+            return False
+        assert isinstance(self.ws, BatchingServerConnection)
+        if self.ws.pending_messages:
+            return False
+        try:
+            msg = decode_client(payload)
+        except FrameError:
+            return False  # answered by _receive, in turn
+        if type(msg) is Act:
+            if not self.app.handles_now(msg):
+                return False
+        elif type(msg) is not Ping:
+            return False
+        handling = self._handle(msg, not self._bucket.allow(time.monotonic()))
+        try:
+            handling.send(None)
+        except StopIteration:
+            return True
+        handling.close()  # a move that waited after all: a bug
+        raise RuntimeError(f"a {msg.type} waited, which app.handles_now said it would not")
+
+    async def _handle(self, msg: ClientMessage, limited: bool) -> None:
+        """Count ``msg``, then refuse it (``limited``: over the rate) or act on it."""
         counter = self._messages_in.get(msg.type)
         if counter is None:
             counter = self._messages_in[msg.type] = self.app.metrics.counter(

@@ -1,0 +1,240 @@
+"""Moves handled in the callback that reads them (``BatchingServerConnection`` and
+``Connection._receive_now``), and everything else read as websockets reads it."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
+
+from protocol import client_messages as cm
+from server.app import CardaviaServer
+from server.connection import BatchingServerConnection, Connection
+
+_ids = itertools.count(100)
+
+
+def _pack(msg: dict[str, Any]) -> bytes:
+    data: bytes = msgpack.packb(msg)
+    return data
+
+
+def _wire(payload: bytes, *, masked: bool = True) -> bytes:
+    """A client's binary frame, as websockets' client writes it."""
+    return Frame(Opcode.BINARY, payload).serialize(mask=masked, extensions=[])
+
+
+async def _next(ws: ClientConnection) -> dict[str, Any]:
+    msg: dict[str, Any] = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 10))
+    return msg
+
+
+async def _hello(url: str, name: str) -> ClientConnection:
+    ws = await connect(url, compression=None)
+    await ws.send(_pack({"type": "hello", "id": 1, "version": 1, "name": name}))
+    assert (await _next(ws))["type"] == "welcome"
+    return ws
+
+
+class Game:
+    """Two seats at a Scopa table over raw connections; ``last`` holds each seat's
+    latest update."""
+
+    def __init__(self, seats: list[ClientConnection], table: str) -> None:
+        self.seats = seats
+        self.table = table
+        self.last: list[dict[str, Any]] = [{}, {}]
+
+    async def updates(self, *, skip: int | None = None) -> None:
+        """Read each seat's next update but ``skip``'s (other pushes are passed over)."""
+        for i, ws in enumerate(self.seats):
+            if i != skip:
+                while (msg := await _next(ws))["type"] != "update":
+                    assert msg["type"] != "error", msg
+                self.last[i] = msg
+
+    async def answered(self, act: dict[str, Any]) -> list[dict[str, Any]]:
+        """What the mover reads up to the ``ok`` of ``act`` (its update among them), once
+        the other seat has its update too."""
+        seat = act["seat"]
+        seen = await _answer_of(self.seats[seat], act["id"])
+        assert seen[-1] == {"type": "ok", "ref": act["id"]}, seen
+        self.last[seat] = next(m for m in seen if m["type"] == "update")
+        await self.updates(skip=seat)
+        return seen
+
+    def mover(self) -> int:
+        return next(i for i in (0, 1) if self.last[i]["view"]["legal"])
+
+    def act(self) -> dict[str, Any]:
+        """The mover's next move, as a message."""
+        seat = self.mover()
+        return {
+            "type": "act", "id": next(_ids), "table": self.table, "seat": seat,
+            "version": self.last[seat]["version"], "action": self.last[seat]["view"]["legal"][0],
+        }  # fmt: skip
+
+
+@pytest.fixture
+async def game(server: CardaviaServer) -> AsyncIterator[Game]:
+    seats = [await _hello(server.url, "Ann"), await _hello(server.url, "Bob")]
+    create = {"type": "create_table", "id": 2, "game": "scopa", "options": {"seat": 0}}
+    await seats[0].send(_pack(create))
+    while (msg := await _next(seats[0]))["type"] != "joined":
+        pass
+    table = msg["table"]["id"]
+    await seats[1].send(_pack({"type": "join_table", "id": 2, "table": table, "seat": 1}))
+    g = Game(seats, table)
+    await g.updates()
+    yield g
+    for ws in seats:
+        await ws.close()
+
+
+async def _answer_of(ws: ClientConnection, ref: int) -> list[dict[str, Any]]:
+    """What ``ws`` receives up to the message answering ``ref``."""
+    seen = []
+    while True:
+        msg = await _next(ws)
+        seen.append(msg)
+        if msg.get("ref") == ref:
+            return seen
+
+
+def _server_side(server: CardaviaServer) -> list[BatchingServerConnection]:
+    conns = [c.ws for c in server.connections]
+    assert all(isinstance(ws, BatchingServerConnection) for ws in conns)
+    return conns  # type: ignore[return-value]
+
+
+async def test_moves_are_handled_as_they_are_read(
+    server: CardaviaServer, game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each move is handled in the read callback, not by the reader task."""
+    by_task: list[bytes | str] = []
+    real = Connection._receive
+
+    async def receive(self: Connection, frame: bytes | str) -> None:
+        by_task.append(frame)
+        await real(self, frame)
+
+    monkeypatch.setattr(Connection, "_receive", receive)
+    for _ in range(12):
+        act = game.act()
+        await game.seats[act["seat"]].send(_pack(act))
+        await game.answered(act)
+    assert by_task == []
+    assert all(ws._splitter is not None for ws in _server_side(server))
+
+
+async def test_a_move_behind_a_queued_request_in_the_same_read_waits_its_turn(
+    game: Game,
+) -> None:
+    """``list_games`` goes to websockets' queue; the move read with it goes after it."""
+    act = game.act()
+    ws = game.seats[act["seat"]]
+    listing = {"type": "list_games", "id": next(_ids)}
+    ws.transport.write(_wire(_pack(listing)) + _wire(_pack(act)))  # one write, one read
+    kinds = [m["type"] for m in await game.answered(act)]
+    assert kinds.index("games") < kinds.index("update"), kinds
+
+
+async def test_a_move_read_while_the_reader_waits_on_a_request_comes_after_it(
+    server: CardaviaServer, game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = server.dispatch
+
+    async def slow(player: Any, msg: Any, **kwargs: Any) -> None:
+        if isinstance(msg, cm.ListGames):
+            await asyncio.sleep(0.2)  # the reader is busy with it meanwhile
+        await real(player, msg, **kwargs)
+
+    monkeypatch.setattr(server, "dispatch", slow)
+    act = game.act()
+    ws = game.seats[act["seat"]]
+    await ws.send(_pack({"type": "list_games", "id": next(_ids)}))
+    await asyncio.sleep(0.05)
+    await ws.send(_pack(act))
+    kinds = [m["type"] for m in await game.answered(act)]
+    assert kinds.index("games") < kinds.index("update"), kinds
+
+
+async def test_a_move_cut_into_single_bytes_is_read_whole(game: Game) -> None:
+    act = game.act()
+    ws = game.seats[act["seat"]]
+    for byte in _wire(_pack(act)):
+        ws.transport.write(bytes((byte,)))
+        await asyncio.sleep(0.002)  # separate reads at the server
+    await game.answered(act)
+
+
+async def test_a_fragmented_move_is_read_by_websockets(game: Game) -> None:
+    act = game.act()
+    ws = game.seats[act["seat"]]
+    data = _pack(act)
+    await ws.send([data[:5], data[5:20], data[20:]])  # three frames, one message
+    await game.answered(act)
+    act = game.act()  # and the next move, whole, is read at once again
+    await game.seats[act["seat"]].send(_pack(act))
+    await game.answered(act)
+
+
+async def test_an_unmasked_frame_fails_the_connection(server: CardaviaServer) -> None:
+    ws = await _hello(server.url, "Cy")
+    ws.transport.write(_wire(_pack({"type": "ping", "id": 5}), masked=False))
+    with pytest.raises(ConnectionClosed) as closed:
+        await asyncio.wait_for(ws.recv(), 10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1002
+    await _hello(server.url, "Dee")  # the server is fine
+
+
+async def test_a_frame_over_the_limit_closes_with_1009(server: CardaviaServer) -> None:
+    ws = await _hello(server.url, "Cy")
+    ws.transport.write(_wire(b"\x00" * (server.config.max_frame + 1)))
+    with pytest.raises(ConnectionClosed) as closed:
+        await asyncio.wait_for(ws.recv(), 10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+
+async def test_frames_sent_with_the_handshake_are_read_by_websockets(
+    server: CardaviaServer,
+) -> None:
+    """A client that does not wait for the handshake's answer (RFC 6455 4.1 says it
+    must) is served all the same, by websockets alone."""
+    reader, writer = await asyncio.open_connection(server.config.host, server.port)
+    request = (
+        "GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    hello = {"type": "hello", "id": 1, "version": 1, "name": "Eve"}
+    ping = _wire(_pack({"type": "ping", "id": 2}))
+    # the hello and the start of a ping come with the request: websockets' parser is
+    # then in the middle of a frame when the handshake ends
+    writer.write(request.encode() + _wire(_pack(hello)) + ping[:3])
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+    assert head.startswith(b"HTTP/1.1 101")
+
+    async def read() -> dict[str, Any]:
+        first, size = await asyncio.wait_for(reader.readexactly(2), 10)
+        assert first == 0x82 and size <= 126  # a final binary frame, unmasked
+        if size == 126:
+            size = int.from_bytes(await reader.readexactly(2), "big")
+        msg: dict[str, Any] = msgpack.unpackb(await reader.readexactly(size))
+        return msg
+
+    assert (await read())["type"] == "welcome"
+    writer.write(ping[3:])
+    assert await read() == {"type": "pong", "ref": 2}
+    (ws,) = _server_side(server)
+    assert ws._handshake is None and ws._splitter is None  # websockets reads on alone
+    writer.write(_wire(_pack({"type": "ping", "id": 3})))
+    assert await read() == {"type": "pong", "ref": 3}
+    writer.close()
+    await writer.wait_closed()
