@@ -9,7 +9,11 @@ the owner's turn is due, a finished game).  Then hypothesis draws one step at
 a time: a frame of every client message type with valid and invalid fields,
 random bytes, text frames, msgpack junk, huge and deeply nested payloads,
 sent before hello, at tables not joined or left or finished, and actions for
-random games, seats and versions.  Each step waits for its reply.
+random games, seats and versions.  Each step waits for its reply.  Some steps
+write raw bytes after a hello instead: whole, fragmented, unmasked, truncated
+and oversized WebSocket frames and garbage, cut into random pieces (the
+server cuts frames itself); the server may close that connection (1002,
+1007, 1009), and must go on answering the others.
 
 Counted (the last line of stdout is one JSON object; progress on stderr):
 
@@ -33,6 +37,7 @@ import contextlib
 import functools
 import itertools
 import json
+import socket
 import sys
 import time
 import warnings
@@ -101,6 +106,44 @@ ACTION_LIKE = (
     | JUNK
 )
 """Junk shaped like an action: a right or wrong ``type`` tag and right or wrong fields."""
+
+
+@st.composite
+def _wire_frame(draw: st.DrawFn) -> bytes:
+    """A WebSocket frame as a client may or may not write it (RFC 6455 5.2: any
+    opcode, reserved bits, unmasked, cut short), or bytes that are no frame."""
+    kind = draw(st.integers(0, 9))
+    if kind == 0:
+        return draw(st.binary(min_size=1, max_size=40))  # garbage
+    if kind == 1:  # a header announcing far more than the limit
+        return bytes((0x82, 0xFF)) + draw(st.integers(MAX_FRAME, 2**63 - 1)).to_bytes(8, "big")
+    payload = draw(
+        st.one_of(
+            st.builds(msgpack.packb, JUNK),
+            st.builds(lambda n: msgpack.packb({"type": "ping", "id": n}), st.integers(0, 9)),
+            st.binary(max_size=300),
+        )
+    )
+    opcode = draw(st.sampled_from([0x0, 0x1, 0x2, 0x2, 0x2, 0x8, 0x9, 0xA, 0x3, 0xB]))
+    fin = draw(st.booleans()) if kind < 6 else True
+    rsv = draw(st.integers(0, 7)) if kind == 4 else 0
+    head = bytearray(((0x80 if fin else 0) | rsv << 4 | opcode,))
+    masked = kind != 2  # a client must mask
+    size = len(payload)
+    if size < 126:
+        head.append((0x80 if masked else 0) | size)
+    else:
+        head.append((0x80 if masked else 0) | 126)
+        head += size.to_bytes(2, "big")
+    if masked:
+        key = draw(st.binary(min_size=4, max_size=4))
+        head += key
+        payload = bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+    wire = bytes(head) + payload
+    return wire[: draw(st.integers(1, len(wire)))] if kind == 3 else wire  # 3: cut short
+
+
+WIRE = _wire_frame()
 
 SESSIONS = 3
 SEATS = {"scopa": 2, "cicera": 4, "doudizhu": 3, "schafkopf": 4}
@@ -176,6 +219,8 @@ class Tally:
     refused: int = 0
     accepted: int = 0
     expected_closes: int = 0
+    wire: int = 0
+    """Steps that wrote raw bytes (:meth:`Fuzzer._wire`)."""
     notes: list[str] = field(default_factory=list)
 
     def note(self, text: str) -> None:
@@ -236,6 +281,9 @@ class Fuzzer:
     def step(self, data: st.DataObject) -> None:
         """Draw one frame and a sender, send it, check the outcome."""
         who = data.draw(st.integers(0, 5), label="sender")  # 0, 1: a fresh connection
+        if who == 0 and data.draw(st.integers(0, 3), label="wire") == 0:
+            self._wire(data)
+            return
         frame, ref = self._frame(data, (who - 2) % len(self.sessions) if who >= 2 else None)
         self.tally.cases += 1
         size = len(frame) if isinstance(frame, bytes) else len(frame.encode())
@@ -270,6 +318,35 @@ class Fuzzer:
             return
         self._joined(index, reply)
         self._judge(reply, before)
+
+    def _wire(self, data: st.DataObject) -> None:
+        """Raw bytes on a fresh session's socket; then the server must still answer."""
+        conn = self._session(f"wire-{self.tally.cases}")
+        stream = b"".join(data.draw(st.lists(WIRE, min_size=1, max_size=6), label="frames"))
+        pieces = data.draw(st.lists(st.integers(1, 64), max_size=8), label="pieces")
+        self.tally.cases += 1
+        self.tally.wire += 1
+        sock = conn.ws.socket
+        try:
+            pos = 0
+            for size in [*pieces, len(stream)]:
+                sock.sendall(stream[pos : pos + size])
+                pos += size
+                if pos >= len(stream):
+                    break
+        except OSError:
+            pass  # the server closed it on a bad frame: allowed here
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+        self.tally.internal_errors += conn.internal_errors
+        conn.close()
+        fence = next(self.ids)
+        try:
+            self.sessions[0].request({"type": "ping"}, fence)
+        except (Closed, TimeoutError) as exc:
+            self.tally.crashes += 1
+            self.tally.note(f"no pong ({exc}) after raw bytes {stream[:80]!r}")
+            self._reopen(0)
 
     def _joined(self, index: int, reply: dict[str, Any] | None) -> None:
         """Remember a table the session joined (and its seat there)."""
@@ -559,6 +636,7 @@ def fuzz(seconds: float, seed: int = 0, progress: bool = True) -> dict[str, Any]
         "refused": tally.refused,
         "accepted": tally.accepted,
         "expected_closes": tally.expected_closes,
+        "wire": tally.wire,
         "errors_logged": srv.tap.errors,
         "seconds": round(time.monotonic() - started, 1),
         "notes": tally.notes[:5],

@@ -17,6 +17,7 @@ def test_a_short_fuzz_run_finds_no_crash_internal_error_or_state_change(capsys) 
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["cases"] > 100
     assert result["refused"] > 0 and result["accepted"] > 0
+    assert result["wire"] > 0  # raw bytes too, cut into frames by the server itself
     assert (result["crashes"], result["internal_errors"], result["state_changes"]) == (0, 0, 0)
 
 
