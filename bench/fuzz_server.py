@@ -71,6 +71,12 @@ class LogTap:
         """Nothing is buffered."""
 
 
+_SERVER_LOGGERS = ("websockets.server", "asyncio")
+"""The server's side of websockets, and asyncio: not ``websockets.client``, where the
+fuzzer's own sync client logs its races (a socket closed while a reply comes in:
+"unexpected internal error", EOFError: stream ended), which are not the server's."""
+
+
 class _StdlibTap(logging.Handler):
     """Errors logged by websockets or asyncio (a failed handler, a lost task exception)."""
 
@@ -138,7 +144,7 @@ class ServerThread:
         saved = structlog.get_config()
         configure("warning", stream=self.tap)  # type: ignore[arg-type]
         handler = _StdlibTap(self.tap)
-        for name in ("websockets", "asyncio"):
+        for name in _SERVER_LOGGERS:
             logging.getLogger(name).addHandler(handler)
         loop = asyncio.get_running_loop()
         loop.set_exception_handler(
@@ -158,7 +164,7 @@ class ServerThread:
                 finally:
                     await owner.close()
         finally:
-            for name in ("websockets", "asyncio"):
+            for name in _SERVER_LOGGERS:
                 logging.getLogger(name).removeHandler(handler)
             structlog.configure(**saved)
 
