@@ -129,8 +129,9 @@ class BatchingServerConnection(ServerConnection):
         if handshake is None or self.protocol.state is not State.OPEN:
             return None
         self._handshake = None
-        size = self.protocol.max_message_size
-        if not handshake.endswith(b"\r\n\r\n") or size is None:
+        # an older websockets has max_size alone: it then reads everything itself
+        size = getattr(self.protocol, "max_message_size", None)
+        if not handshake.endswith(b"\r\n\r\n") or not isinstance(size, int):
             return None
         self._splitter = FrameSplitter(size)
         return self._splitter
