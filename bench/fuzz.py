@@ -51,6 +51,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import HypothesisDeprecationWarning
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
+from websockets.utils import apply_mask
 
 from bench.fuzz_server import (
     CONFIG,
@@ -138,7 +139,7 @@ def _wire_frame(draw: st.DrawFn) -> bytes:
     if masked:
         key = draw(st.binary(min_size=4, max_size=4))
         head += key
-        payload = bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+        payload = apply_mask(payload, key)
     wire = bytes(head) + payload
     return wire[: draw(st.integers(1, len(wire)))] if kind == 3 else wire  # 3: cut short
 
@@ -221,6 +222,8 @@ class Tally:
     expected_closes: int = 0
     wire: int = 0
     """Steps that wrote raw bytes (:meth:`Fuzzer._wire`)."""
+    wire_closed: int = 0
+    """Of those, the ones whose connection the server closed before all was written."""
     notes: list[str] = field(default_factory=list)
 
     def note(self, text: str) -> None:
@@ -334,8 +337,8 @@ class Fuzzer:
                 pos += size
                 if pos >= len(stream):
                     break
-        except OSError:
-            pass  # the server closed it on a bad frame: allowed here
+        except OSError:  # the server closed it on a bad frame before all was written
+            self.tally.wire_closed += 1
         with contextlib.suppress(OSError):
             sock.shutdown(socket.SHUT_RDWR)
         self.tally.internal_errors += conn.internal_errors
@@ -637,6 +640,7 @@ def fuzz(seconds: float, seed: int = 0, progress: bool = True) -> dict[str, Any]
         "accepted": tally.accepted,
         "expected_closes": tally.expected_closes,
         "wire": tally.wire,
+        "wire_closed": tally.wire_closed,
         "errors_logged": srv.tap.errors,
         "seconds": round(time.monotonic() - started, 1),
         "notes": tally.notes[:5],

@@ -43,6 +43,7 @@ from protocol.codec import (
 )
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Pong, Welcome
+from server.at_once import run_at_once
 from server.logs import get_logger
 from server.metrics import CounterSeries
 from server.ratelimit import Strikes, TokenBucket
@@ -129,9 +130,8 @@ class BatchingServerConnection(ServerConnection):
         if handshake is None or self.protocol.state is not State.OPEN:
             return None
         self._handshake = None
-        # an older websockets has max_size alone: it then reads everything itself
-        size = getattr(self.protocol, "max_message_size", None)
-        if not handshake.endswith(b"\r\n\r\n") or not isinstance(size, int):
+        size = self.protocol.max_message_size
+        if not handshake.endswith(b"\r\n\r\n") or size is None:
             return None
         self._splitter = FrameSplitter(size)
         return self._splitter
@@ -453,13 +453,9 @@ class Connection:
                 return False
         elif type(msg) is not Ping:
             return False
-        handling = self._handle(msg, not self._bucket.allow(time.monotonic()))
-        try:
-            handling.send(None)
-        except StopIteration:
-            return True
-        handling.close()  # a move that waited after all: a bug
-        raise RuntimeError(f"a {msg.type} waited, which app.handles_now said it would not")
+        limited = not self._bucket.allow(time.monotonic())
+        run_at_once(self._handle(msg, limited), f"app.handles_now said a {msg.type} would not")
+        return True
 
     async def _handle(self, msg: ClientMessage, limited: bool) -> None:
         """Count ``msg``, then refuse it (``limited``: over the rate) or act on it."""

@@ -26,6 +26,7 @@ from protocol.codec import Frame, unchecked
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Joined, Left, Ok, Replay, TableClosed
 from server.ai import AiRunner
+from server.at_once import run_at_once
 from server.logs import get_logger
 from server.metrics import Metrics
 from server.quotas import Quotas
@@ -173,14 +174,7 @@ class TableActor:
         step.  The actor is woken after all when the table closed or its next wakeup
         (a timer, say) moved before the one it waits for.
         """
-        handling = self._handle(command)
-        try:
-            handling.send(None)
-        except StopIteration:
-            pass
-        else:  # a store that waited after all: a bug, and the command is cut short
-            handling.close()
-            raise RuntimeError(f"table {self.id}: a command waited on a store said not to")
+        run_at_once(self._handle(command), f"table {self.id}'s store completes at once")
         if not self.closed:
             self._after_command()
         wake = None if self.closed else self.core.next_wakeup(self.clock())
