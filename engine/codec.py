@@ -283,17 +283,35 @@ class PlainMemo:
 
 
 def _grown(value: Any, old: Any, old_plain: Any) -> Any:
-    """``to_plain(value)``; when ``value`` is a tuple that starts with the very
-    objects of the tuple ``old`` (a history, a list of tricks: one more entry since
-    the last view), only the new entries are converted and put after ``old_plain``."""
-    if (
-        type(value) is tuple
-        and type(old) is tuple
-        and 0 < len(old) <= len(value)
-        and all(map(is_, value, old))
-    ):
-        return [*old_plain, *_plain_list(value[len(old) :])]
-    return to_plain(value)
+    """``to_plain(value)``, reusing ``old_plain``, the plain form of ``old``, where
+    ``value`` is a tuple that shares objects with the tuple ``old``.
+
+    When ``value`` starts with the very objects of ``old`` (a history, a list of
+    tricks: one more entry since the last view), only the new entries are
+    converted and put after ``old_plain``; when both hold as many tuples (the
+    piles, one per seat: one of them grew), each is worked out so, the same
+    one taking its old plain form.
+    """
+    if type(value) is not tuple:
+        return to_plain(value)
+    if not value:
+        return []
+    if type(old) is tuple and old:
+        n = len(old)
+        if n <= len(value) and all(map(is_, value, old)):
+            return [*old_plain, *_plain_list(value[n:])]
+        if n == len(value) and type(value[0]) is tuple:
+            return [
+                p if v is o else _grown(v, o, p)
+                for v, o, p in zip(value, old, old_plain, strict=True)
+            ]
+    first = type(value[0])
+    if first in _SCALARS:  # counts, scores, seats: their own plain form
+        for v in value:
+            if type(v) not in _SCALARS:
+                return _plain_list(value)
+        return list(value)
+    return _sequence(value)
 
 
 def _kept(cls: type) -> bool:

@@ -391,8 +391,7 @@ class CardaviaServer:
         if route and self.bus is not None and await self._routed(player, msg):
             return
         if type(msg) is cm.Act:  # the hot path: most requests are moves
-            actor = lobby.find(player, msg.table)
-            actor.submit(Command("act", player, msg.id, (msg.seat, msg.version, msg.action)))
+            self.act(player, msg)
         elif isinstance(msg, cm.ListGames):
             player.send(lobby.games(msg.id))
         elif isinstance(msg, cm.ListTables):
@@ -420,9 +419,15 @@ class CardaviaServer:
         else:  # pragma: no cover - every message type is handled above
             raise RequestError(ErrorCode.BAD_MESSAGE, f"unexpected message {msg.type!r}")
 
+    def act(self, player: Player, msg: cm.Act) -> None:
+        """Hand a move to its table here (:meth:`dispatch`, or the connection's read
+        callback when :meth:`handles_now`)."""
+        actor = self.lobby.find(player, msg.table)
+        actor.submit(Command("act", player, msg.id, (msg.seat, msg.version, msg.action)))
+
     def handles_now(self, msg: cm.Act) -> bool:
-        """Whether :meth:`dispatch` hands ``msg`` to its table without waiting: the table
-        is this process's (else it goes over the bus)."""
+        """Whether ``msg`` may go to :meth:`act` without :meth:`dispatch`: the table is
+        this process's (else it goes over the bus)."""
         return self.bus is None or msg.table in self.lobby.tables
 
     async def _routed(self, player: Player, msg: Any) -> bool:

@@ -43,7 +43,6 @@ from protocol.codec import (
 )
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Pong, Welcome
-from server.at_once import run_at_once
 from server.logs import get_logger
 from server.metrics import CounterSeries
 from server.ratelimit import Strikes, TokenBucket
@@ -304,7 +303,7 @@ class Connection:
             return
         self._outbox.append(message)
         if self._flush_soon is None:
-            self._flush_soon = self._loop.call_soon(self._flush)
+            self._flush_soon = self._loop.call_soon(self._flush_due)
 
     def close(self, code: int, reason: str) -> None:
         """Send what is queued, then close with ``code``."""
@@ -314,13 +313,22 @@ class Connection:
             self._closing = self._loop.create_task(self.ws.close(code, reason))
 
     # -- writing -------------------------------------------------------------
+    def _flush_due(self) -> None:
+        """The turn of the event loop after the first message was queued: write them."""
+        self._flush_soon = None
+        self._write_queued()
+
     def _flush(self) -> None:
-        """Write every queued message, in order, with one write; drop them if the
-        connection is no longer open (it is closing: nothing more can be sent)."""
+        """Write what is queued now (see :meth:`_write_queued`)."""
         handle = self._flush_soon
         if handle is not None:
             handle.cancel()
             self._flush_soon = None
+        self._write_queued()
+
+    def _write_queued(self) -> None:
+        """Write every queued message, in order, with one write; drop them if the
+        connection is no longer open (it is closing: nothing more can be sent)."""
         queued = self._outbox
         if not queued:
             return
@@ -348,6 +356,9 @@ class Connection:
             ):
                 if self.json:  # a browser: JSON text, encoded for this connection
                     frames = [frame(_TEXT, self._json(m)) for m in queued]
+                elif len(queued) == 1:  # most often: one update
+                    m = queued[0]
+                    frames = [frame(_BINARY, m.data if isinstance(m, Frame) else encode(m))]
                 else:
                     frames = [
                         frame(_BINARY, m.data if isinstance(m, Frame) else encode(m))
@@ -453,12 +464,30 @@ class Connection:
                 return False
         elif type(msg) is not Ping:
             return False
-        limited = not self._bucket.allow(time.monotonic())
-        run_at_once(self._handle(msg, limited), f"app.handles_now said a {msg.type} would not")
+        self._handle_now(msg, not self._bucket.allow(time.monotonic()))
         return True
 
-    async def _handle(self, msg: ClientMessage, limited: bool) -> None:
-        """Count ``msg``, then refuse it (``limited``: over the rate) or act on it."""
+    def _handle_now(self, msg: Act | Ping, limited: bool) -> None:
+        """:meth:`_handle` for a ping, or a move whose table is this process's
+        (:meth:`CardaviaServer.handles_now`): nothing in it waits."""
+        if not self._admit(msg, limited):
+            return
+        try:
+            if self.player is not None and self.player.spare_token is not None:
+                self.app.sessions.confirm(self.player)  # the welcome (new token) arrived
+            if isinstance(msg, Ping):
+                self.send(Pong(ref=msg.id))
+            elif self.player is None:
+                raise RequestError(ErrorCode.HELLO_REQUIRED, "send hello first")
+            else:
+                self.app.act(self.player, msg)
+        except RequestError as exc:
+            self.send(Error(ref=msg.id, code=exc.code, message=exc.message, detail=exc.detail))
+        except Exception as exc:  # a bug must not drop the connection
+            self._failed(msg, exc)
+
+    def _admit(self, msg: ClientMessage, limited: bool) -> bool:
+        """Count ``msg``; whether to act on it (else it was refused: over the rate)."""
         counter = self._messages_in.get(msg.type)
         if counter is None:
             counter = self._messages_in[msg.type] = self.app.metrics.counter(
@@ -468,13 +497,19 @@ class Connection:
         if limited:
             message = "too many messages; slow down"
             self._refuse(True, Error(ref=msg.id, code=ErrorCode.RATE_LIMITED, message=message))
+        return not limited
+
+    async def _handle(self, msg: ClientMessage, limited: bool) -> None:
+        """Count ``msg``, then refuse it (``limited``: over the rate) or act on it."""
+        if isinstance(msg, Ping) or (isinstance(msg, Act) and self.app.handles_now(msg)):
+            self._handle_now(msg, limited)
+            return
+        if not self._admit(msg, limited):
             return
         try:
             if self.player is not None and self.player.spare_token is not None:
                 self.app.sessions.confirm(self.player)  # the welcome (new token) arrived
-            if isinstance(msg, Ping):
-                self.send(Pong(ref=msg.id))
-            elif isinstance(msg, Hello):
+            if isinstance(msg, Hello):
                 if self.player is None:
                     await self.app.before_hello(msg.token)
                 self._hello(msg)
@@ -486,14 +521,18 @@ class Connection:
         except RequestError as exc:
             self.send(Error(ref=msg.id, code=exc.code, message=exc.message, detail=exc.detail))
         except Exception as exc:  # a bug must not drop the connection
-            self._log.exception("request_failed", type=msg.type, error=repr(exc))
-            self.send(
-                Error(
-                    ref=msg.id,
-                    code=ErrorCode.INTERNAL_ERROR,
-                    message="the server failed on this request; it had no effect",
-                )
+            self._failed(msg, exc)
+
+    def _failed(self, msg: ClientMessage, exc: Exception) -> None:
+        """Log a bug met handling ``msg`` and tell the client it had no effect."""
+        self._log.exception("request_failed", type=msg.type, error=repr(exc))
+        self.send(
+            Error(
+                ref=msg.id,
+                code=ErrorCode.INTERNAL_ERROR,
+                message="the server failed on this request; it had no effect",
             )
+        )
 
     def _refuse(self, limited: bool, error: Error) -> None:
         """Answer ``error``; a connection rate-limited too often is closed (1008)."""

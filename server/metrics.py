@@ -8,10 +8,13 @@ fixed help texts, label names and buckets; any other name is created on first
 use (a counter for ``inc``, a histogram for ``observe``) with the label names
 of that first call, and every later call must use the same label names.
 
-Counters and histograms are kept in plain Python (:class:`_Family`, one
-lock, no per-sample work beyond an addition and a bisection) and turned
-into Prometheus families at each scrape: the action path records several
-samples per move, and prometheus-client's own classes cost ~3 µs each.
+Counters and histograms are kept in plain Python (:class:`_Family`, no
+per-sample work beyond an addition and a bisection) and turned into
+Prometheus families at each scrape: the action path records several samples
+per move, and prometheus-client's own classes cost ~3 µs each.  Samples are
+recorded on the event loop's thread only (the AI's worker threads hand their
+results back to it), so a sample takes no lock; the family's lock guards its
+set of series, and a scrape copies each series' counts whole.
 
 Figures that are cheaper to read than to track (connections, sessions, tables
 by game and state) come from :meth:`Metrics.read_gauges`: a function called at
@@ -146,8 +149,7 @@ class CounterSeries:
         """Add ``amount`` (not negative)."""
         if amount < 0:
             raise ValueError("counters only go up")
-        with self._lock:
-            self.value += amount
+        self.value += amount
 
 
 class HistogramSeries:
@@ -163,10 +165,8 @@ class HistogramSeries:
 
     def observe(self, amount: float) -> None:
         """Record one sample (in the first bucket whose bound is at least ``amount``)."""
-        i = bisect_left(self.bounds, amount)
-        with self._lock:
-            self.counts[i] += 1
-            self.sum += amount
+        self.counts[bisect_left(self.bounds, amount)] += 1
+        self.sum += amount
 
 
 _Child = CounterSeries | HistogramSeries

@@ -504,6 +504,10 @@ class TableCore:
         """Why the AI must play ``seat`` now (``ai`` or ``timer``), or None."""
         if self.status != "playing" or seat not in self.game.to_act(self.state):
             return None
+        return self._ai_reason(seat, now)
+
+    def _ai_reason(self, seat: int, now: float) -> ActedBy | None:
+        """:meth:`ai_reason` of a seat to act in a game under way."""
         slot = self.seats[seat]
         if slot.kind == "ai" or self._covered(slot, now):
             return "ai"
@@ -523,7 +527,7 @@ class TableCore:
             return []
         turns = []
         for seat in self.game.to_act(self.state):
-            by = self.ai_reason(seat, now)
+            by = self._ai_reason(seat, now)
             if by is not None:
                 level = self.seats[seat].level or self.setup.strongest
                 turns.append(AiTurn(seat, self.version, by, level))
@@ -532,23 +536,27 @@ class TableCore:
     def next_wakeup(self, now: float) -> float | None:
         """The next moment something happens by itself (fill, grace or timer expiry)."""
         times: list[float] = []
-        if self.status == "waiting" and self.fill_at is not None:
+        status = self.status
+        if status == "waiting" and self.fill_at is not None:
             times.append(self.fill_at)
         for slot in self.seats:
             if slot.kind == "human" and not slot.connected and slot.away_since is not None:
                 times.append(slot.away_since + self.grace)
-        if self.status == "playing":
+        if status == "playing":
             timer = self.setup.options.turn_timer
-            for seat in self.game.to_act(self.state):
-                if timer is not None and self.seats[seat].kind == "human":
-                    times.append(self.turn_started + timer)
-        abandoned = self.abandoned_until()
-        if abandoned is not None:
-            times.append(abandoned)
-        future = [t for t in times if t > now]
-        closes_at = self.closes_at()  # an AI-only table's close is due even when past
-        if closes_at is not None:
-            future.append(closes_at)
+            if timer is not None:
+                for seat in self.game.to_act(self.state):
+                    if self.seats[seat].kind == "human":
+                        times.append(self.turn_started + timer)
+        elif status == "waiting":
+            abandoned = self.abandoned_until()
+            if abandoned is not None:
+                times.append(abandoned)
+        future = [t for t in times if t > now] if times else times
+        if status == "finished":
+            closes_at = self.closes_at()  # an AI-only table's close is due even when past
+            if closes_at is not None:
+                future.append(closes_at)
         return min(future) if future else None
 
     def tick(self, now: float) -> Effects:

@@ -216,3 +216,44 @@ def test_a_tuple_grown_by_a_few_entries_converts_only_the_new_ones() -> None:
     changed = (Card("7", "D"), (1, 2), _Log(()), Card("A", "S"))  # equal, not the same objects
     assert memo.convert([_Log(changed)])[0]["entries"] == reference(changed)
     assert memo.convert([_Log(grown[:2])])[0]["entries"] == reference(grown[:2])  # shorter
+
+
+def test_tuples_of_tuples_reuse_each_unchanged_or_grown_one() -> None:
+    """The piles, one per seat: the one that did not change keeps its plain form, the
+    one that grew converts only its new cards (their texts equal the reference's)."""
+    memo = PlainMemo()
+    kept, grows = (Card("7", "D"), Card("A", "S")), (Card("K", "C"),)
+    before = memo.convert([_Log((kept, grows))])[0]["entries"]
+    grown = (*grows, Card("2", "H"), Card("3", "H"))
+    after = memo.convert([_Log((kept, grown))])[0]["entries"]
+    assert after == reference((kept, grown))
+    assert after[0] is before[0]  # the same tuple: its plain form reused
+    assert before == reference((kept, grows))  # what was sent stays as it was
+    other = (Card("4", "S"),)  # not grown from before: converted whole
+    assert memo.convert([_Log((other, grown))])[0]["entries"] == reference((other, grown))
+    assert memo.convert([_Log((kept, (), ()))])[0]["entries"] == reference((kept, (), ()))
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(_ALL_CARDS[:12]), max_size=4),
+            st.lists(st.sampled_from(_ALL_CARDS[:12]), max_size=4),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_a_memo_converts_tuples_of_growing_tuples_as_the_reference_does(
+    steps: list[tuple[list[Card], list[Card], bool]],
+) -> None:
+    """Each step grows the first tuple, and grows or replaces the second."""
+    memo = PlainMemo()
+    first: tuple[Card, ...] = ()
+    second: tuple[Card, ...] = ()
+    for more, other, grow in steps:
+        first = (*first, *more)
+        second = (*second, *other) if grow else tuple(other)
+        value = _Log((first, second))
+        assert memo.convert([value])[0] == reference(value)
