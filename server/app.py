@@ -33,6 +33,7 @@ from server.cluster import Cluster
 from server.cluster_bus import Bus
 from server.config import ServerConfig
 from server.connection import BatchingServerConnection, Connection
+from server.flusher import Flusher
 from server.lobby import Lobby
 from server.logs import configure, get_logger
 from server.metrics import CONTENT_TYPE, Metrics, Reading
@@ -86,6 +87,8 @@ class CardaviaServer:
         self.sessions = Sessions()
         self.metrics = Metrics()
         self.metrics.read_gauges(self._gauges)
+        self.flusher = Flusher()
+        """Writes what the connections have queued (server.flusher)."""
         self.store = store if store is not None else self._make_store(config)
         self.cluster: Cluster | None = None
         self.bus: Bus | None = None

@@ -43,6 +43,7 @@ from protocol.codec import (
 )
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Pong, Welcome
+from server.flusher import Flusher
 from server.logs import get_logger
 from server.metrics import CounterSeries
 from server.ratelimit import Strikes, TokenBucket
@@ -103,6 +104,8 @@ class BatchingServerConnection(ServerConnection):
         super().__init__(*args, **kwargs)
         self.on_message: Callable[[bytes], bool] | None = None
         """Handles one whole binary message at once (True) or declines it (False)."""
+        self.flusher: Flusher | None = None
+        """Held while the frames of one read are handled (server.flusher)."""
         self.pending_messages = 0
         """Whole messages websockets has queued that the reader has not taken yet."""
         self._splitter: FrameSplitter | None = None
@@ -116,9 +119,16 @@ class BatchingServerConnection(ServerConnection):
             self._note_handshake(data)
             super().data_received(data)
             return
-        for whole, payload in splitter.frames(data):
-            if payload is None or not self._hand_over(payload):
-                super().data_received(whole)
+        flusher = self.flusher
+        if flusher is not None:
+            flusher.hold()  # what the moves read here send is written once, at the end
+        try:
+            for whole, payload in splitter.frames(data):
+                if payload is None or not self._hand_over(payload):
+                    super().data_received(whole)
+        finally:
+            if flusher is not None:
+                flusher.release()
         if splitter.broken:  # websockets has had the rest and fails the connection
             self._splitter = None
 
@@ -270,7 +280,8 @@ class Connection:
         self.player: Player | None = None
         self._loop = asyncio.get_running_loop()
         self._outbox: list[BaseModel | Frame] = []
-        self._flush_soon: asyncio.Handle | None = None
+        self._flush_pending = False
+        """Whether the app's flusher is to write this connection (server.flusher)."""
         self._closing: asyncio.Task[None] | None = None
         self._bucket = TokenBucket(rate=app.config.rate_per_s, burst=app.config.rate_burst)
         config = app.config
@@ -302,8 +313,9 @@ class Connection:
             self.close(1008, "too slow to read its messages")
             return
         self._outbox.append(message)
-        if self._flush_soon is None:
-            self._flush_soon = self._loop.call_soon(self._flush_due)
+        if not self._flush_pending:
+            self._flush_pending = True
+            self.app.flusher.add(self)
 
     def close(self, code: int, reason: str) -> None:
         """Send what is queued, then close with ``code``."""
@@ -313,17 +325,16 @@ class Connection:
             self._closing = self._loop.create_task(self.ws.close(code, reason))
 
     # -- writing -------------------------------------------------------------
-    def _flush_due(self) -> None:
-        """The turn of the event loop after the first message was queued: write them."""
-        self._flush_soon = None
-        self._write_queued()
+    def flush_due(self) -> None:
+        """The app's flusher writes what is queued (server.flusher), unless
+        :meth:`_flush` wrote it meanwhile."""
+        if self._flush_pending:
+            self._flush_pending = False
+            self._write_queued()
 
     def _flush(self) -> None:
         """Write what is queued now (see :meth:`_write_queued`)."""
-        handle = self._flush_soon
-        if handle is not None:
-            handle.cancel()
-            self._flush_soon = None
+        self._flush_pending = False
         self._write_queued()
 
     def _write_queued(self) -> None:
@@ -400,6 +411,7 @@ class Connection:
         batching = ws if isinstance(ws, BatchingServerConnection) and not self.json else None
         if batching is not None:
             batching.on_message = self._receive_now
+            batching.flusher = self.app.flusher
         try:
             async for frame in ws:
                 if batching is not None:
@@ -416,9 +428,7 @@ class Connection:
                 batching.on_message = None
             # the socket is closed or closing: nothing more can be sent
             self._close = self._close or (1000, "")
-            if self._flush_soon is not None:
-                self._flush_soon.cancel()
-                self._flush_soon = None
+            self._flush_pending = False
             self._outbox.clear()
             doorman.cancel()
             if self.player is not None:

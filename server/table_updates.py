@@ -19,7 +19,7 @@ from server.table_values import ActedBy, Out
 
 def plain_event(event: Event) -> dict[str, Any]:
     """The wire form of an event: ``{"kind": ..., "data": {...}}`` (no audience)."""
-    return {"kind": event.kind, "data": to_plain(dict(event.data))}
+    return {"kind": event.kind, "data": to_plain(event.data)}
 
 
 class UpdateBuilder:
@@ -64,48 +64,38 @@ class UpdateBuilder:
         if spectators:
             seats.append(None)
         views = self._views.convert([game.view(state, seat) for seat in seats])
-        # every field of Update in declaration order (see protocol.codec.unchecked)
-        base = {
-            "type": "update",
-            "table": self.table_id,
-            "game_no": game_no,
-            "version": version,
-            "seat": None,
-            "actor": actor,
-            "by": by,
-            "events": (),
-            "view": None,
-            "timer_s": timer,
-            "ref": None,
-        }
         asker, ref = answer if answer is not None else (None, None)
+        table = self.table_id
+
+        def update(seat: int | None, view: dict[str, Any], ref: int | None) -> Update:
+            """The update of ``seat``: its view, the events it may see and the ``ref`` it
+            answers; built from values the table made itself, so not validated again
+            (tests check that it encodes as a validated one does)."""
+            if shared is not None:
+                events = shared
+            else:
+                events = tuple(plain for e, plain in converted if e.visible_to(seat))
+            # every field of Update in declaration order (see protocol.codec.unchecked)
+            fields = {
+                "type": "update",
+                "table": table,
+                "game_no": game_no,
+                "version": version,
+                "seat": seat,
+                "actor": actor,
+                "by": by,
+                "events": events,
+                "view": view,
+                "timer_s": timer,
+                "ref": ref,
+            }
+            return unchecked(Update, fields)
+
         outs: list[Out] = [
-            (pid, _update(base, seat, shared, converted, view, ref if pid == asker else None))
+            (pid, update(seat, view, ref if pid == asker else None))
             for (seat, pid), view in zip(humans, views, strict=False)
         ]
         if spectators:
-            watched = _update(base, None, shared, converted, views[-1], None)
+            watched = update(None, views[-1], None)
             outs.extend((pid, watched) for pid in spectators)
         return outs
-
-
-def _update(
-    base: dict[str, Any],
-    seat: int | None,
-    shared: tuple[dict[str, Any], ...] | None,
-    converted: list[tuple[Event, dict[str, Any]]],
-    view: dict[str, Any],
-    ref: int | None,
-) -> Update:
-    """``base`` for ``seat``: its view, the events it may see (``shared``, when every
-    event is public) and the ``ref`` it answers.
-
-    Built from values the table made itself, so not validated again (tests
-    check that it encodes as a validated one does).
-    """
-    events = (
-        shared
-        if shared is not None
-        else tuple(plain for e, plain in converted if e.visible_to(seat))
-    )
-    return unchecked(Update, {**base, "seat": seat, "events": events, "view": view, "ref": ref})
