@@ -18,7 +18,13 @@ from engine.game import (
     shared_counts,
 )
 from engine.rng import derive_rng, new_seed
-from engine.scopa.rules import capture_options, match_winner, score_deal, valued
+from engine.scopa.rules import (
+    capture_allowed,
+    capture_options,
+    match_winner,
+    score_deal,
+    valued,
+)
 from engine.scopa.state import (
     DealScore,
     LastPlay,
@@ -185,16 +191,8 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
         card = action.card
         if card not in state.hands[seat]:
             raise IllegalAction("not_in_hand", f"{card} is not in your hand")
-        options = capture_options(card, state.table)
-        if not options and action.capture:
-            raise IllegalAction("bad_capture", f"{card} captures nothing on this table")
-        if options and action.capture not in options:
-            allowed = " or ".join(format_cards(sorted(g)) for g in options)
-            if not action.capture:
-                raise IllegalAction(
-                    "must_capture", f"{card} can capture {allowed}: capturing is mandatory"
-                )
-            raise IllegalAction("bad_capture", f"{card} may capture only {allowed}")
+        if not capture_allowed(card, action.capture, state.table):
+            self._check_capture(card, action.capture, state.table)
 
         hand = tuple(c for c in state.hands[seat] if c != card)
         hands = (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
@@ -240,6 +238,22 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
         else:
             state, more = self._end_deal(state)
         return Transition(state, (play, *more))
+
+    @staticmethod
+    def _check_capture(card: Card, capture: frozenset[Card], table: tuple[Card, ...]) -> None:
+        """Raise :class:`IllegalAction` saying why ``card`` may not take ``capture`` on
+        ``table`` (A turn), from the options listed; return if it may after all."""
+        options = capture_options(card, table)
+        if capture in options or not (options or capture):
+            return
+        if not options:
+            raise IllegalAction("bad_capture", f"{card} captures nothing on this table")
+        allowed = " or ".join(format_cards(sorted(g)) for g in options)
+        if not capture:
+            raise IllegalAction(
+                "must_capture", f"{card} can capture {allowed}: capturing is mandatory"
+            )
+        raise IllegalAction("bad_capture", f"{card} may capture only {allowed}")
 
     def _refill(self, state: ScopaState) -> tuple[ScopaState, tuple[Event, ...]]:
         """Both hands empty, stock not: three more cards each, none to the table."""

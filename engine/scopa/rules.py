@@ -61,6 +61,35 @@ def capture_options(
     return groups_summing_to(pairs, value)
 
 
+def capture_allowed(card: Card, capture: frozenset[Card], table: Sequence[Card]) -> bool:
+    """Whether playing ``card`` may take ``capture`` (empty: lay it) on ``table``
+    (A turn): ``capture in capture_options(card, table)``, or ``capture`` empty when
+    that is empty, without listing the options.
+
+    A table card of the card's value must be taken, alone; without one, a
+    group of two or more table cards adding up to the value may be taken, and
+    if any such group exists, one must be.  Whether one exists is a subset
+    sum over at most a few small values (a bit set of the sums reachable).
+    """
+    value = VALUE[card.rank]
+    values = [VALUE[t.rank] for t in table]
+    if value in values:  # a single of this value: exactly one such card
+        if len(capture) != 1:
+            return False
+        (taken,) = capture
+        return taken in table and VALUE[taken.rank] == value
+    if capture:
+        return (
+            len(capture) >= 2
+            and all(c in table for c in capture)
+            and sum(VALUE[c.rank] for c in capture) == value
+        )
+    reachable = 1  # bit i: some cards of the table add up to i
+    for v in values:
+        reachable |= reachable << v
+    return not (reachable >> value) & 1  # no group to take: the card is laid
+
+
 def valued(table: Sequence[Card]) -> list[tuple[Card, int]]:
     """Each table card with its capture value (for :func:`capture_options`)."""
     return [(t, VALUE[t.rank]) for t in table]

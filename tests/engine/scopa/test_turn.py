@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from engine.cards import SCOPA_40
 from engine.game import IllegalAction
-from engine.scopa.rules import VALUE, capture_options
+from engine.scopa.rules import VALUE, capture_allowed, capture_options
 from tests.engine.scopa.helpers import GAME, cards, play, position
 
 
@@ -161,3 +161,24 @@ def test_capture_options_follow_the_rules(card, table):
             if sum(VALUE[c.rank] for c in combo) == value
         }
         assert set(options) == expected
+
+
+@settings(max_examples=400)
+@given(
+    st.lists(st.sampled_from(SCOPA_40.cards), min_size=1, max_size=11, unique=True),
+    st.sets(st.integers(0, 10), max_size=4),
+    st.integers(0, 2),
+)
+def test_a_capture_is_allowed_exactly_when_it_is_among_the_options(deal, picks, extra):
+    """The shortcut that checks a move's capture without listing the options
+    (capture_allowed) agrees with the options: the chosen capture must be one of
+    them, and laying the card is allowed only when there is none."""
+    card, table = deal[0], tuple(deal[1:])
+    options = capture_options(card, table)
+    outside = [c for c in SCOPA_40.cards if c not in deal][:extra]  # not on the table
+    capture = frozenset([table[i] for i in picks if i < len(table)] + outside)
+    expected = capture in options or not (options or capture)
+    assert capture_allowed(card, capture, table) is expected
+    for option in options:  # each option, and laying when there is none
+        assert capture_allowed(card, option, table)
+    assert capture_allowed(card, frozenset(), table) is (not options)
