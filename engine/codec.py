@@ -130,7 +130,11 @@ def _mapping(value: Mapping[Any, Any]) -> dict[str | int, Any]:
     out: dict[str | int, Any] = {}
     for k, v in value.items():
         key = k if type(k) is str else _key(k)  # events and views: text keys, mostly
-        convert = get(type(v))
+        t = type(v)
+        if t in _SCALARS:  # seats, counts, flags: their own plain form
+            out[key] = v
+            continue
+        convert = get(t)
         out[key] = convert(v) if convert is not None else to_plain(v)
     return out
 

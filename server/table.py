@@ -425,12 +425,13 @@ class TableActor:
         frames: dict[int, Frame] = {}
         for pid, message in outs:
             player = self.sessions.get(pid)
-            if player is None or player.link is None:
+            link = None if player is None else player.link
+            if link is None:
                 continue
             frame = frames.get(id(message))
             if frame is None:
                 frame = frames[id(message)] = Frame.of(message)
-            player.send(frame)
+            link.send(frame)  # as player.send does, when connected
 
     def _send(self, player_id: str, message: BaseModel) -> None:
         player = self.sessions.get(player_id)
