@@ -144,7 +144,8 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
 
     The function is generated once per class (as :mod:`dataclasses` generates
     ``__init__``), so a conversion costs no lookups, and no call at all for a
-    field holding a plain scalar (``None``, bool, int, str, float: itself).
+    field holding a plain scalar (``None``, bool, int, str, float: itself) or,
+    in a plain conversion, a card (its text).
     ``shared``: the function takes two more arguments, the instance's memo of
     the last call and the memo of the value converted just before it (or
     None), as :class:`PlainMemo` keeps them: ``[cls, object, plain, object,
@@ -179,7 +180,10 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
             )
             items.append(f"{f.name!r}: r{i}")
         else:
-            items.append(f"{f.name!r}: (x if type(x := v.{f.name}) in _scalars else _plain(x))")
+            items.append(
+                f"{f.name!r}: (x if (t := type(x := v.{f.name})) in _scalars"
+                f" else x.rank + x.suit if t is _Card else _plain(x))"
+            )
     args = "v, mine, prev" if shared else "v"
     source = f"def convert({args}):\n{''.join(lines)}    return {{{', '.join(items)}}}\n"
     namespace: dict[str, Any] = {

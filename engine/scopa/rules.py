@@ -55,7 +55,7 @@ def capture_options(
     value = VALUE[card.rank]
     if pairs is None:
         pairs = valued(table)
-    singles = tuple(frozenset((t,)) for t, v in pairs if v == value)
+    singles = tuple([frozenset((t,)) for t, v in pairs if v == value])
     if singles:
         return singles
     return groups_summing_to(pairs, value)
