@@ -1,0 +1,212 @@
+"""Instructions a move of a whole ``cardavia-server``, counted by callgrind: a
+measure of the server's CPU that a busy or shared machine does not blur.
+
+``python -m bench.instructions --game scopa [--tables 4] [--moves 1500] [--against DIR]``
+
+Starts ``cardavia-server`` under valgrind's callgrind (Debian's ``valgrind``
+package) with counting off, connects every seat of ``--tables`` tables as a
+human client over real sockets on 127.0.0.1, and plays random legal moves
+(rematching after each game).  After ``--warm`` moves every seat waits;
+counting is switched on, ``--moves`` more moves are played, and the counts
+are dumped.  It reports the userspace instructions of the server process a
+move (the kernel's share, the writes and reads, is not counted): the same
+code gives the same figure to within about 1%, whatever else the machine
+does, while its time a move drifts by tens of percent within minutes here.
+
+``--against DIR`` measures another checkout (its ``server.main``) the same way
+in the same run, and reports ``ratio`` (ours / theirs: below 1 is fewer).
+Progress goes to stderr; the last line of stdout is one JSON object.
+A run takes about a minute (the server runs some 50 times slower under
+valgrind).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import glob
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+from websockets.asyncio.client import ClientConnection, connect
+
+from bench.procstat import cardavia_argv
+from engine.registry import GAMES
+from protocol.base import PROTOCOL_VERSION
+
+
+class _Gate:
+    """Counts the moves sent; holds every seat at the warm-up's end and at the last move."""
+
+    def __init__(self, warm: int, moves: int) -> None:
+        self.warm = warm
+        self.last = warm + moves
+        self.sent = 0
+        self.go = asyncio.Event()
+
+    async def pass_(self) -> None:
+        """Wait until this seat's next move may be sent, and count it."""
+        if self.sent >= self.last:
+            await asyncio.Future()  # the measured moves are all sent: no more
+        if self.sent >= self.warm and not self.go.is_set():
+            await self.go.wait()
+        self.sent += 1
+
+
+async def _request(ws: ClientConnection, message: dict[str, Any]) -> dict[str, Any]:
+    await ws.send(msgpack.packb(message))
+    while True:
+        reply: dict[str, Any] = msgpack.unpackb(await ws.recv())
+        if reply.get("ref") == message["id"]:
+            if reply.get("type") == "error":
+                raise RuntimeError(f"{message['type']} refused: {reply}")
+            return reply
+
+
+async def _table(
+    port: int, game: str, seats: int, t: int, gate: _Gate, rng: random.Random
+) -> list[asyncio.Task[None]]:
+    """Seat a client at every seat of a new table; a reader task per seat plays its moves."""
+    url = f"ws://127.0.0.1:{port}"
+    wss = [
+        await connect(url, compression=None, max_size=2**22, open_timeout=300) for _ in range(seats)
+    ]
+    for i, ws in enumerate(wss):
+        hello = {"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": f"t{t}s{i}"}
+        await _request(ws, {**hello, "features": ["update_ref"]})
+    made = await _request(
+        wss[0], {"type": "create_table", "id": 2, "game": game, "options": {"seat": 0}}
+    )
+    table = made["table"]["id"]
+    for i, ws in enumerate(wss[1:], 1):
+        await _request(ws, {"type": "join_table", "id": 2, "table": table, "seat": i})
+
+    async def play(seat: int, ws: ClientConnection) -> None:
+        with contextlib.suppress(Exception):  # the connection closes at the end
+            async for frame in ws:
+                msg = msgpack.unpackb(frame)
+                if msg["type"] == "update" and msg["view"].get("legal"):
+                    await gate.pass_()
+                    act = {"type": "act", "id": 3, "table": table, "seat": seat}
+                    act.update(version=msg["version"], action=rng.choice(msg["view"]["legal"]))
+                    await ws.send(msgpack.packb(act))
+                elif msg["type"] == "game_over":
+                    await ws.send(msgpack.packb({"type": "rematch", "id": 4, "table": table}))
+
+    return [asyncio.create_task(play(i, ws)) for i, ws in enumerate(wss)]
+
+
+def measure(checkout: str, game: str, tables: int, warm: int, moves: int, seed: int) -> float:
+    """Userspace instructions a move of the server of ``checkout`` (see the module docstring)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    work = tempfile.mkdtemp(prefix="cardavia-callgrind-")
+    argv = [
+        "valgrind",
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        f"--callgrind-out-file={work}/out.%p",
+        *cardavia_argv(tables, None, ["--port", str(port)]),
+    ]
+    server = subprocess.Popen(
+        argv, cwd=checkout, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+    def control(*args: str) -> None:
+        subprocess.run(
+            ["callgrind_control", *args, str(server.pid)], capture_output=True, check=False
+        )
+
+    async def drive() -> None:
+        deadline = time.monotonic() + 300
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError("the server did not start under valgrind") from None
+                await asyncio.sleep(0.25)
+        gate = _Gate(warm, moves)
+        rng = random.Random(seed)
+        seats = GAMES[game].num_seats(GAMES[game].options())
+        tasks = [
+            task for t in range(tables) for task in await _table(port, game, seats, t, gate, rng)
+        ]
+        while gate.sent < warm:
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(2.0)  # every seat now waits at the gate: the server is idle
+        control("--instr=on")
+        gate.go.set()
+        while gate.sent < gate.last:
+            await asyncio.sleep(0.1)
+            print(f"  {gate.sent - warm}/{moves} moves", file=sys.stderr, end="\r")
+        await asyncio.sleep(3.0)  # the last moves are handled and answered
+        control("--dump")
+        await asyncio.sleep(1.0)
+        for task in tasks:
+            task.cancel()
+
+    try:
+        asyncio.run(drive())
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    total = 0
+    for path in glob.glob(os.path.join(work, "out.*")):
+        with open(path) as f:
+            for line in f:
+                if line.startswith(("summary:", "totals:")):
+                    total = max(total, int(line.split()[1]))  # the dump, not the exit's
+    shutil.rmtree(work, ignore_errors=True)
+    if not total:
+        raise RuntimeError("callgrind wrote no counts")
+    return total / moves
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark; print the JSON report last."""
+    parser = argparse.ArgumentParser(prog="python -m bench.instructions", description=__doc__)
+    parser.add_argument("--game", default="scopa", choices=sorted(GAMES))
+    parser.add_argument("--tables", type=int, default=4)
+    parser.add_argument("--warm", type=int, default=300, help="moves before counting")
+    parser.add_argument("--moves", type=int, default=1500, help="moves counted")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--against", default=None, help="another checkout to measure too")
+    args = parser.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        raise SystemExit("bench.instructions needs valgrind (Debian's valgrind package)")
+    if not (1 <= args.tables <= 50 and 1 <= args.moves <= 100_000 and 0 <= args.warm <= 100_000):
+        raise SystemExit("--tables must be 1 to 50, --moves 1 to 100000, --warm 0 to 100000")
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    runs = [("ours", here)] + ([("theirs", os.path.abspath(args.against))] if args.against else [])
+    report: dict[str, Any] = {"game": args.game, "tables": args.tables, "moves": args.moves}
+    for name, checkout in runs:
+        print(f"{name}: {checkout}", file=sys.stderr)
+        per_move = measure(checkout, args.game, args.tables, args.warm, args.moves, args.seed)
+        print(f"{name}: {per_move:,.0f} instructions a move", file=sys.stderr)
+        report[f"{name}_instructions_per_move" if name == "theirs" else "instructions_per_move"] = (
+            round(per_move)
+        )
+    if args.against:
+        report["ratio"] = round(
+            report["instructions_per_move"] / report["theirs_instructions_per_move"], 3
+        )
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
