@@ -14,7 +14,7 @@ import asyncio
 import copy
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -174,7 +174,7 @@ class TableActor:
         step.  The actor is woken after all when the table closed or its next wakeup
         (a timer, say) moved before the one it waits for.
         """
-        run_at_once(self._handle(command), f"table {self.id}'s store completes at once")
+        run_at_once(self._handle(command), "the table's store completes at once")
         if not self.closed:
             self._after_command()
         wake = None if self.closed else self.core.next_wakeup(self.clock())
@@ -261,10 +261,10 @@ class TableActor:
                 )
 
     async def _handle(self, command: Command) -> None:
-        handler = getattr(self, "_on_" + command.kind)
+        handler = _HANDLERS.get(command.kind) or _handler(command.kind)
         before = self._snapshot() if self.store.may_fail else None
         try:
-            await handler(command)
+            await handler(self, command)
         except StoreUnavailable as exc:
             if before is not None:
                 self._restore(before)
@@ -655,3 +655,14 @@ class TableActor:
         except Exception as exc:
             self._inflight.pop((turn.seat, turn.version), None)
             self._log.exception("ai_turn_failed", seat=turn.seat, error=repr(exc))
+
+
+_HANDLERS: dict[str, Callable[[TableActor, Command], Awaitable[None]]] = {}
+"""``TableActor._on_<kind>`` by command kind, looked up once."""
+
+
+def _handler(kind: str) -> Callable[[TableActor, Command], Awaitable[None]]:
+    """The handler of ``kind`` commands (``TableActor._on_<kind>``), kept in :data:`_HANDLERS`."""
+    handler: Callable[[TableActor, Command], Awaitable[None]] = getattr(TableActor, "_on_" + kind)
+    _HANDLERS[kind] = handler
+    return handler
