@@ -66,36 +66,62 @@ class UpdateBuilder:
         views = self._views.convert([game.view(state, seat) for seat in seats])
         asker, ref = answer if answer is not None else (None, None)
         table = self.table_id
-
-        def update(seat: int | None, view: dict[str, Any], ref: int | None) -> Update:
-            """The update of ``seat``: its view, the events it may see and the ``ref`` it
-            answers; built from values the table made itself, so not validated again
-            (tests check that it encodes as a validated one does)."""
-            if shared is not None:
-                events = shared
-            else:
-                events = tuple(plain for e, plain in converted if e.visible_to(seat))
-            # every field of Update in declaration order (see protocol.codec.unchecked)
-            fields = {
-                "type": "update",
-                "table": table,
-                "game_no": game_no,
-                "version": version,
-                "seat": seat,
-                "actor": actor,
-                "by": by,
-                "events": events,
-                "view": view,
-                "timer_s": timer,
-                "ref": ref,
-            }
-            return unchecked(Update, fields)
-
         outs: list[Out] = [
-            (pid, update(seat, view, ref if pid == asker else None))
+            (
+                pid,
+                _update(
+                    table, game_no, version, actor, by, timer, seat,
+                    shared if shared is not None else _visible(converted, seat),
+                    view, ref if pid == asker else None,
+                ),
+            )
             for (seat, pid), view in zip(humans, views, strict=False)
-        ]
+        ]  # fmt: skip
         if spectators:
-            watched = update(None, views[-1], None)
+            public = shared if shared is not None else _visible(converted, None)
+            watched = _update(
+                table, game_no, version, actor, by, timer, None, public, views[-1], None
+            )
             outs.extend((pid, watched) for pid in spectators)
         return outs
+
+
+def _visible(
+    converted: list[tuple[Event, dict[str, Any]]], seat: int | None
+) -> tuple[dict[str, Any], ...]:
+    """The plain events ``seat`` may see (``None``: a spectator)."""
+    return tuple(plain for e, plain in converted if e.visible_to(seat))
+
+
+def _update(
+    table: str,
+    game_no: int,
+    version: int,
+    actor: int | None,
+    by: ActedBy | None,
+    timer: float | None,
+    seat: int | None,
+    events: tuple[dict[str, Any], ...],
+    view: dict[str, Any],
+    ref: int | None,
+) -> Update:
+    """The update of ``seat``: its view, the events it may see and the ``ref`` it answers.
+
+    Built from values the table made itself, so not validated again (tests
+    check that it encodes as a validated one does).
+    """
+    # every field of Update in declaration order (see protocol.codec.unchecked)
+    fields = {
+        "type": "update",
+        "table": table,
+        "game_no": game_no,
+        "version": version,
+        "seat": seat,
+        "actor": actor,
+        "by": by,
+        "events": events,
+        "view": view,
+        "timer_s": timer,
+        "ref": ref,
+    }
+    return unchecked(Update, fields)
