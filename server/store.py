@@ -74,6 +74,10 @@ class Store(Protocol):
     step): a table then handles a move in the turn of the loop that brought it
     (:meth:`server.table.TableActor.submit`)."""
 
+    lists_tables: bool
+    """Whether the store keeps each table's lobby summary (``save_meta``'s ``summary``)
+    for every process to list; a store that does not is given none."""
+
     async def create(self, record: TableRecord) -> None:
         """Record a new table (no game started yet)."""
 
@@ -107,6 +111,7 @@ class MemoryStore:
 
     may_fail = False
     completes_at_once = True
+    lists_tables = False  # one process: its lobby lists its own tables
 
     def __init__(self) -> None:
         self._records: dict[str, TableRecord] = {}

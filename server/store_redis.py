@@ -209,6 +209,7 @@ class RedisStore:
 
     may_fail = True
     completes_at_once = False
+    lists_tables = True  # the lobby's index (P:index)
 
     def __init__(
         self,

@@ -376,7 +376,8 @@ class TableActor:
     async def _save_meta(self) -> None:
         """Record the seating when it changed; a failure is retried with the next command.
 
-        The lobby summary saved with it is the one the lobby lists
+        The lobby summary saved with it, for a store that lists the tables to
+        every process (``Store.lists_tables``), is the one the lobby lists
         (:meth:`TableCore.listed_info`): a change of seating or status has just
         built it for the ``table`` message; otherwise it is at most
         :data:`~server.table_core.LISTING_TTL` old, as listed.
@@ -387,8 +388,10 @@ class TableActor:
         key = {**meta, "fill_at": core.fill_at, "status": core.status, "game_no": core.game_no}
         if key == self._saved_meta:
             return
-        info = core.listed_info(now).model_dump(mode="json")
-        meta["summary"] = {"info": info, "members": core.members(), "fill_level": core.fill_level}
+        if self.store.lists_tables:  # for the other processes' lobbies
+            info = core.listed_info(now).model_dump(mode="json")
+            members = core.members()
+            meta["summary"] = {"info": info, "members": members, "fill_level": core.fill_level}
         try:
             await self.store.save_meta(self.id, meta)
         except StoreUnavailable as exc:
