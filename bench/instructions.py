@@ -15,6 +15,15 @@ does, while its time a move drifts by tens of percent within minutes here.
 
 ``--against DIR`` measures another checkout (its ``server.main``) the same way
 in the same run, and reports ``ratio`` (ours / theirs: below 1 is fewer).
+
+``--functions N --python PY`` also lists where the instructions go: the N
+Python functions of our server with the most instructions a move, each with
+everything it calls (``functions``).  ``PY`` is a Python 3.12 or newer with
+the project installed (its own virtual environment): run with
+``PYTHONPERFSUPPORT=1``, it gives each Python function a small trampoline
+that ``/tmp/perf-PID.map`` names, and callgrind's inclusive count of each
+trampoline is that function's.  (The counts of 3.12 with trampolines run
+higher than 3.11's: compare functions with each other, not with a 3.11 run.)
 Progress goes to stderr; the last line of stdout is one JSON object.
 A run takes about a minute (the server runs some 50 times slower under
 valgrind).
@@ -24,11 +33,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import contextlib
 import glob
 import json
 import os
 import random
+import re
 import shutil
 import socket
 import subprocess
@@ -107,8 +118,19 @@ async def _table(
     return [asyncio.create_task(play(i, ws)) for i, ws in enumerate(wss)]
 
 
-def measure(checkout: str, game: str, tables: int, warm: int, moves: int, seed: int) -> float:
-    """Userspace instructions a move of the server of ``checkout`` (see the module docstring)."""
+def measure(
+    checkout: str,
+    game: str,
+    tables: int,
+    warm: int,
+    moves: int,
+    seed: int,
+    *,
+    python: str = sys.executable,
+    functions: int = 0,
+) -> tuple[float, list[tuple[str, int]]]:
+    """Userspace instructions a move of the server of ``checkout`` run by ``python``, and
+    the ``functions`` Python functions with the most (see the module docstring)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -118,10 +140,12 @@ def measure(checkout: str, game: str, tables: int, warm: int, moves: int, seed: 
         "--tool=callgrind",
         "--instr-atstart=no",
         f"--callgrind-out-file={work}/out.%p",
-        *cardavia_argv(tables, None, ["--port", str(port)]),
+        python,
+        *cardavia_argv(tables, None, ["--port", str(port)])[1:],
     ]
+    env = {**os.environ, "PYTHONPERFSUPPORT": "1"} if functions else None
     server = subprocess.Popen(
-        argv, cwd=checkout, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        argv, cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
 
     def control(*args: str) -> None:
@@ -150,9 +174,13 @@ def measure(checkout: str, game: str, tables: int, warm: int, moves: int, seed: 
         await asyncio.sleep(2.0)  # every seat now waits at the gate: the server is idle
         control("--instr=on")
         gate.go.set()
+        shown = 0
         while gate.sent < gate.last:
             await asyncio.sleep(0.1)
-            print(f"  {gate.sent - warm}/{moves} moves", file=sys.stderr, end="\r")
+            done = 10 * (gate.sent - warm) // moves  # progress by tenths
+            if done > shown:
+                shown = done
+                print(f"  {gate.sent - warm}/{moves} moves", file=sys.stderr)
         await asyncio.sleep(3.0)  # the last moves are handled and answered
         control("--dump")
         await asyncio.sleep(1.0)
@@ -164,16 +192,52 @@ def measure(checkout: str, game: str, tables: int, warm: int, moves: int, seed: 
     finally:
         server.terminate()
         server.wait(timeout=60)
-    total = 0
+    total, dump = 0, ""
     for path in glob.glob(os.path.join(work, "out.*")):
         with open(path) as f:
             for line in f:
-                if line.startswith(("summary:", "totals:")):
-                    total = max(total, int(line.split()[1]))  # the dump, not the exit's
-    shutil.rmtree(work, ignore_errors=True)
-    if not total:
-        raise RuntimeError("callgrind wrote no counts")
-    return total / moves
+                if line.startswith(("summary:", "totals:")) and int(line.split()[1]) > total:
+                    total, dump = int(line.split()[1]), path  # the dump, not the exit's
+    perf_map = f"/tmp/perf-{server.pid}.map"
+    try:
+        if not total:
+            raise RuntimeError("callgrind wrote no counts")
+        top = _by_function(dump, perf_map, moves, functions) if functions else []
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        if functions:
+            with contextlib.suppress(OSError):
+                os.unlink(perf_map)
+    return total / moves, top
+
+
+def _by_function(dump: str, perf_map: str, moves: int, top: int) -> list[tuple[str, int]]:
+    """The ``top`` Python functions by inclusive instructions a move: callgrind's
+    unnamed functions (``???:0x...``) looked up in the perf map's trampolines."""
+    if not os.path.exists(perf_map):
+        raise SystemExit(f"no {perf_map}: --functions needs --python of version 3.12 or newer")
+    starts: list[int] = []
+    names: list[tuple[int, str]] = []
+    with open(perf_map) as f:
+        for line in sorted(f, key=lambda row: int(row.split(" ", 1)[0], 16)):
+            start, size, name = line.rstrip("\n").split(" ", 2)
+            starts.append(int(start, 16))
+            names.append((int(size, 16), name.removeprefix("py::")))
+    annotated = subprocess.run(
+        ["callgrind_annotate", "--inclusive=yes", "--threshold=100", dump],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    found: dict[str, int] = {}
+    for row in re.finditer(r"^\s*([\d,]+) \([\s\d.]+%\)\s+\?\?\?:0x([0-9a-f]+)", annotated, re.M):
+        address = int(row.group(2), 16)
+        i = bisect.bisect_right(starts, address) - 1
+        if i >= 0 and address < starts[i] + names[i][0]:
+            name = names[i][1]
+            found[name] = max(found.get(name, 0), int(row.group(1).replace(",", "")))
+    ranked = sorted(found.items(), key=lambda item: -item[1])[:top]
+    return [(name, round(count / moves)) for name, count in ranked]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -185,6 +249,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--moves", type=int, default=1500, help="moves counted")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--against", default=None, help="another checkout to measure too")
+    parser.add_argument(
+        "--functions", type=int, default=0, help="list this many Python functions (see --python)"
+    )
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="the Python that runs the server (3.12+ for --functions)",
+    )
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         raise SystemExit("bench.instructions needs valgrind (Debian's valgrind package)")
@@ -195,7 +267,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     report: dict[str, Any] = {"game": args.game, "tables": args.tables, "moves": args.moves}
     for name, checkout in runs:
         print(f"{name}: {checkout}", file=sys.stderr)
-        per_move = measure(checkout, args.game, args.tables, args.warm, args.moves, args.seed)
+        per_move, top = measure(
+            checkout,
+            args.game,
+            args.tables,
+            args.warm,
+            args.moves,
+            args.seed,
+            python=args.python,
+            functions=args.functions if name == "ours" else 0,
+        )
+        if top:
+            report["functions"] = top
+            for function, count in top:
+                print(f"{count:12,}  {function}", file=sys.stderr)
         print(f"{name}: {per_move:,.0f} instructions a move", file=sys.stderr)
         report[f"{name}_instructions_per_move" if name == "theirs" else "instructions_per_move"] = (
             round(per_move)
