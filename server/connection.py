@@ -65,6 +65,10 @@ _TEXT = 0x81
 """The first byte of a final, unmasked binary (text) frame: FIN and the opcode."""
 
 
+_HEAD16 = struct.Struct("!BBH").pack
+"""The header of a frame of 126 to 65,535 bytes (:func:`frame`)."""
+
+
 def frame(first: int, payload: bytes) -> bytes:
     """A whole server-to-client WebSocket frame (RFC 6455 §5.2: never masked, no
     extension bits) of ``payload``; ``first`` is :data:`_BINARY` or :data:`_TEXT`."""
@@ -72,7 +76,7 @@ def frame(first: int, payload: bytes) -> bytes:
     if n < 126:
         return bytes((first, n)) + payload
     if n < 65536:
-        return struct.pack("!BBH", first, 126, n) + payload
+        return _HEAD16(first, 126, n) + payload
     return struct.pack("!BBQ", first, 127, n) + payload
 
 
@@ -325,21 +329,21 @@ class Connection:
             self._closing = self._loop.create_task(self.ws.close(code, reason))
 
     # -- writing -------------------------------------------------------------
-    def flush_due(self) -> None:
-        """The app's flusher writes what is queued (server.flusher), unless
-        :meth:`_flush` wrote it meanwhile."""
-        if self._flush_pending:
-            self._flush_pending = False
-            self._write_queued()
-
     def _flush(self) -> None:
-        """Write what is queued now (see :meth:`_write_queued`)."""
-        self._flush_pending = False
-        self._write_queued()
+        """Write what is queued now (see :meth:`flush_due`)."""
+        self._flush_pending = True
+        self.flush_due()
 
-    def _write_queued(self) -> None:
+    def flush_due(self) -> None:
         """Write every queued message, in order, with one write; drop them if the
-        connection is no longer open (it is closing: nothing more can be sent)."""
+        connection is no longer open (it is closing: nothing more can be sent).
+
+        The app's flusher calls it (server.flusher) once this connection has
+        something queued; nothing is left to do if :meth:`_flush` wrote it meanwhile.
+        """
+        if not self._flush_pending:
+            return
+        self._flush_pending = False
         queued = self._outbox
         if not queued:
             return
@@ -367,9 +371,14 @@ class Connection:
             ):
                 if self.json:  # a browser: JSON text, encoded for this connection
                     frames = [frame(_TEXT, self._json(m)) for m in queued]
-                elif len(queued) == 1:  # most often: one update
+                elif len(queued) == 1:  # most often: one update, framed here (see frame)
                     m = queued[0]
-                    frames = [frame(_BINARY, m.data if isinstance(m, Frame) else encode(m))]
+                    payload = m.data if isinstance(m, Frame) else encode(m)
+                    n = len(payload)
+                    if 126 <= n < 65536:
+                        frames = [_HEAD16(_BINARY, 126, n) + payload]
+                    else:
+                        frames = [frame(_BINARY, payload)]
                 else:
                     frames = [
                         frame(_BINARY, m.data if isinstance(m, Frame) else encode(m))

@@ -1,7 +1,7 @@
 """Writing what the connections have queued: all of them at once, not one callback each.
 
 A move sends an update to every seat.  Each connection queues its messages
-and writes them with one ``transport.write`` (``Connection._write_queued``);
+and writes them with one ``transport.write`` (``Connection.flush_due``);
 the :class:`Flusher` decides when.  While a read callback holds it
 (:meth:`Flusher.hold`, :meth:`Flusher.release`: a move read and handled in
 the callback that read it), the connections written to wait until the
