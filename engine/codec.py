@@ -302,8 +302,6 @@ def _grown(value: Any, old: Any, old_plain: Any) -> Any:
     """
     if type(value) is not tuple:
         return to_plain(value)
-    if not value:
-        return []
     if type(old) is tuple and old:
         n = len(old)
         if n <= len(value) and all(map(is_, value, old)):
@@ -313,13 +311,7 @@ def _grown(value: Any, old: Any, old_plain: Any) -> Any:
                 p if v is o else _grown(v, o, p)
                 for v, o, p in zip(value, old, old_plain, strict=True)
             ]
-    first = type(value[0])
-    if first in _SCALARS:  # counts, scores, seats: their own plain form
-        for v in value:
-            if type(v) not in _SCALARS:
-                return _plain_list(value)
-        return list(value)
-    return _sequence(value)
+    return _sequence(value)  # to_plain's conversion of a tuple, without its dispatch
 
 
 def _kept(cls: type) -> bool:

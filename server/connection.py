@@ -66,7 +66,7 @@ _TEXT = 0x81
 
 
 _HEAD16 = struct.Struct("!BBH").pack
-"""The header of a frame of 126 to 65,535 bytes (:func:`frame`)."""
+"""The header of a frame of 126 to 65,535 bytes: most updates."""
 
 
 def frame(first: int, payload: bytes) -> bytes:
@@ -371,14 +371,6 @@ class Connection:
             ):
                 if self.json:  # a browser: JSON text, encoded for this connection
                     frames = [frame(_TEXT, self._json(m)) for m in queued]
-                elif len(queued) == 1:  # most often: one update, framed here (see frame)
-                    m = queued[0]
-                    payload = m.data if isinstance(m, Frame) else encode(m)
-                    n = len(payload)
-                    if 126 <= n < 65536:
-                        frames = [_HEAD16(_BINARY, 126, n) + payload]
-                    else:
-                        frames = [frame(_BINARY, payload)]
                 else:
                     frames = [
                         frame(_BINARY, m.data if isinstance(m, Frame) else encode(m))

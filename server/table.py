@@ -14,7 +14,7 @@ import asyncio
 import copy
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -261,10 +261,10 @@ class TableActor:
                 )
 
     async def _handle(self, command: Command) -> None:
-        handler = _HANDLERS.get(command.kind) or _handler(command.kind)
+        handler = getattr(self, "_on_" + command.kind)
         before = self._snapshot() if self.store.may_fail else None
         try:
-            await handler(self, command)
+            await handler(command)
         except StoreUnavailable as exc:
             if before is not None:
                 self._restore(before)
@@ -428,13 +428,12 @@ class TableActor:
         frames: dict[int, Frame] = {}
         for pid, message in outs:
             player = self.sessions.get(pid)
-            link = None if player is None else player.link
-            if link is None:
+            if player is None or player.link is None:
                 continue
             frame = frames.get(id(message))
             if frame is None:
                 frame = frames[id(message)] = Frame.of(message)
-            link.send(frame)  # as player.send does, when connected
+            player.send(frame)
 
     def _send(self, player_id: str, message: BaseModel) -> None:
         player = self.sessions.get(player_id)
@@ -658,14 +657,3 @@ class TableActor:
         except Exception as exc:
             self._inflight.pop((turn.seat, turn.version), None)
             self._log.exception("ai_turn_failed", seat=turn.seat, error=repr(exc))
-
-
-_HANDLERS: dict[str, Callable[[TableActor, Command], Awaitable[None]]] = {}
-"""``TableActor._on_<kind>`` by command kind, looked up once."""
-
-
-def _handler(kind: str) -> Callable[[TableActor, Command], Awaitable[None]]:
-    """The handler of ``kind`` commands (``TableActor._on_<kind>``), kept in :data:`_HANDLERS`."""
-    handler: Callable[[TableActor, Command], Awaitable[None]] = getattr(TableActor, "_on_" + kind)
-    _HANDLERS[kind] = handler
-    return handler

@@ -552,7 +552,7 @@ class TableCore:
             abandoned = self.abandoned_until()
             if abandoned is not None:
                 times.append(abandoned)
-        future = [t for t in times if t > now] if times else times
+        future = [t for t in times if t > now]
         if status == "finished":
             closes_at = self.closes_at()  # an AI-only table's close is due even when past
             if closes_at is not None:
