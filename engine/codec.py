@@ -65,7 +65,7 @@ def _identity(value: Any) -> Any:
 
 
 def _card(value: Card) -> str:
-    return value.rank + value.suit
+    return _CARD_TEXT[value]
 
 
 def _enum(value: enum.Enum) -> Any:
@@ -76,8 +76,9 @@ def _card_texts(
     values: tuple[Any, ...] | list[Any] | frozenset[Any] | set[Any],
 ) -> list[str] | None:
     """The text of each card in ``values``, or None if not all of them are cards."""
-    cards = [v.rank + v.suit for v in values if type(v) is Card]
-    return cards if len(cards) == len(values) else None
+    if {*map(type, values)} != _CARD_ONLY:
+        return None
+    return list(map(_CARD_TEXT.__getitem__, values))
 
 
 def _sequence(value: tuple[Any, ...] | list[Any]) -> list[Any]:
@@ -143,9 +144,14 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
     """A function building the plain dict of a ``cls`` instance, field by field.
 
     The function is generated once per class (as :mod:`dataclasses` generates
-    ``__init__``), so a conversion costs no lookups, and no call at all for a
-    field holding a plain scalar (``None``, bool, int, str, float: itself) or,
-    in a plain conversion, a card (its text).
+    ``__init__``), so a conversion costs no lookups.  Each field is converted
+    as its type annotation says (:func:`_plan`): a field of plain scalars
+    (``int``, ``str``, ``bool``, ``float``, ``None``, their literals and
+    unions) is taken as it is, without a look at its value; a card becomes its
+    text, a tuple of cards their texts and a frozen set of cards their sorted
+    texts, all in C (:data:`_CARD_TEXT`); a tuple of scalars becomes a list;
+    any other field is converted by its value's type (:func:`to_plain`), with
+    no call at all for a scalar or, in a plain conversion, a card.
     ``shared``: the function takes two more arguments, the instance's memo of
     the last call and the memo of the value converted just before it (or
     None), as :class:`PlainMemo` keeps them: ``[cls, object, plain, object,
@@ -153,15 +159,45 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
     (or the one before) holds takes that plain form; what it converts, if
     immutable, it keeps in its memo for the next call.  A new tuple of cards (a
     hand, the table) becomes its texts at once, without :func:`to_plain`'s dispatch.
+    Fields are taken to hold what they are annotated to hold (the engine is
+    type-checked, and tests compare every game's values with the definition);
+    a field of cards holding something else fails (``TypeError``).
     """
     kind = getattr(cls, "kind", None)
     items = [f"'type': {kind!r}"] if isinstance(kind, str) else []
     lines = []
+    plans = _plans(cls)
     for i, f in enumerate(_fields(cls)):
         if not f.name.isidentifier():  # pragma: no cover - dataclass fields always are
             raise TypeError(f"field {f.name!r} of {cls.__name__}")
-        if shared:
-            a, b = 1 + 2 * i, 2 + 2 * i
+        plan = plans.get(f.name, "any")
+        if plan == "scalar":
+            items.append(f"{f.name!r}: v.{f.name}")
+            continue
+        if not shared:
+            if plan == "any":
+                items.append(
+                    f"{f.name!r}: (x if (t := type(x := v.{f.name})) in _scalars"
+                    f" else _text(x) if t is _Card else _plain(x))"
+                )
+            else:
+                items.append(f"{f.name!r}: " + _PLAN_SOURCE[plan].format(x=f"v.{f.name}"))
+            continue
+        if plan == "card":  # one lookup: nothing to keep
+            items.append(f"{f.name!r}: _text(v.{f.name})")
+            continue
+        a, b = 1 + 2 * i, 2 + 2 * i
+        if plan in _PLAN_SOURCE:  # an immutable value of a known shape: kept as it is
+            convert = _PLAN_SOURCE[plan].format(x="x")
+            lines.append(
+                f"    x = v.{f.name}\n"
+                f"    if x is mine[{a}]:\n        r{i} = mine[{b}]\n"
+                f"    else:\n"
+                f"        if prev is not None and x is prev[{a}]:\n            r{i} = prev[{b}]\n"
+                f"        else:\n            r{i} = {convert}\n"
+                f"        mine[{a}] = x\n        mine[{b}] = r{i}\n"
+            )
+        else:
             lines.append(
                 f"    x = v.{f.name}\n"
                 f"    t = type(x)\n"
@@ -178,12 +214,7 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
                 f"            mine[{a}] = x\n            mine[{b}] = r{i}\n"
                 f"        else:\n            mine[{a}] = _missing\n"
             )
-            items.append(f"{f.name!r}: r{i}")
-        else:
-            items.append(
-                f"{f.name!r}: (x if (t := type(x := v.{f.name})) in _scalars"
-                f" else x.rank + x.suit if t is _Card else _plain(x))"
-            )
+        items.append(f"{f.name!r}: r{i}")
     args = "v, mine, prev" if shared else "v"
     source = f"def convert({args}):\n{''.join(lines)}    return {{{', '.join(items)}}}\n"
     namespace: dict[str, Any] = {
@@ -195,9 +226,100 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
         "_Card": Card,
         "_card_texts": _card_texts,
         "_immutable_types": _IMMUTABLE,
+        "_text": _CARD_TEXT.__getitem__,
+        "_list": list,
+        "_map": map,
+        "_sorted": sorted,
     }
     exec(source, namespace)  # the source holds only field names (identifiers)
     return namespace["convert"]  # type: ignore[no-any-return]
+
+
+class _CardTexts(dict[Card, str]):
+    """Each card's text, one string object per card, worked out once (a dict lookup
+    in C then, not a concatenation); keyed by value, as cards are equal tuples."""
+
+    def __missing__(self, card: Card) -> str:
+        if type(card) is not Card:
+            raise TypeError(f"not a card: {card!r}")
+        text = self[card] = card.rank + card.suit
+        return text
+
+
+_CARD_TEXT = _CardTexts()
+_CARD_ONLY = {Card}
+
+_PLAN_SOURCE = {
+    "card": "_text({x})",
+    "card_or_none": "(None if (c := {x}) is None else _text(c))",
+    "cards": "_list(_map(_text, {x}))",
+    "card_set": "_sorted(_map(_text, {x}))",
+    "scalars": "_list({x})",
+    "actions": "_list(_map(_plain, {x}))",
+}
+"""The conversion of a field by its plan (:func:`_plan`), ``{x}`` its value."""
+
+
+def _plans(cls: type) -> dict[str, str]:
+    """Each field's :func:`_plan`, from ``cls``'s type annotations (none if they
+    cannot be resolved: every field is then converted by its value's type)."""
+    try:
+        hints = _hints(cls)
+    except Exception:  # an annotation naming what is not importable: no plans
+        return {}
+    return {f.name: _plan(hints[f.name]) for f in _fields(cls) if f.name in hints}
+
+
+_SCALAR_HINTS = (int, str, bool, float, type(None))
+
+
+def _plan(hint: Any) -> str:
+    """How a field annotated ``hint`` is converted: ``scalar`` (as it is), ``card``,
+    ``card_or_none``, ``cards`` (a tuple of cards), ``card_set`` (a frozen set of
+    cards), ``scalars`` (a tuple of scalars) or ``any`` (by its value's type)."""
+    if _is_scalar(hint):
+        return "scalar"
+    if hint is Card:
+        return "card"
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (Union, types.UnionType) and set(args) == {Card, type(None)}:
+        return "card_or_none"
+    if origin is tuple and args:
+        elements = args[:1] if len(args) == 2 and args[1] is Ellipsis else args
+        if all(a is Card for a in elements):
+            return "cards"
+        if all(_is_scalar(a) for a in elements):
+            return "scalars"
+        if len(elements) == 1 and _is_action(elements[0]):
+            return "actions"
+    if origin is frozenset and args == (Card,):
+        return "card_set"
+    return "any"
+
+
+def _is_action(hint: Any) -> bool:
+    """Whether ``hint`` is an action class or a union of them (tagged dataclasses):
+    a tuple of them (legal moves) is new at every turn, so it is converted as a
+    whole, not compared with the last one entry by entry (:func:`_grown`)."""
+    members = get_args(hint) if get_origin(hint) in (Union, types.UnionType) else (hint,)
+    return all(
+        isinstance(m, type)
+        and dataclasses.is_dataclass(m)
+        and isinstance(getattr(m, "kind", None), str)
+        for m in members
+    )
+
+
+def _is_scalar(hint: Any) -> bool:
+    """Whether every value of ``hint`` is its own plain form (a plain scalar)."""
+    if hint in _SCALAR_HINTS:
+        return True
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is Literal:
+        return all(type(a) in _SCALARS for a in args)
+    if origin in (Union, types.UnionType):
+        return all(_is_scalar(a) for a in args)
+    return False
 
 
 def _converter(cls: type) -> Callable[[Any], Any]:

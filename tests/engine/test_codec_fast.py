@@ -6,12 +6,13 @@ import dataclasses
 import enum
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engine import codec
 from engine.cards import FAMILIES, Card
 from engine.codec import PlainMemo, to_plain, to_plain_shared
 from engine.registry import GAMES
@@ -257,3 +258,81 @@ def test_a_memo_converts_tuples_of_growing_tuples_as_the_reference_does(
         second = (*second, *other) if grow else tuple(other)
         value = _Log((first, second))
         assert memo.convert([value])[0] == reference(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Tagged:
+    kind: ClassVar[str] = "tagged"
+    card: Card
+
+
+@dataclasses.dataclass(frozen=True)
+class _Planned:
+    """A field of every plan :func:`engine.codec._plan` knows, and one it does not."""
+
+    count: int
+    flag: bool
+    name: str | None
+    mode: Literal["a", "b", 3]
+    card: Card
+    maybe: Card | None
+    cards: tuple[Card, ...]
+    pair: tuple[Card, Card]
+    taken: frozenset[Card]
+    counts: tuple[int, int | None]
+    moves: tuple[_Tagged, ...]
+    other: tuple[tuple[Card, ...], ...]
+
+
+_CARDS = st.sampled_from([c for family in FAMILIES.values() for c in family.cards()])
+
+
+@given(
+    st.builds(
+        _Planned,
+        count=st.integers(),
+        flag=st.booleans(),
+        name=st.none() | st.text(max_size=3),
+        mode=st.sampled_from(["a", "b", 3]),
+        card=_CARDS,
+        maybe=st.none() | _CARDS,
+        cards=st.lists(_CARDS, max_size=5).map(tuple),
+        pair=st.tuples(_CARDS, _CARDS),
+        taken=st.frozensets(_CARDS, max_size=5),
+        counts=st.tuples(st.integers(), st.none() | st.integers()),
+        moves=st.lists(st.builds(_Tagged, card=_CARDS), max_size=3).map(tuple),
+        other=st.lists(st.lists(_CARDS, max_size=3).map(tuple), max_size=3).map(tuple),
+    )
+)
+def test_each_field_is_converted_by_its_annotation_as_the_reference_does(
+    value: _Planned,
+) -> None:
+    assert codec._plans(_Planned) == {
+        "count": "scalar",
+        "flag": "scalar",
+        "name": "scalar",
+        "mode": "scalar",
+        "card": "card",
+        "maybe": "card_or_none",
+        "cards": "cards",
+        "pair": "cards",
+        "taken": "card_set",
+        "counts": "scalars",
+        "moves": "actions",
+        "other": "any",
+    }
+    assert to_plain(value) == reference(value)
+    memo = PlainMemo()
+    assert memo.convert([value, value]) == [reference(value)] * 2
+    assert memo.convert([value]) == [reference(value)]
+
+
+def test_a_field_of_cards_holding_something_else_is_refused() -> None:
+    """Fields are converted as annotated; what does not fit fails loudly."""
+    not_cards: Any = (("7", "X"),)
+    pair: Any = (Card("7", "D"), Card("A", "S"))
+    bad = _Planned(
+        1, True, None, "a", Card("7", "D"), None, not_cards, pair, frozenset(), (1, 2), (), ()
+    )
+    with pytest.raises(TypeError, match="not a card"):
+        to_plain(bad)
