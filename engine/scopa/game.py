@@ -19,9 +19,11 @@ from engine.game import (
 )
 from engine.rng import derive_rng, new_seed
 from engine.scopa.rules import (
+    VALUE,
     capture_allowed,
     capture_options,
     match_winner,
+    reachable_sums,
     score_deal,
     valued,
 )
@@ -179,10 +181,11 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
         out: list[Play] = []
         table = state.table
         pairs = valued(table)  # once for every card of the hand
+        reachable = reachable_sums([v for _, v in pairs])
         for card in state.hands[seat]:
-            options = capture_options(card, table, pairs)
-            if options:
-                out.extend(Play(card, group) for group in options)
+            if reachable >> VALUE[card.rank] & 1:  # it captures: which groups?
+                for group in capture_options(card, table, pairs):
+                    out.append(Play(card, group))
             else:
                 out.append(Play(card))
         return tuple(out)

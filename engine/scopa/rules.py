@@ -84,10 +84,19 @@ def capture_allowed(card: Card, capture: frozenset[Card], table: Sequence[Card])
             and all(c in table for c in capture)
             and sum(VALUE[c.rank] for c in capture) == value
         )
-    reachable = 1  # bit i: some cards of the table add up to i
+    return not (reachable_sums(values) >> value) & 1  # no group to take: the card is laid
+
+
+def reachable_sums(values: Sequence[int]) -> int:
+    """Bit *i* set: some of ``values`` (none, one or more) add up to *i*.
+
+    A card of value *v* captures something on a table of these values exactly
+    when bit *v* is set (a single of that value, or else a group of two or more).
+    """
+    reachable = 1
     for v in values:
         reachable |= reachable << v
-    return not (reachable >> value) & 1  # no group to take: the card is laid
+    return reachable
 
 
 def valued(table: Sequence[Card]) -> list[tuple[Card, int]]:
