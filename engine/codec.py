@@ -65,7 +65,7 @@ def _identity(value: Any) -> Any:
 
 
 def _card(value: Card) -> str:
-    return _CARD_TEXT[value]
+    return value.rank + value.suit
 
 
 def _enum(value: enum.Enum) -> Any:
@@ -134,6 +134,9 @@ def _mapping(value: Mapping[Any, Any]) -> dict[str | int, Any]:
         t = type(v)
         if t in _SCALARS:  # seats, counts, flags: their own plain form
             out[key] = v
+            continue
+        if t is Card:  # the card played, the card led
+            out[key] = _CARD_TEXT[v]
             continue
         convert = get(t)
         out[key] = convert(v) if convert is not None else to_plain(v)
@@ -327,6 +330,8 @@ def _converter(cls: type) -> Callable[[Any], Any]:
     convert: Callable[[Any], Any]
     if cls is type(None) or issubclass(cls, (bool, int, str, float)):
         convert = _identity
+    elif cls is Card:
+        convert = _CARD_TEXT.__getitem__
     elif issubclass(cls, Card):
         convert = _card
     elif issubclass(cls, enum.Enum):

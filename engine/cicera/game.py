@@ -277,21 +277,21 @@ class CiceraGame(Game[CiceraOptions, CiceraState, Play, CiceraView]):
     def view(self, state: CiceraState, seat: Seat | None) -> CiceraView:
         """Own hand, the other hands as counts, everything public; legal plays on one's turn."""
         h = state.hands
-        return CiceraView(
-            options=state.options,
-            seat=seat,
-            to_act=self.to_act(state),
-            dealer=state.dealer,
-            hand=h[seat] if seat is not None else (),
-            hand_counts=shared_counts((len(h[0]), len(h[1]), len(h[2]), len(h[3]))),
-            table=state.table,
-            piles=state.piles,
-            bonuses=state.bonuses,
-            last_capturer=state.last_capturer,
-            last_play=state.last_play,
-            over=state.turn is None,
-            score=state.score,
-            legal=self.legal_actions(state, seat) if seat is not None else (),
+        return CiceraView(  # positional, in field order: a keyword call builds a dict (hot path)
+            state.options,  # options
+            seat,  # seat
+            self.to_act(state),  # to_act
+            state.dealer,  # dealer
+            h[seat] if seat is not None else (),  # hand
+            shared_counts((len(h[0]), len(h[1]), len(h[2]), len(h[3]))),  # hand_counts
+            state.table,  # table
+            state.piles,  # piles
+            state.bonuses,  # bonuses
+            state.last_capturer,  # last_capturer
+            state.last_play,  # last_play
+            state.turn is None,  # over
+            state.score,  # score
+            self.legal_actions(state, seat) if seat is not None else (),  # legal
         )
 
     def is_over(self, state: CiceraState) -> bool:

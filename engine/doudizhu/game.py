@@ -424,26 +424,26 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         else:
             phase = "play"
         h = state.hands
-        return DoudizhuView(
-            options=state.options,
-            seat=seat,
-            to_act=self.to_act(state),
-            phase=phase,
-            redeals=state.attempt,
-            first_bidder=state.first_bidder,
-            hand=_view_cards(h[seat]) if seat is not None else (),
-            hand_counts=shared_counts((h[0].bit_count(), h[1].bit_count(), h[2].bit_count())),
-            auction=state.auction,
-            bid=state.bid,
-            landlord=state.landlord,
-            bottom=_view_cards(state.bottom) if state.landlord is not None else (),
-            last=state.last,
-            last_seat=state.last_seat,
-            history=state.history,
-            bombs=state.bombs,
-            multiplier=self._multiplier(state),
-            winner=state.winner,
-            legal=self.legal_actions(state, seat) if seat is not None else (),
+        return DoudizhuView(  # positional, in field order: a keyword call builds a dict (hot path)
+            state.options,  # options
+            seat,  # seat
+            self.to_act(state),  # to_act
+            phase,  # phase
+            state.attempt,  # redeals
+            state.first_bidder,  # first_bidder
+            _view_cards(h[seat]) if seat is not None else (),  # hand
+            shared_counts((h[0].bit_count(), h[1].bit_count(), h[2].bit_count())),  # hand_counts
+            state.auction,  # auction
+            state.bid,  # bid
+            state.landlord,  # landlord
+            _view_cards(state.bottom) if state.landlord is not None else (),  # bottom
+            state.last,  # last
+            state.last_seat,  # last_seat
+            state.history,  # history
+            state.bombs,  # bombs
+            self._multiplier(state),  # multiplier
+            state.winner,  # winner
+            self.legal_actions(state, seat) if seat is not None else (),  # legal
         )
 
     def _multiplier(self, state: DoudizhuState) -> int:

@@ -400,26 +400,26 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
     def view(self, state: SchafkopfState, seat: Seat | None) -> SchafkopfView:
         """Own hand, counts of hidden cards, everything public; legal actions on one's turn."""
         h = state.hands
-        return SchafkopfView(
-            options=state.options,
-            seat=seat,
-            to_act=self.to_act(state),
-            phase=state.phase,
-            deal_no=state.deal_no,
-            dealer=state.dealer,
-            hand=h[seat] if seat is not None else (),
-            hand_counts=shared_counts((len(h[0]), len(h[1]), len(h[2]), len(h[3]))),
-            bids=state.bids,
-            contract=state.contract,
-            partner=state.partner_known,
-            leader=state.leader,
-            trick=state.trick,
-            tricks=state.tricks,
-            points=state.points,
-            totals=state.totals,
-            history=state.history,
-            over=state.phase == "over",
-            legal=self.legal_actions(state, seat) if seat is not None else (),
+        return SchafkopfView(  # positional, in field order: a keyword call builds a dict (hot path)
+            state.options,  # options
+            seat,  # seat
+            self.to_act(state),  # to_act
+            state.phase,  # phase
+            state.deal_no,  # deal_no
+            state.dealer,  # dealer
+            h[seat] if seat is not None else (),  # hand
+            shared_counts((len(h[0]), len(h[1]), len(h[2]), len(h[3]))),  # hand_counts
+            state.bids,  # bids
+            state.contract,  # contract
+            state.partner_known,  # partner
+            state.leader,  # leader
+            state.trick,  # trick
+            state.tricks,  # tricks
+            state.points,  # points
+            state.totals,  # totals
+            state.history,  # history
+            state.phase == "over",  # over
+            self.legal_actions(state, seat) if seat is not None else (),  # legal
         )
 
     def is_over(self, state: SchafkopfState) -> bool:

@@ -215,23 +215,23 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
         else:
             taken = ()
             table = (*state.table, card)
-        state = ScopaState(
-            options=state.options,
-            seed=state.seed,
-            deal_no=state.deal_no,
-            redeals=state.redeals,
-            dealer=state.dealer,
-            turn=1 - seat,
-            hands=hands,
-            table=table,
-            stock=state.stock,
-            piles=piles,
-            scope=scope,
-            last_capturer=last_capturer,
-            totals=state.totals,
-            history=state.history,
-            last_play=LastPlay(seat=seat, card=card, captured=taken, scopa=scopa),
-            winner=None,
+        state = ScopaState(  # positional, in field order: a keyword call builds a dict (hot path)
+            state.options,  # options
+            state.seed,  # seed
+            state.deal_no,  # deal_no
+            state.redeals,  # redeals
+            state.dealer,  # dealer
+            1 - seat,  # turn
+            hands,  # hands
+            table,  # table
+            state.stock,  # stock
+            piles,  # piles
+            scope,  # scope
+            last_capturer,  # last_capturer
+            state.totals,  # totals
+            state.history,  # history
+            LastPlay(seat, card, taken, scopa),  # last_play (seat, card, captured, scopa)
+            None,  # winner
         )
         play = Event("play", {"seat": seat, "card": card, "captured": taken, "scopa": scopa})
         if hands[0] or hands[1]:
@@ -300,25 +300,25 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
     # -- information -----------------------------------------------------------
     def view(self, state: ScopaState, seat: Seat | None) -> ScopaView:
         """Own hand, counts of hidden cards, everything public; legal plays on one's turn."""
-        return ScopaView(
-            options=state.options,
-            seat=seat,
-            to_act=self.to_act(state),
-            dealer=state.dealer,
-            deal_no=state.deal_no,
-            hand=state.hands[seat] if seat is not None else (),
-            hand_counts=shared_counts((len(state.hands[0]), len(state.hands[1]))),
-            table=state.table,
-            stock_count=len(state.stock),
-            piles=state.piles,
-            scope=state.scope,
-            last_capturer=state.last_capturer,
-            totals=state.totals,
-            history=state.history,
-            last_play=state.last_play,
-            over=state.winner is not None,
-            winner=state.winner,
-            legal=self.legal_actions(state, seat) if seat is not None else (),
+        return ScopaView(  # positional, in field order: a keyword call builds a dict (hot path)
+            state.options,  # options
+            seat,  # seat
+            self.to_act(state),  # to_act
+            state.dealer,  # dealer
+            state.deal_no,  # deal_no
+            state.hands[seat] if seat is not None else (),  # hand
+            shared_counts((len(state.hands[0]), len(state.hands[1]))),  # hand_counts
+            state.table,  # table
+            len(state.stock),  # stock_count
+            state.piles,  # piles
+            state.scope,  # scope
+            state.last_capturer,  # last_capturer
+            state.totals,  # totals
+            state.history,  # history
+            state.last_play,  # last_play
+            state.winner is not None,  # over
+            state.winner,  # winner
+            self.legal_actions(state, seat) if seat is not None else (),  # legal
         )
 
     def is_over(self, state: ScopaState) -> bool:
