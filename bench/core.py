@@ -68,9 +68,13 @@ def measure(game_id: str, moves: int, seed: int) -> float:
             eff = core.act(pid, seat, core.version, rng.choice(options), "human", 1.0)
             frames: dict[int, Frame] = {}
             legal.clear()
-            for to, message in eff.outs:
-                if id(message) not in frames:
-                    frames[id(message)] = Frame.of(message)
+            for to, out in eff.outs:
+                if isinstance(out, Frame):  # an update, encoded as it was made
+                    message = out.message
+                else:
+                    message = out
+                    if id(out) not in frames:
+                        frames[id(out)] = Frame.of(out)
                 if isinstance(message, Update):
                     legal[to] = message.view.get("legal") or []
             encode(Ok(ref=done))

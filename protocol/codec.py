@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import msgpack  # type: ignore[import-untyped]
@@ -18,7 +17,6 @@ import ormsgpack
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
 
-from engine.frozen import fast_init
 from protocol.client_messages import ClientMessage
 from protocol.errors import ErrorCode
 from protocol.server_messages import ServerMessage
@@ -126,22 +124,57 @@ def _field_names(cls: type[BaseModel]) -> tuple[tuple[str, ...], set[str]]:
     return names
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
 class Frame:
     """A server message encoded once, sent as is to every connection that gets it.
 
     ``message`` is None for a frame another server process encoded, relayed as
-    is to a msgpack connection (:mod:`server.cluster_bus`).
+    is to a msgpack connection (:mod:`server.cluster_bus`).  A frame made by
+    :meth:`of_fields` is encoded from the message's fields, and the message
+    itself is made only if asked for (for a JSON connection, say): the hot
+    path's updates go out without a message object.
     """
 
-    message: BaseModel | None
-    data: bytes
+    __slots__ = ("_fields", "_message", "_type", "data")
+
+    def __init__(self, message: BaseModel | None, data: bytes) -> None:
+        self._message = message
+        self._type: type[BaseModel] | None = None
+        self._fields: dict[str, Any] | None = None
+        self.data = data
 
     @classmethod
     def of(cls, message: BaseModel) -> Frame:
         """``message`` with its encoding."""
         return cls(message, encode(message))
+
+    @classmethod
+    def of_fields(cls, message_type: type[BaseModel], fields: dict[str, Any]) -> Frame:
+        """The frame of the ``message_type`` message holding ``fields`` (as
+        :func:`unchecked` takes them: every field, in declaration order, plain
+        data only): the same bytes as ``Frame.of(unchecked(message_type, fields))``,
+        without making the message."""
+        frame = cls(None, ormsgpack.packb(fields, option=_PACK_OPTIONS))
+        frame._type = message_type
+        frame._fields = fields
+        return frame
+
+    @property
+    def message_type(self) -> type[BaseModel] | None:
+        """The class of the message (without making it); None for a relayed frame."""
+        if self._type is not None:
+            return self._type
+        return None if self._message is None else type(self._message)
+
+    @property
+    def message(self) -> BaseModel | None:
+        """The message (made now from its fields if the frame was made from them)."""
+        message = self._message
+        if message is None and self._type is not None and self._fields is not None:
+            message = self._message = unchecked(self._type, self._fields)
+        return message
+
+    def __repr__(self) -> str:
+        return f"Frame({self.message!r}, {len(self.data)} bytes)"
 
 
 def _unpack(frame: bytes | str, *, use_list: bool) -> dict[str, Any]:

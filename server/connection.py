@@ -310,7 +310,10 @@ class Connection:
         slow to read is disconnected."""
         if self._close is not None:
             return
-        error = message.message if isinstance(message, Frame) else message
+        if isinstance(message, Frame):  # an error is counted: never an update's frame
+            error = message.message if message.message_type is Error else None
+        else:
+            error = message
         if isinstance(error, Error):
             self.app.metrics.inc("cardavia_errors_total", code=str(error.code))
         if len(self._outbox) >= OUTBOX_LIMIT:

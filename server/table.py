@@ -35,7 +35,7 @@ from server.sessions import Player, Sessions
 from server.store import LeaseLost, Store, StoreUnavailable
 from server.table_core import TableCore
 from server.table_options import RequestError
-from server.table_values import AiTurn, Effects, SeatSlot
+from server.table_values import AiTurn, Effects, Out, SeatSlot
 
 
 def _time_up(waiter: asyncio.Future[bool]) -> None:
@@ -423,12 +423,16 @@ class TableActor:
         if eff.closed:
             await self._close(eff.close_reason or "everybody left")
 
-    def _send_all(self, outs: list[tuple[str, BaseModel]]) -> None:
-        """Send each message to its player, encoding each message object only once."""
+    def _send_all(self, outs: list[Out]) -> None:
+        """Send each message to its player, encoding each message object only once
+        (an update comes encoded already)."""
         frames: dict[int, Frame] = {}
         for pid, message in outs:
             player = self.sessions.get(pid)
             if player is None or player.link is None:
+                continue
+            if isinstance(message, Frame):
+                player.send(message)
                 continue
             frame = frames.get(id(message))
             if frame is None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.codec import PlainMemo, to_plain
 from engine.game import Event, Game
-from protocol.codec import unchecked
+from protocol.codec import Frame
 from protocol.server_messages import Update
 from server.table_values import ActedBy, Out
 
@@ -104,11 +104,12 @@ def _update(
     events: tuple[dict[str, Any], ...],
     view: dict[str, Any],
     ref: int | None,
-) -> Update:
+) -> Frame:
     """The update of ``seat``: its view, the events it may see and the ``ref`` it answers.
 
     Built from values the table made itself, so not validated again (tests
-    check that it encodes as a validated one does).
+    check that it encodes as a validated one does), and encoded at once: the
+    frame goes out as it is, the message is made only if asked for (:class:`Frame`).
     """
     # every field of Update in declaration order (see protocol.codec.unchecked)
     fields = {
@@ -124,4 +125,4 @@ def _update(
         "timer_s": timer,
         "ref": ref,
     }
-    return unchecked(Update, fields)
+    return Frame.of_fields(Update, fields)

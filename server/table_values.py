@@ -12,10 +12,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from protocol.codec import Frame
 from protocol.models import SeatInfo
 from server.store import LoggedAction
 
-Out = tuple[str, BaseModel]
+Out = tuple[str, BaseModel | Frame]
 """A message for one player (by player id)."""
 
 ActedBy = Literal["human", "ai", "timer"]

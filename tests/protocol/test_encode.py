@@ -27,6 +27,23 @@ def test_a_frame_carries_its_message_and_its_encoding() -> None:
     assert decode_server(frame.data) == Update.model_validate(update.model_dump(), strict=False)
 
 
+def test_a_frame_of_fields_is_the_frame_of_their_message_made_when_asked_for() -> None:
+    from protocol.codec import unchecked
+
+    fields = {
+        "type": "update", "table": "t1", "game_no": 2, "version": 7, "seat": 1, "actor": 0,
+        "by": "human", "events": ({"kind": "play", "data": {"seat": 0, "card": "7D"}},),
+        "view": {"hand": ["AS"], "counts": {0: 3, 1: 2}}, "timer_s": 12.5, "ref": 4,
+    }  # fmt: skip
+    frame = Frame.of_fields(Update, fields)
+    assert frame.message_type is Update  # known without making the message
+    assert frame.data == Frame.of(unchecked(Update, dict(fields))).data
+    message = frame.message
+    assert isinstance(message, Update) and frame.message is message  # made once
+    assert message == Update.model_validate(fields)
+    assert Frame(None, frame.data).message is None  # relayed bytes: no message
+
+
 def test_an_unchecked_message_is_the_validated_one() -> None:
     from protocol.codec import encode_json, unchecked
     from protocol.server_messages import Ok
@@ -85,6 +102,10 @@ def test_every_games_updates_encode_as_msgpack_does(game_id: str) -> None:
             break
     assert len(messages) > 40
     for message in messages:
+        if isinstance(message, Frame):  # an update, encoded from its fields as it was made
+            data = message.data
+            message = message.message
+            assert data == encode(message)
         dumped = message.model_dump(mode="python")
         assert encode(message) == msgpack.packb(dumped, use_bin_type=True)
 

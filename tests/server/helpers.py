@@ -11,11 +11,17 @@ from engine.codec import to_plain
 from engine.game import Game
 from engine.registry import GAMES
 from protocol import server_messages as sm
+from protocol.codec import Frame
 from protocol.models import TableOptions
 from server.config import ServerConfig
 from server.table_core import TableCore
 from server.table_options import check_options
 from server.table_updates import plain_event
+
+
+def messages(outs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """A core's outs, each frame (an update, encoded as it was made) as its message."""
+    return [(pid, m.message if isinstance(m, Frame) else m) for pid, m in outs]
 
 
 def make_core(

@@ -21,7 +21,7 @@ from server.app import running_server
 from server.config import ServerConfig, load_config
 from server.loops import run_with_loop
 from server.main import _GcWatch, tune_gc
-from tests.server.helpers import FAST, make_core
+from tests.server.helpers import FAST, make_core, messages
 
 _watch = _GcWatch.callback
 
@@ -173,7 +173,8 @@ def test_spectators_share_one_update_and_each_seat_gets_its_own() -> None:
     seat = core.game.to_act(core.state)[0]
     action = to_plain(core.game.legal_actions(core.state, seat)[0])
     eff = core.act(f"p{seat}", seat, core.version, action, "human", 1.0)
-    updates = {pid: m for pid, m in eff.outs if isinstance(m, sm.Update)}
+    assert eff.outs[-1][1] is eff.outs[-2][1]  # one frame for the spectators
+    updates = {pid: m for pid, m in messages(eff.outs) if isinstance(m, sm.Update)}
     assert set(updates) == {"p0", "p1", "s1", "s2"}
     assert updates["s1"] is updates["s2"] and updates["s1"].seat is None
     assert updates["s1"].view == to_plain(core.game.view(core.state, None))
@@ -196,7 +197,7 @@ def test_public_events_are_one_tuple_for_every_update_and_private_ones_are_each_
     core.spectate("s1", "S1", 0.0)
     core.join("p0", "P0", 0, 0.0)
     eff = core.join("p1", "P1", 1, 0.0)  # the game starts: each hand to its seat
-    dealt = {pid: m for pid, m in eff.outs if isinstance(m, sm.Update)}
+    dealt = {pid: m for pid, m in messages(eff.outs) if isinstance(m, sm.Update)}
     for i in (0, 1):
         hands = [e for e in dealt[f"p{i}"].events if e["kind"] == "hand"]
         assert [e["data"]["seat"] for e in hands] == [i]
@@ -204,7 +205,7 @@ def test_public_events_are_one_tuple_for_every_update_and_private_ones_are_each_
     seat = core.game.to_act(core.state)[0]
     action = to_plain(core.game.legal_actions(core.state, seat)[0])
     eff = core.act(f"p{seat}", seat, core.version, action, "human", 1.0)
-    updates = [m for _, m in eff.outs if isinstance(m, sm.Update)]
+    updates = [m for _, m in messages(eff.outs) if isinstance(m, sm.Update)]
     assert len(updates) == 3 and updates[0].events
     assert all(u.events is updates[0].events for u in updates)
 

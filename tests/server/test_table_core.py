@@ -12,7 +12,7 @@ from protocol import server_messages as sm
 from protocol.models import AiSeat, TableOptions
 from server.table_core import TableCore
 from server.table_options import RequestError
-from tests.server.helpers import make_core
+from tests.server.helpers import make_core, messages
 
 GAME_IDS = sorted(GAMES)
 
@@ -35,7 +35,7 @@ def test_starts_when_full_and_each_seat_gets_its_own_view(game_id: str) -> None:
     for i in range(n):
         assert core.status == "waiting"
         eff = core.join(f"p{i}", f"P{i}", None, 0.0)
-        outs = eff.outs
+        outs = messages(eff.outs)
     core.spectate("spec", "S", 0.0)
     assert core.status == "playing" and core.version == 1 and core.game_no == 1
     assert eff.started == (1, 11)

@@ -10,7 +10,7 @@ import pytest
 from engine.codec import to_plain
 from engine.registry import GAMES
 from protocol import server_messages as sm
-from protocol.codec import encode, encode_json
+from protocol.codec import Frame, encode, encode_json
 from protocol.models import AiSeat, TableInfo, TableOptions
 from tests.server.helpers import make_core
 
@@ -28,11 +28,15 @@ def test_updates_along_whole_games_encode_as_validated_ones_and_show_each_seat_i
     games = checked = 0
     now = 0.0
     while games < 2:
-        for pid, message in outs:
-            if not isinstance(message, sm.Update):
+        for pid, out in outs:
+            if not isinstance(out, Frame):  # updates go out as frames made from their fields
+                assert not isinstance(out, sm.Update)
                 continue
+            message = out.message
+            assert isinstance(message, sm.Update)
             validated = sm.Update.model_validate(message.model_dump())
             assert message == validated
+            assert out.data == encode(validated)
             assert encode(message) == encode(validated)
             assert encode_json(message) == encode_json(validated)
             assert message.view == to_plain(core.game.view(core.state, message.seat))

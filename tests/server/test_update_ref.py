@@ -16,7 +16,7 @@ from engine.codec import to_plain
 from protocol import server_messages as sm
 from server.app import CardaviaServer
 from server.table_core import TableCore
-from tests.server.helpers import make_core
+from tests.server.helpers import make_core, messages
 
 # -- the core, without sockets ---------------------------------------------------------
 
@@ -36,7 +36,7 @@ def test_the_movers_update_carries_the_ref_when_asked_and_no_other_does() -> Non
         action = to_plain(core.game.legal_actions(core.state, seat)[0])
         eff = core.act(f"p{seat}", seat, core.version, action, "human", 0.0, answer=True, ref=ref)
         assert eff.answered
-        refs = {pid: m.ref for pid, m in eff.outs if isinstance(m, sm.Update)}
+        refs = {pid: m.ref for pid, m in messages(eff.outs) if isinstance(m, sm.Update)}
         assert refs == {"p0": None, "p1": None, "w": None, f"p{seat}": ref}
         assert not any(isinstance(m, sm.Ok) for _, m in eff.outs)
 
@@ -47,7 +47,7 @@ def test_without_answer_no_update_carries_a_ref() -> None:
     action = to_plain(core.game.legal_actions(core.state, seat)[0])
     eff = core.act(f"p{seat}", seat, core.version, action, "human", 0.0, ref=9)
     assert not eff.answered
-    assert all(m.ref is None for _, m in eff.outs if isinstance(m, sm.Update))
+    assert all(m.ref is None for _, m in messages(eff.outs) if isinstance(m, sm.Update))
 
 
 # -- over real connections -------------------------------------------------------------
