@@ -18,6 +18,7 @@ and boardgame.io (``view`` strips the secret parts before anything leaves).
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import random
 from abc import ABC, abstractmethod
@@ -301,5 +302,26 @@ def shared_counts(counts: _Counts) -> _Counts:
 
 
 def replace(obj: S, **changes: Any) -> S:
-    """``dataclasses.replace`` with a precise type for mypy."""
-    return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+    """``dataclasses.replace`` with a precise type for mypy, and faster: the class is
+    called with its fields positionally (a keyword call to a class builds a dict of
+    its arguments, and ``dataclasses.replace`` looks at every field's kind first)."""
+    cls = type(obj)
+    names = _INIT_FIELDS.get(cls)
+    if names is None:
+        names = _INIT_FIELDS[cls] = _init_fields(cls)
+    if not names or not changes.keys() <= names[1]:  # an InitVar, or a field not to set
+        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+    return cls(*[changes[n] if n in changes else getattr(obj, n) for n in names[0]])
+
+
+def _init_fields(cls: type) -> tuple[tuple[str, ...], frozenset[str]] | tuple[()]:
+    """The fields ``cls.__init__`` takes, in order and as a set; empty when it takes
+    anything else too (an ``InitVar``: :func:`dataclasses.replace` handles that)."""
+    names = tuple(f.name for f in dataclasses.fields(cls) if f.init)
+    if tuple(inspect.signature(cls).parameters) != names:
+        return ()
+    return names, frozenset(names)
+
+
+_INIT_FIELDS: dict[type, tuple[tuple[str, ...], frozenset[str]] | tuple[()]] = {}
+"""Per class :func:`replace` met, :func:`_init_fields`' answer."""
