@@ -135,9 +135,6 @@ def _mapping(value: Mapping[Any, Any]) -> dict[str | int, Any]:
         if t in _SCALARS:  # seats, counts, flags: their own plain form
             out[key] = v
             continue
-        if t is Card:  # the card played, the card led
-            out[key] = _CARD_TEXT[v]
-            continue
         convert = get(t)
         out[key] = convert(v) if convert is not None else to_plain(v)
     return out
@@ -174,20 +171,14 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
         if not f.name.isidentifier():  # pragma: no cover - dataclass fields always are
             raise TypeError(f"field {f.name!r} of {cls.__name__}")
         plan = plans.get(f.name, "any")
-        if plan == "scalar":
-            items.append(f"{f.name!r}: v.{f.name}")
+        if plan in _AT_ONCE or (plan != "any" and not shared):
+            items.append(f"{f.name!r}: " + _PLAN_SOURCE[plan].format(x=f"v.{f.name}"))
             continue
         if not shared:
-            if plan == "any":
-                items.append(
-                    f"{f.name!r}: (x if (t := type(x := v.{f.name})) in _scalars"
-                    f" else _text(x) if t is _Card else _plain(x))"
-                )
-            else:
-                items.append(f"{f.name!r}: " + _PLAN_SOURCE[plan].format(x=f"v.{f.name}"))
-            continue
-        if plan == "card":  # one lookup: nothing to keep
-            items.append(f"{f.name!r}: _text(v.{f.name})")
+            items.append(
+                f"{f.name!r}: (x if (t := type(x := v.{f.name})) in _scalars"
+                f" else _text(x) if t is _Card else _plain(x))"
+            )
             continue
         a, b = 1 + 2 * i, 2 + 2 * i
         if plan in _PLAN_SOURCE:  # an immutable value of a known shape: kept as it is
@@ -245,7 +236,7 @@ class _CardTexts(dict[Card, str]):
     def __missing__(self, card: Card) -> str:
         if type(card) is not Card:
             raise TypeError(f"not a card: {card!r}")
-        text = self[card] = card.rank + card.suit
+        text = self[card] = _card(card)
         return text
 
 
@@ -253,6 +244,7 @@ _CARD_TEXT = _CardTexts()
 _CARD_ONLY = {Card}
 
 _PLAN_SOURCE = {
+    "scalar": "{x}",
     "card": "_text({x})",
     "card_or_none": "(None if (c := {x}) is None else _text(c))",
     "cards": "_list(_map(_text, {x}))",
@@ -261,6 +253,9 @@ _PLAN_SOURCE = {
     "actions": "_list(_map(_plain, {x}))",
 }
 """The conversion of a field by its plan (:func:`_plan`), ``{x}`` its value."""
+
+_AT_ONCE = frozenset(("scalar", "card", "card_or_none"))
+"""Plans converted as they are met even by a :class:`PlainMemo` (nothing to keep)."""
 
 
 def _plans(cls: type) -> dict[str, str]:
