@@ -15,7 +15,12 @@ from tests.server.redis_fixture import RedisServer, free_port
 
 
 def make(redis: RedisServer, **kw: float) -> RedisStore:
-    return RedisStore(redis.url, prefix="t", lease_ttl=kw.get("lease_ttl", 0.5), timeout=0.5)
+    return RedisStore(
+        redis.url,
+        prefix="t",
+        lease_ttl=kw.get("lease_ttl", 0.5),
+        timeout=kw.get("timeout", 0.5),
+    )
 
 
 async def test_record_round_trip(redis_server: RedisServer) -> None:
@@ -99,14 +104,20 @@ async def test_renew_reports_a_lost_table(redis_server: RedisServer) -> None:
 async def test_periodic_passes_over_many_tables_and_players(redis_server: RedisServer) -> None:
     """Renewal, the takeover scan and the "connected here" records cover more tables
     and players than one Redis call takes (CHUNK), and name exactly the right ones."""
-    old, new = make(redis_server), make(redis_server)
+    # leases long enough to outlast creating them all on a busy machine, and a few
+    # creations at a time: hundreds at once would wait on the connection pool
+    old, new = (make(redis_server, lease_ttl=3.0, timeout=2.0) for _ in range(2))
     count = CHUNK + 120
     ids = [f"m{i:04d}" for i in range(count)]
-    await asyncio.gather(
-        *(old.create(TableRecord(table_id=t, game="scopa", options={})) for t in ids)
-    )
+    for first in range(0, count, 40):
+        await asyncio.gather(
+            *(
+                old.create(TableRecord(table_id=t, game="scopa", options={}))
+                for t in ids[first : first + 40]
+            )
+        )
     assert await new.orphans() == []
-    await asyncio.sleep(0.7)  # every lease expires
+    await asyncio.sleep(3.2)  # every lease expires
     assert await new.orphans() == ids
     taken = [ids[3], ids[CHUNK + 7], ids[-1]]  # in both chunks of the renewal
     for table_id in taken:
