@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
+import ormsgpack
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
@@ -28,9 +29,7 @@ from bench.procstat import raise_fd_limit, run_loop
 
 
 def _welcome(msg: dict[str, Any]) -> bytes:
-    data = msgpack.packb({"type": "welcome", "ref": msg.get("id"), "player_id": "raw"})
-    assert isinstance(data, bytes)
-    return data
+    return ormsgpack.packb({"type": "welcome", "ref": msg.get("id"), "player_id": "raw"})
 
 
 async def _echo(ws: ServerConnection) -> None:
@@ -68,7 +67,7 @@ class FanOut:
                         "actor": msg["seat"],
                         "to_act": (int(msg["seat"]) + 1) % max(1, int(msg["seats"])),
                     }
-                    data = msgpack.packb(update, use_bin_type=True)
+                    data = ormsgpack.packb(update)
                     for member in members:
                         with contextlib.suppress(ConnectionClosed):
                             await member.send(data)

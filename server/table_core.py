@@ -614,8 +614,10 @@ class TableCore:
                 )
             raise RequestError(ErrorCode.FORBIDDEN, "only seated players vote for a rematch")
         self.rematch_votes.add(seat)
-        eff = Effects(outs=self._changed(now))
-        return self._merge(eff, self._rematch_if_agreed(now))
+        started = self._rematch_if_agreed(now)
+        # the vote that starts the game is told by the start's own summary (status
+        # "playing", no votes left): one table message for the change, not two
+        return started if started.started else Effects(outs=self._changed(now))
 
     def _rematch_if_agreed(self, now: float) -> Effects:
         """Start the next game once every seated human who is here has voted for it.

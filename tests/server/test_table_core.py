@@ -175,10 +175,18 @@ def test_finished_game_is_archived_and_rematch_needs_every_human() -> None:
     overs = [m for _, m in eff.outs if isinstance(m, sm.GameOver)]
     assert len(overs) == 2 and overs[0].result == to_plain(core.game.result(core.state))
     assert len(core.archive) == 1 and core.archive[0].seed == 11
-    assert core.rematch("p0", now).started is None
+    first = core.rematch("p0", now)
+    assert first.started is None
     assert core.info().rematch_votes == (0,)
+    for pid in ("p0", "p1"):  # each vote is told to everyone at the table
+        (told,) = [m for m in messages_for(first.outs, pid) if isinstance(m, sm.TableChanged)]
+        assert told.table.rematch_votes == (0,) and told.table.status == "finished"
     eff = core.rematch("p1", now)
     assert eff.started == (2, 12) and core.game_no == 2 and core.status == "playing"
+    for pid in ("p0", "p1"):  # the deciding vote: one summary, of the new game
+        (told,) = [m for m in messages_for(eff.outs, pid) if isinstance(m, sm.TableChanged)]
+        assert told.table.rematch_votes == () and told.table.status == "playing"
+        assert told.table.game_no == 2
     with pytest.raises(RequestError) as info:
         core.rematch("p0", now)
     assert info.value.code == "game_in_progress"
