@@ -190,11 +190,28 @@ def test_frames_that_are_not_maps() -> None:
         assert info.value.code == ErrorCode.BAD_MESSAGE
 
 
+def test_server_frames_that_are_not_maps_or_hold_what_msgpack_data_cannot() -> None:
+    """A client reads the server's frames with ormsgpack: the same refusals as msgpack
+    for what is not a map of text keys, and extension types refused too."""
+    ext = msgpack.packb({"type": "ok", "ref": msgpack.ExtType(1, b"x")})
+    deep = b"\x81\xa1a" + b"\x91" * 5000 + b"\x01"
+    for frame in (b"", b"\xc1", msgpack.packb([1]), msgpack.packb({1: 2}), "text", ext, deep):
+        with pytest.raises(FrameError) as info:
+            decode_server(frame)
+        assert info.value.code == ErrorCode.BAD_MESSAGE
+    ok = msgpack.packb({"type": "ok", "ref": 3})
+    with pytest.raises(FrameError):
+        decode_client(msgpack.packb({"type": "ping", "id": 1}) + b"\x00")  # the edge: strict
+    assert decode_server(ok + b"\x00") == sm.Ok(ref=3)  # a server's frame: bytes after the map
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=64))
 def test_any_bytes_decode_or_raise_frame_error(frame: bytes) -> None:
     with contextlib.suppress(FrameError):
         decode_client(frame)
+    with contextlib.suppress(FrameError):
+        decode_server(frame)
 
 
 @settings(max_examples=200, deadline=None)
