@@ -211,6 +211,14 @@ def _on_redis(args: argparse.Namespace) -> bool:
     return bool(args.servers > 1 or args.redis_outage or args.store == "redis")
 
 
+def _process(argv: list[str], args: argparse.Namespace, target: str) -> ServerProcess:
+    """The server of ``target`` started: a yardstick once it listens, ``cardavia-server``
+    once ``/readyz`` says ready (its AI workers started: they would skew the window)."""
+    if target == "game":
+        return ServerProcess(argv, cwd=args.server_dir, ready_path="/readyz")
+    return ServerProcess(argv)
+
+
 def run_target(target: str, args: argparse.Namespace, seats: int) -> dict[str, Any]:
     """One measured run against ``target`` (game, echo or fanout)."""
     if target == "game" and _on_redis(args):
@@ -219,7 +227,7 @@ def run_target(target: str, args: argparse.Namespace, seats: int) -> dict[str, A
         argv = cardavia_argv(args.tables, _server_loop(args), args.server_arg)
     else:
         argv = raw_argv(target, args.loop)
-    server = ServerProcess(argv, cwd=args.server_dir if target == "game" else None)
+    server = _process(argv, args, target)
     try:
         return _measure(target, args, seats, [f"ws://127.0.0.1:{server.port}"], [server.pid])
     finally:
@@ -265,7 +273,7 @@ def _run_cluster(args: argparse.Namespace, seats: int) -> dict[str, Any]:
         try:
             for _ in range(args.servers):
                 argv = cardavia_argv(args.tables, _server_loop(args), extra)
-                servers.append(ServerProcess(argv, cwd=args.server_dir))
+                servers.append(_process(argv, args, "game"))
             urls = [f"ws://127.0.0.1:{s.port}" for s in servers]
             on_ready = None
             if args.redis_outage:
@@ -303,7 +311,7 @@ def run_idle(args: argparse.Namespace) -> dict[str, Any]:
             if target == "game"
             else raw_argv("echo", args.loop)
         )
-        server = ServerProcess(argv, cwd=args.server_dir if target == "game" else None)
+        server = _process(argv, args, target)
         try:
             url = f"ws://127.0.0.1:{server.port}"
             jobs = [

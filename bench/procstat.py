@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Coroutine, Sequence
 from typing import Any
 
@@ -50,13 +51,20 @@ def run_loop(main: Coroutine[Any, Any, Any], loop: str) -> Any:
 class ServerProcess:
     """A server started as a subprocess on 127.0.0.1; its port and pid.
 
-    ``wait_for`` is the text of the stdout/stderr line that announces the
-    port (``port N`` for the yardsticks, the ``listening`` log line of
-    ``cardavia-server``); the output goes to a temporary file.
+    It waits for the stdout/stderr line that announces the port (``port N``
+    for the yardsticks, the ``listening`` log line of ``cardavia-server``),
+    then, given ``ready_path`` (``/readyz`` for ``cardavia-server``, whose AI
+    workers start after it listens), until that path answers 200; the output
+    goes to a temporary file.
     """
 
     def __init__(
-        self, argv: Sequence[str], *, cwd: str | None = None, timeout: float = 30.0
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None = None,
+        timeout: float = 30.0,
+        ready_path: str | None = None,
     ) -> None:
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in stop()
             mode="w+", prefix="cardavia-bench-", suffix=".log"
@@ -69,7 +77,25 @@ class ServerProcess:
             cwd=cwd,
         )
         self.pid = self.proc.pid
+        started = time.monotonic()
         self.port = self._read_port(timeout)
+        if ready_path is not None:
+            self._wait_ready(ready_path, started + timeout)
+
+    def _wait_ready(self, path: str, deadline: float) -> None:
+        url = f"http://127.0.0.1:{self.port}{path}"
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited early:\n{self.output()}")
+            try:
+                with urllib.request.urlopen(url, timeout=2) as reply:
+                    if reply.status == 200:
+                        return
+            except OSError:  # 503 (HTTPError) while it warms up, or no answer yet
+                pass
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"server was not ready in time ({path}):\n{self.output()}")
 
     def _read_port(self, timeout: float) -> int:
         deadline = time.monotonic() + timeout

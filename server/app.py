@@ -107,6 +107,8 @@ class CardaviaServer:
         self.port = 0
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self._warming: asyncio.Task[None] | None = None
+        self._warm_failed: str | None = None
         self._started = time.time()
         self._stopping = False
         self._log = get_logger(component="server")
@@ -208,11 +210,30 @@ class CardaviaServer:
         )
         sock = next(iter(self._server.sockets))
         self.port = sock.getsockname()[1]
-        await self.ai.warm()  # spawn the AI workers now, not on the first decisions
+        # the AI workers start now, not on the first decisions, but without holding up the
+        # start: clients can connect meanwhile, and /readyz waits for them (warmed())
+        self._warming = asyncio.create_task(self._warm())
         self._sweeper = asyncio.create_task(self._sweep())
         self._log.info(
             "listening", url=self.url, protocol=PROTOCOL_VERSION, compiled=len(compiled.loaded())
         )
+
+    async def _warm(self) -> None:
+        """Start the AI workers; log ``ai_ready``, or why they could not start."""
+        began = time.monotonic()
+        try:
+            await self.ai.warm()
+        except Exception as exc:  # a pool that cannot start: say so, and stay not ready
+            self._warm_failed = f"{type(exc).__name__}: {exc}"
+            self._log.error("ai_workers_failed", error=self._warm_failed)
+            return
+        seconds = round(time.monotonic() - began, 2)
+        self._log.info("ai_ready", workers=self.ai.workers, mode=self.ai.mode, seconds=seconds)
+
+    async def warmed(self) -> None:
+        """Wait until the AI workers have started (or failed to: see :meth:`not_ready`)."""
+        if self._warming is not None:
+            await asyncio.shield(self._warming)
 
     async def shutdown(self, reason: str = "the server is shutting down") -> None:
         """Tell every client, close their connections with 1001, stop the tables."""
@@ -224,6 +245,8 @@ class CardaviaServer:
             await asyncio.sleep(self.config.shutdown_drain)
         if self._sweeper is not None:
             self._sweeper.cancel()
+        if self._warming is not None:
+            self._warming.cancel()
         if self._server is not None:
             self._server.close(close_connections=False)
         for conn in list(self.connections):
@@ -317,13 +340,18 @@ class CardaviaServer:
     async def not_ready(self) -> str | None:
         """Why the server should get no new clients now (``None``: it is ready).
 
-        Ready means listening, not shutting down, and the store answering its
-        health check within :data:`READY_STORE_TIMEOUT` seconds.
+        Ready means listening, not shutting down, the AI workers started, and
+        the store answering its health check within :data:`READY_STORE_TIMEOUT`
+        seconds.
         """
         if self._stopping:
             return "shutting down"
         if self._server is None or not self._server.is_serving():
             return "not listening"
+        if self._warm_failed is not None:
+            return f"the AI workers did not start ({self._warm_failed})"
+        if self._warming is None or not self._warming.done():
+            return "starting the AI workers"
         try:
             healthy = await asyncio.wait_for(self.store.ping(), READY_STORE_TIMEOUT)
         except Exception as exc:  # a store that cannot even answer is not ready
@@ -473,7 +501,8 @@ class CardaviaServer:
 async def running_server(
     config: ServerConfig | None = None, *, log_level: str | None = None
 ) -> AsyncIterator[CardaviaServer]:
-    """A started server for the duration of the ``async with`` block; ``server.url`` is its URL.
+    """A started server, its AI workers too, for the duration of the ``async with``
+    block; ``server.url`` is its URL.
 
     ``config`` defaults to 127.0.0.1 on a free port with the usual settings.
     ``log_level`` (e.g. ``"error"``) configures JSON logs on stderr at that
@@ -483,6 +512,7 @@ async def running_server(
         configure(log_level)
     server = CardaviaServer(config or ServerConfig(port=0))
     await server.start()
+    await server.warmed()
     try:
         yield server
     finally:

@@ -144,3 +144,12 @@ def check_seen(
         checked += 1
     assert versions == list(range(first_version, first_version + len(states)))
     return checked
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

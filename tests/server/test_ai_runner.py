@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing as mp
 import random
 import threading
 import time
@@ -20,6 +21,7 @@ from protocol import server_messages as sm
 from server.ai import AiRunner
 from server.app import running_server
 from server.config import ServerConfig
+from tests.server.helpers import process_alive
 
 
 class Slow:
@@ -255,6 +257,30 @@ async def test_a_dead_worker_process_is_replaced() -> None:
         assert metric("cardavia_ai_pool_restarts_total") == 1
         assert metric("cardavia_ai_decisions_total", game="scopa", outcome="error") == 1
         assert metric("cardavia_ai_decisions_total", game="scopa", outcome="ok") == 2
+    finally:
+        runner.shutdown()
+
+
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+async def test_workers_end_once_the_servers_end_of_their_lifeline_closes(
+    method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However the server ends (SIGKILL included), its end of the workers' lifeline
+    closes: every worker process, of both pools, then exits by itself."""
+    if method == "spawn":  # where there is no forkserver
+        monkeypatch.setattr(ai_module, "_process_context", lambda: mp.get_context("spawn"))
+    runner = AiRunner(workers=1, think=0.0, deadline=10.0, mode="process")
+    try:
+        await runner.warm()
+        pools: list[Any] = [runner._executor, runner._fallback]
+        pids = {process.pid for pool in pools for process in pool._processes.values()}
+        assert len(pids) == 1 + ai_module.FALLBACK_WORKERS
+        assert runner._lifeline is not None
+        runner._lifeline[1].close()  # as the server's death closes it; nothing is terminated
+        deadline = time.monotonic() + 10
+        while any(map(process_alive, pids)) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert not [pid for pid in pids if process_alive(pid)]
     finally:
         runner.shutdown()
 

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from server.config import ServerConfig, load_config
 from server.ratelimit import TokenBucket
 from server.sessions import NameError_, validate_name
 from server.store import LoggedAction, MemoryStore, TableRecord
+from tests.server.helpers import process_alive
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,6 +44,56 @@ async def test_shutdown_notifies_and_closes_1001() -> None:
         assert msg.reason
         await asyncio.sleep(0.1)
         assert client.closed and client.ws.close_code == 1001
+
+
+def _live_descendants(root: int) -> set[int]:
+    """The processes under ``root`` (by their parent ids in /proc), zombies left out."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                parents[int(entry)] = int(fields[1])
+    found, frontier = set(), {root}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_it_listens_before_its_ai_workers_start_and_they_end_with_it() -> None:
+    """The AI workers start after ``listening`` (forked from one forkserver), and none
+    outlives a server killed with SIGKILL (no chance to stop them)."""
+    env = dict(os.environ, CARDAVIA_PORT="0", CARDAVIA_LOG_LEVEL="info")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.main", "--host", "127.0.0.1", "--ai-mode", "process",
+         "--ai-workers", "2"],
+        cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        events = []
+        while not events or events[-1]["event"] != "ai_ready":
+            line = proc.stderr.readline()
+            assert line, "the server ended before its AI workers started"
+            events.append(json.loads(line))
+        names = [e["event"] for e in events]
+        assert names.index("listening") < names.index("ai_ready")
+        assert events[-1]["workers"] == 2 and events[-1]["mode"] == "process"
+        workers = _live_descendants(proc.pid)
+        assert len(workers) >= 5  # the forkserver, 2 workers, 2 fallback workers
+    finally:
+        proc.kill()
+        proc.wait(10)
+    deadline = time.monotonic() + 10
+    while any(map(process_alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if process_alive(pid)]
 
 
 def test_sigterm_stops_the_process_cleanly(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""GET /readyz: ready while listening with a reachable store; 503 when draining or unhealthy."""
+"""GET /readyz: ready while listening with its AI workers started and a reachable store;
+503 while they start, when draining or unhealthy."""
 
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ async def test_not_ready_while_the_store_is_unreachable() -> None:
     store = FlakyStore()
     server = CardaviaServer(FAST, store=store)
     await server.start()
+    await server.warmed()
     try:
         store.health = "down"
         assert await _probe(server, "/readyz") == (
@@ -82,6 +84,7 @@ async def test_a_hanging_store_is_not_ready_after_the_timeout(monkeypatch) -> No
 async def test_503_while_shutting_down_then_closed() -> None:
     server = CardaviaServer(dataclasses.replace(FAST, shutdown_drain=1.0))
     await server.start()
+    await server.warmed()
     assert (await _probe(server, "/readyz"))[0] == 200
     stopping = asyncio.create_task(server.shutdown())
     await asyncio.sleep(0.05)
@@ -92,3 +95,42 @@ async def test_503_while_shutting_down_then_closed() -> None:
     assert (await _probe(server, "/healthz"))[0] == 200  # still serving while it drains
     await stopping
     assert await server.not_ready() == "shutting down"
+
+
+async def test_not_ready_until_the_ai_workers_have_started() -> None:
+    """The server listens at once; /readyz waits for the AI workers (they start meanwhile)."""
+    server = CardaviaServer(FAST)
+    started = asyncio.Event()
+
+    async def slow_warm() -> None:
+        await started.wait()
+
+    server.ai.warm = slow_warm  # type: ignore[method-assign]
+    await server.start()
+    try:
+        assert (await _probe(server, "/healthz"))[0] == 200  # listening already
+        assert await _probe(server, "/readyz") == (
+            503,
+            {"status": "not_ready", "reason": "starting the AI workers"},
+        )
+        started.set()
+        await server.warmed()
+        assert await _probe(server, "/readyz") == (200, {"status": "ready"})
+    finally:
+        await server.shutdown()
+
+
+async def test_ai_workers_that_cannot_start_keep_it_not_ready() -> None:
+    server = CardaviaServer(FAST)
+
+    async def broken_warm() -> None:
+        raise OSError("cannot fork")
+
+    server.ai.warm = broken_warm  # type: ignore[method-assign]
+    await server.start()
+    try:
+        await server.warmed()
+        reason = "the AI workers did not start (OSError: cannot fork)"
+        assert await _probe(server, "/readyz") == (503, {"status": "not_ready", "reason": reason})
+    finally:
+        await server.shutdown()
