@@ -11,7 +11,7 @@ import contextlib
 import json
 import ssl
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, suppress
 from http import HTTPStatus
 from typing import Any
@@ -27,7 +27,7 @@ from protocol.base import PROTOCOL_VERSION
 from protocol.codec import encode, encode_json
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Shutdown
-from server import static
+from server import keepalive, static
 from server.ai import AiRunner
 from server.cluster import Cluster
 from server.cluster_bus import Bus
@@ -108,6 +108,7 @@ class CardaviaServer:
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[None] | None = None
+        self._keepalive: asyncio.Task[None] | None = None
         self._warm_failed: str | None = None
         self._started = time.time()
         self._stopping = False
@@ -202,8 +203,8 @@ class CardaviaServer:
             select_subprotocol=select_subprotocol,
             max_size=self.config.max_frame,
             compression=None,
-            ping_interval=self.config.ping_interval or None,
-            ping_timeout=self.config.ping_timeout,
+            ping_interval=None,  # one keepalive for every connection (server.keepalive)
+            ping_timeout=None,
             close_timeout=self.config.ping_timeout,
             ssl=tls_context(self.config),
             create_connection=BatchingServerConnection,
@@ -214,9 +215,21 @@ class CardaviaServer:
         # start: clients can connect meanwhile, and /readyz waits for them (warmed())
         self._warming = asyncio.create_task(self._warm())
         self._sweeper = asyncio.create_task(self._sweep())
+        if self.config.ping_interval > 0:
+            self._keepalive = asyncio.create_task(
+                keepalive.run(
+                    self._peers, self.config.ping_interval, self.config.ping_timeout, time.monotonic
+                )
+            )
         self._log.info(
             "listening", url=self.url, protocol=PROTOCOL_VERSION, compiled=len(compiled.loaded())
         )
+
+    def _peers(self) -> Iterator[BatchingServerConnection]:
+        """The open connections, for the keepalive."""
+        for conn in self.connections:
+            if isinstance(conn.ws, BatchingServerConnection):
+                yield conn.ws
 
     async def _warm(self) -> None:
         """Start the AI workers; log ``ai_ready``, or why they could not start."""
@@ -247,6 +260,8 @@ class CardaviaServer:
             self._sweeper.cancel()
         if self._warming is not None:
             self._warming.cancel()
+        if self._keepalive is not None:
+            self._keepalive.cancel()
         if self._server is not None:
             self._server.close(close_connections=False)
         for conn in list(self.connections):

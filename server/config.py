@@ -157,10 +157,11 @@ HELP: dict[str, str] = {
     "rate_strikes": "Rate-limited messages a connection may pile up before it is closed (1008).",
     "rate_strike_decay": "Rate-limit strikes forgiven per second, as a multiple of rate_per_s"
     " (1: a client averaging under the rate is never closed).",
-    "ping_interval": "Seconds between keepalive pings to each client (0: no pings).",
-    "ping_timeout": "Seconds a ping may wait for its pong, and a closing handshake may take,"
-    " before the peer counts as gone (a frozen peer is dropped within"
-    " ping_interval + 2 x ping_timeout).",
+    "ping_interval": "Seconds a client may stay silent before the keepalive pings it"
+    " (0: no pings).",
+    "ping_timeout": "Seconds a pinged client may stay silent before it is dropped (1011), and"
+    " a closing handshake may take (a frozen peer is dropped within ping_interval +"
+    " ping_timeout + 2 s of its last word).",
     # -- operations: metrics, TLS --
     "shutdown_drain": "Seconds /readyz answers 503 on shutdown before clients are closed.",
     "tls_cert": "PEM certificate chain: serve wss:// and https:// (with --tls-key).",

@@ -43,6 +43,7 @@ from protocol.codec import (
 )
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Pong, Welcome
+from server import keepalive
 from server.flusher import Flusher
 from server.logs import get_logger
 from server.metrics import CounterSeries
@@ -64,6 +65,8 @@ _BINARY = 0x82
 _TEXT = 0x81
 """The first byte of a final, unmasked binary (text) frame: FIN and the opcode."""
 
+
+_monotonic = time.monotonic
 
 _HEAD16 = struct.Struct("!BBH").pack
 """The header of a frame of 126 to 65,535 bytes: most updates."""
@@ -115,9 +118,14 @@ class BatchingServerConnection(ServerConnection):
         self._splitter: FrameSplitter | None = None
         self._handshake: bytearray | None = bytearray()
         """What was read before the handshake ended (None: websockets reads it all)."""
+        self.heard_at = time.monotonic()
+        """When the peer last sent anything (:mod:`server.keepalive`)."""
+        self.pinged_at: float | None = None
+        """When the keepalive's outstanding ping went out (None: none is)."""
 
     def data_received(self, data: bytes) -> None:
         """Feed ``data`` to websockets, or, after the handshake, cut it into frames."""
+        self.heard_at = _monotonic()
         splitter = self._splitter or self._split_from_now()
         if splitter is None:
             self._note_handshake(data)
@@ -181,6 +189,22 @@ class BatchingServerConnection(ServerConnection):
         if isinstance(event, WsFrame) and event.fin and event.opcode in DATA_OPCODES:
             self.pending_messages += 1
         super().process_event(event)
+
+    def keepalive_ping(self) -> None:
+        """Ping the peer (:mod:`server.keepalive`): anything it sends answers."""
+        if self.protocol.state is State.OPEN:
+            self.protocol.send_ping(b"")
+            self.send_data()
+
+    def keepalive_drop(self) -> None:
+        """The peer stayed silent after a ping: fail the connection at once (1011), as
+        websockets' own keepalive does, without waiting for a closing handshake."""
+        if self.transport.is_closing():
+            return
+        if self.protocol.state is State.OPEN:
+            self.protocol.fail(keepalive.CLOSE_CODE, keepalive.CLOSE_REASON)
+            self.send_data()
+        self.transport.abort()
 
     def send_data(self, frames: list[bytes] | None = None) -> None:
         """Write every pending frame with one ``transport.write``; an empty chunk is EOF."""

@@ -74,6 +74,7 @@ async def test_a_hanging_store_is_not_ready_after_the_timeout(monkeypatch) -> No
     store.health = "hang"
     server = CardaviaServer(FAST, store=store)
     await server.start()
+    await server.warmed()
     try:
         status, body = await _probe(server, "/readyz")
         assert (status, body["reason"]) == (503, "store unreachable (TimeoutError)")
