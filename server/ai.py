@@ -255,11 +255,19 @@ class AiRunner:
         return ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
 
     async def warm(self) -> None:
-        """Start every worker now (a ``spawn`` process takes a while to import the engine)."""
-        loop = asyncio.get_running_loop()
-        jobs = [loop.run_in_executor(self._executor, warm_worker) for _ in range(self.workers)]
-        jobs += [loop.run_in_executor(self._fallback, warm_worker) for _ in range(FALLBACK_WORKERS)]
-        await asyncio.gather(*jobs)
+        """Start every worker now, without holding up the event loop.
+
+        The jobs are handed to the pools from a thread: a pool starts its
+        worker processes as jobs come, and the first start waits for the
+        forkserver to have imported the server (most of a second).
+        """
+
+        def submit_all() -> list[Future[int]]:
+            jobs = [self._executor.submit(warm_worker) for _ in range(self.workers)]
+            return jobs + [self._fallback.submit(warm_worker) for _ in range(FALLBACK_WORKERS)]
+
+        jobs = await asyncio.get_running_loop().run_in_executor(None, submit_all)
+        await asyncio.gather(*(asyncio.wrap_future(job) for job in jobs))
 
     def shutdown(self) -> None:
         """Stop: queued decisions are dropped, worker processes end (running ones too)."""

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import multiprocessing as mp
 import random
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -22,6 +26,8 @@ from server.ai import AiRunner
 from server.app import running_server
 from server.config import ServerConfig
 from tests.server.helpers import process_alive
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Slow:
@@ -259,6 +265,45 @@ async def test_a_dead_worker_process_is_replaced() -> None:
         assert metric("cardavia_ai_decisions_total", game="scopa", outcome="ok") == 2
     finally:
         runner.shutdown()
+
+
+_WARM_WHILE_PROBING = """
+import asyncio, json, time
+from server.ai import AiRunner
+
+async def main():
+    runner = AiRunner(workers=2, think=0.0, deadline=10.0, mode="process")
+    lags = []
+    async def probe():
+        while True:
+            began = time.perf_counter()
+            await asyncio.sleep(0.005)
+            lags.append(time.perf_counter() - began - 0.005)
+    probing = asyncio.create_task(probe())
+    await asyncio.sleep(0.05)  # the probe runs
+    began = time.perf_counter()
+    await runner.warm()
+    warm = time.perf_counter() - began
+    probing.cancel()
+    runner.shutdown()
+    print(json.dumps({"warm": warm, "lag": max(lags)}))
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"""
+
+
+def test_workers_start_without_holding_up_the_event_loop(tmp_path: Path) -> None:
+    """In a fresh process (no forkserver yet): the loop goes on while the forkserver
+    imports the server and the workers start (the first start waits for it)."""
+    script = tmp_path / "warm.py"
+    script.write_text(_WARM_WHILE_PROBING)
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout.splitlines()[-1])
+    assert figures["lag"] < figures["warm"] / 2, figures  # held up, it lagged the whole warm
 
 
 @pytest.mark.parametrize("method", ["forkserver", "spawn"])
