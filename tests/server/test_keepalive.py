@@ -87,7 +87,7 @@ def test_the_verdict_on_one_connection(
 
 
 async def test_a_client_that_speaks_is_not_pinged_and_a_silent_one_is_kept_by_its_pongs() -> None:
-    config = dataclasses.replace(FAST, ping_interval=0.2, ping_timeout=1.0)
+    config = dataclasses.replace(FAST, ping_interval=0.5, ping_timeout=1.0)
     async with running_server(config) as srv:
         talker = await Client.connect(srv.url, "talker")
         silent = await Client.connect(srv.url, "silent")
@@ -103,7 +103,7 @@ async def test_a_client_that_speaks_is_not_pinged_and_a_silent_one_is_kept_by_it
                     send()
 
                 ws.keepalive_ping = counted
-            for _ in range(25):  # 1.25 s: talking every 50 ms
+            for _ in range(40):  # 2 s: talking every 50 ms (a 450 ms stall would be silence)
                 await talker.ping()
                 await asyncio.sleep(0.05)
             assert pings.get("talker", 0) == 0
