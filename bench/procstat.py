@@ -17,11 +17,31 @@ from bench.loopback import no_address_cap_flags
 _TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def stat_fields(pid: int) -> list[str]:
+    """The fields of ``/proc/PID/stat`` after the command name: state, parent id, … (Linux);
+    raises OSError for a process that is gone."""
+    with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+        return f.read().rsplit(")", 1)[1].split()
+
+
 def cpu_seconds(pid: int) -> float:
     """User plus system CPU seconds the process ``pid`` has used so far."""
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
+    fields = stat_fields(pid)
     return (int(fields[11]) + int(fields[12])) / _TICKS
+
+
+def answers_ok(url: str, deadline: float, proc: subprocess.Popen[Any]) -> bool:
+    """Poll ``url`` until it answers 200 (True), or ``proc`` exits or ``deadline``
+    (``time.monotonic``) passes (False)."""
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as reply:
+                if reply.status == 200:
+                    return True
+        except OSError:  # no answer yet, or an error status (HTTPError) such as 503
+            pass
+        time.sleep(0.05)
+    return False
 
 
 def rss_bytes(pid: int) -> int:
@@ -83,17 +103,10 @@ class ServerProcess:
             self._wait_ready(ready_path, started + timeout)
 
     def _wait_ready(self, path: str, deadline: float) -> None:
-        url = f"http://127.0.0.1:{self.port}{path}"
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited early:\n{self.output()}")
-            try:
-                with urllib.request.urlopen(url, timeout=2) as reply:
-                    if reply.status == 200:
-                        return
-            except OSError:  # 503 (HTTPError) while it warms up, or no answer yet
-                pass
-            time.sleep(0.05)
+        if answers_ok(f"http://127.0.0.1:{self.port}{path}", deadline, self.proc):
+            return
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"server exited early:\n{self.output()}")
         self.stop()
         raise RuntimeError(f"server was not ready in time ({path}):\n{self.output()}")
 

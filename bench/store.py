@@ -36,7 +36,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -45,6 +44,7 @@ import msgpack  # type: ignore[import-untyped]
 from redis import asyncio as aioredis
 
 from bench.loopback import NO_ADDRESS_CAPS, no_address_cap_flags
+from bench.procstat import answers_ok
 from client_cli.client import Client, ClientClosed, ServerError, random_chooser, reconnect
 from server.app import running_server
 from server.config import ServerConfig
@@ -235,15 +235,9 @@ def _start_server(url: str) -> tuple[subprocess.Popen[bytes], int]:
     args += ["--redis-url", url, "--ai-delay", "0.05", "--ai-think", "0.02", "--ai-mode", "thread"]
     args += ["--disconnect-grace", "60", "--log-level", "error", *no_address_cap_flags()]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1).close()
-            return proc, port
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise RuntimeError("cardavia-server did not start") from None
-            time.sleep(0.1)
+    if not answers_ok(f"http://127.0.0.1:{port}/healthz", time.monotonic() + 30, proc):
+        raise RuntimeError("cardavia-server did not start")
+    return proc, port
 
 
 async def _logged(url: str, table: str) -> dict[tuple[int, int], Any]:

@@ -176,23 +176,22 @@ def warm_worker() -> int:
     return os.getpid()
 
 
+FORKSERVER_PRELOAD = ["__main__", "server.app"]
+"""What the forkserver imports once: the server (this module and all it uses), and a
+main script (``"__main__"``), which every worker runs again as ``__mp_main__``.  A main
+*module* (``python -m server.main``) is left to the workers: preloaded, they would run
+it over a loaded copy (``runpy`` warns); it imports little beyond the server."""
+
+
 def _process_context() -> multiprocessing.context.BaseContext:
     """How worker processes start: forked from a ``forkserver`` that imported this module
     (so the engine, every game and policy) once, not each worker importing it after a
     ``spawn``: on 2 CPUs (1 worker, 2 fallbacks) they start in about 0.5 s of CPU, not 1.3 s."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(_preload())
+        context.set_forkserver_preload(FORKSERVER_PRELOAD)
         return context
     return multiprocessing.get_context("spawn")
-
-
-def _preload() -> list[str]:
-    """What the forkserver imports once: the server (this module and all it uses), and a
-    main script (``"__main__"``), which every worker runs again as ``__mp_main__``.  A
-    main *module* (``python -m server.main``) is left to the workers: preloaded, they
-    would run it over a loaded copy (``runpy`` warns); it imports little beyond the server."""
-    return ["__main__", "server.app"]
 
 
 @dataclass(eq=False)

@@ -119,7 +119,7 @@ class BatchingServerConnection(ServerConnection):
         self._splitter: FrameSplitter | None = None
         self._handshake: bytearray | None = bytearray()
         """What was read before the handshake ended (None: websockets reads it all)."""
-        self.heard_at = time.monotonic()
+        self.heard_at = _monotonic()
         """When the peer last sent anything (:mod:`server.keepalive`)."""
         self.pinged_at: float | None = None
         """When the keepalive's outstanding ping went out (None: none is)."""

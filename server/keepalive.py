@@ -88,19 +88,17 @@ async def run(
     and stalled the loop for milliseconds, since clients that connected
     together fall silent together).
     """
-    every = tick(interval, timeout)
+    step = tick(interval, timeout) / SLICES
     while True:
         batch = list(peers())
-        size = max(1, -(-len(batch) // SLICES))  # ceil
-        for start in range(0, max(1, len(batch)), size):
-            await asyncio.sleep(every / SLICES)
+        size = -(-len(batch) // SLICES)  # ceil: every peer in one of the slices
+        for n in range(SLICES):
+            await asyncio.sleep(step)
             now = clock()
-            for peer in batch[start : start + size]:
+            for peer in batch[n * size : (n + 1) * size]:
                 action = verdict(peer, now, interval, timeout)
                 if action == "ping":
                     peer.pinged_at = now
                     peer.keepalive_ping()
                 elif action == "drop":
                     peer.keepalive_drop()
-        if not batch:
-            await asyncio.sleep(every - every / SLICES)

@@ -6,6 +6,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.procstat import stat_fields
 from client_cli.client import Client, play_table, random_chooser
 from engine.codec import to_plain
 from engine.game import Game
@@ -149,7 +150,6 @@ def check_seen(
 def process_alive(pid: int) -> bool:
     """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        return stat_fields(pid)[0] != "Z"
     except OSError:
         return False

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from bench.procstat import answers_ok
 from bench.store import RedisMissing, RedisProcess
 from server.config import ServerConfig
 from tests.server.helpers import FAST
@@ -135,14 +136,12 @@ class ServerProcess:
 
     def wait_ready(self, timeout: float = 20.0) -> None:
         """Wait until /healthz answers (raise with its stderr if it exits)."""
+        assert self.proc is not None
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            assert self.proc is not None
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited {self.proc.returncode}: {self.output()}")
-            if self.health() is not None:
-                return
-            time.sleep(0.05)
+        if answers_ok(f"http://127.0.0.1:{self.port}/healthz", deadline, self.proc):
+            return
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"server exited {self.proc.returncode}: {self.output()}")
         raise RuntimeError("server did not answer /healthz")
 
     def health(self) -> dict[str, object] | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.procstat import stat_fields
 from client_cli.client import Client, ServerError
 from protocol import server_messages as sm
 from server.app import CardaviaServer, running_server
@@ -52,8 +53,7 @@ def _live_descendants(root: int) -> set[int]:
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
+                fields = stat_fields(int(entry))
             except OSError:
                 continue
             if fields[0] != "Z":
