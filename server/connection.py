@@ -44,7 +44,6 @@ from protocol.codec import (
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Pong, Welcome
 from server import keepalive
-from server.flusher import Flusher
 from server.logs import get_logger
 from server.metrics import CounterSeries
 from server.ratelimit import Strikes, TokenBucket
@@ -112,8 +111,6 @@ class BatchingServerConnection(ServerConnection):
         super().__init__(*args, **kwargs)
         self.on_message: Callable[[bytes], bool] | None = None
         """Handles one whole binary message at once (True) or declines it (False)."""
-        self.flusher: Flusher | None = None
-        """Held while the frames of one read are handled (server.flusher)."""
         self.pending_messages = 0
         """Whole messages websockets has queued that the reader has not taken yet."""
         self._splitter: FrameSplitter | None = None
@@ -132,16 +129,9 @@ class BatchingServerConnection(ServerConnection):
             self._note_handshake(data)
             super().data_received(data)
             return
-        flusher = self.flusher
-        if flusher is not None:
-            flusher.hold()  # what the moves read here send is written once, at the end
-        try:
-            for whole, payload in splitter.frames(data):
-                if payload is None or not self._hand_over(payload):
-                    super().data_received(whole)
-        finally:
-            if flusher is not None:
-                flusher.release()
+        for whole, payload in splitter.frames(data):
+            if payload is None or not self._hand_over(payload):
+                super().data_received(whole)
         if splitter.broken:  # websockets has had the rest and fails the connection
             self._splitter = None
 
@@ -440,7 +430,6 @@ class Connection:
         batching = ws if isinstance(ws, BatchingServerConnection) and not self.json else None
         if batching is not None:
             batching.on_message = self._receive_now
-            batching.flusher = self.app.flusher
         try:
             async for frame in ws:
                 if batching is not None:

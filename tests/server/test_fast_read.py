@@ -134,6 +134,35 @@ async def test_moves_are_handled_as_they_are_read(
     assert all(ws._splitter is not None for ws in _server_side(server))
 
 
+async def test_what_a_read_sends_is_written_after_the_read_callback(
+    server: CardaviaServer, game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The updates of a move go out once the loop has run the turn's read callbacks
+    (``server.flusher``), not from inside the callback that read the move."""
+    events: list[str] = []
+    for ws in _server_side(server):
+        transport = ws.transport
+        real_write = transport.write
+
+        def write(data: bytes, real_write: Any = real_write) -> None:
+            events.append("write")
+            real_write(data)
+
+        monkeypatch.setattr(transport, "write", write)
+    real_read = BatchingServerConnection.data_received
+
+    def data_received(self: BatchingServerConnection, data: bytes) -> None:
+        events.append("read")
+        real_read(self, data)
+        events.append("read done")
+
+    monkeypatch.setattr(BatchingServerConnection, "data_received", data_received)
+    act = game.act()
+    await game.seats[act["seat"]].send(_pack(act))
+    await game.answered(act)
+    assert events[:4] == ["read", "read done", "write", "write"], events
+
+
 async def test_a_move_behind_a_queued_request_in_the_same_read_waits_its_turn(
     game: Game,
 ) -> None:

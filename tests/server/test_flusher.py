@@ -1,10 +1,10 @@
-"""server.flusher: queued connections written once, at the end of a read or soon after."""
+"""server.flusher: queued connections written together, once the loop's current callbacks ran."""
 
 from __future__ import annotations
 
 import asyncio
 
-from server.flusher import Flusher
+from server.flusher import BATCH, Flusher
 
 
 class _Conn:
@@ -19,33 +19,7 @@ class _Conn:
         self.written.append(self.name)
 
 
-async def test_connections_queued_during_a_read_are_written_when_it_ends() -> None:
-    written: list[str] = []
-    flusher = Flusher()
-    flusher.hold()
-    flusher.add(_Conn("a", written))
-    flusher.add(_Conn("b", written))
-    await asyncio.sleep(0)  # no callback was scheduled meanwhile
-    assert written == []
-    flusher.release()
-    assert written == ["a", "b"]
-    await asyncio.sleep(0)
-    assert written == ["a", "b"]  # each once
-
-
-async def test_nested_holds_write_at_the_outermost_release() -> None:
-    written: list[str] = []
-    flusher = Flusher()
-    flusher.hold()
-    flusher.hold()
-    flusher.add(_Conn("a", written))
-    flusher.release()
-    assert written == []
-    flusher.release()
-    assert written == ["a"]
-
-
-async def test_without_a_read_one_callback_writes_every_connection_soon() -> None:
+async def test_one_callback_writes_every_connection_after_the_current_callbacks() -> None:
     written: list[str] = []
     flusher = Flusher()
     loop = asyncio.get_running_loop()
@@ -66,25 +40,58 @@ async def test_without_a_read_one_callback_writes_every_connection_soon() -> Non
     assert len(scheduled) == 1  # one handle for the three
     await asyncio.sleep(0)
     assert written == ["a", "b", "c"]
+    await asyncio.sleep(0)
+    assert written == ["a", "b", "c"]  # each once
 
 
-async def test_a_read_ending_before_the_callback_writes_at_once_and_only_once() -> None:
+async def test_reads_in_one_turn_of_the_loop_are_written_together_after_them() -> None:
+    """Two read callbacks that the loop runs in one turn: neither's connections are
+    written before both ran (the writes then go out back to back)."""
+    written: list[str] = []
+    seen_by_second_read: list[str] = []
+    flusher = Flusher()
+    loop = asyncio.get_running_loop()
+
+    def read(name: str) -> None:
+        seen_by_second_read.extend(written)
+        flusher.add(_Conn(name, written))
+
+    loop.call_soon(read, "a")
+    loop.call_soon(read, "b")
+    await asyncio.sleep(0)  # runs both reads; the flush they scheduled comes after them
+    await asyncio.sleep(0)
+    assert seen_by_second_read == []
+    assert written == ["a", "b"]
+
+
+async def test_a_full_batch_is_written_at_once_and_the_rest_soon() -> None:
+    written: list[str] = []
+    flusher = Flusher()
+    names = [f"c{i}" for i in range(BATCH + 2)]
+    for name in names[:BATCH]:
+        flusher.add(_Conn(name, written))
+    assert written == names[:BATCH]  # no waiting for the turn to end
+    for name in names[BATCH:]:
+        flusher.add(_Conn(name, written))
+    assert written == names[:BATCH]
+    await asyncio.sleep(0)
+    assert written == names
+
+
+async def test_flushing_early_leaves_nothing_for_the_scheduled_callback() -> None:
     written: list[str] = []
     flusher = Flusher()
     flusher.add(_Conn("a", written))  # a callback is scheduled
-    flusher.hold()
-    flusher.add(_Conn("b", written))
-    flusher.release()
-    assert written == ["a", "b"]
+    flusher.flush()
+    assert written == ["a"]
     await asyncio.sleep(0)
-    assert written == ["a", "b"]
+    assert written == ["a"]
 
 
 async def test_one_failing_connection_does_not_hold_up_the_others() -> None:
     written: list[str] = []
     flusher = Flusher()
-    flusher.hold()
     flusher.add(_Conn("a", written, fail=True))
     flusher.add(_Conn("b", written))
-    flusher.release()
+    await asyncio.sleep(0)
     assert written == ["b"]
