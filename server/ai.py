@@ -11,7 +11,11 @@ Design:
   policies and tests).  Processes are forked from a ``forkserver`` that
   imported the engine once (``spawn`` where there is none, which imports
   it in every worker); :meth:`AiRunner.warm` starts them all when the
-  server starts instead of on the first decisions.
+  server starts instead of on the first decisions.  A pool is always
+  started from a thread, and no decision goes to it until its workers are
+  up: the first start of a forkserver imports the server, which would hold
+  the event loop most of a second (at start-up, and again when a broken
+  pool is replaced after its forkserver died).
 * **Per-table fairness.** Decisions queue per table (``table`` argument of
   :meth:`AiRunner.choose`), and a table has at most one decision in a worker
   at a time.  Tables with queued work wait in a ring; a free worker takes
@@ -229,6 +233,10 @@ class AiRunner:
         if mode not in ("process", "thread"):
             raise ValueError(f"unknown AI mode {mode!r} (thread or process)")
         self._lifeline: tuple[Connection, Connection] | None = None
+        self._up: set[Executor] = set()
+        """The pools whose workers have started (or failed to): decisions may go to them."""
+        self._starting: dict[Executor, asyncio.Task[None]] = {}
+        """The pools being started from a thread (:meth:`_ready`)."""
         self._executor = self._make_executor(workers, "cardavia-ai")
         self._fallback = self._make_executor(FALLBACK_WORKERS, "cardavia-ai-fallback")
         self._queues: dict[str, deque[_Job]] = {}
@@ -254,19 +262,48 @@ class AiRunner:
         return ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
 
     async def warm(self) -> None:
-        """Start every worker now, without holding up the event loop.
+        """Start every worker now, without holding up the event loop (raises if they
+        could not start)."""
+        pools = ((self._executor, self.workers), (self._fallback, FALLBACK_WORKERS))
+        for pool, workers in pools:
+            self._ready(pool, workers)
+        await asyncio.gather(*(self._starting[p] for p, _ in pools if p in self._starting))
 
-        The jobs are handed to the pools from a thread: a pool starts its
+    def _ready(self, pool: Executor, workers: int) -> bool:
+        """Whether ``pool``'s workers are up; if not, have them started (once).
+
+        The warm-up jobs are handed to the pool from a thread: a pool starts its
         worker processes as jobs come, and the first start waits for the
-        forkserver to have imported the server (most of a second).
+        forkserver to have imported the server, and a submission meanwhile
+        waits for the pool's lock.  When the start ends, the queue is pumped.
         """
+        if pool in self._up:
+            return True
+        if pool not in self._starting:
+            task = asyncio.get_running_loop().create_task(self._start(pool, workers))
+            task.add_done_callback(self._started)
+            self._starting[pool] = task
+        return False
 
-        def submit_all() -> list[Future[int]]:
-            jobs = [self._executor.submit(warm_worker) for _ in range(self.workers)]
-            return jobs + [self._fallback.submit(warm_worker) for _ in range(FALLBACK_WORKERS)]
+    async def _start(self, pool: Executor, workers: int) -> None:
+        try:
 
-        jobs = await asyncio.get_running_loop().run_in_executor(None, submit_all)
-        await asyncio.gather(*(asyncio.wrap_future(job) for job in jobs))
+            def submit_all() -> list[Future[int]]:
+                return [pool.submit(warm_worker) for _ in range(workers)]
+
+            jobs = await asyncio.get_running_loop().run_in_executor(None, submit_all)
+            await asyncio.gather(*(asyncio.wrap_future(job) for job in jobs))
+        finally:
+            # up or not: a pool that failed to start fails its decisions, and is replaced
+            self._starting.pop(pool, None)
+            if not self._closed:
+                self._up.add(pool)
+
+    def _started(self, task: asyncio.Task[None]) -> None:
+        """A pool's start ended: decisions may go to it now (a failure is logged)."""
+        if not task.cancelled() and task.exception() is not None and not self._closed:
+            self._log.error("ai_pool_start_failed", error=repr(task.exception()))
+        self._pump()
 
     def shutdown(self) -> None:
         """Stop: queued decisions are dropped, worker processes end (running ones too)."""
@@ -277,6 +314,10 @@ class AiRunner:
         self._queues.clear()
         self._ring.clear()
         self._queued = 0
+        for task in self._starting.values():
+            task.cancel()
+        self._starting.clear()
+        self._up.clear()
         self._stop(self._fallback)
         self._stop(self._executor)
         if self._lifeline is not None:
@@ -380,20 +421,27 @@ class AiRunner:
         """The fallback policy's choice, in the fallback pool; a random legal move past that."""
         budget = Budget(seconds=min(self.think, FALLBACK_THINK)) if self.think > 0 else None
         loop = asyncio.get_running_loop()
+        pool = self._fallback
+
+        async def run() -> Any:
+            if not self._ready(pool, FALLBACK_WORKERS):
+                await asyncio.shield(self._starting[pool])
+            return await loop.run_in_executor(
+                pool, decide, game_id, level, view, legal, seed, budget, peers
+            )
+
         try:
             if self._closed:
                 raise RuntimeError("the AI runner has stopped")
-            job = loop.run_in_executor(
-                self._fallback, decide, game_id, level, view, legal, seed, budget, peers
-            )
-            return await asyncio.wait_for(job, FALLBACK_DEADLINE)
+            return await asyncio.wait_for(run(), FALLBACK_DEADLINE)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            if isinstance(exc, BrokenExecutor) and not self._closed:
+            if isinstance(exc, BrokenExecutor) and pool is self._fallback and not self._closed:
                 self._log.error("ai_fallback_pool_broken", error=repr(exc))
                 self.metrics.inc("cardavia_ai_pool_restarts_total")
-                self._stop(self._fallback)
+                self._stop(pool)
+                self._up.discard(pool)
                 self._fallback = self._make_executor(FALLBACK_WORKERS, "cardavia-ai-fallback")
             self.metrics.inc("cardavia_ai_decisions_total", game=game_id, outcome="last_resort")
             self._log.error("ai_fallback_failed", game=game_id, level=level, error=repr(exc))
@@ -411,8 +459,11 @@ class AiRunner:
         self._pump()
 
     def _pump(self) -> None:
-        """Hand queued decisions to free workers, one table after the other."""
-        while self._running < self.workers and self._ring and not self._closed:
+        """Hand queued decisions to free workers, one table after the other (once the
+        pool is up: :meth:`_ready`)."""
+        if not self._ring or self._closed or not self._ready(self._executor, self.workers):
+            return
+        while self._running < self.workers and self._ring:
             table = self._ring.popleft()
             job = self._next_job(table)
             if job is None:
@@ -477,6 +528,7 @@ class AiRunner:
             self._log.error("ai_pool_broken", error=repr(failure))
             self.metrics.inc("cardavia_ai_pool_restarts_total")
             self._stop(pool)
+            self._up.discard(pool)
             self._executor = self._make_executor(self.workers, "cardavia-ai")
         self._busy.discard(table)
         if not job.result.done():
