@@ -286,11 +286,12 @@ class AiRunner:
         return False
 
     async def _start(self, pool: Executor, workers: int) -> None:
+        """Start ``pool``'s ``workers`` (see :meth:`_ready`)."""
+
+        def submit_all() -> list[Future[int]]:
+            return [pool.submit(warm_worker) for _ in range(workers)]
+
         try:
-
-            def submit_all() -> list[Future[int]]:
-                return [pool.submit(warm_worker) for _ in range(workers)]
-
             jobs = await asyncio.get_running_loop().run_in_executor(None, submit_all)
             await asyncio.gather(*(asyncio.wrap_future(job) for job in jobs))
         finally:
