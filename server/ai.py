@@ -233,10 +233,9 @@ class AiRunner:
         if mode not in ("process", "thread"):
             raise ValueError(f"unknown AI mode {mode!r} (thread or process)")
         self._lifeline: tuple[Connection, Connection] | None = None
-        self._up: set[Executor] = set()
-        """The pools whose workers have started (or failed to): decisions may go to them."""
-        self._starting: dict[Executor, asyncio.Task[None]] = {}
-        """The pools being started from a thread (:meth:`_ready`)."""
+        self._starts: dict[Executor, asyncio.Task[None]] = {}
+        """Each pool's start, from a thread (:meth:`_ready`): once it is done (its
+        workers are up, or failed to start), decisions may go to the pool."""
         self._executor = self._make_executor(workers, "cardavia-ai")
         self._fallback = self._make_executor(FALLBACK_WORKERS, "cardavia-ai-fallback")
         self._queues: dict[str, deque[_Job]] = {}
@@ -267,7 +266,7 @@ class AiRunner:
         pools = ((self._executor, self.workers), (self._fallback, FALLBACK_WORKERS))
         for pool, workers in pools:
             self._ready(pool, workers)
-        await asyncio.gather(*(self._starting[p] for p, _ in pools if p in self._starting))
+        await asyncio.gather(*(self._starts[pool] for pool, _ in pools))
 
     def _ready(self, pool: Executor, workers: int) -> bool:
         """Whether ``pool``'s workers are up; if not, have them started (once).
@@ -277,13 +276,12 @@ class AiRunner:
         forkserver to have imported the server, and a submission meanwhile
         waits for the pool's lock.  When the start ends, the queue is pumped.
         """
-        if pool in self._up:
-            return True
-        if pool not in self._starting:
-            task = asyncio.get_running_loop().create_task(self._start(pool, workers))
-            task.add_done_callback(self._started)
-            self._starting[pool] = task
-        return False
+        start = self._starts.get(pool)
+        if start is None:
+            start = asyncio.get_running_loop().create_task(self._start(pool, workers))
+            start.add_done_callback(self._started)
+            self._starts[pool] = start
+        return start.done()
 
     async def _start(self, pool: Executor, workers: int) -> None:
         """Start ``pool``'s ``workers`` (see :meth:`_ready`)."""
@@ -291,17 +289,12 @@ class AiRunner:
         def submit_all() -> list[Future[int]]:
             return [pool.submit(warm_worker) for _ in range(workers)]
 
-        try:
-            jobs = await asyncio.get_running_loop().run_in_executor(None, submit_all)
-            await asyncio.gather(*(asyncio.wrap_future(job) for job in jobs))
-        finally:
-            # up or not: a pool that failed to start fails its decisions, and is replaced
-            self._starting.pop(pool, None)
-            if not self._closed:
-                self._up.add(pool)
+        jobs = await asyncio.get_running_loop().run_in_executor(None, submit_all)
+        await asyncio.gather(*(asyncio.wrap_future(job) for job in jobs))
 
     def _started(self, task: asyncio.Task[None]) -> None:
-        """A pool's start ended: decisions may go to it now (a failure is logged)."""
+        """A pool's start ended: decisions may go to it now (a failure is logged; the
+        pool then fails its decisions, and is replaced)."""
         if not task.cancelled() and task.exception() is not None and not self._closed:
             self._log.error("ai_pool_start_failed", error=repr(task.exception()))
         self._pump()
@@ -315,10 +308,9 @@ class AiRunner:
         self._queues.clear()
         self._ring.clear()
         self._queued = 0
-        for task in self._starting.values():
-            task.cancel()
-        self._starting.clear()
-        self._up.clear()
+        for start in self._starts.values():
+            start.cancel()
+        self._starts.clear()
         self._stop(self._fallback)
         self._stop(self._executor)
         if self._lifeline is not None:
@@ -426,7 +418,7 @@ class AiRunner:
 
         async def run() -> Any:
             if not self._ready(pool, FALLBACK_WORKERS):
-                await asyncio.shield(self._starting[pool])
+                await asyncio.shield(self._starts[pool])
             return await loop.run_in_executor(
                 pool, decide, game_id, level, view, legal, seed, budget, peers
             )
@@ -442,7 +434,7 @@ class AiRunner:
                 self._log.error("ai_fallback_pool_broken", error=repr(exc))
                 self.metrics.inc("cardavia_ai_pool_restarts_total")
                 self._stop(pool)
-                self._up.discard(pool)
+                self._starts.pop(pool, None)
                 self._fallback = self._make_executor(FALLBACK_WORKERS, "cardavia-ai-fallback")
             self.metrics.inc("cardavia_ai_decisions_total", game=game_id, outcome="last_resort")
             self._log.error("ai_fallback_failed", game=game_id, level=level, error=repr(exc))
@@ -529,7 +521,7 @@ class AiRunner:
             self._log.error("ai_pool_broken", error=repr(failure))
             self.metrics.inc("cardavia_ai_pool_restarts_total")
             self._stop(pool)
-            self._up.discard(pool)
+            self._starts.pop(pool, None)
             self._executor = self._make_executor(self.workers, "cardavia-ai")
         self._busy.discard(table)
         if not job.result.done():

@@ -11,9 +11,10 @@ first moves' updates until the last one is handled.
 
 Why after the reads, not at the end of each read callback: a write to a
 client that sleeps in its poll wakes it, and the wake-up is most of the
-write's cost (``python -m bench.wakeup``: a loopback write took 21–32 µs
-to a reader asleep in its poll, 9–12 µs to a busy one, on a 2-vCPU VM).  Writes issued back to back
-find the client's process still awake from the first.  At 10 Scopa tables at
+write's cost (``python -m bench.wakeup``: a loopback write took 21–32 µs to
+a reader asleep in its poll, 9–12 µs to a busy one, on a 2-vCPU VM).
+Writes issued back to back find the client's process still awake from the
+first.  At 10 Scopa tables at
 full speed, writing after the reads rather than after each read lowered the
 server's CPU per move from 267 to 248 µs (medians; lower in 9 of 10
 alternating pairs of ``python -m bench.load --game scopa --tables 10
