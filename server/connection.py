@@ -42,10 +42,11 @@ from protocol.codec import (
     encode_json,
 )
 from protocol.errors import ErrorCode
-from protocol.server_messages import Error, Pong, Welcome
+from protocol.server_messages import Error, Pong, TableChanged, Welcome
 from server import keepalive
 from server.logs import get_logger
 from server.metrics import CounterSeries
+from server.outbox import Queued, drop_superseded, kind_of, summarised_table
 from server.ratelimit import Strikes, TokenBucket
 from server.sessions import NameError_, Player, validate_name
 from server.static import is_json
@@ -298,7 +299,7 @@ class Connection:
         self.app = app
         self.player: Player | None = None
         self._loop = asyncio.get_running_loop()
-        self._outbox: list[BaseModel | Frame] = []
+        self._outbox: list[Queued] = []
         self._flush_pending = False
         """Whether the app's flusher is to write this connection (server.flusher)."""
         self._closing: asyncio.Task[None] | None = None
@@ -306,6 +307,7 @@ class Connection:
         config = app.config
         self._strikes = Strikes(config.rate_strikes, config.rate_strike_decay * config.rate_per_s)
         self._depth = app.metrics.histogram("cardavia_send_queue_depth")
+        self._superseded = app.metrics.counter("cardavia_summaries_superseded_total")
         self._messages_in: dict[str, CounterSeries] = {}
         """``cardavia_messages_in_total`` by message type (kept: no lookup per message)."""
         self.address = str(ws.remote_address[0]) if ws.remote_address else ""
@@ -325,16 +327,20 @@ class Connection:
         slow to read is disconnected."""
         if self._close is not None:
             return
-        if isinstance(message, Frame):  # an error is counted: never an update's frame
-            error = message.message if message.message_type is Error else None
-        else:
-            error = message
-        if isinstance(error, Error):
-            self.app.metrics.inc("cardavia_errors_total", code=str(error.code))
-        if len(self._outbox) >= OUTBOX_LIMIT:
+        kind = kind_of(message)
+        if kind is Error:  # counted (a frame's message is made: never an update's)
+            error = message.message if isinstance(message, Frame) else message
+            if isinstance(error, Error):
+                self.app.metrics.inc("cardavia_errors_total", code=str(error.code))
+        outbox = self._outbox
+        if kind is TableChanged and outbox:  # the newest summary only (server.outbox)
+            table = summarised_table(message)
+            if table is not None and drop_superseded(outbox, table):
+                self._superseded.inc()
+        if len(outbox) >= OUTBOX_LIMIT:
             self.close(1008, "too slow to read its messages")
             return
-        self._outbox.append(message)
+        outbox.append(message)
         if not self._flush_pending:
             self._flush_pending = True
             self.app.flusher.add(self)

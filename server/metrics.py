@@ -73,6 +73,10 @@ class Spec:
 SPECS: Mapping[str, Spec] = {
     "cardavia_messages_in_total": Spec("counter", "Client messages received, by type.", ("type",)),
     "cardavia_errors_total": Spec("counter", "Error replies sent, by code.", ("code",)),
+    "cardavia_summaries_superseded_total": Spec(
+        "counter",
+        "Table summaries dropped unsent because a newer one of the same table was queued.",
+    ),
     "cardavia_actions_total": Spec(
         "counter", "Actions applied, by game and by who chose them.", ("by", "game")
     ),
