@@ -14,7 +14,9 @@ When the game is over, the truth is rebuilt from the table's durable record
 :func:`server.replay.rebuild`), and every frame is checked:
 
 * an ``update`` or ``snapshot`` carries exactly ``game.view(state, seat)`` of
-  the state at its version (``view_mismatches``);
+  the state at its version (``view_mismatches``): as the client has it, the
+  fields an update carries merged into the last view (every client asks for
+  the ``view_changes`` feature but the first spectator, which gets whole views);
 * no frame of any type holds a card the recipient may not know at that point:
   one shown in its views so far or in the events the engine addressed to it
   (``hidden_cards``: another hand, the stock, hidden bottom cards …).
@@ -44,6 +46,7 @@ from client_cli.client import Client, play_table, random_chooser
 from engine.codec import to_plain
 from engine.game import Event, Game
 from engine.registry import GAMES
+from protocol.base import FEATURES
 from server.app import CardaviaServer, running_server
 from server.config import ServerConfig
 from server.replay import rebuild
@@ -200,6 +203,7 @@ def check_frames(
 ) -> None:
     """Check one client's frames, in the order received, against ``truth``."""
     step = -1  # before the game's first update: nothing is known
+    whole: dict[str, Any] | None = None  # the view as the client has it, merged
     for frame in frames:
         findings.frames += 1
         kind = frame.get("type")
@@ -211,7 +215,11 @@ def check_frames(
                 findings.view_mismatches += 1
                 findings.note(f"{who}: {kind} at version {frame.get('version')} outside the game")
                 continue
-            if frame.get("seat") != seat or frame.get("view") != truth.view(step, seat):
+            view = frame.get("view")
+            if kind == "update" and whole is not None and isinstance(view, dict):
+                view = {**whole, **view}  # view_changes: only what changed came
+            whole = view if isinstance(view, dict) else None
+            if frame.get("seat") != seat or view != truth.view(step, seat):
                 findings.view_mismatches += 1
                 findings.note(f"{who}: {kind} at step {step} is not the view of seat {seat}")
         extra = cards_in(frame, truth.codes) - truth.known(seat, step)
@@ -221,8 +229,14 @@ def check_frames(
 
 
 # -- one game -------------------------------------------------------------------------
-async def _connect(url: str, name: str, token: str | None = None) -> TappedClient:
-    client = await TappedClient.connect(url, name, token=token)
+WHOLE_VIEWS = tuple(f for f in FEATURES if f != "view_changes")
+"""The features of a client that gets whole views in its updates."""
+
+
+async def _connect(
+    url: str, name: str, token: str | None = None, features: tuple[str, ...] = FEATURES
+) -> TappedClient:
+    client = await TappedClient.connect(url, name, token=token, features=features)
     assert isinstance(client, TappedClient)
     return client
 
@@ -284,7 +298,7 @@ async def audit_game(
     humans = 1 + index % (n - 1)  # at least one human and one AI seat
     ai = [{"seat": s, "level": "random" if s % 2 else None} for s in range(humans, n)]
     people = [await _connect(server.url, f"human{i}") for i in range(humans)]
-    early = await _connect(server.url, "early-watcher")
+    early = await _connect(server.url, "early-watcher", features=WHOLE_VIEWS)
     late = await _connect(server.url, "late-watcher")
     clients = [*people, early, late]
     try:

@@ -125,6 +125,9 @@ class Seat:
         self.table_id = ""
         self.version = 0
         self.legal: list[Any] = []
+        self.view: dict[str, Any] = {}
+        """The seat's whole view (updates may hold only what changed: ``view_changes``)."""
+        self.game_no = -1
         self.sent_at: float | None = None
         self.sent_version = -1
         self.rng = random.Random(job.seed * 7919 + table * 31 + index)
@@ -152,7 +155,11 @@ class Seat:
         """Remember the latest update (its version and the seat's legal moves)."""
         if msg.get("type") in ("update", "snapshot") and msg.get("version", -1) >= self.version:
             self.version = msg["version"]
-            self.legal = msg["view"].get("legal") or []
+            if msg["game_no"] == self.game_no:  # a client merges what changed
+                self.view.update(msg["view"])
+            else:
+                self.view, self.game_no = dict(msg["view"]), msg["game_no"]
+            self.legal = self.view.get("legal") or []
 
     # -- playing --------------------------------------------------------------
     def due(self) -> bool:

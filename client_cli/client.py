@@ -411,6 +411,8 @@ class Client:
                     msg = decode_server(frame)
                 except FrameError:
                     continue  # a newer server may send what this client does not know
+                if isinstance(msg, sm.Update):
+                    msg = self._whole(msg)
                 self._track(msg)
                 ref = getattr(msg, "ref", None)
                 future = self._pending.get(ref) if ref is not None else None
@@ -428,6 +430,14 @@ class Client:
                 if not future.done():
                     future.set_exception(self._closed)
             self._pushed.put_nowait(self._closed)
+
+    def _whole(self, update: sm.Update) -> sm.Update:
+        """``update`` with its whole view: with the ``view_changes`` feature it holds
+        only the fields that changed since the table's last view in the same game."""
+        state = self.tables.get(update.table)
+        if state is None or state.view is None or state.game_no != update.game_no:
+            return update
+        return update.model_copy(update={"view": {**state.view, **update.view}})
 
     def _track(self, msg: Any) -> None:
         """Keep :attr:`tables` current."""

@@ -10,11 +10,13 @@ from pydantic import BaseModel, ConfigDict, Field
 PROTOCOL_VERSION = 1
 """Sent in ``hello``; the server refuses any other with ``unsupported_version``."""
 
-FEATURES = ("update_ref",)
+FEATURES = ("update_ref", "view_changes")
 """Optional protocol features a client may ask for in ``hello`` (``docs/protocol.md``):
 
 * ``update_ref``: the answer to an ``act`` may be the mover's own ``update``,
   carrying the act's id as ``ref``, instead of a separate ``ok``.
+* ``view_changes``: an ``update``'s view holds only the fields that changed
+  since the view last sent for that table in the same game; the client merges.
 """
 
 

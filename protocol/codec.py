@@ -129,18 +129,21 @@ class Frame:
 
     ``message`` is None for a frame another server process encoded, relayed as
     is to a msgpack connection (:mod:`server.cluster_bus`).  A frame made by
-    :meth:`of_fields` is encoded from the message's fields, and the message
-    itself is made only if asked for (for a JSON connection, say): the hot
-    path's updates go out without a message object.
+    :meth:`of_fields` is encoded from the message's fields when first sent
+    (:attr:`data`), and the message itself is made only if asked for (for a
+    JSON connection, say): the hot path's updates go out without a message
+    object, and an update every recipient gets reduced (:meth:`derived`) is
+    never encoded whole.
     """
 
-    __slots__ = ("_fields", "_message", "_type", "data")
+    __slots__ = ("_data", "_derived", "_fields", "_message", "_type")
 
     def __init__(self, message: BaseModel | None, data: bytes) -> None:
         self._message = message
         self._type: type[BaseModel] | None = None
         self._fields: dict[str, Any] | None = None
-        self.data = data
+        self._data: bytes | None = data
+        self._derived: tuple[object, Frame] | None = None
 
     @classmethod
     def of(cls, message: BaseModel) -> Frame:
@@ -153,9 +156,38 @@ class Frame:
         :func:`unchecked` takes them: every field, in declaration order, plain
         data only): the same bytes as ``Frame.of(unchecked(message_type, fields))``,
         without making the message."""
-        frame = cls(None, ormsgpack.packb(fields, option=_PACK_OPTIONS))
+        frame = object.__new__(cls)
+        frame._message = None
         frame._type = message_type
         frame._fields = fields
+        frame._data = None
+        frame._derived = None
+        return frame
+
+    @property
+    def data(self) -> bytes:
+        """The encoded message."""
+        data = self._data
+        if data is None:
+            data = self._data = ormsgpack.packb(self._fields, option=_PACK_OPTIONS)
+        return data
+
+    @property
+    def fields(self) -> dict[str, Any] | None:
+        """The fields it was made from (:meth:`of_fields`; read-only), else None."""
+        return self._fields
+
+    def derived(self, key: object, make: Callable[[dict[str, Any], Any], Frame | None]) -> Frame:
+        """``make(fields, key)``, or this frame where that is None, made once for the
+        ``key`` last asked for (compared by identity): the frames that connections
+        holding the same ``key`` send instead of this one (a frame made from fields)."""
+        derived = self._derived
+        if derived is not None and derived[0] is key:
+            return derived[1]
+        fields = self._fields
+        made = None if fields is None else make(fields, key)
+        frame = self if made is None else made
+        self._derived = (key, frame)
         return frame
 
     @property

@@ -51,6 +51,8 @@ from server.ratelimit import Strikes, TokenBucket
 from server.sessions import NameError_, Player, validate_name
 from server.static import is_json
 from server.table_options import RequestError
+from server.view_changes import FEATURE as VIEW_CHANGES
+from server.view_changes import ViewsSent
 
 if TYPE_CHECKING:
     from server.app import CardaviaServer
@@ -315,11 +317,25 @@ class Connection:
         self._close: tuple[int, str] | None = None
         self.json = is_json(ws.subprotocol)
         """Whether the client speaks JSON text frames (``cardavia.json``), not msgpack."""
-        self.features: tuple[str, ...] = ()
-        """The optional protocol features its ``hello`` asked for (of :data:`FEATURES`)."""
+        self._features: tuple[str, ...] = ()
+        self._views_sent: ViewsSent | None = None
+        """With the ``view_changes`` feature: the views sent (server.view_changes)."""
         self._busy = False
         """Whether :meth:`run` is handling a message (it may wait meanwhile)."""
         self._log = get_logger(remote=str(ws.remote_address[0]) if ws.remote_address else "")
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        """The optional protocol features its ``hello`` asked for (of :data:`FEATURES`)."""
+        return self._features
+
+    @features.setter
+    def features(self, features: tuple[str, ...]) -> None:
+        self._features = features
+        if VIEW_CHANGES not in features:
+            self._views_sent = None
+        elif self._views_sent is None:
+            self._views_sent = ViewsSent()
 
     # -- Link ----------------------------------------------------------------
     def send(self, message: BaseModel | Frame) -> None:
@@ -332,6 +348,9 @@ class Connection:
             error = message.message if isinstance(message, Frame) else message
             if isinstance(error, Error):
                 self.app.metrics.inc("cardavia_errors_total", code=str(error.code))
+        views = self._views_sent
+        if views is not None:  # only what changed in an update's view
+            message = views.outgoing(message)
         outbox = self._outbox
         if kind is TableChanged and outbox:  # the newest summary only (server.outbox)
             table = summarised_table(message)

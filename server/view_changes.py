@@ -1,0 +1,109 @@
+"""The ``view_changes`` feature: an update's view holds only the fields that changed.
+
+A connection that asks for it in ``hello`` gets, in each ``update``, only the
+top-level fields of the view that differ from the view it was last sent for
+that table in the same game (by an ``update`` or a ``snapshot``); the client
+merges them into that view (``docs/protocol.md``, "Optional features").  The
+first update it gets of each game, and any update for which this connection
+holds no earlier view, carries the whole view.
+
+What was sent is known only here, at the connection: a table's other
+connections, a reconnect (a new connection), a snapshot in between all
+change it.  So each connection keeps, per table, the whole view it was last
+sent (:class:`ViewsSent`), and makes the update it sends from the table's
+whole one.  The views of a table's consecutive states share the plain forms
+of what did not change (:class:`engine.codec.PlainMemo`), so most fields are
+told unchanged by identity.  A frame relayed from another server process is
+not read here: it forgets every view, so that the next update is whole.
+
+An update sent to many connections (the spectators') is reduced once for
+each distinct view they were last sent (:meth:`protocol.codec.Frame.derived`).
+Hidden information: a reduced view is part of the recipient's own view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from protocol.codec import Frame
+from protocol.server_messages import Left, Snapshot, TableClosed, Update
+from server.outbox import Queued
+
+FEATURE = "view_changes"
+
+MAX_TABLES = 64
+"""Views kept per connection at most (a connection at more tables forgets them all:
+its next update of each is whole)."""
+
+
+def changed_fields(view: dict[str, Any], last: dict[str, Any]) -> dict[str, Any] | None:
+    """The fields of ``view`` that are not the very objects ``last`` holds (the plain
+    forms of what did not change are shared: identity tells); None if the two
+    have different fields (the whole view must go)."""
+    if len(view) != len(last):
+        return None
+    try:
+        return {key: value for key, value in view.items() if last[key] is not value}
+    except KeyError:  # as many fields, not the same ones
+        return None
+
+
+class ViewsSent:
+    """The whole view a connection was last sent for each table, and the game it
+    belongs to; turns each outgoing update into one carrying only what changed."""
+
+    __slots__ = ("_views",)
+
+    def __init__(self) -> None:
+        self._views: dict[str, tuple[int, dict[str, Any]]] = {}
+
+    def outgoing(self, message: Queued) -> Queued:
+        """``message`` as this connection sends it (an update reduced to the fields that
+        changed), remembering the view it leaves the client with."""
+        if isinstance(message, Frame):
+            kind = message.message_type
+            if kind is Update:
+                fields = message.fields
+                if fields is not None:  # the hot path: an update made from its fields
+                    last = self._keep(fields)
+                    return message if last is None else message.derived(last, _reduce)
+                inner = message.message
+                assert isinstance(inner, Update)
+                return self._update(inner, message)
+            if kind is None:  # relayed from another process, not read here
+                self._views.clear()
+                return message
+            inner = message.message
+        else:
+            inner = message
+        if isinstance(inner, Update):
+            return self._update(inner, message)
+        if isinstance(inner, Snapshot):
+            self._keep({"table": inner.table, "game_no": inner.game_no, "view": inner.view})
+        elif isinstance(inner, TableClosed | Left):
+            self._views.pop(inner.table, None)
+        return message
+
+    def _update(self, update: Update, message: Queued) -> Queued:
+        """An update made as a message (not on the hot path)."""
+        fields = dict(update)
+        last = self._keep(fields)
+        changed = None if last is None else changed_fields(update.view, last)
+        return message if changed is None else Frame.of_fields(Update, {**fields, "view": changed})
+
+    def _keep(self, fields: dict[str, Any]) -> dict[str, Any] | None:
+        """Remember the view of ``fields`` (an update's or a snapshot's); the view sent
+        before it in the same game, if any."""
+        views = self._views
+        table, game_no = fields["table"], fields["game_no"]
+        last = views.get(table)
+        if last is None and len(views) >= MAX_TABLES:
+            views.clear()
+        views[table] = (game_no, fields["view"])
+        return last[1] if last is not None and last[0] == game_no else None
+
+
+def _reduce(fields: dict[str, Any], last: dict[str, Any]) -> Frame | None:
+    """The update of ``fields`` with only what changed since ``last`` (None: whole)."""
+    changed = changed_fields(fields["view"], last)
+    return None if changed is None else Frame.of_fields(Update, {**fields, "view": changed})
