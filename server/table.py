@@ -33,6 +33,7 @@ from server.quotas import Quotas
 from server.replay import build_replay, finished_to_plain, table_meta
 from server.sessions import Player, Sessions
 from server.store import LeaseLost, Store, StoreUnavailable
+from server.summary_hold import SummaryHold
 from server.table_core import TableCore
 from server.table_options import RequestError
 from server.table_values import AiTurn, Effects, Out, SeatSlot
@@ -136,6 +137,8 @@ class TableActor:
         self.on_lost: Callable[[str], None] | None = None
         """Called (instead of ``on_close``) when another process took the table over."""
         self._log = get_logger(table=core.id, game=core.game.id)
+        self._summaries = SummaryHold()
+        """Sends what commands produced, summary-only changes briefly held."""
 
     @property
     def id(self) -> str:
@@ -416,14 +419,14 @@ class TableActor:
             self._log.debug(
                 "applied", seat=eff.applied.seat, by=eff.applied.by, version=self.core.version
             )
-        self._send_all(eff.outs)
+        self._summaries.send(eff.outs, self._send_now)
         if self.core.status == "finished" and eff.applied is not None:
             self.metrics.inc("cardavia_games_finished_total", game=game)
             self._log.info("game_over", game_no=self.core.game_no, version=self.core.version)
         if eff.closed:
             await self._close(eff.close_reason or "everybody left")
 
-    def _send_all(self, outs: list[Out]) -> None:
+    def _send_now(self, outs: list[Out]) -> None:
         """Send each message to its player, encoding each message object only once
         (an update comes encoded already)."""
         frames: dict[int, Frame] = {}
@@ -449,6 +452,7 @@ class TableActor:
             command.player.send(message)
 
     async def _close(self, reason: str) -> None:
+        self._summaries.drop()
         for pid in self.core.members():
             player = self.sessions.get(pid)
             if player is not None:
@@ -465,6 +469,7 @@ class TableActor:
     def _lose(self, reason: str) -> None:
         """Another process owns the table now: stop, and send its people to reconnect."""
         self.closed = True
+        self._summaries.drop()
         for pid in self.core.members():
             player = self.sessions.get(pid)
             if player is not None:
