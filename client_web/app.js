@@ -98,8 +98,9 @@ function hello() {
     renderName();
     return;
   }
-  // update_ref: an act's answer may be the mover's own update (docs/protocol.md, "Optional features")
-  const msg = { type: "hello", version: PROTOCOL_VERSION, name: name || "player", features: ["update_ref"] };
+  // update_ref: an act's answer may be the mover's own update; view_changes: an update's
+  // view holds only what changed, merged in onView (docs/protocol.md, "Optional features")
+  const msg = { type: "hello", version: PROTOCOL_VERSION, name: name || "player", features: ["update_ref", "view_changes"] };
   if (token) msg.token = token;
   send(msg, (reply) => {
     if (reply.type === "error" && reply.code === "bad_token") {
@@ -239,10 +240,12 @@ function onView(msg) {
     openTable(info, msg.seat, null);
   }
   const table = app.table;
+  // view_changes: an update carries the fields that changed since the last view of this game
+  const merge = msg.type === "update" && table.view && msg.game_no === table.gameNo;
   if (msg.game_no !== table.gameNo) table.result = null;
   table.gameNo = msg.game_no;
   table.seat = msg.seat;
-  table.view = msg.view;
+  table.view = merge ? { ...table.view, ...msg.view } : msg.view;
   table.version = msg.version;
   table.timer = msg.timer_s === null || msg.timer_s === undefined ? null : Date.now() + msg.timer_s * 1000;
   if (msg.type === "update" && msg.actor !== null && msg.actor !== undefined) {
