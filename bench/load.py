@@ -9,7 +9,8 @@ asyncio clients) at full speed or at human pace (each seat thinks 2–5 s before
 each of its moves), and then repeats the very same run — same connections, same message
 pattern — against two yardsticks (:mod:`bench.raw_servers`): a raw websockets
 echo server and a raw fan-out server (a move in, a small update out to each
-connection of the table).  It reports moves/s, delivered messages/s,
+connection of the table).  It reports moves/s, delivered messages/s (and a
+move: messages, bytes, messages by type),
 p50/p90/p99 action→update latency, the server's CPU (from ``/proc``) and RSS,
 and the ratios against each yardstick.
 
@@ -163,10 +164,19 @@ def _figures(
 ) -> dict[str, Any]:
     moves = sum(r["moves"] for r in reports)
     delivered = sum(r["delivered"] for r in reports)
+    by_type: dict[str, int] = {}
+    for r in reports:
+        for kind, n in r["by_type"].items():
+            by_type[str(kind)] = by_type.get(str(kind), 0) + n
     lat = sorted(x for r in reports for x in r["latencies"])
     return {
         "moves_per_s": round(moves / seconds, 1),
         "delivered_per_s": round(delivered / seconds, 1),
+        "delivered_per_move": round(delivered / max(moves, 1), 3),
+        "bytes_per_move": round(sum(r["received_bytes"] for r in reports) / max(moves, 1), 1),
+        "delivered_by_type": {
+            kind: round(n / max(moves, 1), 3) for kind, n in sorted(by_type.items())
+        },
         "p50_ms": round(percentile(lat, 0.50) * 1000, 2),
         "p90_ms": round(percentile(lat, 0.90) * 1000, 2),
         "p99_ms": round(percentile(lat, 0.99) * 1000, 2),
@@ -484,6 +494,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "cpu_us_per_move",
             "clients_cpu_pct",
             "clients_cpu_us_per_move",
+            "delivered_by_type",
+            "bytes_per_move",
         ):
             report[f"{name}_{key}"] = figs[key]
         report[f"{name}_saturated"] = figs["cpu_pct"] >= SATURATED_PCT

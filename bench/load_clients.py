@@ -97,6 +97,9 @@ class Tally:
 
     moves: int = 0
     delivered: int = 0
+    received_bytes: int = 0
+    by_type: dict[str, int] = field(default_factory=dict)
+    """Delivered messages by their ``type``."""
     errors: int = 0
     latencies: list[float] = field(default_factory=list)
     measuring: bool = False
@@ -108,6 +111,8 @@ class Tally:
         return {
             "moves": self.moves,
             "delivered": self.delivered,
+            "received_bytes": self.received_bytes,
+            "by_type": self.by_type,
             "errors": self.errors,
             "latencies": self.latencies,
         }
@@ -265,10 +270,13 @@ class TableRun:
         try:
             async for frame in seat.ws:
                 now = time.perf_counter()
-                if tally.measuring and now <= tally.stop_at:
-                    tally.delivered += 1
                 msg: dict[str, Any] = ormsgpack.unpackb(frame)
                 kind = msg.get("type")
+                if tally.measuring and now <= tally.stop_at:
+                    tally.delivered += 1
+                    tally.received_bytes += len(frame)
+                    by_type = tally.by_type
+                    by_type[kind] = by_type.get(kind, 0) + 1
                 if self.job.target == "echo":
                     if kind == "act":
                         self.echoed(seat, now)

@@ -37,6 +37,13 @@ def test_load_smoke_run_reports_moves_latency_and_ratios(capsys: pytest.CaptureF
         assert report[f"{prefix}clients_cpu_pct"] > 0, prefix
         assert report[f"{prefix}clients_cpu_us_per_move"] > 0, prefix
     assert isinstance(report["cpus"], int) and report["cpus"] >= 1
+    # what the clients got a move: each seat's update (the mover's answers its act)
+    by_type = report["delivered_by_type"]
+    assert 1.8 <= by_type["update"] <= 2.2, by_type
+    assert by_type.get("ok", 0) < 0.1, by_type  # only rematch votes are answered by ok
+    assert report["delivered_per_move"] == pytest.approx(sum(by_type.values()), abs=0.01)
+    assert report["fanout_delivered_by_type"]["update"] == pytest.approx(2.0, abs=0.1)
+    assert report["bytes_per_move"] > report["fanout_bytes_per_move"] > 0  # views, not a stub
 
 
 def test_servers_runs_the_tables_across_processes_sharing_redis(
