@@ -127,7 +127,9 @@ class Update(Model):
     that acted (``None`` at the start of a game) and ``by`` who chose the move;
     ``events`` are only those the recipient may see, each
     ``{"kind": ..., "data": {...}}``; ``view`` is the recipient's full view
-    after the action.  ``timer_s`` is the time left on the turn timer, if any.
+    after the action (with the ``view_changes`` feature, only its fields that
+    changed since the last view sent to that connection in the same game).
+    ``timer_s`` is the time left on the turn timer, if any.
 
     With the ``update_ref`` feature, ``ref`` on the mover's update answers its
     ``act`` (no ``ok`` follows).
