@@ -96,7 +96,6 @@ class Tally:
     """What a worker measured inside the window."""
 
     moves: int = 0
-    delivered: int = 0
     received_bytes: int = 0
     by_type: dict[str, int] = field(default_factory=dict)
     """Delivered messages by their ``type``."""
@@ -110,7 +109,7 @@ class Tally:
         """The tally as plain data for the parent process."""
         return {
             "moves": self.moves,
-            "delivered": self.delivered,
+            "delivered": sum(self.by_type.values()),
             "received_bytes": self.received_bytes,
             "by_type": self.by_type,
             "errors": self.errors,
@@ -273,7 +272,6 @@ class TableRun:
                 msg: dict[str, Any] = ormsgpack.unpackb(frame)
                 kind = msg.get("type")
                 if tally.measuring and now <= tally.stop_at:
-                    tally.delivered += 1
                     tally.received_bytes += len(frame)
                     by_type = tally.by_type
                     by_type[kind] = by_type.get(kind, 0) + 1

@@ -138,11 +138,19 @@ class Frame:
 
     __slots__ = ("_data", "_derived", "_fields", "_message", "_type")
 
-    def __init__(self, message: BaseModel | None, data: bytes) -> None:
+    def __init__(
+        self,
+        message: BaseModel | None,
+        data: bytes | None,
+        *,
+        message_type: type[BaseModel] | None = None,
+        fields: dict[str, Any] | None = None,
+    ) -> None:
         self._message = message
-        self._type: type[BaseModel] | None = None
-        self._fields: dict[str, Any] | None = None
-        self._data: bytes | None = data
+        self._type = message_type
+        self._fields = fields
+        self._data = data
+        """None until first sent (a frame made from ``fields``)."""
         self._derived: tuple[object, Frame] | None = None
 
     @classmethod
@@ -156,13 +164,7 @@ class Frame:
         :func:`unchecked` takes them: every field, in declaration order, plain
         data only): the same bytes as ``Frame.of(unchecked(message_type, fields))``,
         without making the message."""
-        frame = object.__new__(cls)
-        frame._message = None
-        frame._type = message_type
-        frame._fields = fields
-        frame._data = None
-        frame._derived = None
-        return frame
+        return cls(None, None, message_type=message_type, fields=fields)
 
     @property
     def data(self) -> bytes:

@@ -350,7 +350,7 @@ class Connection:
                 self.app.metrics.inc("cardavia_errors_total", code=str(error.code))
         views = self._views_sent
         if views is not None:  # only what changed in an update's view
-            message = views.outgoing(message)
+            message = views.outgoing(message, kind)
         outbox = self._outbox
         if kind is TableChanged and outbox:  # the newest summary only (server.outbox)
             table = summarised_table(message)

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from protocol.codec import Frame
 from protocol.server_messages import Left, Snapshot, TableClosed, Update
 from server.outbox import Queued
@@ -57,39 +59,29 @@ class ViewsSent:
     def __init__(self) -> None:
         self._views: dict[str, tuple[int, dict[str, Any]]] = {}
 
-    def outgoing(self, message: Queued) -> Queued:
-        """``message`` as this connection sends it (an update reduced to the fields that
-        changed), remembering the view it leaves the client with."""
-        if isinstance(message, Frame):
-            kind = message.message_type
-            if kind is Update:
-                fields = message.fields
-                if fields is not None:  # the hot path: an update made from its fields
-                    last = self._keep(fields)
-                    return message if last is None else message.derived(last, _reduce)
-                inner = message.message
-                assert isinstance(inner, Update)
-                return self._update(inner, message)
-            if kind is None:  # relayed from another process, not read here
-                self._views.clear()
-                return message
-            inner = message.message
-        else:
-            inner = message
-        if isinstance(inner, Update):
-            return self._update(inner, message)
+    def outgoing(self, message: Queued, kind: type[BaseModel] | None) -> Queued:
+        """``message`` (of class ``kind``: :func:`server.outbox.kind_of`) as this
+        connection sends it (an update reduced to the fields that changed),
+        remembering the view it leaves the client with."""
+        if kind is None:  # relayed from another process, not read here
+            self._views.clear()
+            return message
+        if kind is Update and isinstance(message, Frame):
+            fields = message.fields
+            if fields is not None:  # the hot path: an update made from its fields
+                last = self._keep(fields)
+                return message if last is None else message.derived(last, _reduce)
+        inner = message.message if isinstance(message, Frame) else message
+        if isinstance(inner, Update):  # made as a message (not on the hot path)
+            fields = dict(inner)
+            last = self._keep(fields)
+            reduced = None if last is None else _reduce(fields, last)
+            return message if reduced is None else reduced
         if isinstance(inner, Snapshot):
             self._keep({"table": inner.table, "game_no": inner.game_no, "view": inner.view})
         elif isinstance(inner, TableClosed | Left):
             self._views.pop(inner.table, None)
         return message
-
-    def _update(self, update: Update, message: Queued) -> Queued:
-        """An update made as a message (not on the hot path)."""
-        fields = dict(update)
-        last = self._keep(fields)
-        changed = None if last is None else changed_fields(update.view, last)
-        return message if changed is None else Frame.of_fields(Update, {**fields, "view": changed})
 
     def _keep(self, fields: dict[str, Any]) -> dict[str, Any] | None:
         """Remember the view of ``fields`` (an update's or a snapshot's); the view sent

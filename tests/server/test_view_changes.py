@@ -15,6 +15,7 @@ from engine.codec import to_plain
 from protocol import server_messages as sm
 from protocol.codec import Frame, encode
 from server.app import CardaviaServer
+from server.outbox import kind_of
 from server.table_core import TableCore
 from server.view_changes import MAX_TABLES, ViewsSent, changed_fields
 from tests.server.helpers import make_core
@@ -38,6 +39,11 @@ def _move(core: TableCore) -> dict[str, Frame]:
     return {pid: m for pid, m in eff.outs if isinstance(m, Frame) and m.message_type is sm.Update}
 
 
+def _q(message: Any) -> tuple[Any, Any]:
+    """``message`` and its class, as the connection hands them over."""
+    return message, kind_of(message)
+
+
 def _view(message: Any) -> dict[str, Any]:
     view: dict[str, Any] = (message.message if isinstance(message, Frame) else message).view
     return view
@@ -49,12 +55,12 @@ def test_each_update_carries_what_changed_and_merges_into_the_whole_view() -> No
     whole: dict[str, Any] = {}
     snapshot = core.resync("p0", 0.0)[0][1]
     assert isinstance(snapshot, sm.Snapshot)
-    assert sent.outgoing(snapshot) is snapshot
+    assert sent.outgoing(*_q(snapshot)) is snapshot
     whole = dict(snapshot.view)
     smaller = 0
     for _ in range(12):
         update = _move(core)["p0"]
-        out = sent.outgoing(update)
+        out = sent.outgoing(*_q(update))
         assert out.message_type is sm.Update  # type: ignore[union-attr]
         fields = out.fields  # type: ignore[union-attr]
         assert fields is not None and fields["version"] == core.version
@@ -69,32 +75,32 @@ def test_the_first_update_of_a_connection_and_of_each_game_is_whole() -> None:
     core = _playing("scopa")
     sent = ViewsSent()
     first = _move(core)["p0"]
-    assert sent.outgoing(first) is first  # nothing sent before: whole
-    reduced = sent.outgoing(_move(core)["p0"])
+    assert sent.outgoing(*_q(first)) is first  # nothing sent before: whole
+    reduced = sent.outgoing(*_q(_move(core)["p0"]))
     assert set(_view(reduced)) < set(to_plain(core.game.view(core.state, 0)))
     # the same table's next game (game_no 2): whole again
     later = _move(core)["p0"]
     fields = dict(later.fields or {})
     nxt = Frame.of_fields(sm.Update, {**fields, "game_no": fields["game_no"] + 1})
-    assert sent.outgoing(nxt) is nxt
+    assert sent.outgoing(*_q(nxt)) is nxt
 
 
 def test_what_the_connection_cannot_read_or_no_longer_holds_makes_the_update_whole() -> None:
     core = _playing("scopa")
     sent = ViewsSent()
-    sent.outgoing(_move(core)["p0"])
+    sent.outgoing(*_q(_move(core)["p0"]))
     relayed = Frame(None, b"\x80")  # from another process: not read here
-    assert sent.outgoing(relayed) is relayed
+    assert sent.outgoing(*_q(relayed)) is relayed
     update = _move(core)["p0"]
-    assert sent.outgoing(update) is update
+    assert sent.outgoing(*_q(update)) is update
     for gone in (sm.Left(table="t1"), sm.TableClosed(table="t1", reason="x")):
-        sent.outgoing(gone)
+        sent.outgoing(*_q(gone))
         update = _move(core)["p0"]
-        assert sent.outgoing(update) is update
+        assert sent.outgoing(*_q(update)) is update
     # an update made as a message (not from fields) is reduced too
     message = _move(core)["p0"].message
     assert isinstance(message, sm.Update)
-    out = sent.outgoing(message)
+    out = sent.outgoing(*_q(message))
     assert isinstance(out, Frame) and set(_view(out)) < set(message.view)
 
 
@@ -104,9 +110,9 @@ def test_a_connection_at_too_many_tables_forgets_them() -> None:
     update = _move(core)["p0"]
     fields = update.fields or {}
     for i in range(MAX_TABLES + 1):
-        sent.outgoing(Frame.of_fields(sm.Update, {**fields, "table": f"t{i}"}))
+        sent.outgoing(*_q(Frame.of_fields(sm.Update, {**fields, "table": f"t{i}"})))
     again = Frame.of_fields(sm.Update, {**fields, "table": "t0"})
-    assert sent.outgoing(again) is again  # forgotten: whole
+    assert sent.outgoing(*_q(again)) is again  # forgotten: whole
 
 
 def test_changed_fields_by_identity() -> None:
@@ -122,18 +128,18 @@ def test_watchers_that_were_sent_the_same_view_share_one_reduced_frame() -> None
     watchers = [ViewsSent() for _ in range(3)]
     first = _move(core)["w"]
     for w in watchers:
-        w.outgoing(first)
+        w.outgoing(*_q(first))
     shared = _move(core)["w"]
-    outs = [w.outgoing(shared) for w in watchers]
+    outs = [w.outgoing(*_q(shared)) for w in watchers]
     assert outs[0] is not shared and outs[0] is outs[1] is outs[2]  # reduced once
 
 
 def test_an_update_nobody_gets_whole_is_never_encoded_whole() -> None:
     core = _playing("scopa")
     sent = ViewsSent()
-    sent.outgoing(_move(core)["p0"])
+    sent.outgoing(*_q(_move(core)["p0"]))
     update = _move(core)["p0"]
-    out = sent.outgoing(update)
+    out = sent.outgoing(*_q(update))
     assert out is not update
     assert out.data  # type: ignore[union-attr]
     assert update._data is None  # the whole frame was not packed
