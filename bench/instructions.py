@@ -5,7 +5,9 @@ measure of the server's CPU that a busy or shared machine does not blur.
 
 Starts ``cardavia-server`` under valgrind's callgrind (Debian's ``valgrind``
 package) with counting off, connects every seat of ``--tables`` tables as a
-human client over real sockets on 127.0.0.1, and plays random legal moves
+human client over real sockets on 127.0.0.1, asking for the optional protocol
+features as the client library does (with ``view_changes`` it merges each
+update's changed fields into the view), and plays random legal moves
 (rematching after each game).  After ``--warm`` moves every seat waits;
 counting is switched on, ``--moves`` more moves are played, and the counts
 are dumped.  It reports the userspace instructions of the server process a
@@ -54,7 +56,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from bench.procstat import cardavia_argv
 from engine.registry import GAMES
-from protocol.base import PROTOCOL_VERSION
+from protocol.base import FEATURES, PROTOCOL_VERSION
 
 
 class _Gate:
@@ -95,7 +97,7 @@ async def _table(
     ]
     for i, ws in enumerate(wss):
         hello = {"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": f"t{t}s{i}"}
-        await _request(ws, {**hello, "features": ["update_ref"]})
+        await _request(ws, {**hello, "features": list(FEATURES)})  # as the client library
     made = await _request(
         wss[0], {"type": "create_table", "id": 2, "game": game, "options": {"seat": 0}}
     )
@@ -104,16 +106,25 @@ async def _table(
         await _request(ws, {"type": "join_table", "id": 2, "table": table, "seat": i})
 
     async def play(seat: int, ws: ClientConnection) -> None:
+        view: dict[str, Any] = {}
+        game_no, acted = None, None
         with contextlib.suppress(Exception):  # the connection closes at the end
             async for frame in ws:
                 msg = msgpack.unpackb(frame)
-                if msg["type"] == "update" and msg["view"].get("legal"):
+                if msg["type"] != "update":
+                    if msg["type"] == "game_over":
+                        await ws.send(msgpack.packb({"type": "rematch", "id": 4, "table": table}))
+                    continue
+                if msg["game_no"] == game_no:  # only what changed (view_changes): merged
+                    view.update(msg["view"])
+                else:
+                    view, game_no = dict(msg["view"]), msg["game_no"]
+                if view.get("legal") and (game_no, msg["version"]) != acted:
+                    acted = (game_no, msg["version"])
                     await gate.pass_()
                     act = {"type": "act", "id": 3, "table": table, "seat": seat}
-                    act.update(version=msg["version"], action=rng.choice(msg["view"]["legal"]))
+                    act.update(version=msg["version"], action=rng.choice(view["legal"]))
                     await ws.send(msgpack.packb(act))
-                elif msg["type"] == "game_over":
-                    await ws.send(msgpack.packb({"type": "rematch", "id": 4, "table": table}))
 
     return [asyncio.create_task(play(i, ws)) for i, ws in enumerate(wss)]
 
