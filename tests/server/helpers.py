@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from dataclasses import dataclass, field
 from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
 
 from bench.procstat import stat_fields
 from client_cli.client import Client, play_table, random_chooser
@@ -18,6 +21,12 @@ from server.config import ServerConfig
 from server.table_core import TableCore
 from server.table_options import check_options
 from server.table_updates import plain_event
+
+
+async def next_message(ws: Any, timeout: float = 10.0) -> dict[str, Any]:
+    """The next frame a raw websockets client receives, unpacked (msgpack)."""
+    msg: dict[str, Any] = msgpack.unpackb(await asyncio.wait_for(ws.recv(), timeout))
+    return msg
 
 
 def messages(outs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:

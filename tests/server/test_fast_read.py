@@ -17,6 +17,7 @@ from websockets.frames import Frame, Opcode
 from protocol import client_messages as cm
 from server.app import CardaviaServer
 from server.connection import BatchingServerConnection, Connection
+from tests.server.helpers import next_message
 
 _ids = itertools.count(100)
 
@@ -31,15 +32,10 @@ def _wire(payload: bytes, *, masked: bool = True) -> bytes:
     return Frame(Opcode.BINARY, payload).serialize(mask=masked, extensions=[])
 
 
-async def _next(ws: ClientConnection) -> dict[str, Any]:
-    msg: dict[str, Any] = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 10))
-    return msg
-
-
 async def _hello(url: str, name: str) -> ClientConnection:
     ws = await connect(url, compression=None)
     await ws.send(_pack({"type": "hello", "id": 1, "version": 1, "name": name}))
-    assert (await _next(ws))["type"] == "welcome"
+    assert (await next_message(ws))["type"] == "welcome"
     return ws
 
 
@@ -56,7 +52,7 @@ class Game:
         """Read each seat's next update but ``skip``'s (other pushes are passed over)."""
         for i, ws in enumerate(self.seats):
             if i != skip:
-                while (msg := await _next(ws))["type"] != "update":
+                while (msg := await next_message(ws))["type"] != "update":
                     assert msg["type"] != "error", msg
                 self.last[i] = msg
 
@@ -87,7 +83,7 @@ async def game(server: CardaviaServer) -> AsyncIterator[Game]:
     seats = [await _hello(server.url, "Ann"), await _hello(server.url, "Bob")]
     create = {"type": "create_table", "id": 2, "game": "scopa", "options": {"seat": 0}}
     await seats[0].send(_pack(create))
-    while (msg := await _next(seats[0]))["type"] != "joined":
+    while (msg := await next_message(seats[0]))["type"] != "joined":
         pass
     table = msg["table"]["id"]
     await seats[1].send(_pack({"type": "join_table", "id": 2, "table": table, "seat": 1}))
@@ -102,7 +98,7 @@ async def _answer_of(ws: ClientConnection, ref: int) -> list[dict[str, Any]]:
     """What ``ws`` receives up to the message answering ``ref``."""
     seen = []
     while True:
-        msg = await _next(ws)
+        msg = await next_message(ws)
         seen.append(msg)
         if msg.get("ref") == ref:
             return seen

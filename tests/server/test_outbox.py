@@ -3,9 +3,6 @@ game's message; on a real connection, the client reads only the newest."""
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
-
 import msgpack  # type: ignore[import-untyped]
 from websockets.asyncio.client import connect
 
@@ -13,7 +10,7 @@ from protocol import server_messages as sm
 from protocol.codec import Frame, encode
 from server.app import CardaviaServer
 from server.outbox import Queued, drop_superseded, kind_of, summarised_table
-from tests.server.helpers import make_core
+from tests.server.helpers import make_core, next_message
 
 
 def _summary(table: str, votes: tuple[int, ...] = ()) -> sm.TableChanged:
@@ -66,17 +63,12 @@ def test_messages_are_told_apart_without_decoding_frames() -> None:
     assert not drop_superseded(outbox, "t1") and outbox == [relayed]
 
 
-async def _next(ws: Any) -> dict[str, Any]:
-    msg: dict[str, Any] = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 10))
-    return msg
-
-
 async def test_a_client_reads_only_the_newest_summary_queued_in_one_turn(
     server: CardaviaServer,
 ) -> None:
     async with connect(server.url, compression=None) as ws:
         await ws.send(msgpack.packb({"type": "hello", "id": 1, "version": 1, "name": "Ann"}))
-        welcome = await _next(ws)
+        welcome = await next_message(ws)
         link = server.sessions.get(welcome["player_id"]).link  # type: ignore[union-attr]
         assert link is not None
         superseded = server.metrics.counter("cardavia_summaries_superseded_total")
@@ -87,7 +79,7 @@ async def test_a_client_reads_only_the_newest_summary_queued_in_one_turn(
         link.send(Frame.of(_summary("t1", (0, 1))))
         link.send(Frame.of(_summary("t2")))
         link.send(sm.Ok(ref=6))
-        seen = [await _next(ws) for _ in range(4)]
+        seen = [await next_message(ws) for _ in range(4)]
         assert [(m["type"], m.get("ref")) for m in seen] == [
             ("ok", 5), ("table", None), ("table", None), ("ok", 6)
         ]  # fmt: skip
@@ -96,5 +88,5 @@ async def test_a_client_reads_only_the_newest_summary_queued_in_one_turn(
         assert superseded.value == before + 1
         # written meanwhile: the next summary has nothing queued to replace
         link.send(Frame.of(_summary("t1", (1,))))
-        assert (await _next(ws))["table"]["rematch_votes"] == [1]
+        assert (await next_message(ws))["table"]["rematch_votes"] == [1]
         assert superseded.value == before + 1

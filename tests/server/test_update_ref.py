@@ -16,7 +16,7 @@ from engine.codec import to_plain
 from protocol import server_messages as sm
 from server.app import CardaviaServer
 from server.table_core import TableCore
-from tests.server.helpers import make_core, messages
+from tests.server.helpers import make_core, messages, next_message
 
 # -- the core, without sockets ---------------------------------------------------------
 
@@ -65,11 +65,6 @@ async def _hello(url: str, name: str, features: list[str] | None, **extra: Any) 
     return ws
 
 
-async def _next(ws: ClientConnection) -> dict[str, Any]:
-    msg: dict[str, Any] = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 10))
-    return msg
-
-
 async def test_unknown_features_are_ignored_and_welcome_lists_those_in_use(
     server: CardaviaServer,
 ) -> None:
@@ -87,7 +82,7 @@ async def test_a_game_where_one_seat_asked_for_update_ref_and_the_other_did_not(
     watcher = await _hello(server.url, "Cy", ["update_ref"])
     create = {"type": "create_table", "id": 2, "game": "scopa", "options": {"seat": 0}}
     await seats[0].send(msgpack.packb(create))
-    while (msg := await _next(seats[0]))["type"] != "joined":
+    while (msg := await next_message(seats[0]))["type"] != "joined":
         pass
     table = msg["table"]["id"]
     await watcher.send(msgpack.packb({"type": "spectate", "id": 2, "table": table}))
@@ -95,7 +90,7 @@ async def test_a_game_where_one_seat_asked_for_update_ref_and_the_other_did_not(
     everyone = [*seats, watcher]
     last: list[dict[str, Any]] = []
     for ws in everyone:  # until the game's first update
-        while (msg := await _next(ws))["type"] != "update":
+        while (msg := await next_message(ws))["type"] != "update":
             pass
         last.append(msg)
     ids = itertools.count(100)
@@ -109,16 +104,16 @@ async def test_a_game_where_one_seat_asked_for_update_ref_and_the_other_did_not(
         }  # fmt: skip
         await seats[mover].send(msgpack.packb(act))
         for i, ws in enumerate(everyone):
-            while (msg := await _next(ws))["type"] != "update":
+            while (msg := await next_message(ws))["type"] != "update":
                 assert msg["type"] in ("table", "game_over"), msg  # never an ok here
             last[i] = msg
             assert msg["ref"] == (act["id"] if i == mover == 0 else None)
         if mover == 1:  # no update_ref: its ok follows its update
-            assert await _next(seats[1]) == {"type": "ok", "ref": act["id"]}
+            assert await next_message(seats[1]) == {"type": "ok", "ref": act["id"]}
         answered[mover] += 1
     assert answered[0] and answered[1]
     await seats[0].send(msgpack.packb({"type": "ping", "id": 999}))
-    assert (await _next(seats[0]))["type"] == "pong"  # and no stray ok before it
+    assert (await next_message(seats[0]))["type"] == "pong"  # and no stray ok before it
     for ws in everyone:
         await ws.close()
 
@@ -133,22 +128,22 @@ async def test_a_resuming_hello_sets_the_features_of_its_connection(
     token = ann.token
     await ann.close()
     ws = await _hello(server.url, "Ann", [], token=token)  # resumed without it
-    while (msg := await _next(ws))["type"] != "snapshot":
+    while (msg := await next_message(ws))["type"] != "snapshot":
         pass
     if not msg["view"]["legal"]:
         await bob.wait_for(lambda m: isinstance(m, sm.Update) and bob.tables[table].legal, 5)
         await bob.act(table, bob.tables[table].legal[0])
-        while (msg := await _next(ws))["type"] != "update":
+        while (msg := await next_message(ws))["type"] != "update":
             pass
     act = {
         "type": "act", "id": 5, "table": table, "seat": 0, "version": msg["version"],
         "action": msg["view"]["legal"][0],
     }  # fmt: skip
     await ws.send(msgpack.packb(act))
-    while (got := await _next(ws))["type"] != "update":
+    while (got := await next_message(ws))["type"] != "update":
         pass
     assert got["ref"] is None
-    assert await _next(ws) == {"type": "ok", "ref": 5}
+    assert await next_message(ws) == {"type": "ok", "ref": 5}
     await ws.close()
     await bob.close()
 

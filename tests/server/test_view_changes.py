@@ -18,7 +18,7 @@ from server.app import CardaviaServer
 from server.outbox import kind_of
 from server.table_core import TableCore
 from server.view_changes import MAX_TABLES, ViewsSent, changed_fields
-from tests.server.helpers import make_core
+from tests.server.helpers import make_core, next_message
 
 # -- one connection's record, without sockets --------------------------------------------
 
@@ -158,11 +158,6 @@ async def _hello(url: str, name: str, features: list[str]) -> ClientConnection:
     return ws
 
 
-async def _next(ws: ClientConnection) -> dict[str, Any]:
-    msg: dict[str, Any] = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 10))
-    return msg
-
-
 async def _update(ws: ClientConnection) -> tuple[dict[str, Any], int]:
     while True:
         raw = await asyncio.wait_for(ws.recv(), 10)
@@ -180,7 +175,7 @@ async def test_a_game_seen_with_and_without_the_feature(server: CardaviaServer) 
     watchers = [await _hello(server.url, "Cy", both), await _hello(server.url, "Di", [])]
     create = {"type": "create_table", "id": 2, "game": "scopa", "options": {"seat": 0}}
     await seats[0].send(msgpack.packb(create))
-    while (msg := await _next(seats[0]))["type"] != "joined":
+    while (msg := await next_message(seats[0]))["type"] != "joined":
         pass
     table = msg["table"]["id"]
     for ws in watchers:
