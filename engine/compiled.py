@@ -1,4 +1,4 @@
-"""Which engine modules run compiled (``scripts/compile.py``, mypyc), and whether any is stale.
+"""Which modules run compiled (``scripts/compile.py``, mypyc), and whether any is stale.
 
 Compiling is optional: each module in :data:`COMPILED` is plain Python unless
 its shared library lies next to it, and either way it computes the same
@@ -12,7 +12,7 @@ import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 
-COMPILED: tuple[str, ...] = (
+AI: tuple[str, ...] = (
     "engine/doudizhu/combos.py",
     "engine/doudizhu/hands.py",
     "engine/doudizhu/ai_hand.py",
@@ -21,16 +21,43 @@ COMPILED: tuple[str, ...] = (
     "engine/doudizhu/ai_worlds.py",
     "engine/doudizhu/ai_search.py",
 )
-"""The modules ``scripts/compile.py`` compiles, relative to the project root:
-Dou Dizhu's rank-level combinations and card masks and its AI, whose search
+"""Dou Dizhu's rank-level combinations and card masks and its AI, whose search
 runs on packed integers and gains most (twice the play-outs in the same
 time).  The other games' searches spend their time in the shared engine
 (states, ``replace``, :mod:`engine.search`) and gained nothing measurable
-compiled.  The game modules that read what clients send (``game.py``) and
-the codec stay plain Python; of the compiled code, only
-:func:`engine.doudizhu.hands.mask_of` sees a client's cards unchecked, and it
-takes any object; the rest gets what ``game.py`` has checked
-(``tests/engine/test_compiled.py`` sends malformed plays through both builds)."""
+compiled.  The game modules that read what clients send (``game.py``) stay
+plain Python; of this compiled code, only :func:`engine.doudizhu.hands.mask_of`
+sees a client's cards unchecked, and it takes any object; the rest gets what
+``game.py`` has checked (``tests/engine/test_compiled.py`` sends malformed
+plays through both builds)."""
+
+HOT_PATH: tuple[str, ...] = (
+    "engine/codec.py",
+    "protocol/codec.py",
+    "server/at_once.py",
+    "server/flusher.py",
+    "server/outbox.py",
+    "server/sessions.py",
+    "server/summary_hold.py",
+    "server/table.py",
+    "server/table_core.py",
+    "server/table_updates.py",
+    "server/view_changes.py",
+)
+"""The server's path from a move to its updates: the table's actor and core,
+the views' plain forms and their changes, the frames and their queues.  A
+Schafkopf move takes about 12% fewer instructions with them compiled
+(``python -m bench.instructions --game schafkopf --against DIR``, DIR a
+compiled copy).  Each gets only what the server has checked already, as in
+plain Python, or checks it itself (the codecs, which read what clients send:
+a compiled build refuses malformed input exactly as a plain one, see
+``tests/engine/test_compiled.py``).  ``server/connection.py`` stays plain: its
+connection class extends websockets' own, and compiled it crashed in the
+garbage collector.  So do the game modules (``game.py``, ``rules.py``): compiled,
+Schafkopf's moved no faster."""
+
+COMPILED: tuple[str, ...] = AI + HOT_PATH
+"""The modules ``scripts/compile.py`` compiles, relative to the project root."""
 
 ROOT = Path(__file__).resolve().parent.parent
 GROUP = "cardavia_compiled__mypyc"
@@ -63,6 +90,12 @@ def loaded() -> list[str]:
         if spec is not None and spec.origin is not None and not spec.origin.endswith(".py"):
             out.append(module_name(path))
     return out
+
+
+def built(root: Path = ROOT) -> list[str]:
+    """The modules of :data:`COMPILED` that have a library under ``root`` (the
+    modules a server started there runs compiled; ``root``-relative paths)."""
+    return [path for path in COMPILED if any(_libraries(root / path))]
 
 
 def stale(root: Path = ROOT) -> list[str]:

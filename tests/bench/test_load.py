@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench.load import _median_figures, main
+from engine.compiled import built
 
 KEYS = ("moves_per_s", "p50_ms", "p90_ms", "p99_ms", "ratio_echo", "ratio_fanout")
 
@@ -37,6 +38,7 @@ def test_load_smoke_run_reports_moves_latency_and_ratios(capsys: pytest.CaptureF
         assert report[f"{prefix}clients_cpu_pct"] > 0, prefix
         assert report[f"{prefix}clients_cpu_us_per_move"] > 0, prefix
     assert isinstance(report["cpus"], int) and report["cpus"] >= 1
+    assert report["compiled"] == len(built())  # this checkout's, as built (or not)
     # what the clients got a move: each seat's update (the mover's answers its act)
     by_type = report["delivered_by_type"]
     assert 1.8 <= by_type["update"] <= 2.2, by_type

@@ -1,5 +1,6 @@
 """The compiled build (``scripts/compile.py``, mypyc): it loads, decides exactly as plain
-Python does, refuses malformed input the same way, and a stale library is caught."""
+Python does, refuses malformed input the same way, serves games through the fuzzer and
+the leak audit as plain Python does, and a stale library is caught."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pytest
 
 import server.main
 from engine import compiled
-from engine.compiled import COMPILED, compiled_files, module_name, stale
+from engine.compiled import COMPILED, HOT_PATH, compiled_files, module_name, stale
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -77,13 +78,36 @@ PLAY = textwrap.dedent(
     """
 )
 
+SERVE = textwrap.dedent(
+    """
+    import contextlib, io, json
+    from bench import fuzz, leak_audit
+    from engine.compiled import loaded
+
+    def last_json(main, argv):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = main(argv)
+        return code, json.loads(out.getvalue().strip().splitlines()[-1])
+
+    print(json.dumps({
+        "loaded": loaded(),
+        "fuzz": last_json(fuzz.main, ["--seconds", "4", "--seed", "1"]),
+        "audit": last_json(leak_audit.main, ["--games", "4", "--short", "--seed", "3"]),
+    }))
+    """
+)
+
+PACKAGES = ("engine", "protocol", "server", "bench", "client_cli", "scripts")
+"""What the build and the runs need of the project."""
+
 
 def _copy(to: Path, libraries_of: Path | None = None) -> Path:
     """A copy of the project's sources that the build and the runs need, with the
     compiled libraries of the copy ``libraries_of`` if given."""
     skip = shutil.ignore_patterns("*.so", "__pycache__")
-    shutil.copytree(ROOT / "engine", to / "engine", ignore=skip)
-    shutil.copytree(ROOT / "scripts", to / "scripts")
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, to / package, ignore=skip)
     if libraries_of is not None:
         for library in compiled_files(libraries_of):
             shutil.copy2(library, to / library.relative_to(libraries_of))
@@ -147,6 +171,22 @@ def test_compiled_build_decides_and_refuses_exactly_as_plain_python(
     assert choices == reference["choices"]
     assert compiled["refusals"] == reference["refusals"]
     assert "accepted" not in compiled["refusals"]
+
+
+def test_a_compiled_server_serves_the_fuzzer_and_the_leak_audit_as_plain_python_does(
+    built: Path,
+) -> None:
+    """The hot path compiled (:data:`HOT_PATH`): nothing the fuzzer sends crashes it,
+    changes a table or gets ``internal_error``, and nobody sees what is hidden."""
+    out = _run(built, SERVE)
+    assert set(out["loaded"]) >= {module_name(p) for p in HOT_PATH}
+    code, fuzzed = out["fuzz"]
+    assert code == 0 and fuzzed["cases"] > 10 and fuzzed["accepted"] > 0
+    assert (fuzzed["crashes"], fuzzed["internal_errors"], fuzzed["state_changes"]) == (0, 0, 0)
+    code, audit = out["audit"]
+    assert code == 0 and audit["games"] == 4 and audit["frames"] > 100
+    assert set(audit["by_game"]) == {"scopa", "cicera", "doudizhu", "schafkopf"}
+    assert (audit["leaks"], audit["view_mismatches"], audit["hidden_cards"]) == (0, 0, 0)
 
 
 def test_a_source_changed_after_compiling_is_stale(built: Path, tmp_path: Path) -> None:
