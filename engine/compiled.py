@@ -34,27 +34,32 @@ plays through both builds)."""
 HOT_PATH: tuple[str, ...] = (
     "engine/codec.py",
     "protocol/codec.py",
+    "server/action_cache.py",
     "server/at_once.py",
     "server/flusher.py",
     "server/outbox.py",
+    "server/ratelimit.py",
     "server/sessions.py",
     "server/summary_hold.py",
     "server/table.py",
     "server/table_core.py",
     "server/table_updates.py",
     "server/view_changes.py",
+    "server/ws_frames.py",
 )
 """The server's path from a move to its updates: the table's actor and core,
-the views' plain forms and their changes, the frames and their queues.  A
-Schafkopf move takes about 12% fewer instructions with them compiled
-(``python -m bench.instructions --game schafkopf --against DIR``, DIR a
-compiled copy).  Each gets only what the server has checked already, as in
-plain Python, or checks it itself (the codecs, which read what clients send:
-a compiled build refuses malformed input exactly as a plain one, see
-``tests/engine/test_compiled.py``).  ``server/connection.py`` stays plain: its
-connection class extends websockets' own, and compiled it crashed in the
-garbage collector.  So do the game modules (``game.py``, ``rules.py``): compiled,
-Schafkopf's moved no faster."""
+the views' plain forms and their changes, the frames and their queues, the
+WebSocket framing, the rate limit and the cache of decoded moves.  A
+Schafkopf move takes about 12% fewer instructions with them compiled (``python
+-m bench.instructions --game schafkopf --against DIR``, ``DIR`` a plain
+checkout).  Each gets only what the server has checked already, as in plain
+Python, or checks it itself (the codecs, which read what clients send: a
+compiled build refuses malformed input exactly as a plain one, see
+``tests/engine/test_compiled.py``).  ``server/connection.py`` stays plain (its
+framing is :mod:`server.ws_frames`): its connection class extends websockets'
+own, and compiled it crashed in the garbage collector.  So do the game
+modules (``game.py``, ``rules.py``): compiled, Schafkopf's moves got no
+faster."""
 
 COMPILED: tuple[str, ...] = AI + HOT_PATH
 """The modules ``scripts/compile.py`` compiles, relative to the project root."""

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import struct
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -24,11 +23,6 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import DATA_OPCODES
 from websockets.frames import Frame as WsFrame
 from websockets.protocol import Event, State
-
-try:
-    from websockets.speedups import apply_mask
-except ImportError:  # pragma: no cover - websockets built without its C extension
-    from websockets.utils import apply_mask
 
 from protocol.base import PROTOCOL_VERSION, known_features
 from protocol.client_messages import Act, ClientMessage, Hello, Ping
@@ -53,6 +47,7 @@ from server.static import is_json
 from server.table_options import RequestError
 from server.view_changes import FEATURE as VIEW_CHANGES
 from server.view_changes import ViewsSent
+from server.ws_frames import BINARY, TEXT, FrameSplitter, frame
 
 if TYPE_CHECKING:
     from server.app import CardaviaServer
@@ -63,27 +58,8 @@ WRITE_BUFFER_LIMIT = 4 * 2**20
 """Bytes the client has not read yet before it counts as too slow and is dropped."""
 
 
-_BINARY = 0x82
-_TEXT = 0x81
-"""The first byte of a final, unmasked binary (text) frame: FIN and the opcode."""
-
-
 _monotonic = time.monotonic
 """The clock of :attr:`BatchingServerConnection.heard_at` (a global: read on every read)."""
-
-_HEAD16 = struct.Struct("!BBH").pack
-"""The header of a frame of 126 to 65,535 bytes: most updates."""
-
-
-def frame(first: int, payload: bytes) -> bytes:
-    """A whole server-to-client WebSocket frame (RFC 6455 §5.2: never masked, no
-    extension bits) of ``payload``; ``first`` is :data:`_BINARY` or :data:`_TEXT`."""
-    n = len(payload)
-    if n < 126:
-        return bytes((first, n)) + payload
-    if n < 65536:
-        return _HEAD16(first, 126, n) + payload
-    return struct.pack("!BBQ", first, 127, n) + payload
 
 
 class BatchingServerConnection(ServerConnection):
@@ -221,78 +197,6 @@ _HANDSHAKE_BYTES = 65536
 """Handshake bytes kept to find the request's end; a longer one is left to websockets."""
 
 
-class FrameSplitter:
-    """Cuts a client's byte stream into whole frames (RFC 6455, 5.2).
-
-    :meth:`frames` yields each frame that the bytes complete, as it came, with
-    its unmasked payload when it is a final, masked binary frame (else with
-    None); an unfinished frame is kept for the next call.  A frame announcing
-    more than ``max_size`` bytes makes the splitter *broken*: what it holds
-    is yielded at once, as is, for websockets to refuse, and it is done.
-    """
-
-    __slots__ = ("broken", "max_size", "need", "rest")
-
-    def __init__(self, max_size: int) -> None:
-        self.max_size = max_size
-        self.rest = bytearray()
-        """The bytes of an unfinished frame."""
-        self.need = 0
-        """How many bytes ``rest`` must hold before a frame can end in it."""
-        self.broken = False
-
-    def frames(self, data: bytes) -> Iterator[tuple[bytes, bytes | None]]:
-        """The whole frames that ``data`` completes (see the class docstring)."""
-        if self.broken:
-            raise RuntimeError("the splitter gave up on this stream")
-        buf: bytes | bytearray = data
-        if self.rest:
-            self.rest += data  # amortised: a frame sent a byte at a time costs linear time
-            if len(self.rest) < self.need:
-                return
-            buf = self.rest
-        self.need = 0
-        n = len(buf)
-        pos = 0
-        while n - pos >= 2:
-            first, second = buf[pos], buf[pos + 1]
-            size = second & 0x7F
-            start = pos + 2
-            if size == 126:
-                if n - start < 2:
-                    break
-                size = _U16.unpack_from(buf, start)[0]
-                start += 2
-            elif size == 127:
-                if n - start < 8:
-                    break
-                size = _U64.unpack_from(buf, start)[0]
-                start += 8
-            if size > self.max_size:
-                self.broken = True
-                self.rest = bytearray()
-                yield bytes(buf[pos:]), None
-                return
-            masked = second & 0x80
-            end = start + (4 if masked else 0) + size
-            if end > n:
-                self.need = end - pos
-                break
-            if first == _BINARY and masked:
-                yield bytes(buf[pos:end]), apply_mask(buf[start + 4 : end], buf[start : start + 4])
-            else:
-                yield bytes(buf[pos:end]), None
-            pos = end
-        if pos == n:
-            self.rest = bytearray()
-        elif pos or buf is not self.rest:  # else rest holds just the unfinished frame
-            self.rest = bytearray(buf[pos:])
-
-
-_U16 = struct.Struct("!H")
-_U64 = struct.Struct("!Q")
-
-
 class Connection:
     """A client connection; implements :class:`server.sessions.Link`."""
 
@@ -413,11 +317,10 @@ class Connection:
                 and not protocol.expect_continuation_frame
             ):
                 if self.json:  # a browser: JSON text, encoded for this connection
-                    frames = [frame(_TEXT, self._json(m)) for m in queued]
+                    frames = [frame(TEXT, self._json(m)) for m in queued]
                 else:
                     frames = [
-                        frame(_BINARY, m.data if isinstance(m, Frame) else encode(m))
-                        for m in queued
+                        frame(BINARY, m.data if isinstance(m, Frame) else encode(m)) for m in queued
                     ]
                 ws.send_data(frames)
                 return

@@ -210,16 +210,6 @@ def test_public_events_are_one_tuple_for_every_update_and_private_ones_are_each_
     assert all(u.events is updates[0].events for u in updates)
 
 
-@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
-def test_frames_built_by_hand_are_websockets_own(size: int) -> None:
-    from websockets.frames import Frame as WsFrame
-    from websockets.frames import Opcode
-
-    payload = bytes(i % 251 for i in range(size))
-    for first, opcode in ((connection._BINARY, Opcode.BINARY), (connection._TEXT, Opcode.TEXT)):
-        assert connection.frame(first, payload) == WsFrame(opcode, payload).serialize(mask=False)
-
-
 async def test_pushed_frames_and_websockets_own_frames_keep_their_order() -> None:
     """A pong websockets owes (to a client's ping) and the server's messages share a write."""
     config = ServerConfig(port=0, rate_per_s=1e6, rate_burst=10**6)

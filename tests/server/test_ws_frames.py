@@ -1,14 +1,17 @@
-"""``FrameSplitter``: a client's bytes cut into the very frames websockets would read."""
+"""``server.ws_frames``: frames built by hand as websockets builds them, and a client's bytes
+cut into the very frames websockets would read (``FrameSplitter``)."""
 
 from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from websockets.frames import Frame, Opcode
 
-from server.connection import FrameSplitter
+from server import ws_frames
+from server.ws_frames import FrameSplitter
 
 MAX = 70_000  # above 65,535: the 64-bit length form too
 
@@ -98,3 +101,10 @@ def test_an_unmasked_binary_frame_has_no_payload_for_the_fast_path() -> None:
     """websockets sees it whole and fails the connection (clients must mask)."""
     wire = _wire(Frame(Opcode.BINARY, b"abc"), False)
     assert list(FrameSplitter(MAX).frames(wire)) == [(wire, None)]
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
+def test_frames_built_by_hand_are_websockets_own(size: int) -> None:
+    payload = bytes(i % 251 for i in range(size))
+    for first, opcode in ((ws_frames.BINARY, Opcode.BINARY), (ws_frames.TEXT, Opcode.TEXT)):
+        assert ws_frames.frame(first, payload) == Frame(opcode, payload).serialize(mask=False)
