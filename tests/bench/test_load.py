@@ -11,6 +11,8 @@ import pytest
 from bench.load import _median_figures, main
 from engine.compiled import built
 
+pytestmark = pytest.mark.heavy  # tens of seconds: run first (tests/conftest.py)
+
 KEYS = ("moves_per_s", "p50_ms", "p90_ms", "p99_ms", "ratio_echo", "ratio_fanout")
 
 

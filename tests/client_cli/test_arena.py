@@ -13,6 +13,8 @@ from client_cli.main import main
 from engine.game import Budget
 from engine.registry import GAMES, get_game, get_policy
 
+pytestmark = pytest.mark.heavy  # tens of seconds: run first (tests/conftest.py)
+
 
 def test_two_player_lineups_swap_seats():
     game = get_game("scopa")

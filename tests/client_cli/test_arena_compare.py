@@ -14,6 +14,8 @@ from client_cli.arena import run
 from client_cli.arena_compare import CompareError, compare, load
 from client_cli.main import main
 
+pytestmark = pytest.mark.heavy  # tens of seconds: run first (tests/conftest.py)
+
 
 def _arena(tmp_path: Path, name: str, a: str, *extra: str) -> Path:
     out = tmp_path / name

@@ -29,6 +29,8 @@ from tests.client_cli.live_server import LiveServer, live_server
 from tests.client_cli.names import card_name, suit_pattern
 from tests.client_cli.spawn import LIVE, ROOT, spawn_cli
 
+pytestmark = pytest.mark.heavy  # tens of seconds: run first (tests/conftest.py)
+
 PROMPT = r"Your move \[([^\]]+)\]:" + LIVE
 AGAIN = r"Again\? \[y/n\]" + LIVE
 

@@ -19,6 +19,8 @@ import pytest
 from tests.client_cli.live_server import FAST, LiveServer, live_server
 from tests.client_cli.spawn import LIVE, ROOT, settle, spawn_cli
 
+pytestmark = pytest.mark.heavy  # tens of seconds: run first (tests/conftest.py)
+
 PROMPT = r"(Your move|Which one\?) \[([^\]]+)\]:" + LIVE
 AGAIN = r"Again\? \[y/n\]" + LIVE
 ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

@@ -22,7 +22,8 @@ from tests.client_web.pages import (
     wait_turn_or_end,
 )
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")  # one chromium for the module
+# one chromium for the module; tens of seconds: run first (tests/conftest.py)
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.heavy]
 
 
 async def test_scopa_against_the_ai_to_the_end_then_rematch(

@@ -30,7 +30,8 @@ from tests.client_web.pages import (
     watch_fresh_moves,
 )
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")  # one chromium for the module
+# one chromium for the module; tens of seconds: run first (tests/conftest.py)
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.heavy]
 
 
 def _view(server: CardaviaServer, table: str, seat: int | None) -> dict[str, Any]:

@@ -19,6 +19,8 @@ import server.main
 from engine import compiled
 from engine.compiled import COMPILED, HOT_PATH, compiled_files, module_name, stale
 
+pytestmark = pytest.mark.heavy  # tens of seconds: run first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PLAY = textwrap.dedent(

@@ -27,6 +27,8 @@ from server.app import running_server
 from server.config import ServerConfig
 from tests.server.helpers import process_alive
 
+pytestmark = pytest.mark.heavy  # tens of seconds: run first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

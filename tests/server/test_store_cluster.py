@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
+import pytest
 from websockets.asyncio.client import connect
 
 from client_cli.client import Client
@@ -18,6 +19,8 @@ from protocol.codec import decode_server, decode_server_json, encode
 from tests.server.helpers import Recorder, play_random, watch
 from tests.server.redis_fixture import RedisServer, ServerProcess, fast_redis_config
 from tests.server.test_store_restart import logged
+
+pytestmark = pytest.mark.heavy  # tens of seconds: run first (tests/conftest.py)
 
 
 async def test_two_processes_share_one_lobby(

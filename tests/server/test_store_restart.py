@@ -22,6 +22,8 @@ from client_cli.client import Client, ClientClosed, ServerError, TableState, ran
 from protocol import server_messages as sm
 from tests.server.redis_fixture import RedisServer, ServerProcess, free_port
 
+pytestmark = pytest.mark.heavy  # tens of seconds: run first (tests/conftest.py)
+
 AI = [{"seat": 1, "level": "random"}]
 
 

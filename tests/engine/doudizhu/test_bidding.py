@@ -29,6 +29,8 @@ from engine.game import Budget
 
 from .helpers import GAME, cards, deal, run
 
+pytestmark = pytest.mark.heavy  # tens of seconds: run first (tests/conftest.py)
+
 PASS = Pass()
 STRONG = "BJ RJ 2S 2H 2D AS AH KS KH"
 HOPELESS = "3S 4S 6S 7S 9S TS QS KS 3H 4H 6H 7H 9H TH QH 5D 8D"
