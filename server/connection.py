@@ -39,7 +39,7 @@ from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Pong, TableChanged, Welcome
 from server import keepalive
 from server.logs import get_logger
-from server.metrics import CounterSeries
+from server.metric_series import CounterSeries
 from server.outbox import Queued, drop_superseded, kind_of, summarised_table
 from server.ratelimit import Strikes, TokenBucket
 from server.sessions import NameError_, Player, validate_name

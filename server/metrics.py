@@ -9,7 +9,7 @@ use (a counter for ``inc``, a histogram for ``observe``) with the label names
 of that first call, and every later call must use the same label names.
 
 Counters and histograms are kept in plain Python (:class:`_Family`, no
-per-sample work beyond an addition and a bisection) and turned into
+per-sample work beyond an addition and a bisection: :mod:`server.metric_series`) and turned into
 Prometheus families at each scrape: the action path records several samples
 per move, and prometheus-client's own classes cost ~3 µs each.  Samples are
 recorded on the event loop's thread only (the AI's worker threads hand their
@@ -24,7 +24,6 @@ each scrape.
 from __future__ import annotations
 
 import threading
-from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -46,6 +45,8 @@ from prometheus_client.core import (
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
+
+from server.metric_series import CounterSeries, HistogramSeries
 
 disable_created_metrics()  # type: ignore[no-untyped-call]  # no ``*_created`` series: they double the output for nothing here
 
@@ -138,39 +139,6 @@ class _Readings(Collector):
                 families[r.name] = family
             family.add_metric([r.labels[k] for k in sorted(r.labels)], r.value)
         yield from families.values()
-
-
-class CounterSeries:
-    """One labelled counter series."""
-
-    __slots__ = ("_lock", "value")
-
-    def __init__(self, lock: threading.Lock) -> None:
-        self._lock = lock
-        self.value = 0.0
-
-    def inc(self, amount: float = 1.0) -> None:
-        """Add ``amount`` (not negative)."""
-        if amount < 0:
-            raise ValueError("counters only go up")
-        self.value += amount
-
-
-class HistogramSeries:
-    """One labelled histogram series: a count per bucket (the last one ``+Inf``) and the sum."""
-
-    __slots__ = ("_lock", "bounds", "counts", "sum")
-
-    def __init__(self, lock: threading.Lock, bounds: tuple[float, ...]) -> None:
-        self._lock = lock
-        self.bounds = bounds
-        self.counts = [0] * (len(bounds) + 1)
-        self.sum = 0.0
-
-    def observe(self, amount: float) -> None:
-        """Record one sample (in the first bucket whose bound is at least ``amount``)."""
-        self.counts[bisect_left(self.bounds, amount)] += 1
-        self.sum += amount
 
 
 _Child = CounterSeries | HistogramSeries

@@ -1,0 +1,43 @@
+"""One labelled series of a counter or a histogram, as :mod:`server.metrics` keeps them.
+
+A sample is an addition (and, for a histogram, a bisection): the action path
+records several a move.  Compiled with the hot path (``scripts/compile.py``).
+"""
+
+from __future__ import annotations
+
+import threading
+from bisect import bisect_left
+
+
+class CounterSeries:
+    """One labelled counter series."""
+
+    __slots__ = ("_lock", "value")
+
+    def __init__(self, lock: threading.Lock) -> None:
+        self._lock = lock
+        self.value = 0.0
+
+    def inc(self, amount: float = 1.0) -> None:
+        """Add ``amount`` (not negative)."""
+        if amount < 0:
+            raise ValueError("counters only go up")
+        self.value += amount
+
+
+class HistogramSeries:
+    """One labelled histogram series: a count per bucket (the last one ``+Inf``) and the sum."""
+
+    __slots__ = ("_lock", "bounds", "counts", "sum")
+
+    def __init__(self, lock: threading.Lock, bounds: tuple[float, ...]) -> None:
+        self._lock = lock
+        self.bounds = bounds
+        self.counts = [0] * (len(bounds) + 1)
+        self.sum = 0.0
+
+    def observe(self, amount: float) -> None:
+        """Record one sample (in the first bucket whose bound is at least ``amount``)."""
+        self.counts[bisect_left(self.bounds, amount)] += 1
+        self.sum += amount
