@@ -14,3 +14,8 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install --quiet -e ".${extras:+[$extras]}"
   touch "$stamp"
 fi
+# rlcard (a peer the tests compare with) unpacks its Dou Dizhu tables at its first
+# import; do it once here, not in test workers that would race to unpack them
+case ",$extras," in
+  *,peers,*) .venv/bin/python -c "import rlcard.games.doudizhu.utils" ;;
+esac
