@@ -36,6 +36,7 @@ HOT_PATH: tuple[str, ...] = (
     "protocol/codec.py",
     "server/action_cache.py",
     "server/at_once.py",
+    "server/connection.py",
     "server/flusher.py",
     "server/metric_series.py",
     "server/outbox.py",
@@ -48,20 +49,21 @@ HOT_PATH: tuple[str, ...] = (
     "server/view_changes.py",
     "server/ws_frames.py",
 )
-"""The server's path from a move to its updates: the table's actor and core, the
-views' plain forms and their changes, the frames and their queues, the
-WebSocket framing, the rate limit, the cache of decoded moves and the metrics'
-series.  A move takes about 13% fewer instructions with them compiled
-(Schafkopf 820k → 712k, Scopa 552k → 472k: ``python -m bench.instructions
---game schafkopf --against DIR``, ``DIR`` a plain checkout).  Each gets only
-what the server has checked already, as in plain Python, or checks it itself
-(the codecs, which read what clients send: a compiled server meets the
-fuzzer's frames with typed errors, no crash and no ``internal_error``, and the
-leak audit's games with nothing leaked, see ``tests/engine/test_compiled.py``).
-``server/connection.py`` stays plain (its framing is :mod:`server.ws_frames`):
-its connection class extends websockets' own, and compiled it crashed in the
-garbage collector.  So do the game modules (``game.py``, ``rules.py``):
-compiled, Schafkopf's moves got no faster."""
+"""The server's path from a move to its updates: the connection's reading and
+sending, the table's actor and core, the views' plain forms and their changes,
+the frames and their queues, the WebSocket framing, the rate limit, the cache
+of decoded moves and the metrics' series.  A move takes about 18% fewer
+instructions with them compiled (Schafkopf 826k → 677k: ``python -m
+bench.instructions --game schafkopf --against DIR``, ``DIR`` a plain
+checkout).  Each gets only what the server has checked already, as in plain
+Python, or checks it itself (the codecs, which read what clients send: a
+compiled server meets the fuzzer's frames with typed errors, no crash and no
+``internal_error``, and the leak audit's games with nothing leaked, see
+``tests/engine/test_compiled.py``).  ``server/ws_batching.py`` stays plain:
+its class extends websockets' own connection, and compiled (then in
+``server/connection.py``) it crashed in the garbage collector.  So do the game
+modules (``game.py``, ``rules.py``): compiled, Schafkopf's moves got no
+faster."""
 
 COMPILED: tuple[str, ...] = AI + HOT_PATH
 """The modules ``scripts/compile.py`` compiles, relative to the project root."""

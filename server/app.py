@@ -32,7 +32,7 @@ from server.ai import AiRunner
 from server.cluster import Cluster
 from server.cluster_bus import Bus
 from server.config import ServerConfig
-from server.connection import BatchingServerConnection, Connection
+from server.connection import Connection
 from server.flusher import Flusher
 from server.lobby import Lobby
 from server.logs import configure, get_logger
@@ -45,6 +45,7 @@ from server.store import Store, StoreUnavailable, make_store
 from server.store_redis import RedisStore
 from server.table import Command
 from server.table_options import RequestError
+from server.ws_batching import BatchingServerConnection
 
 _TABLE_COMMANDS: dict[type[Any], str] = {
     cm.Leave: "leave",

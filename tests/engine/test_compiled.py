@@ -100,7 +100,7 @@ SERVE = textwrap.dedent(
     """
 )
 
-PACKAGES = ("engine", "protocol", "server", "bench", "client_cli", "scripts")
+PACKAGES = ("engine", "protocol", "server", "client_web", "bench", "client_cli", "scripts")
 """What the build and the runs need of the project."""
 
 

@@ -16,7 +16,8 @@ from websockets.frames import Frame, Opcode
 
 from protocol import client_messages as cm
 from server.app import CardaviaServer
-from server.connection import BatchingServerConnection, Connection
+from server.connection import Connection
+from server.ws_batching import BatchingServerConnection
 from tests.server.helpers import next_message
 
 _ids = itertools.count(100)
