@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clean", action="store_true", help="remove the compiled libraries")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel C jobs")
     parser.add_argument(
-        "--root", type=Path, default=ROOT, help="the folder holding engine/, protocol/ and server/"
+        "--root", type=Path, default=ROOT, help=f"the folder holding {', '.join(PACKAGES)}"
     )
     parser.add_argument(
         "--opt-level",
@@ -106,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = args.root.resolve()
     missing = [path for path in COMPILED if not (root / path).is_file()]
+    missing += [package for package in PACKAGES if not (root / package).is_dir()]
     if missing:
         parser.error(f"{root} holds no {missing[0]}")
     removed = clean(root)

@@ -1,4 +1,9 @@
-"""websockets' server connection, batching its writes and reading moves at once."""
+"""websockets' server connection, batching its writes and reading moves at once.
+
+Kept apart from :mod:`server.connection` and plain Python: it extends
+websockets' own connection class, and compiled (``scripts/compile.py``) it
+crashed in the garbage collector; the rest of the hot path is compiled.
+"""
 
 from __future__ import annotations
 
@@ -25,13 +30,13 @@ class BatchingServerConnection(ServerConnection):
 
     Writing: websockets makes one ``transport.write`` (one system call) per
     frame; :meth:`send_data` joins what is pending into one, and also takes
-    frames already built by :func:`frame` (cheaper than websockets' own
-    framing, for the messages the server pushes), which :class:`Connection`
+    frames already built by :func:`server.ws_frames.frame` (cheaper than websockets' own
+    framing, for the messages the server pushes), which :class:`server.connection.Connection`
     uses while the connection is open, without extensions (no compression)
     and with no fragmented message under way.
 
     Reading: once the handshake is over, :meth:`data_received` cuts the bytes
-    into frames itself (:class:`FrameSplitter`).  A final, masked binary frame
+    into frames itself (:class:`server.ws_frames.FrameSplitter`).  A final, masked binary frame
     within the size limit, read while the connection is open and no
     fragmented message is under way, goes to :attr:`on_message`, which
     handles it there and then or declines it.  Every other frame, and a
@@ -112,7 +117,8 @@ class BatchingServerConnection(ServerConnection):
         super().eof_received()
 
     def process_event(self, event: Event) -> None:
-        """Count the whole messages websockets queues for the reader (see :class:`Connection`)."""
+        """Count the whole messages websockets queues for the reader (see
+        :class:`server.connection.Connection`)."""
         if isinstance(event, WsFrame) and event.fin and event.opcode in DATA_OPCODES:
             self.pending_messages += 1
         super().process_event(event)
