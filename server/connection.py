@@ -84,6 +84,12 @@ class Connection:
         self._busy = False
         """Whether :meth:`run` is handling a message (it may wait meanwhile)."""
         self._log = get_logger(remote=str(ws.remote_address[0]) if ws.remote_address else "")
+        self._hand_framed = (
+            ws if isinstance(ws, BatchingServerConnection) and not ws.protocol.extensions else None
+        )
+        """``ws`` where :meth:`flush_due` frames messages itself: websockets' connection
+        is the server's own subclass and the handshake agreed no extension (both
+        fixed from now on: looked up once, not at every write); else None."""
 
     @property
     def features(self) -> tuple[str, ...]:
@@ -168,18 +174,15 @@ class Connection:
         try:
             # frames built by hand (see BatchingServerConnection): open (checked
             # above), no extension, no fragmented message under way
-            if (
-                isinstance(ws, BatchingServerConnection)
-                and not protocol.extensions
-                and not protocol.expect_continuation_frame
-            ):
+            hand_framed = self._hand_framed
+            if hand_framed is not None and not protocol.expect_continuation_frame:
                 if self.json:  # a browser: JSON text, encoded for this connection
                     frames = [frame(TEXT, self._json(m)) for m in queued]
                 else:
                     frames = [
                         frame(BINARY, m.data if isinstance(m, Frame) else encode(m)) for m in queued
                     ]
-                ws.send_data(frames)
+                hand_framed.send_data(frames)
                 return
             for message in queued:  # websockets frames them
                 if self.json:
