@@ -152,12 +152,15 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
     texts, all in C (:data:`_CARD_TEXT`); a tuple of scalars becomes a list;
     any other field is converted by its value's type (:func:`to_plain`), with
     no call at all for a scalar or, in a plain conversion, a card.
-    ``shared``: the function takes two more arguments, the instance's memo of
+    ``shared``: the function takes three more arguments, the instance's memo of
     the last call and the memo of the value converted just before it (or
     None), as :class:`PlainMemo` keeps them: ``[cls, object, plain, object,
-    plain, ...]``, a pair per field.  A field holding the very object its memo
-    (or the one before) holds takes that plain form; what it converts, if
-    immutable, it keeps in its memo for the next call.  A new tuple of cards (a
+    plain, ..., last dict]``, a pair per field, and a dict that gets each field
+    whose plain form is not the very object of the memo's pair (what changed
+    since the last call).  A field holding the very object its memo (or the
+    one before) holds takes that plain form; what it converts, if immutable,
+    it keeps in its memo for the next call, and each plain form goes into the
+    memo's pair (the last call's dict holds just those).  A new tuple of cards (a
     hand, the table) becomes its texts at once, without :func:`to_plain`'s dispatch.
     Fields are taken to hold what they are annotated to hold (the engine is
     type-checked, and tests compare every game's values with the definition);
@@ -171,17 +174,28 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
         if not f.name.isidentifier():  # pragma: no cover - dataclass fields always are
             raise TypeError(f"field {f.name!r} of {cls.__name__}")
         plan = plans.get(f.name, "any")
-        if plan in _AT_ONCE or (plan != "any" and not shared):
-            items.append(f"{f.name!r}: " + _PLAN_SOURCE[plan].format(x=f"v.{f.name}"))
-            continue
         if not shared:
-            items.append(
-                f"{f.name!r}: (x if (t := type(x := v.{f.name})) in _scalars"
-                f" else _text(x) if t is _Card else _plain(x))"
-            )
+            if plan != "any":
+                items.append(f"{f.name!r}: " + _PLAN_SOURCE[plan].format(x=f"v.{f.name}"))
+            else:
+                items.append(
+                    f"{f.name!r}: (x if (t := type(x := v.{f.name})) in _scalars"
+                    f" else _text(x) if t is _Card else _plain(x))"
+                )
             continue
         a, b = 1 + 2 * i, 2 + 2 * i
-        if plan in _PLAN_SOURCE:  # an immutable value of a known shape: kept as it is
+        # a changed plain form (not the very object the last call gave) goes into ``ch``
+        changed = (
+            f"        if r{i} is not mine[{b}]:\n            ch[{f.name!r}] = r{i}\n"
+            f"            mine[{b}] = r{i}\n"
+        )
+        if plan in _AT_ONCE:  # nothing to keep: converted as met, compared as plain
+            lines.append(
+                f"    r{i} = {_PLAN_SOURCE[plan].format(x=f'v.{f.name}')}\n"
+                f"    if r{i} is not mine[{b}]:\n        ch[{f.name!r}] = r{i}\n"
+                f"        mine[{b}] = r{i}\n"
+            )
+        elif plan in _PLAN_SOURCE:  # an immutable value of a known shape: kept as it is
             convert = _PLAN_SOURCE[plan].format(x="x")
             lines.append(
                 f"    x = v.{f.name}\n"
@@ -189,13 +203,15 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
                 f"    else:\n"
                 f"        if prev is not None and x is prev[{a}]:\n            r{i} = prev[{b}]\n"
                 f"        else:\n            r{i} = {convert}\n"
-                f"        mine[{a}] = x\n        mine[{b}] = r{i}\n"
+                f"        mine[{a}] = x\n{changed}"
             )
         else:
             lines.append(
                 f"    x = v.{f.name}\n"
                 f"    t = type(x)\n"
                 f"    if t in _scalars:\n        r{i} = x\n"
+                f"        if x is not mine[{b}]:\n            ch[{f.name!r}] = x\n"
+                f"            mine[{a}] = mine[{b}] = x\n"
                 f"    elif x is mine[{a}]:\n        r{i} = mine[{b}]\n"
                 f"    else:\n"
                 f"        if prev is not None and x is prev[{a}]:\n            r{i} = prev[{b}]\n"
@@ -204,12 +220,11 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
                 f"        ) is not None:\n            pass\n"
                 f"        else:\n            r{i} = _grown(x, mine[{a}], mine[{b}])\n"
                 f"        k = _immutable_types.get(t)\n"
-                f"        if k or (k is None and _kept(t)):\n"
-                f"            mine[{a}] = x\n            mine[{b}] = r{i}\n"
-                f"        else:\n            mine[{a}] = _missing\n"
+                f"        mine[{a}] = x if k or (k is None and _kept(t)) else _missing\n"
+                f"{changed}"
             )
         items.append(f"{f.name!r}: r{i}")
-    args = "v, mine, prev" if shared else "v"
+    args = "v, mine, prev, ch" if shared else "v"
     source = f"def convert({args}):\n{''.join(lines)}    return {{{', '.join(items)}}}\n"
     namespace: dict[str, Any] = {
         "_plain": to_plain,
@@ -380,12 +395,21 @@ class PlainMemo:
     from one call to the next, held until then, so an identity cannot be
     taken by a new object meanwhile; mutable ones (lists, dicts) are
     converted afresh each time.  The results are shared: read-only.
+
+    As it goes it notes what changed (:attr:`changes`): for each position, the
+    dict the last call gave there and the fields whose plain form is not the
+    very object that dict holds, which is what a client that was sent that
+    dict needs (``server.view_changes``), without comparing every field again.
     """
 
-    __slots__ = ("_memos",)
+    __slots__ = ("_memos", "changes")
 
     def __init__(self) -> None:
         self._memos: list[list[Any] | None] = []
+        self.changes: list[tuple[dict[str, Any], dict[str, Any]] | None] = []
+        """Per position of the last call: ``(the dict the call before gave there,
+        the fields of the new dict that are not the very objects it holds)``;
+        None where there was none (a first call, another class, no dataclass)."""
 
     def convert(self, values: Sequence[object]) -> list[Any]:
         """The plain form of each of ``values`` (see the class docstring)."""
@@ -393,6 +417,7 @@ class PlainMemo:
         del memos[len(values) :]  # what this call does not meet is forgotten
         memos.extend([None] * (len(values) - len(memos)))
         out = []
+        changes: list[tuple[dict[str, Any], dict[str, Any]] | None] = []
         prev: list[Any] | None = None
         for i, value in enumerate(values):
             cls = type(value)
@@ -400,15 +425,24 @@ class PlainMemo:
             if convert is None:
                 if not dataclasses.is_dataclass(cls):
                     out.append(to_plain(value))
+                    changes.append(None)
                     memos[i] = prev = None
                     continue
                 convert = _SHARED_CONVERTERS[cls] = _dataclass_converter(cls, shared=True)
             mine = memos[i]
             if mine is None or mine[0] is not cls:
                 width = 2 * len(_fields(cls))  # type: ignore[arg-type]
-                mine = memos[i] = [cls, *([_MISSING] * width)]
-            out.append(convert(value, mine, prev if prev is not None and prev[0] is cls else None))
+                mine = memos[i] = [cls, *([_MISSING] * width), None]  # last: the last dict
+            changed: dict[str, Any] = {}
+            plain = convert(
+                value, mine, prev if prev is not None and prev[0] is cls else None, changed
+            )
+            last = mine[-1]
+            changes.append(None if last is None else (last, changed))
+            mine[-1] = plain
+            out.append(plain)
             prev = mine
+        self.changes = changes
         return out
 
 
@@ -456,7 +490,9 @@ _IMMUTABLE: dict[type, bool] = {}
 """Per type met by a :class:`PlainMemo`, :func:`_immutable`'s answer."""
 
 
-_SHARED_CONVERTERS: dict[type, Callable[[Any, list[Any], list[Any] | None], Any]] = {}
+_SHARED_CONVERTERS: dict[
+    type, Callable[[Any, list[Any], list[Any] | None, dict[str, Any]], Any]
+] = {}
 """Per dataclass, its conversion with a :class:`PlainMemo` of field values."""
 
 

@@ -137,7 +137,7 @@ class Frame:
     never encoded whole.
     """
 
-    __slots__ = ("_data", "_derived", "_fields", "_message", "_type")
+    __slots__ = ("_data", "_derived", "_fields", "_message", "_type", "hint")
 
     def __init__(
         self,
@@ -146,6 +146,7 @@ class Frame:
         *,
         message_type: type[BaseModel] | None = None,
         fields: dict[str, Any] | None = None,
+        hint: object = None,
     ) -> None:
         self._message = message
         self._type = message_type
@@ -153,6 +154,10 @@ class Frame:
         self._data = data
         """None until first sent (a frame made from ``fields``)."""
         self._derived: tuple[object, Frame] | None = None
+        self.hint = hint
+        """What its maker noted for those who send it on, never sent itself (None:
+        nothing): for a table's update, what changed in the view since the
+        seat's last one (:mod:`server.view_changes`)."""
 
     @classmethod
     def of(cls, message: BaseModel) -> Frame:
@@ -160,7 +165,9 @@ class Frame:
         return Frame(message, encode(message))
 
     @classmethod
-    def of_fields(cls, message_type: type[BaseModel], fields: dict[str, Any]) -> Frame:
+    def of_fields(
+        cls, message_type: type[BaseModel], fields: dict[str, Any], hint: object = None
+    ) -> Frame:
         """The frame of the ``message_type`` message holding ``fields`` (as
         :func:`unchecked` takes them: every field, in declaration order, plain
         data only): the same bytes as ``Frame.of(unchecked(message_type, fields))``,
@@ -171,7 +178,7 @@ class Frame:
         directly, while a call of ``cls`` went through Python's generic call
         with keywords, about 3,000 instructions a frame at eight frames a
         Schafkopf move."""
-        return Frame(None, None, message_type=message_type, fields=fields)
+        return Frame(None, None, message_type=message_type, fields=fields, hint=hint)
 
     @property
     def data(self) -> bytes:
@@ -186,15 +193,14 @@ class Frame:
         """The fields it was made from (:meth:`of_fields`; read-only), else None."""
         return self._fields
 
-    def derived(self, key: object, make: Callable[[dict[str, Any], Any], Frame | None]) -> Frame:
-        """``make(fields, key)``, or this frame where that is None, made once for the
+    def derived(self, key: object, make: Callable[[Frame, Any], Frame | None]) -> Frame:
+        """``make(self, key)``, or this frame where that is None, made once for the
         ``key`` last asked for (compared by identity): the frames that connections
         holding the same ``key`` send instead of this one (a frame made from fields)."""
         derived = self._derived
         if derived is not None and derived[0] is key:
             return derived[1]
-        fields = self._fields
-        made = None if fields is None else make(fields, key)
+        made = None if self._fields is None else make(self, key)
         frame = self if made is None else made
         self._derived = (key, frame)
         return frame

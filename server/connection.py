@@ -52,6 +52,9 @@ OUTBOX_LIMIT = 2000
 """Messages queued for a client before it counts as too slow and is dropped."""
 WRITE_BUFFER_LIMIT = 4 * 2**20
 """Bytes the client has not read yet before it counts as too slow and is dropped."""
+_OPEN = State.OPEN
+"""websockets' open state, looked up once (compiled, ``State.OPEN`` is a class
+attribute lookup at every write)."""
 
 
 class Connection:
@@ -84,6 +87,10 @@ class Connection:
         self._busy = False
         """Whether :meth:`run` is handling a message (it may wait meanwhile)."""
         self._log = get_logger(remote=str(ws.remote_address[0]) if ws.remote_address else "")
+        self._protocol = ws.protocol
+        self._transport = ws.transport
+        """websockets' protocol state machine and socket of ``ws`` (both set before the
+        handshake, the same objects all along): looked up once, not at every write."""
         self._hand_framed = (
             ws if isinstance(ws, BatchingServerConnection) and not ws.protocol.extensions else None
         )
@@ -158,7 +165,7 @@ class Connection:
         if not queued:
             return
         ws = self.ws
-        transport = ws.transport
+        transport = self._transport
         if (
             self._close is None
             and transport is not None
@@ -167,8 +174,8 @@ class Connection:
             self.close(1008, "too slow to read its messages")  # sends what is queued first
             return
         self._outbox = []
-        protocol = ws.protocol
-        if protocol.state is not State.OPEN:
+        protocol = self._protocol
+        if protocol.state is not _OPEN:
             return
         self._depth.observe(len(queued))
         try:

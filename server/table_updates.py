@@ -63,7 +63,9 @@ class UpdateBuilder:
         seats: list[int | None] = [seat for seat, _ in humans]
         if spectators:
             seats.append(None)
-        views = self._views.convert([game.view(state, seat) for seat in seats])
+        memo = self._views
+        views = memo.convert([game.view(state, seat) for seat in seats])
+        changes = memo.changes  # what changed since each position's last view
         asker, ref = answer if answer is not None else (None, None)
         table = self.table_id
         outs: list[Out] = [
@@ -72,16 +74,17 @@ class UpdateBuilder:
                 _update(
                     table, game_no, version, actor, by, timer, seat,
                     shared if shared is not None else _visible(converted, seat),
-                    view, ref if pid == asker else None,
+                    view, ref if pid == asker else None, change,
                 ),
             )
-            for (seat, pid), view in zip(humans, views, strict=False)
+            for (seat, pid), view, change in zip(humans, views, changes, strict=False)
         ]  # fmt: skip
         if spectators:
             public = shared if shared is not None else _visible(converted, None)
             watched = _update(
-                table, game_no, version, actor, by, timer, None, public, views[-1], None
-            )
+                table, game_no, version, actor, by, timer, None, public, views[-1], None,
+                changes[-1],
+            )  # fmt: skip
             outs.extend((pid, watched) for pid in spectators)
         return outs
 
@@ -104,12 +107,16 @@ def _update(
     events: tuple[dict[str, Any], ...],
     view: dict[str, Any],
     ref: int | None,
+    change: tuple[dict[str, Any], dict[str, Any]] | None,
 ) -> Frame:
     """The update of ``seat``: its view, the events it may see and the ``ref`` it answers.
 
     Built from values the table made itself, so not validated again (tests
     check that it encodes as a validated one does), and encoded at once: the
     frame goes out as it is, the message is made only if asked for (:class:`Frame`).
+    ``change``: the view this position was given last and what changed since
+    (:attr:`engine.codec.PlainMemo.changes`), noted on the frame for
+    :mod:`server.view_changes`.
     """
     # every field of Update in declaration order (see protocol.codec.unchecked)
     fields = {
@@ -125,4 +132,4 @@ def _update(
         "timer_s": timer,
         "ref": ref,
     }
-    return Frame.of_fields(Update, fields)
+    return Frame.of_fields(Update, fields, change)

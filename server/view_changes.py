@@ -75,7 +75,7 @@ class ViewsSent:
         if isinstance(inner, Update):  # made as a message (not on the hot path)
             fields = dict(inner)
             last = self._keep(fields)
-            reduced = None if last is None else _reduce(fields, last)
+            reduced = None if last is None else _reduce_fields(fields, last)
             return message if reduced is None else reduced
         if isinstance(inner, Snapshot):
             self._keep({"table": inner.table, "game_no": inner.game_no, "view": inner.view})
@@ -95,7 +95,26 @@ class ViewsSent:
         return last[1] if last is not None and last[0] == game_no else None
 
 
-def _reduce(fields: dict[str, Any], last: dict[str, Any]) -> Frame | None:
+def _reduce(frame: Frame, last: dict[str, Any]) -> Frame | None:
+    """The update ``frame`` (made from its fields) with only what changed since
+    ``last`` (None: whole).
+
+    The table notes, with each seat's update, the view that seat was given
+    last and the fields that changed since (its :attr:`~protocol.codec.Frame.hint`,
+    from :attr:`engine.codec.PlainMemo.changes`): when ``last`` is that very
+    view, as it is for a connection that got every update, those are the
+    fields to send, and nothing is compared here.
+    """
+    fields = frame.fields
+    if fields is None:  # pragma: no cover - Frame.derived asks only frames with fields
+        return None
+    hint = frame.hint
+    if isinstance(hint, tuple) and hint[0] is last:
+        return Frame.of_fields(Update, {**fields, "view": hint[1]})
+    return _reduce_fields(fields, last)
+
+
+def _reduce_fields(fields: dict[str, Any], last: dict[str, Any]) -> Frame | None:
     """The update of ``fields`` with only what changed since ``last`` (None: whole)."""
     changed = changed_fields(fields["view"], last)
     return None if changed is None else Frame.of_fields(Update, {**fields, "view": changed})

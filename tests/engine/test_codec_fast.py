@@ -150,6 +150,71 @@ def test_a_memo_kept_from_move_to_move_converts_each_view_as_the_reference_does(
             state = game.apply(state, seat, rng.choice(game.legal_actions(state, seat))).state
 
 
+def _changed_since(view: dict[str, Any], last: dict[str, Any]) -> dict[str, Any]:
+    """The fields of ``view`` that are not the very objects ``last`` holds, in order."""
+    return {k: v for k, v in view.items() if last[k] is not v}
+
+
+def _assert_changes(memo: PlainMemo, out: list[Any], before: list[Any] | None) -> None:
+    """``memo.changes`` after a call that gave ``out``, the call before having given ``before``."""
+    assert len(memo.changes) == len(out)
+    for i, (plain, change) in enumerate(zip(out, memo.changes, strict=True)):
+        if before is None:
+            assert change is None  # nothing was given at this position before
+            continue
+        assert change is not None
+        last, changed = change
+        assert last is before[i]
+        expected = _changed_since(plain, last)
+        assert list(changed.items()) == list(expected.items())
+        assert all(changed[k] is expected[k] for k in changed)  # the very plain forms
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_a_memo_notes_exactly_the_fields_that_changed_since_each_last_view(
+    game_id: str,
+) -> None:
+    """What the connections would find comparing each view with the last one sent."""
+    game = GAMES[game_id]
+    options = game.options()
+    rng = random.Random(29)
+    memo = PlainMemo()
+    seats = [*range(game.num_seats(options)), None]
+    before: list[Any] | None = None
+    for deal in range(2):
+        state = game.new_state(options, 40 + deal)
+        for _ in range(120):
+            if game.is_over(state):
+                break
+            out = memo.convert([game.view(state, seat) for seat in seats])
+            _assert_changes(memo, out, before)
+            before = out
+            seat = game.to_act(state)[0]
+            state = game.apply(state, seat, rng.choice(game.legal_actions(state, seat))).state
+
+
+@dataclasses.dataclass(frozen=True)
+class _Slot:
+    value: Any
+    count: int
+
+
+def test_a_field_that_comes_back_to_an_object_after_a_scalar_converts_that_object() -> None:
+    """A contract, then none, then the same contract again: the memo's pair follows
+    the field through the scalar, so the object's plain form is not mistaken."""
+    kept = (Card("7", "D"), 3)
+    memo = PlainMemo()
+    steps = [_Slot(kept, 1), _Slot(None, 1), _Slot(kept, 2), _Slot("x", 2), _Slot(kept, 2)]
+    before: list[Any] | None = None
+    for step in steps:
+        out = memo.convert([step, step])
+        assert out == [reference(step), reference(step)]
+        _assert_changes(memo, out, before)
+        before = out
+    memo.convert([_Box((1,), [])])  # another class at the position: nothing to compare with
+    assert memo.changes == [None]
+
+
 @dataclasses.dataclass(frozen=True)
 class _Box:
     fixed: tuple[int, ...]

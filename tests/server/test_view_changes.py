@@ -9,11 +9,14 @@ import random
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
+import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
 from engine.codec import to_plain
+from engine.registry import GAMES
 from protocol import server_messages as sm
 from protocol.codec import Frame, encode
+from server import view_changes
 from server.app import CardaviaServer
 from server.outbox import kind_of
 from server.table_core import TableCore
@@ -121,6 +124,62 @@ def test_changed_fields_by_identity() -> None:
     assert changed_fields({"a": shared, "b": [3]}, {"a": shared, "b": other}) == {"b": [3]}
     assert changed_fields({"a": 1}, {"a": 1, "b": 2}) is None  # fields differ: whole
     assert changed_fields({"a": 1, "c": 2}, {"a": 1, "b": 2}) is None
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_table_notes_what_changed_so_connections_that_got_every_update_compare_nothing(
+    game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each update carries what changed in its seat's view since the seat's last update
+    (its hint): a connection that was sent that very view sends just that, and it is
+    what comparing the two views field by field gives."""
+    core = _playing(game)
+    pids = [f"p{seat}" for seat in range(core.game.num_seats(core.setup.game_options))]
+    sent = {pid: ViewsSent() for pid in [*pids, "w"]}
+    last: dict[str, dict[str, Any]] = {}
+    for pid, update in _move(core).items():
+        assert sent[pid].outgoing(*_q(update)) is update  # the first: whole
+        last[pid] = _fields(update)["view"]
+    compared: list[int] = []
+    monkeypatch.setattr(view_changes, "changed_fields", lambda *a: compared.append(1))
+    for _ in range(30):
+        if core.status != "playing":
+            break
+        for pid, update in _move(core).items():
+            view = _fields(update)["view"]
+            expected = {k: v for k, v in view.items() if last[pid][k] is not v}
+            out = sent[pid].outgoing(*_q(update))
+            assert list(_fields(out)["view"].items()) == list(expected.items())
+            last[pid] = view
+    assert compared == []  # the hints sufficed
+
+
+def test_a_connection_sent_another_view_than_the_tables_last_compares_the_fields(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    core = _playing("schafkopf")
+    _move(core)
+    sent = ViewsSent()
+    fields = _fields(_move(core)["p0"])
+    copy = dict(fields["view"])  # equal, the same plain forms, but not the table's own dict
+    sent.outgoing(*_q(Frame.of_fields(sm.Update, {**fields, "view": copy})))
+    calls: list[int] = []
+    compare = view_changes.changed_fields
+
+    def counted(view: dict[str, Any], last: dict[str, Any]) -> dict[str, Any] | None:
+        calls.append(1)
+        return compare(view, last)
+
+    monkeypatch.setattr(view_changes, "changed_fields", counted)
+    view = _fields(update := _move(core)["p0"])["view"]
+    out = _fields(sent.outgoing(*_q(update)))["view"]
+    assert calls == [1]
+    assert out == {k: v for k, v in view.items() if copy[k] is not v}
+
+
+def _fields(message: Any) -> dict[str, Any]:
+    assert isinstance(message, Frame) and message.fields is not None
+    return message.fields
 
 
 def test_watchers_that_were_sent_the_same_view_share_one_reduced_frame() -> None:
