@@ -134,18 +134,24 @@ def test_views_converted_together_equal_each_converted_alone(game_id: str) -> No
 def test_a_memo_kept_from_move_to_move_converts_each_view_as_the_reference_does(
     game_id: str,
 ) -> None:
+    """And notes exactly what changed since each position's last view: what the
+    connections would find comparing each view with the last one sent."""
     game = GAMES[game_id]
     options = game.options()
     rng = random.Random(13)
     memo = PlainMemo()
     seats = [*range(game.num_seats(options)), None]
+    before: list[Any] | None = None
     for deal in range(2):  # a new game on the same memo too
         state = game.new_state(options, 21 + deal)
         for _ in range(120):
             if game.is_over(state):
                 break
             views = [game.view(state, seat) for seat in seats]
-            assert memo.convert(views) == [reference(v) for v in views]
+            out = memo.convert(views)
+            assert out == [reference(v) for v in views]
+            _assert_changes(memo, out, before)
+            before = out
             seat = game.to_act(state)[0]
             state = game.apply(state, seat, rng.choice(game.legal_actions(state, seat))).state
 
@@ -168,29 +174,6 @@ def _assert_changes(memo: PlainMemo, out: list[Any], before: list[Any] | None) -
         expected = _changed_since(plain, last)
         assert list(changed.items()) == list(expected.items())
         assert all(changed[k] is expected[k] for k in changed)  # the very plain forms
-
-
-@pytest.mark.parametrize("game_id", sorted(GAMES))
-def test_a_memo_notes_exactly_the_fields_that_changed_since_each_last_view(
-    game_id: str,
-) -> None:
-    """What the connections would find comparing each view with the last one sent."""
-    game = GAMES[game_id]
-    options = game.options()
-    rng = random.Random(29)
-    memo = PlainMemo()
-    seats = [*range(game.num_seats(options)), None]
-    before: list[Any] | None = None
-    for deal in range(2):
-        state = game.new_state(options, 40 + deal)
-        for _ in range(120):
-            if game.is_over(state):
-                break
-            out = memo.convert([game.view(state, seat) for seat in seats])
-            _assert_changes(memo, out, before)
-            before = out
-            seat = game.to_act(state)[0]
-            state = game.apply(state, seat, rng.choice(game.legal_actions(state, seat))).state
 
 
 @dataclasses.dataclass(frozen=True)
