@@ -87,7 +87,7 @@ class ServerConfig:
     tls_key: str = ""
     # -- hot path --
     loop: str = "auto"
-    gc_gen0: int = 10000
+    gc_gen0: int = 100000
     gc_freeze_every: float = 0.5
     gc_thaw_every: float = 300.0
     # -- persistence and scaling --
