@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
-from websockets.protocol import State
 
 from protocol.base import PROTOCOL_VERSION, known_features
 from protocol.client_messages import Act, ClientMessage, Hello, Ping
@@ -42,7 +41,7 @@ from server.static import is_json
 from server.table_options import RequestError
 from server.view_changes import FEATURE as VIEW_CHANGES
 from server.view_changes import ViewsSent
-from server.ws_batching import BatchingServerConnection
+from server.ws_batching import OPEN, STATE_IN_SLOT, BatchingServerConnection
 from server.ws_frames import BINARY, TEXT, frame
 
 if TYPE_CHECKING:
@@ -52,9 +51,6 @@ OUTBOX_LIMIT = 2000
 """Messages queued for a client before it counts as too slow and is dropped."""
 WRITE_BUFFER_LIMIT = 4 * 2**20
 """Bytes the client has not read yet before it counts as too slow and is dropped."""
-_OPEN = State.OPEN
-"""websockets' open state, looked up once (compiled, ``State.OPEN`` is a class
-attribute lookup at every write)."""
 
 
 class Connection:
@@ -175,7 +171,7 @@ class Connection:
             return
         self._outbox = []
         protocol = self._protocol
-        if protocol.state is not _OPEN:
+        if (protocol._state if STATE_IN_SLOT else protocol.state) is not OPEN:
             return
         self._depth.observe(len(queued))
         try:

@@ -16,12 +16,34 @@ from websockets.asyncio.server import ServerConnection
 from websockets.frames import DATA_OPCODES
 from websockets.frames import Frame as WsFrame
 from websockets.protocol import Event, State
+from websockets.server import ServerProtocol
 
 from server import keepalive
 from server.ws_frames import FrameSplitter
 
 _monotonic = time.monotonic
 """The clock of :attr:`BatchingServerConnection.heard_at` (a global: read on every read)."""
+OPEN = State.OPEN
+
+
+def _state_kept_in_slot() -> bool:
+    """Whether websockets' protocol keeps its state in its ``_state`` attribute, which
+    its own methods read (its ``state`` property returns it, a Python call): tried
+    on a protocol object, so that another version keeping it elsewhere is noticed."""
+    protocol = ServerProtocol()
+    try:
+        if protocol._state is not protocol.state:
+            return False
+        protocol.state = State.CLOSED
+        return protocol._state is State.CLOSED
+    except AttributeError:
+        return False
+
+
+STATE_IN_SLOT = _state_kept_in_slot()
+"""Whether a protocol's state may be read as ``protocol._state`` (checked once, at
+import), without the property's Python call: it is read at every message in and
+every write out, as ``protocol._state if STATE_IN_SLOT else protocol.state``."""
 
 
 class BatchingServerConnection(ServerConnection):
@@ -103,7 +125,7 @@ class BatchingServerConnection(ServerConnection):
         protocol = self.protocol
         return (
             handler is not None
-            and protocol.state is State.OPEN
+            and (protocol._state if STATE_IN_SLOT else protocol.state) is OPEN
             and not protocol.expect_continuation_frame
             and handler(payload)
         )

@@ -13,8 +13,10 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
+from websockets.protocol import State
 
 from protocol import client_messages as cm
+from server import ws_batching
 from server.app import CardaviaServer
 from server.connection import Connection
 from server.ws_batching import BatchingServerConnection
@@ -262,3 +264,38 @@ async def test_frames_sent_with_the_handshake_are_read_by_websockets(
     assert await read() == {"type": "pong", "ref": 3}
     writer.close()
     await writer.wait_closed()
+
+
+async def test_the_state_is_read_from_websockets_own_attribute_all_along(
+    server: CardaviaServer, game: Game
+) -> None:
+    """websockets keeps the protocol's state in ``_state`` (the property returns it):
+    the hot path reads that, and it follows the state until the connection is closed."""
+    assert ws_batching.STATE_IN_SLOT
+    protocols = [ws.protocol for ws in _server_side(server)]
+    assert [p._state for p in protocols] == [p.state for p in protocols] == [State.OPEN] * 2
+    await game.seats[1].close()
+    for _ in range(100):
+        if protocols[1].state is State.CLOSED:
+            break
+        await asyncio.sleep(0.01)
+    assert protocols[1]._state is protocols[1].state is State.CLOSED
+
+
+def test_a_websockets_keeping_the_state_elsewhere_is_read_through_the_property(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Elsewhere:
+        def __init__(self) -> None:
+            self._kept = State.CONNECTING
+
+        @property
+        def state(self) -> State:
+            return self._kept
+
+        @state.setter
+        def state(self, state: State) -> None:
+            self._kept = state
+
+    monkeypatch.setattr(ws_batching, "ServerProtocol", Elsewhere)
+    assert not ws_batching._state_kept_in_slot()
