@@ -107,6 +107,42 @@ def _plain_list(values: Iterable[Any]) -> list[Any]:
     return out
 
 
+def _plain_actions(actions: Iterable[Any]) -> list[Any]:
+    """``[to_plain(a) for a in actions]`` (legal moves), keeping the plain form of
+    each action of a class that declares ``interned = True``: its game hands out
+    the very same object for the same move (``legal_actions``), so each is
+    converted once, then found by identity (the kept object held, so that its
+    identity cannot pass to another).  The plain forms are shared: read-only."""
+    out = []
+    kept = _KEPT_ACTIONS
+    for a in actions:
+        cls = type(a)
+        interned = _INTERNED.get(cls)
+        if interned is None:
+            interned = _INTERNED[cls] = getattr(cls, "interned", False) is True
+        if not interned:
+            out.append(to_plain(a))
+            continue
+        found = kept.get(id(a))
+        if found is not None and found[0] is a:
+            out.append(found[1])
+            continue
+        plain = to_plain(a)
+        if len(kept) >= _KEPT_ACTIONS_MAX:
+            kept.clear()
+        kept[id(a)] = (a, plain)
+        out.append(plain)
+    return out
+
+
+_INTERNED: dict[type, bool] = {}
+"""Per action class met by :func:`_plain_actions`: whether it declares ``interned``."""
+_KEPT_ACTIONS: dict[int, tuple[Any, Any]] = {}
+"""Interned actions met so far, by ``id``: the action and its plain form."""
+_KEPT_ACTIONS_MAX = 4096
+"""Interned actions kept at most; then :data:`_KEPT_ACTIONS` starts afresh."""
+
+
 def _set(value: frozenset[Any] | set[Any]) -> list[Any]:
     """Sorted by ``repr`` of the plain values (a total order whatever they are);
     text of letters and digits (cards) sorts the same by itself, without the reprs."""
@@ -236,6 +272,7 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
         "_card_texts": _card_texts,
         "_immutable_types": _IMMUTABLE,
         "_text": _CARD_TEXT.__getitem__,
+        "_actions": _plain_actions,
         "_list": list,
         "_map": map,
         "_sorted": sorted,
@@ -265,7 +302,7 @@ _PLAN_SOURCE = {
     "cards": "_list(_map(_text, {x}))",
     "card_set": "_sorted(_map(_text, {x}))",
     "scalars": "_list({x})",
-    "actions": "_list(_map(_plain, {x}))",
+    "actions": "_actions({x})",
 }
 """The conversion of a field by its plan (:func:`_plan`), ``{x}`` its value."""
 

@@ -71,6 +71,18 @@ HAND_SIZE = 8
 _ORDER = {c: i for i, c in enumerate(GERMAN_32.cards)}
 _PASS = Pass()
 
+
+class _PlayCards(dict[Card, PlayCard]):
+    """One PlayCard per card, made when first asked for: the same object in every
+    legal move list (``PlayCard.interned``)."""
+
+    def __missing__(self, card: Card) -> PlayCard:
+        play = self[card] = PlayCard(card)
+        return play
+
+
+_PLAY_CARD = _PlayCards()
+
 SchafkopfAction = Action
 
 
@@ -197,7 +209,7 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
             return ()
         if state.phase == "bidding":
             return (_PASS, *announcements(state.hands[seat], self._highest(state)))
-        return tuple(PlayCard(c) for c in self._plays(state, seat))
+        return tuple(map(_PLAY_CARD.__getitem__, self._plays(state, seat)))
 
     @staticmethod
     def _highest(state: SchafkopfState) -> int:

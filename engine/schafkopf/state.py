@@ -55,6 +55,8 @@ class Pass:
     """Pass in the bidding round."""
 
     kind: ClassVar[str] = "pass"
+    interned: ClassVar[bool] = True
+    """The game's legal moves hold one Pass (engine.codec keeps its plain form)."""
 
 
 @fast_init
@@ -63,6 +65,9 @@ class PlayCard:
     """Play ``card`` from the hand to the current trick."""
 
     kind: ClassVar[str] = "play"
+    interned: ClassVar[bool] = True
+    """The game's legal moves hold one PlayCard per card (engine.codec keeps their
+    plain forms)."""
     card: Card
 
 

@@ -41,6 +41,21 @@ HAND_SIZE = 3
 TABLE_SIZE = 4
 
 
+class _Plays(dict[tuple[Card, frozenset[Card]], Play]):
+    """One Play per card and capture, made when first asked for: the same object
+    wherever the same move is legal (``Play.interned``)."""
+
+    def __missing__(self, key: tuple[Card, frozenset[Card]]) -> Play:
+        play = self[key] = Play(*key)
+        return play
+
+
+_PLAYS = _Plays()
+_PLAYS_KEPT = 4096
+"""Plays kept at most before :data:`_PLAYS` starts afresh (captures are many)."""
+_LAID: frozenset[Card] = frozenset()
+
+
 def _kings(table: Sequence[Card]) -> int:
     return sum(1 for c in table if c.rank == "K")
 
@@ -182,12 +197,15 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
         table = state.table
         pairs = valued(table)  # once for every card of the hand
         reachable = reachable_sums([v for _, v in pairs])
+        plays = _PLAYS
         for card in state.hands[seat]:
             if reachable >> VALUE[card.rank] & 1:  # it captures: which groups?
                 for group in capture_options(card, table, pairs):
-                    out.append(Play(card, group))
+                    out.append(plays[card, group])
             else:
-                out.append(Play(card))
+                out.append(plays[card, _LAID])
+        if len(plays) > _PLAYS_KEPT:
+            plays.clear()  # the moves of this call stay as they are
         return tuple(out)
 
     def _apply(self, state: ScopaState, seat: Seat, action: Play) -> Transition[ScopaState]:

@@ -29,6 +29,9 @@ class Play:
     """Play ``card`` from the hand, capturing ``capture`` (empty: lay it on the table)."""
 
     kind: ClassVar[str] = "play"
+    interned: ClassVar[bool] = True
+    """The game's legal moves hold one Play per move (engine.codec keeps their plain
+    forms; see ``engine.scopa.game``)."""
     card: Card
     capture: frozenset[Card] = frozenset()
 

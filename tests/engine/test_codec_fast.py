@@ -135,13 +135,15 @@ def test_a_memo_kept_from_move_to_move_converts_each_view_as_the_reference_does(
     game_id: str,
 ) -> None:
     """And notes exactly what changed since each position's last view: what the
-    connections would find comparing each view with the last one sent."""
+    connections would find comparing each view with the last one sent; the games
+    that intern their moves give the same object for the same move."""
     game = GAMES[game_id]
     options = game.options()
     rng = random.Random(13)
     memo = PlainMemo()
     seats = [*range(game.num_seats(options)), None]
     before: list[Any] | None = None
+    interned = 0
     for deal in range(2):  # a new game on the same memo too
         state = game.new_state(options, 21 + deal)
         for _ in range(120):
@@ -153,7 +155,14 @@ def test_a_memo_kept_from_move_to_move_converts_each_view_as_the_reference_does(
             _assert_changes(memo, out, before)
             before = out
             seat = game.to_act(state)[0]
-            state = game.apply(state, seat, rng.choice(game.legal_actions(state, seat))).state
+            legal = game.legal_actions(state, seat)
+            for a, b in zip(legal, game.legal_actions(state, seat), strict=True):
+                if getattr(type(a), "interned", False) is True:  # the very same move
+                    assert a is b
+                    interned += 1
+            state = game.apply(state, seat, rng.choice(legal)).state
+    # Schafkopf and Scopa hand out each move's one object (engine.codec keeps its plain form)
+    assert (interned > 30) == (game_id in ("schafkopf", "scopa"))
 
 
 def _changed_since(view: dict[str, Any], last: dict[str, Any]) -> dict[str, Any]:
@@ -384,3 +393,32 @@ def test_a_field_of_cards_holding_something_else_is_refused() -> None:
     )
     with pytest.raises(TypeError, match="not a card"):
         to_plain(bad)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Move:
+    kind: ClassVar[str] = "move"
+    interned: ClassVar[bool] = True
+    card: Card
+
+
+@dataclasses.dataclass(frozen=True)
+class _Legal:
+    legal: tuple[_Move | _Tagged, ...]
+
+
+def test_the_plain_form_of_an_interned_move_is_kept_and_found_by_identity() -> None:
+    """A class that declares ``interned`` (its game hands out the same object for the
+    same move) is converted once; an equal object of it, or a move of another
+    class, is converted anew; every result equals the reference."""
+    seven, ace = _Move(Card("7", "D")), _Move(Card("A", "S"))
+    fresh = _Tagged(Card("7", "D"))
+    first = to_plain(_Legal((seven, ace, fresh)))["legal"]
+    again = to_plain(_Legal((ace, seven, _Tagged(Card("7", "D")))))["legal"]
+    assert first == [reference(seven), reference(ace), reference(fresh)]
+    assert again == [reference(ace), reference(seven), reference(fresh)]
+    assert again[0] is first[1] and again[1] is first[0]  # kept: the very plain forms
+    assert again[2] is not first[2]  # not interned: converted each time
+    equal = _Move(Card("7", "D"))  # equal to seven, but another object
+    assert to_plain(_Legal((equal,)))["legal"][0] is not first[0]
+    assert to_plain(_Legal((equal,)))["legal"] == [reference(seven)]
