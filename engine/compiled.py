@@ -53,7 +53,7 @@ HOT_PATH: tuple[str, ...] = (
 sending, the table's actor and core, the views' plain forms and their changes,
 the frames and their queues, the WebSocket framing, the rate limit, the cache
 of decoded moves and the metrics' series.  A move takes about 20% fewer
-instructions with them compiled (Schafkopf 820k → 660k: ``python -m
+instructions with them compiled (Schafkopf 782k → 624k: ``python -m
 bench.instructions --game schafkopf --against DIR``, ``DIR`` a plain
 checkout).  Each gets only what the server has checked already, as in plain
 Python, or checks it itself (the codecs, which read what clients send: a
