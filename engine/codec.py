@@ -220,16 +220,11 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
                 )
             continue
         a, b = 1 + 2 * i, 2 + 2 * i
-        # a changed plain form (not the very object the last call gave) goes into ``ch``
-        changed = (
-            f"        if r{i} is not mine[{b}]:\n            ch[{f.name!r}] = r{i}\n"
-            f"            mine[{b}] = r{i}\n"
-        )
+        changed = _noted(i, f.name, f"mine[{b}]", "        ")
         if plan in _AT_ONCE:  # nothing to keep: converted as met, compared as plain
             lines.append(
                 f"    r{i} = {_PLAN_SOURCE[plan].format(x=f'v.{f.name}')}\n"
-                f"    if r{i} is not mine[{b}]:\n        ch[{f.name!r}] = r{i}\n"
-                f"        mine[{b}] = r{i}\n"
+                + _noted(i, f.name, f"mine[{b}]", "    ")
             )
         elif plan in _PLAN_SOURCE:  # an immutable value of a known shape: kept as it is
             convert = _PLAN_SOURCE[plan].format(x="x")
@@ -246,9 +241,8 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
                 f"    x = v.{f.name}\n"
                 f"    t = type(x)\n"
                 f"    if t in _scalars:\n        r{i} = x\n"
-                f"        if x is not mine[{b}]:\n            ch[{f.name!r}] = x\n"
-                f"            mine[{a}] = mine[{b}] = x\n"
-                f"    elif x is mine[{a}]:\n        r{i} = mine[{b}]\n"
+                + _noted(i, f.name, f"mine[{a}] = mine[{b}]", "        ")
+                + f"    elif x is mine[{a}]:\n        r{i} = mine[{b}]\n"
                 f"    else:\n"
                 f"        if prev is not None and x is prev[{a}]:\n            r{i} = prev[{b}]\n"
                 f"        elif t is tuple and x and type(x[0]) is _Card and (\n"
@@ -279,6 +273,18 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
     }
     exec(source, namespace)  # the source holds only field names (identifiers)
     return namespace["convert"]  # type: ignore[no-any-return]
+
+
+def _noted(i: int, name: str, store: str, indent: str) -> str:
+    """Generated source: the plain form ``r{i}`` of field ``name``, if it is not the very
+    object the memo's pair holds (``store`` ends with it), goes into ``ch`` (what
+    changed) and into ``store``."""
+    b = 2 + 2 * i
+    return (
+        f"{indent}if r{i} is not mine[{b}]:\n"
+        f"{indent}    ch[{name!r}] = r{i}\n"
+        f"{indent}    {store} = r{i}\n"
+    )
 
 
 class _CardTexts(dict[Card, str]):

@@ -22,7 +22,7 @@ import inspect
 import math
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -281,23 +281,44 @@ TO_ACT: tuple[tuple[Seat, ...], ...] = tuple((seat,) for seat in range(16))
 same object, so the views of a state (and of the next states while the turn stays)
 share it, and :class:`engine.codec.PlainMemo` converts it once."""
 
-_COUNTS: dict[tuple[int, ...], Any] = {}
-_COUNTS_KEPT = 4096
+_K = TypeVar("_K")
+_T = TypeVar("_T")
+
+
+class Interned(dict[_K, _T]):
+    """One shared object per key, made by ``make(key)`` when first asked for
+    (``table[key]``); at most ``kept`` are kept, then it starts afresh (what was
+    handed out stays as it is).
+
+    For values the engine builds again and again (a legal move, the counts of
+    the hands): each comes back as the very same object, which
+    :class:`engine.codec.PlainMemo` and the codec's kept moves then convert once.
+    """
+
+    def __init__(self, make: Callable[[_K], _T], kept: int) -> None:
+        super().__init__()
+        self._make = make
+        self._kept = kept
+
+    def __missing__(self, key: _K) -> _T:
+        if len(self) >= self._kept:
+            self.clear()
+        value = self[key] = self._make(key)
+        return value
+
+
 _Counts = TypeVar("_Counts", bound=tuple[int, ...])
+_COUNTS: Interned[tuple[int, ...], Any] = Interned(lambda counts: counts, 4096)
 
 
 def shared_counts(counts: _Counts) -> _Counts:
     """``counts`` (integers only: cards per hand, say) as one shared object per value.
 
     Every seat's view of a state then holds the very same tuple, which
-    :class:`engine.codec.PlainMemo` converts once for all of them.  At most
-    :data:`_COUNTS_KEPT` values are kept; then it starts afresh.
+    :class:`engine.codec.PlainMemo` converts once for all of them (at most
+    4,096 values are kept, :class:`Interned`).
     """
-    found = _COUNTS.get(counts)
-    if found is None:
-        if len(_COUNTS) >= _COUNTS_KEPT:
-            _COUNTS.clear()
-        found = _COUNTS[counts] = counts
+    found: _Counts = _COUNTS[counts]
     return found
 
 

@@ -7,8 +7,8 @@
 x86_64-linux-gnu.so``), which Python then imports in place of the source: the
 same code, type-checked, run as C.  Dou Dizhu ``hard`` then buys about twice
 the play-outs in the same think time, and the same play-outs cost half the
-CPU; a move through the server takes about 18% fewer instructions
-(:data:`engine.compiled.HOT_PATH`).  ``--clean`` removes the libraries again;
+CPU; a move through the server takes about a fifth fewer instructions
+(:data:`engine.compiled.HOT_PATH` gives the figures).  ``--clean`` removes the libraries again;
 ``--root DIR`` compiles the copy of the project under ``DIR`` (a
 ``site-packages`` that ``pip install .`` filled, as ``deploy/Dockerfile`` does).
 

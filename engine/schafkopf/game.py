@@ -24,6 +24,7 @@ from engine.game import (
     Event,
     Game,
     IllegalAction,
+    Interned,
     Result,
     Seat,
     Transition,
@@ -70,18 +71,8 @@ SEATS = 4
 HAND_SIZE = 8
 _ORDER = {c: i for i, c in enumerate(GERMAN_32.cards)}
 _PASS = Pass()
-
-
-class _PlayCards(dict[Card, PlayCard]):
-    """One PlayCard per card, made when first asked for: the same object in every
-    legal move list (``PlayCard.interned``)."""
-
-    def __missing__(self, card: Card) -> PlayCard:
-        play = self[card] = PlayCard(card)
-        return play
-
-
-_PLAY_CARD = _PlayCards()
+_PLAY_CARD = Interned(PlayCard, len(GERMAN_32.cards))
+"""One PlayCard per card: the same object in every legal move list (``PlayCard.interned``)."""
 
 SchafkopfAction = Action
 

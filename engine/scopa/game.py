@@ -11,6 +11,7 @@ from engine.game import (
     Event,
     Game,
     IllegalAction,
+    Interned,
     Result,
     Seat,
     Transition,
@@ -41,18 +42,9 @@ HAND_SIZE = 3
 TABLE_SIZE = 4
 
 
-class _Plays(dict[tuple[Card, frozenset[Card]], Play]):
-    """One Play per card and capture, made when first asked for: the same object
-    wherever the same move is legal (``Play.interned``)."""
-
-    def __missing__(self, key: tuple[Card, frozenset[Card]]) -> Play:
-        play = self[key] = Play(*key)
-        return play
-
-
-_PLAYS = _Plays()
-_PLAYS_KEPT = 4096
-"""Plays kept at most before :data:`_PLAYS` starts afresh (captures are many)."""
+_PLAYS: Interned[tuple[Card, frozenset[Card]], Play] = Interned(lambda key: Play(*key), 4096)
+"""One Play per card and capture: the same object wherever the same move is legal
+(``Play.interned``); captures are many, so at most 4,096 are kept."""
 _LAID: frozenset[Card] = frozenset()
 
 
@@ -204,8 +196,6 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
                     out.append(plays[card, group])
             else:
                 out.append(plays[card, _LAID])
-        if len(plays) > _PLAYS_KEPT:
-            plays.clear()  # the moves of this call stay as they are
         return tuple(out)
 
     def _apply(self, state: ScopaState, seat: Seat, action: Play) -> Transition[ScopaState]:
