@@ -176,6 +176,15 @@ class ServerProcess:
         return self.log.read().decode(errors="replace")
 
 
+def _show_log(proc: ServerProcess, limit: int = 20_000) -> None:
+    """Write the tail of ``proc``'s log to stderr: pytest shows it when the test failed."""
+    import sys
+
+    text = proc.output()
+    if text:
+        sys.stderr.write(f"--- server :{proc.port} log (last {limit} chars) ---\n{text[-limit:]}\n")
+
+
 @pytest.fixture
 def servers(redis_server: RedisServer) -> Iterator[list[ServerProcess]]:
     """A list to put server processes in; every one still running is killed at the end."""
@@ -187,3 +196,4 @@ def servers(redis_server: RedisServer) -> Iterator[list[ServerProcess]]:
             if proc.proc is not None:
                 proc.signal(18)  # SIGCONT, in case a test left it stopped
                 proc.stop(9)
+            _show_log(proc)

@@ -175,7 +175,7 @@ async def test_a_bot_at_the_other_process_plays_on_when_the_owner_freezes(
 
     from client_cli.client import play_table, random_chooser
 
-    fast = ("--session-ttl", "1", "--disconnect-grace", "1")
+    fast = ("--session-ttl", "1", "--disconnect-grace", "1", "--log-level", "info")
     a, b = ServerProcess(redis_server.url, *fast), ServerProcess(redis_server.url, *fast)
     servers += [a, b]
     a.start()
