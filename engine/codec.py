@@ -19,7 +19,7 @@ import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from operator import is_
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Final, Literal, Union, get_args, get_origin
 
 from engine.cards import Card, CardError, parse_card
 
@@ -28,12 +28,14 @@ class DecodeError(ValueError):
     """Plain data that does not fit the expected type; the message says where."""
 
 
-INT_MIN = -(2**63)
-INT_MAX = 2**64 - 1
+_is: Final = is_
+"""``operator.is_``, read as a C static when compiled (a plain global is a dict lookup)."""
+INT_MIN: Final = -(2**63)
+INT_MAX: Final = 2**64 - 1
 """The integers plain data may hold: msgpack's range (signed and unsigned 64 bits)."""
 
-_LABEL_CHARS = 40
-_SCALARS = frozenset({type(None), bool, int, str, float})
+_LABEL_CHARS: Final = 40
+_SCALARS: Final = frozenset({type(None), bool, int, str, float})
 """The types whose values are their own plain form."""
 
 
@@ -135,11 +137,11 @@ def _plain_actions(actions: Iterable[Any]) -> list[Any]:
     return out
 
 
-_INTERNED: dict[type, bool] = {}
+_INTERNED: Final[dict[type, bool]] = {}
 """Per action class met by :func:`_plain_actions`: whether it declares ``interned``."""
-_KEPT_ACTIONS: dict[int, tuple[Any, Any]] = {}
+_KEPT_ACTIONS: Final[dict[int, tuple[Any, Any]]] = {}
 """Interned actions met so far, by ``id``: the action and its plain form."""
-_KEPT_ACTIONS_MAX = 4096
+_KEPT_ACTIONS_MAX: Final = 4096
 """Interned actions kept at most; then :data:`_KEPT_ACTIONS` starts afresh."""
 
 
@@ -298,7 +300,7 @@ class _CardTexts(dict[Card, str]):
         return text
 
 
-_CARD_TEXT = _CardTexts()
+_CARD_TEXT: Final = _CardTexts()
 _CARD_ONLY = {Card}
 
 _PLAN_SOURCE = {
@@ -403,7 +405,7 @@ def _converter(cls: type) -> Callable[[Any], Any]:
     return convert
 
 
-_CONVERTERS: dict[type, Callable[[Any], Any]] = {}
+_CONVERTERS: Final[dict[type, Callable[[Any], Any]]] = {}
 """The conversion of each type met so far (see :func:`_converter`)."""
 
 
@@ -419,7 +421,7 @@ def to_plain_shared(values: Sequence[object]) -> list[Any]:
     return PlainMemo().convert(values)
 
 
-_MISSING = object()
+_MISSING: Final = object()
 
 
 class PlainMemo:
@@ -503,7 +505,7 @@ def _grown(value: Any, old: Any, old_plain: Any) -> Any:
         return to_plain(value)
     if type(old) is tuple and old:
         n = len(old)
-        if n <= len(value) and all(map(is_, value, old)):
+        if n <= len(value) and all(map(_is, value, old)):
             return [*old_plain, *_plain_list(value[n:])]
         if n == len(value) and type(value[0]) is tuple:
             return [
@@ -529,12 +531,12 @@ def _immutable(cls: type) -> bool:
     return params is not None and bool(params.frozen)
 
 
-_IMMUTABLE: dict[type, bool] = {}
+_IMMUTABLE: Final[dict[type, bool]] = {}
 """Per type met by a :class:`PlainMemo`, :func:`_immutable`'s answer."""
 
 
-_SHARED_CONVERTERS: dict[
-    type, Callable[[Any, list[Any], list[Any] | None, dict[str, Any]], Any]
+_SHARED_CONVERTERS: Final[
+    dict[type, Callable[[Any, list[Any], list[Any] | None, dict[str, Any]], Any]]
 ] = {}
 """Per dataclass, its conversion with a :class:`PlainMemo` of field values."""
 

@@ -17,14 +17,14 @@ a cached one).  The cache is bounded: when full it starts afresh.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import ormsgpack
 
 from engine.codec import to_plain
 from engine.game import Game
 
-MAX_ENTRIES = 4096
+MAX_ENTRIES: Final = 4096
 """Decoded actions kept per game before the cache starts afresh."""
 
 
@@ -61,7 +61,7 @@ class ActionDecoder:
         return len(self._known)
 
 
-_DECODERS: dict[str, ActionDecoder] = {}
+_DECODERS: Final[dict[str, ActionDecoder]] = {}
 
 
 def decoder_for(game: Game[Any, Any, Any, Any]) -> ActionDecoder:

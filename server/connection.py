@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from pydantic import BaseModel
 from websockets.asyncio.server import ServerConnection
@@ -47,7 +47,18 @@ from server.ws_frames import BINARY, TEXT, frame
 if TYPE_CHECKING:
     from server.app import CardaviaServer
 
-OUTBOX_LIMIT = 2000
+# Read on every move.  Compiled (engine.compiled.HOT_PATH), a Final name is a C
+# static, where a name imported from a module that is not compiled is looked up
+# in this module's dict at each use.
+_ACT: Final = Act
+_PING: Final = Ping
+_ERROR: Final = Error
+_TABLE_CHANGED: Final = TableChanged
+_BATCHING: Final = BatchingServerConnection
+_OPEN: Final = OPEN
+_STATE_IN_SLOT: Final = STATE_IN_SLOT
+
+OUTBOX_LIMIT: Final = 2000
 """Messages queued for a client before it counts as too slow and is dropped."""
 WRITE_BUFFER_LIMIT = 4 * 2**20
 """Bytes the client has not read yet before it counts as too slow and is dropped."""
@@ -114,7 +125,7 @@ class Connection:
         if self._close is not None:
             return
         kind = kind_of(message)
-        if kind is Error:  # counted (a frame's message is made: never an update's)
+        if kind is _ERROR:  # counted (a frame's message is made: never an update's)
             error = message.message if isinstance(message, Frame) else message
             if isinstance(error, Error):
                 self.app.metrics.inc("cardavia_errors_total", code=str(error.code))
@@ -122,7 +133,7 @@ class Connection:
         if views is not None:  # only what changed in an update's view
             message = views.outgoing(message, kind)
         outbox = self._outbox
-        if kind is TableChanged and outbox:  # the newest summary only (server.outbox)
+        if kind is _TABLE_CHANGED and outbox:  # the newest summary only (server.outbox)
             table = summarised_table(message)
             if table is not None and drop_superseded(outbox, table):
                 self._superseded.inc()
@@ -171,7 +182,7 @@ class Connection:
             return
         self._outbox = []
         protocol = self._protocol
-        if (protocol._state if STATE_IN_SLOT else protocol.state) is not OPEN:
+        if (protocol._state if _STATE_IN_SLOT else protocol.state) is not _OPEN:
             return
         self._depth.observe(len(queued))
         try:
@@ -271,17 +282,17 @@ class Connection:
         player = self.player
         if self._busy or self._close is not None or player is None:
             return False
-        assert isinstance(self.ws, BatchingServerConnection)
+        assert isinstance(self.ws, _BATCHING)
         if self.ws.pending_messages:
             return False
         try:
             msg = decode_client(payload)
         except FrameError:
             return False  # answered by _receive, in turn
-        if type(msg) is Act:
+        if type(msg) is _ACT:
             if not self.app.handles_now(msg):
                 return False
-        elif type(msg) is not Ping:
+        elif type(msg) is not _PING:
             return False
         self._handle_now(msg, not self._bucket.allow(time.monotonic()))
         return True
@@ -294,7 +305,7 @@ class Connection:
         try:
             if self.player is not None and self.player.spare_token is not None:
                 self.app.sessions.confirm(self.player)  # the welcome (new token) arrived
-            if isinstance(msg, Ping):
+            if isinstance(msg, _PING):
                 self.send(Pong(ref=msg.id))
             elif self.player is None:
                 raise RequestError(ErrorCode.HELLO_REQUIRED, "send hello first")

@@ -24,11 +24,11 @@ alternating pairs of ``python -m bench.load --game scopa --tables 10
 from __future__ import annotations
 
 import asyncio
-from typing import Protocol
+from typing import Final, Protocol
 
 from server.logs import get_logger
 
-BATCH = 32
+BATCH: Final = 32
 """Due connections that are written at once, without waiting for the turn to end."""
 
 

@@ -8,6 +8,12 @@ from __future__ import annotations
 
 import threading
 from bisect import bisect_left
+from typing import Final
+
+# Read on every move.  Compiled (engine.compiled.HOT_PATH), a Final name is a C
+# static, where a name imported from a module that is not compiled is looked up
+# in this module's dict at each use.
+_bisect_left: Final = bisect_left
 
 
 class CounterSeries:
@@ -39,5 +45,5 @@ class HistogramSeries:
 
     def observe(self, amount: float) -> None:
         """Record one sample (in the first bucket whose bound is at least ``amount``)."""
-        self.counts[bisect_left(self.bounds, amount)] += 1
+        self.counts[_bisect_left(self.bounds, amount)] += 1
         self.sum += amount

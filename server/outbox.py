@@ -16,6 +16,8 @@ At 100 Schafkopf tables at full speed this halved the ``table`` messages
 
 from __future__ import annotations
 
+from typing import Final
+
 from pydantic import BaseModel
 
 from protocol.codec import Frame
@@ -24,7 +26,12 @@ from protocol.server_messages import GameOver, Snapshot, TableChanged, Update
 Queued = BaseModel | Frame
 """A message, or a frame already encoded (:class:`~protocol.codec.Frame`)."""
 
-_GAME_MESSAGES: frozenset[type[BaseModel]] = frozenset({Update, Snapshot, GameOver})
+# Read on every move.  Compiled (engine.compiled.HOT_PATH), a Final name is a C
+# static, where a name imported from a module that is not compiled is looked up
+# in this module's dict at each use.
+_TABLE_CHANGED: Final = TableChanged
+
+_GAME_MESSAGES: Final[frozenset[type[BaseModel]]] = frozenset({Update, Snapshot, GameOver})
 """Messages a table summary queued before them must not be moved past."""
 
 
@@ -36,7 +43,7 @@ def kind_of(message: Queued) -> type[BaseModel] | None:
 def summarised_table(message: Queued) -> str | None:
     """The id of the table ``message`` summarises, if it is a ``table`` message."""
     inner = message.message if isinstance(message, Frame) else message
-    return inner.table.id if isinstance(inner, TableChanged) else None
+    return inner.table.id if isinstance(inner, _TABLE_CHANGED) else None
 
 
 def drop_superseded(outbox: list[Queued], table: str) -> bool:
@@ -47,7 +54,7 @@ def drop_superseded(outbox: list[Queued], table: str) -> bool:
         kind = kind_of(outbox[i])
         if kind in _GAME_MESSAGES:
             return False
-        if kind is TableChanged and summarised_table(outbox[i]) == table:
+        if kind is _TABLE_CHANGED and summarised_table(outbox[i]) == table:
             del outbox[i]
             return True
     return False

@@ -15,16 +15,22 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Final
 
 from protocol.server_messages import TableChanged
 from server.table_values import Out
+
+# Read on every move.  Compiled (engine.compiled.HOT_PATH), a Final name is a C
+# static, where a name imported from a module that is not compiled is looked up
+# in this module's dict at each use.
+_TABLE_CHANGED: Final = TableChanged
 
 HOLD_S = 0.02
 """Seconds a summary-only change waits for a newer one (well under what a person notices)."""
 
 
 def _summaries_only(outs: list[Out]) -> bool:
-    return type(outs[0][1]) is TableChanged and all(type(m) is TableChanged for _, m in outs)
+    return type(outs[0][1]) is _TABLE_CHANGED and all(type(m) is _TABLE_CHANGED for _, m in outs)
 
 
 Deliver = Callable[[list[Out]], None]
@@ -61,7 +67,7 @@ class SummaryHold:
         held = self._held
         if held is not None:
             self.drop()
-            if not any(type(m) is TableChanged for _, m in outs):
+            if not any(type(m) is _TABLE_CHANGED for _, m in outs):
                 deliver(held)
         deliver(outs)
 

@@ -16,7 +16,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel
 
@@ -44,13 +44,13 @@ def _time_up(waiter: asyncio.Future[bool]) -> None:
         waiter.set_result(True)
 
 
-_SILENT = frozenset(
+_SILENT: Final = frozenset(
     {"tick", "disconnect", "reconnect", "forget", "ai_move", "stop", "close", "lost"}
 )
 """Commands that have no requester waiting for a reply."""
-STORE_RETRY_S = 1.0
+STORE_RETRY_S: Final = 1.0
 """After the store failed, the table retries what is due (timers, AI turns) this much later."""
-_ROLLBACK = (
+_ROLLBACK: Final = (
     "spectators",
     "status",
     "state",

@@ -15,7 +15,7 @@ replay of a finished game.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel
 
@@ -42,7 +42,13 @@ from server.table_values import (
     Status,
 )
 
-LISTING_TTL = 1.0
+# Read on every move.  Compiled (engine.compiled.HOT_PATH), a Final name is a C
+# static, where a name imported from a module that is not compiled is looked up
+# in this module's dict at each use.
+_LOGGED_ACTION: Final = LoggedAction
+_EFFECTS: Final = Effects
+
+LISTING_TTL: Final = 1.0
 """Seconds a table's lobby summary is listed again as it was (:meth:`TableCore.listed_info`)."""
 
 
@@ -414,9 +420,9 @@ class TableCore:
         self.state = transition.state
         self.version += 1
         self.turn_started = now
-        logged = LoggedAction(seat=seat, action=plain, by=by)
+        logged = _LOGGED_ACTION(seat=seat, action=plain, by=by)
         self.log.append(logged)
-        eff = Effects(applied=logged)
+        eff = _EFFECTS(applied=logged)
         asker = player_id if answer else None
         eff.outs = self._updates(
             transition.events, seat, by, now, None if asker is None else (asker, ref)

@@ -8,13 +8,18 @@ the public events, as one message shared by all of them.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from engine.codec import PlainMemo, to_plain
 from engine.game import Event, Game
 from protocol.codec import Frame
 from protocol.server_messages import Update
 from server.table_values import ActedBy, Out
+
+# Read on every move.  Compiled (engine.compiled.HOT_PATH), a Final name is a C
+# static, where a name imported from a module that is not compiled is looked up
+# in this module's dict at each use.
+_UPDATE: Final = Update
 
 
 def plain_event(event: Event) -> dict[str, Any]:
@@ -132,4 +137,4 @@ def _update(
         "timer_s": timer,
         "ref": ref,
     }
-    return Frame.of_fields(Update, fields, change)
+    return Frame.of_fields(_UPDATE, fields, change)

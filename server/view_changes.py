@@ -23,7 +23,7 @@ Hidden information: a reduced view is part of the recipient's own view.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel
 
@@ -31,9 +31,16 @@ from protocol.codec import Frame
 from protocol.server_messages import Left, Snapshot, TableClosed, Update
 from server.outbox import Queued
 
-FEATURE = "view_changes"
+# Read on every move.  Compiled (engine.compiled.HOT_PATH), a Final name is a C
+# static, where a name imported from a module that is not compiled is looked up
+# in this module's dict at each use.
+_UPDATE: Final = Update
+_SNAPSHOT: Final = Snapshot
+_GONE: Final = (TableClosed, Left)
 
-MAX_TABLES = 64
+FEATURE: Final = "view_changes"
+
+MAX_TABLES: Final = 64
 """Views kept per connection at most (a connection at more tables forgets them all:
 its next update of each is whole)."""
 
@@ -66,20 +73,20 @@ class ViewsSent:
         if kind is None:  # relayed from another process, not read here
             self._views.clear()
             return message
-        if kind is Update and isinstance(message, Frame):
+        if kind is _UPDATE and isinstance(message, Frame):
             fields = message.fields
             if fields is not None:  # the hot path: an update made from its fields
                 last = self._keep(fields)
-                return message if last is None else message.derived(last, _reduce)
+                return message if last is None else message.derived(last, _REDUCE)
         inner = message.message if isinstance(message, Frame) else message
-        if isinstance(inner, Update):  # made as a message (not on the hot path)
+        if isinstance(inner, _UPDATE):  # made as a message (not on the hot path)
             fields = dict(inner)
             last = self._keep(fields)
             reduced = None if last is None else _reduce_fields(fields, last)
             return message if reduced is None else reduced
-        if isinstance(inner, Snapshot):
+        if isinstance(inner, _SNAPSHOT):
             self._keep({"table": inner.table, "game_no": inner.game_no, "view": inner.view})
-        elif isinstance(inner, TableClosed | Left):
+        elif isinstance(inner, _GONE):
             self._views.pop(inner.table, None)
         return message
 
@@ -110,11 +117,15 @@ def _reduce(frame: Frame, last: dict[str, Any]) -> Frame | None:
         return None
     hint = frame.hint
     if isinstance(hint, tuple) and hint[0] is last:
-        return Frame.of_fields(Update, {**fields, "view": hint[1]})
+        return Frame.of_fields(_UPDATE, {**fields, "view": hint[1]})
     return _reduce_fields(fields, last)
+
+
+_REDUCE: Final = _reduce
+"""The function passed on every update (a Final name: a C static when compiled)."""
 
 
 def _reduce_fields(fields: dict[str, Any], last: dict[str, Any]) -> Frame | None:
     """The update of ``fields`` with only what changed since ``last`` (None: whole)."""
     changed = changed_fields(fields["view"], last)
-    return None if changed is None else Frame.of_fields(Update, {**fields, "view": changed})
+    return None if changed is None else Frame.of_fields(_UPDATE, {**fields, "view": changed})

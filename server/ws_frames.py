@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
+from typing import Final
 
 try:
     from websockets.speedups import apply_mask
 except ImportError:  # pragma: no cover - websockets built without its C extension
     from websockets.utils import apply_mask
 
-BINARY = 0x82
-TEXT = 0x81
+_apply_mask: Final = apply_mask
+"""Unmasks each client frame (a Final name: a C static when compiled, not a dict lookup)."""
+
+BINARY: Final = 0x82
+TEXT: Final = 0x81
 """The first byte of a final, unmasked binary (text) frame: FIN and the opcode."""
 
-_HEAD16 = struct.Struct("!BBH").pack
+_HEAD16: Final = struct.Struct("!BBH").pack
 """The header of a frame of 126 to 65,535 bytes: most updates."""
 
 
@@ -95,7 +99,7 @@ class FrameSplitter:
                 self.need = end - pos
                 break
             if first == BINARY and masked:
-                yield bytes(buf[pos:end]), apply_mask(buf[start + 4 : end], buf[start : start + 4])
+                yield bytes(buf[pos:end]), _apply_mask(buf[start + 4 : end], buf[start : start + 4])
             else:
                 yield bytes(buf[pos:end]), None
             pos = end
@@ -105,5 +109,5 @@ class FrameSplitter:
             self.rest = bytearray(buf[pos:])
 
 
-_U16 = struct.Struct("!H")
-_U64 = struct.Struct("!Q")
+_U16: Final = struct.Struct("!H")
+_U64: Final = struct.Struct("!Q")
