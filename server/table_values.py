@@ -3,6 +3,10 @@
 :class:`~server.table_core.TableCore` answers each command with
 :class:`Effects` (messages to send, what to persist); the table actor
 (:mod:`server.table`) persists, then sends them.
+
+Compiled with the hot path (:data:`engine.compiled.HOT_PATH`), these
+dataclasses are native classes: the core and the actor read their fields
+directly, not by attribute lookups.
 """
 
 from __future__ import annotations
@@ -37,6 +41,18 @@ class SeatSlot:
     connected: bool = True
     away_since: float | None = None
     left: bool = False
+
+    def copy(self) -> SeatSlot:
+        """A copy of this slot (its fields are immutable values)."""
+        return SeatSlot(
+            self.kind,
+            self.player_id,
+            self.name,
+            self.level,
+            self.connected,
+            self.away_since,
+            self.left,
+        )
 
 
 @dataclass(frozen=True)
