@@ -258,7 +258,30 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
         items.append(f"{f.name!r}: r{i}")
     args = "v, mine, prev, ch" if shared else "v"
     source = f"def convert({args}):\n{''.join(lines)}    return {{{', '.join(items)}}}\n"
-    namespace: dict[str, Any] = {
+    CONVERTER_SOURCES[source] = None
+    built = _built_converters().get(source)
+    if built is not None:  # the same source, compiled (see CONVERTER_SOURCES)
+        return built
+    namespace = converter_namespace()
+    exec(source, namespace)  # the source holds only field names (identifiers)
+    return namespace["convert"]  # type: ignore[no-any-return]
+
+
+CONVERTER_SOURCES: Final[dict[str, None]] = {}
+"""The source of every conversion :func:`_dataclass_converter` generated so far.
+
+``scripts/compile.py`` plays a few games of each (``engine.compiled.
+converter_sources``), writes the sources they generated into one module,
+:data:`engine.compiled.GENERATED`, and compiles it with the hot path: a
+conversion whose source is one of them is then that compiled function
+(:func:`_built_converters`), the very same code run as C, instead of the
+interpreted one.  A class changed since the build generates another source,
+which is run interpreted as before."""
+
+
+def converter_namespace() -> dict[str, Any]:
+    """The names a generated conversion uses (a fresh dict to run it in)."""
+    return {
         "_plain": to_plain,
         "_scalars": _SCALARS,
         "_missing": _MISSING,
@@ -273,8 +296,17 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
         "_map": map,
         "_sorted": sorted,
     }
-    exec(source, namespace)  # the source holds only field names (identifiers)
-    return namespace["convert"]  # type: ignore[no-any-return]
+
+
+@cache
+def _built_converters() -> dict[str, Callable[..., dict[str, Any]]]:
+    """The compiled conversions by their source (see :data:`CONVERTER_SOURCES`); none
+    unless the build's module is there."""
+    try:
+        from engine import codec_converters  # type: ignore[attr-defined]
+    except ImportError:
+        return {}
+    return dict(codec_converters.BY_SOURCE)
 
 
 def _noted(i: int, name: str, store: str, indent: str) -> str:

@@ -8,7 +8,10 @@ x86_64-linux-gnu.so``), which Python then imports in place of the source: the
 same code, type-checked, run as C.  Dou Dizhu ``hard`` then buys about twice
 the play-outs in the same think time, and the same play-outs cost half the
 CPU; a move through the server takes about a fifth fewer instructions
-(:data:`engine.compiled.HOT_PATH` gives the figures).  ``--clean`` removes the libraries again;
+(:data:`engine.compiled.HOT_PATH` gives the figures).  It also writes the
+conversions to plain data that :mod:`engine.codec` generates for the games'
+values into one module of its build and compiles it
+(:data:`engine.compiled.GENERATED`).  ``--clean`` removes the libraries again;
 ``--root DIR`` compiles the copy of the project under ``DIR`` (a
 ``site-packages`` that ``pip install .`` filled, as ``deploy/Dockerfile`` does).
 
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -34,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.compiled import COMPILED, GROUP, compiled_files  # noqa: E402
+from engine.compiled import COMPILED, GENERATED, GROUP, compiled_files  # noqa: E402
 
 PACKAGES = ("client_web", "engine", "protocol", "server")
 """The project's packages the build copies: those of the compiled modules and
@@ -48,6 +52,92 @@ def clean(root: Path) -> int:
         path.unlink()
         removed += 1
     return removed
+
+
+_TYPED_NAMES = {
+    "_scalars": "frozenset[type]",
+    "_immutable_types": "dict[type, bool]",
+    "_missing": "object",
+}
+"""The generated conversions' names whose type helps mypyc (the others are called)."""
+
+
+def converter_sources(seeds: int = 3) -> list[str]:
+    """The conversions :mod:`engine.codec` generates while ``seeds`` random games of
+    each game are played and converted as the server converts them: every
+    seat's view and a spectator's (each state's together, as a table does),
+    the events, the legal moves, the result."""
+    import random
+
+    from engine.codec import CONVERTER_SOURCES, PlainMemo, to_plain
+    from engine.registry import GAMES
+
+    for game in GAMES.values():
+        options = game.options()
+        seats: list[int | None] = [*range(game.num_seats(options)), None]
+        for seed in range(seeds):
+            rng = random.Random(seed)
+            state = game.new_state(options, seed)
+            events = list(game.start_events(state))
+            memo = PlainMemo()
+            while True:
+                views = [game.view(state, seat) for seat in seats]
+                memo.convert(views)
+                to_plain([*views, *events])
+                if game.is_over(state):
+                    break
+                seat = game.to_act(state)[0]
+                legal = game.legal_actions(state, seat)
+                to_plain(legal)
+                transition = game.apply(state, seat, rng.choice(legal))
+                state, events = transition.state, list(transition.events)
+            to_plain(game.result(state))
+    return list(CONVERTER_SOURCES)
+
+
+def converter_module(sources: list[str]) -> str:
+    """The module of :data:`GENERATED`: each of ``sources`` as a typed function, and
+    ``BY_SOURCE``, each function by the source it was made from.
+
+    The code is the source's own, with its arguments and locals typed and
+    ``_list``, ``_map`` and ``_sorted`` (bound to the builtins) called by their
+    builtin names, which mypyc runs directly."""
+    from engine.codec import converter_namespace
+
+    names = sorted(converter_namespace())
+    lines = [
+        '"""engine.codec\'s generated conversions, compiled: written by scripts/compile.py',
+        'into its build (see engine.codec.CONVERTER_SOURCES).  Not for editing."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from typing import Any, Final",
+        "",
+        "from engine import codec as _codec",
+        "",
+        "_NAMES = _codec.converter_namespace()",
+    ]
+    for name in names:
+        typed = _TYPED_NAMES.get(name)
+        lines.append(f"{name}: Final{f'[{typed}]' if typed else ''} = _NAMES[{name!r}]")
+    table = []
+    for i, source in enumerate(sources):
+        head, body = source.split("\n", 1)
+        if head == "def convert(v, mine, prev, ch):":
+            signature = "v: Any, mine: list[Any], prev: list[Any] | None, ch: dict[str, Any]"
+        elif head == "def convert(v):":
+            signature = "v: Any"
+        else:  # pragma: no cover - engine.codec generates only these two
+            raise ValueError(f"unexpected conversion: {head}")
+        local = sorted(set(re.findall(r"\b(r\d+|x|t|k|c)\b(?= =| :=)", body)))
+        for builtin in ("list", "map", "sorted"):
+            body = body.replace(f"_{builtin}(", f"{builtin}(")
+        lines += ["", "", f"def _c{i}({signature}) -> dict[str, Any]:"]
+        lines += [f"    {name}: Any" for name in local]
+        lines.append(body.rstrip("\n"))
+        table.append(f"    {source!r}: _c{i},")
+    lines += ["", "", "BY_SOURCE: Final[dict[str, Any]] = {", *table, "}", ""]
+    return "\n".join(lines)
 
 
 def build(root: Path, jobs: int, opt_level: str) -> None:
@@ -67,10 +157,11 @@ def build(root: Path, jobs: int, opt_level: str) -> None:
         skip = shutil.ignore_patterns("*.so", "__pycache__")
         for package in PACKAGES:
             shutil.copytree(root / package, stage / package, ignore=skip)
+        (stage / GENERATED[0]).write_text(converter_module(converter_sources()))
         os.chdir(stage)
         try:
             extensions = mypycify(
-                list(COMPILED),
+                list(COMPILED + GENERATED),
                 opt_level=opt_level,
                 debug_level="0" if opt_level == "0" else "1",  # a fast build, for tests
                 multi_file=True,
@@ -115,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     build(root, max(1, args.jobs), args.opt_level)
     built = sum(1 for _ in compiled_files(root))
-    print(f"compiled {len(COMPILED)} modules ({built} libraries)")
+    print(f"compiled {len(COMPILED + GENERATED)} modules ({built} libraries)")
     return 0
 
 

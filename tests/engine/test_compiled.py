@@ -17,7 +17,7 @@ import pytest
 
 import server.main
 from engine import compiled
-from engine.compiled import COMPILED, HOT_PATH, compiled_files, module_name, stale
+from engine.compiled import COMPILED, GENERATED, HOT_PATH, compiled_files, module_name, stale
 
 pytestmark = pytest.mark.heavy  # tens of seconds: run first (tests/conftest.py)
 
@@ -100,6 +100,67 @@ SERVE = textwrap.dedent(
     """
 )
 
+CONVERTED = textwrap.dedent(
+    """
+    import json, random
+    from engine import codec
+    from engine.codec import PlainMemo, to_plain
+    from engine.registry import GAMES
+
+    def converted():
+        out = []
+        for name, game in GAMES.items():
+            options = game.options()
+            seats = [*range(game.num_seats(options)), None]
+            rng = random.Random(11)
+            state = game.new_state(options, 11)
+            memo = PlainMemo()
+            for _ in range(60):
+                views = [game.view(state, seat) for seat in seats]
+                out.append([memo.convert(views), [c and c[1] for c in memo.changes]])
+                if game.is_over(state):
+                    break
+                seat = game.to_act(state)[0]
+                transition = game.apply(state, seat, rng.choice(game.legal_actions(state, seat)))
+                state = transition.state
+                out.append(to_plain(list(transition.events)))
+        return out
+    """
+)
+"""Every game's views (each state's together, with what changed) and events, converted."""
+
+CONVERT = CONVERTED + textwrap.dedent(
+    """
+    out = converted()
+    kinds = sorted({type(f).__name__ for f in codec._SHARED_CONVERTERS.values()})
+    print(json.dumps({"out": out, "kinds": kinds}))
+    """
+)
+
+GENERATE = CONVERTED + textwrap.dedent(
+    """
+    import importlib.util, types
+    spec = importlib.util.spec_from_file_location("compile_script", "scripts/compile.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    sources = script.converter_sources(seeds=1)
+    module = types.ModuleType("generated")
+    exec(compile(script.converter_module(sources), "generated", "exec"), module.__dict__)
+    reference = converted()
+    codec._CONVERTERS.clear()
+    codec._SHARED_CONVERTERS.clear()
+    codec._built_converters = lambda: module.BY_SOURCE
+    generated = converted()
+    print(json.dumps({
+        "same": generated == reference,
+        "sources": sorted(sources) == sorted(module.BY_SOURCE),
+        "shared": len([s for s in sources if s.startswith("def convert(v, mine")]),
+        "plain": len([s for s in sources if s.startswith("def convert(v):")]),
+        "names": sorted({f.__name__[:2] for f in codec._SHARED_CONVERTERS.values()}),
+    }))
+    """
+)
+
 PACKAGES = ("engine", "protocol", "server", "client_web", "bench", "client_cli", "scripts")
 """What the build and the runs need of the project."""
 
@@ -149,7 +210,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         timeout=240,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert f"compiled {len(COMPILED)} modules" in done.stdout
+    assert f"compiled {len(COMPILED + GENERATED)} modules" in done.stdout
     return root
 
 
@@ -164,7 +225,7 @@ def test_compiled_build_decides_and_refuses_exactly_as_plain_python(
 ) -> None:
     compiled = _run(built, PLAY)
     reference = _run(plain, PLAY)
-    assert compiled["loaded"] == [module_name(p) for p in COMPILED]
+    assert compiled["loaded"] == [module_name(p) for p in COMPILED + GENERATED]
     assert reference["loaded"] == []
     choices = compiled["choices"]
     assert isinstance(choices, list) and len(choices) > 20
@@ -173,6 +234,28 @@ def test_compiled_build_decides_and_refuses_exactly_as_plain_python(
     assert choices == reference["choices"]
     assert compiled["refusals"] == reference["refusals"]
     assert "accepted" not in compiled["refusals"]
+
+
+def test_the_compiled_conversions_give_what_the_generated_ones_give(
+    built: Path, plain: Path
+) -> None:
+    """The build compiles engine.codec's generated conversions (GENERATED): every
+    game's views (with what changed) and events convert exactly as in plain Python."""
+    compiled = _run(built, CONVERT)
+    reference = _run(plain, CONVERT)
+    assert compiled["kinds"] == ["builtin_function_or_method"]  # compiled functions
+    assert reference["kinds"] == ["function"]
+    assert compiled["out"] == reference["out"]
+
+
+def test_the_generated_module_converts_as_the_sources_it_was_made_from(plain: Path) -> None:
+    """scripts/compile.py's module of conversions (run here as plain Python) holds each
+    source the games generate, and its functions, typed and with the builtins called
+    by name, convert exactly as the generated ones."""
+    out = _run(plain, GENERATE)
+    assert out["sources"] and out["same"]
+    assert out["shared"] >= 4 and out["plain"] >= 10  # every game's view; events, moves
+    assert out["names"] == ["_c"]  # the conversions in use came from the module
 
 
 def test_a_compiled_server_serves_the_fuzzer_and_the_leak_audit_as_plain_python_does(
@@ -217,7 +300,7 @@ def test_clean_removes_the_libraries_and_a_wrong_root_is_refused(
     assert any(compiled_files(root))
     script = [sys.executable, str(root / "scripts" / "compile.py")]
     done = subprocess.run([*script, "--root", str(root), "--clean"], capture_output=True, text=True)
-    assert done.returncode == 0 and f"removed {len(COMPILED) + 1}" in done.stdout
+    assert done.returncode == 0 and f"removed {len(COMPILED + GENERATED) + 1}" in done.stdout
     assert not any(compiled_files(root))
     done = subprocess.run([*script, "--root", str(tmp_path)], capture_output=True, text=True)
     assert done.returncode == 2 and "holds no engine/" in done.stderr
