@@ -41,7 +41,7 @@ from server.static import is_json
 from server.table_options import RequestError
 from server.view_changes import FEATURE as VIEW_CHANGES
 from server.view_changes import ViewsSent
-from server.ws_batching import OPEN, STATE_IN_SLOT, BatchingServerConnection
+from server.ws_batching import OPEN, STATE_IN_SLOT, WRITES_IN_LIST, BatchingServerConnection
 from server.ws_frames import BINARY, TEXT, frame
 
 if TYPE_CHECKING:
@@ -57,6 +57,7 @@ _TABLE_CHANGED: Final = TableChanged
 _BATCHING: Final = BatchingServerConnection
 _OPEN: Final = OPEN
 _STATE_IN_SLOT: Final = STATE_IN_SLOT
+_WRITES_IN_LIST: Final = WRITES_IN_LIST
 
 OUTBOX_LIMIT: Final = 2000
 """Messages queued for a client before it counts as too slow and is dropped."""
@@ -196,7 +197,11 @@ class Connection:
                     frames = [
                         frame(BINARY, m.data if isinstance(m, Frame) else encode(m)) for m in queued
                     ]
-                hand_framed.send_data(frames)
+                if _WRITES_IN_LIST and transport is not None and not protocol.writes:
+                    # websockets has nothing of its own queued: straight to the socket
+                    transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
+                else:
+                    hand_framed.send_data(frames)
                 return
             for message in queued:  # websockets frames them
                 if self.json:

@@ -46,6 +46,29 @@ import), without the property's Python call: it is read at every message in and
 every write out, as ``protocol._state if STATE_IN_SLOT else protocol.state``."""
 
 
+def _writes_kept_in_list() -> bool:
+    """Whether websockets' protocol queues its output in its ``writes`` list, which
+    ``data_to_send`` hands over and empties: tried on a protocol object, so that
+    another version keeping it elsewhere is noticed."""
+    protocol = ServerProtocol()
+    try:
+        writes = protocol.writes
+        if type(writes) is not list or writes:
+            return False
+        writes.append(b"x")
+        return protocol.data_to_send() == [b"x"] and protocol.writes == []
+    except AttributeError:
+        return False
+
+
+WRITES_IN_LIST = _writes_kept_in_list()
+"""Whether a protocol with nothing of its own to send (pings' answers, a close)
+can be told by an empty ``protocol.writes`` (checked once, at import): the
+connection then writes the frames it built by hand straight to the transport,
+without :meth:`BatchingServerConnection.send_data`'s Python call and
+``data_to_send``'s new list at every write."""
+
+
 class BatchingServerConnection(ServerConnection):
     """websockets' server connection that writes all its pending frames at once, and
     hands whole binary messages to :attr:`on_message` in the callback that reads them.

@@ -139,13 +139,11 @@ CONVERT = CONVERTED + textwrap.dedent(
 
 GENERATE = CONVERTED + textwrap.dedent(
     """
-    import importlib.util, types
-    spec = importlib.util.spec_from_file_location("compile_script", "scripts/compile.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    sources = script.converter_sources(seeds=1)
+    import types
+    from engine.compiled import converter_module, converter_sources
+    sources = converter_sources(seeds=1)
     module = types.ModuleType("generated")
-    exec(compile(script.converter_module(sources), "generated", "exec"), module.__dict__)
+    exec(compile(converter_module(sources), "generated", "exec"), module.__dict__)
     reference = converted()
     codec._CONVERTERS.clear()
     codec._SHARED_CONVERTERS.clear()
@@ -249,7 +247,7 @@ def test_the_compiled_conversions_give_what_the_generated_ones_give(
 
 
 def test_the_generated_module_converts_as_the_sources_it_was_made_from(plain: Path) -> None:
-    """scripts/compile.py's module of conversions (run here as plain Python) holds each
+    """The build's module of conversions (run here as plain Python) holds each
     source the games generate, and its functions, typed and with the builtins called
     by name, convert exactly as the generated ones."""
     out = _run(plain, GENERATE)

@@ -300,3 +300,63 @@ def test_a_websockets_keeping_the_state_elsewhere_is_read_through_the_property(
 
     monkeypatch.setattr(ws_batching, "ServerProtocol", Elsewhere)
     assert not ws_batching._state_kept_in_slot()
+
+
+async def test_frames_built_by_hand_go_straight_to_the_socket(
+    server: CardaviaServer, game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With nothing of websockets' own queued, an update is written to the transport
+    directly, not through ``send_data`` (``ws_batching.WRITES_IN_LIST``)."""
+    assert ws_batching.WRITES_IN_LIST
+    calls: list[int] = []
+    real = BatchingServerConnection.send_data
+
+    def send_data(self: BatchingServerConnection, frames: list[bytes] | None = None) -> None:
+        calls.append(len(frames or ()))
+        real(self, frames)
+
+    monkeypatch.setattr(BatchingServerConnection, "send_data", send_data)
+    for _ in range(4):
+        act = game.act()
+        await game.seats[act["seat"]].send(_pack(act))
+        await game.answered(act)
+    assert [n for n in calls if n] == []  # no update went through send_data
+
+
+async def test_what_websockets_queued_is_written_before_the_frames_built_by_hand(
+    server: CardaviaServer, game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A frame websockets queued itself (a ping here) goes out first, in the same write."""
+    written: dict[int, list[bytes]] = {}
+    for i, ws in enumerate(_server_side(server)):
+        transport = ws.transport
+
+        def write(data: bytes, real_write: Any = transport.write, i: int = i) -> None:
+            written.setdefault(i, []).append(bytes(data))
+            real_write(data)
+
+        monkeypatch.setattr(transport, "write", write)
+    for ws in _server_side(server):
+        ws.protocol.send_ping(b"hi")  # queued in protocol.writes, not sent yet
+    act = game.act()
+    await game.seats[act["seat"]].send(_pack(act))
+    await game.answered(act)
+    assert sorted(written) == [0, 1]
+    for first, *_ in written.values():
+        assert first.startswith(b"\x89\x02hi")  # the ping, unmasked, then the update
+        assert len(first) > 4
+
+
+def test_a_websockets_keeping_its_output_elsewhere_is_written_through_send_data(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Elsewhere:
+        def __init__(self) -> None:
+            self._out: list[bytes] = []
+
+        def data_to_send(self) -> list[bytes]:
+            out, self._out = self._out, []
+            return out
+
+    monkeypatch.setattr(ws_batching, "ServerProtocol", Elsewhere)
+    assert not ws_batching._writes_kept_in_list()
