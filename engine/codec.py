@@ -3,17 +3,16 @@
 Views, actions, events, options and results are frozen dataclasses holding
 cards, tuples and scalars.  :func:`to_plain` turns them into msgpack/JSON-ready
 data (dicts, lists, str, int, bool, None; cards as their two-character text)
-and :func:`from_plain` rebuilds the typed value from a type annotation, so the
-round trip is lossless.  A dataclass that declares a ``kind`` class variable is
-tagged with ``"type": kind`` so a union of such classes (the actions of a
-game) can be decoded.
+and :func:`from_plain` (:mod:`engine.plain_decode`, re-exported here) rebuilds
+the typed value from a type annotation, so the round trip is lossless.  A
+dataclass that declares a ``kind`` class variable is tagged with ``"type":
+kind`` so a union of such classes (the actions of a game) can be decoded.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
-import math
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -21,33 +20,16 @@ from functools import cache
 from operator import is_
 from typing import Any, Final, Literal, Union, get_args, get_origin
 
-from engine.cards import Card, CardError, parse_card
+from engine.cards import Card
+from engine.plain_decode import DecodeError, field_types, from_plain, init_fields
 
-
-class DecodeError(ValueError):
-    """Plain data that does not fit the expected type; the message says where."""
+__all__ = ["DecodeError", "PlainMemo", "from_plain", "to_plain", "to_plain_shared"]
 
 
 _is: Final = is_
 """``operator.is_``, read as a C static when compiled (a plain global is a dict lookup)."""
-INT_MIN: Final = -(2**63)
-INT_MAX: Final = 2**64 - 1
-"""The integers plain data may hold: msgpack's range (signed and unsigned 64 bits)."""
-
-_LABEL_CHARS: Final = 40
 _SCALARS: Final = frozenset({type(None), bool, int, str, float})
 """The types whose values are their own plain form."""
-
-
-def _label(value: object) -> str:
-    """A short, always printable label for a piece of untrusted data in an error message."""
-    if isinstance(value, str):
-        text = value
-    elif isinstance(value, int) and not isinstance(value, bool):
-        text = str(value) if INT_MIN <= value <= INT_MAX else "<huge integer>"
-    else:
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= _LABEL_CHARS else text[: _LABEL_CHARS - 1] + "…"
 
 
 def to_plain(value: object) -> Any:
@@ -208,7 +190,7 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
     items = [f"'type': {kind!r}"] if isinstance(kind, str) else []
     lines = []
     plans = _plans(cls)
-    for i, f in enumerate(_fields(cls)):
+    for i, f in enumerate(init_fields(cls)):
         if not f.name.isidentifier():  # pragma: no cover - dataclass fields always are
             raise TypeError(f"field {f.name!r} of {cls.__name__}")
         plan = plans.get(f.name, "any")
@@ -270,7 +252,7 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
 CONVERTER_SOURCES: Final[dict[str, None]] = {}
 """The source of every conversion :func:`_dataclass_converter` generated so far.
 
-``scripts/compile.py`` plays a few games of each (``engine.compiled.
+``scripts/compile.py`` plays a few games of each (``engine.codec_build.
 converter_sources``), writes the sources they generated into one module,
 :data:`engine.compiled.GENERATED`, and compiles it with the hot path: a
 conversion whose source is one of them is then that compiled function
@@ -354,10 +336,10 @@ def _plans(cls: type) -> dict[str, str]:
     """Each field's :func:`_plan`, from ``cls``'s type annotations (none if they
     cannot be resolved: every field is then converted by its value's type)."""
     try:
-        hints = _hints(cls)
+        hints = field_types(cls)
     except Exception:  # an annotation naming what is not importable: no plans
         return {}
-    return {f.name: _plan(hints[f.name]) for f in _fields(cls) if f.name in hints}
+    return {f.name: _plan(hints[f.name]) for f in init_fields(cls) if f.name in hints}
 
 
 _SCALAR_HINTS = (int, str, bool, float, type(None))
@@ -508,7 +490,7 @@ class PlainMemo:
                 convert = _SHARED_CONVERTERS[cls] = _dataclass_converter(cls, shared=True)
             mine = memos[i]
             if mine is None or mine[0] is not cls:
-                width = 2 * len(_fields(cls))  # type: ignore[arg-type]
+                width = 2 * len(init_fields(cls))  # type: ignore[arg-type]
                 mine = memos[i] = [cls, *([_MISSING] * width), None]  # last: the last dict
             changed: dict[str, Any] = {}
             plain = convert(
@@ -581,145 +563,3 @@ def _key(k: object) -> str | int:
     if isinstance(k, enum.Enum):
         return typing.cast(str, k.value)
     raise TypeError(f"mapping key {k!r} cannot be plain data")
-
-
-@cache
-def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
-    return tuple(f for f in dataclasses.fields(cls) if f.init and not f.name.startswith("_"))
-
-
-@cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
-
-
-def from_plain(tp: Any, data: Any, where: str = "$") -> Any:
-    """Rebuild a value of type ``tp`` from plain data; raise :class:`DecodeError`."""
-    if tp is Any or tp is object:
-        return data
-    if tp is type(None):
-        if data is not None:
-            raise DecodeError(f"{where}: expected null")
-        return None
-    if tp is Card:
-        if not isinstance(data, str) or len(data) > _LABEL_CHARS:
-            raise DecodeError(f"{where}: expected a card like '7D'")
-        try:
-            return parse_card(data)
-        except CardError as exc:
-            raise DecodeError(f"{where}: {exc}") from None
-    if tp is bool:
-        if not isinstance(data, bool):
-            raise DecodeError(f"{where}: expected true or false")
-        return data
-    if tp is int:
-        if not isinstance(data, int) or isinstance(data, bool):
-            raise DecodeError(f"{where}: expected an integer")
-        if not INT_MIN <= data <= INT_MAX:
-            raise DecodeError(f"{where}: integer out of range")
-        return data
-    if tp is float:
-        if not isinstance(data, (int, float)) or isinstance(data, bool):
-            raise DecodeError(f"{where}: expected a number")
-        if isinstance(data, int) and not INT_MIN <= data <= INT_MAX:
-            raise DecodeError(f"{where}: number out of range")
-        if not math.isfinite(data):
-            raise DecodeError(f"{where}: expected a finite number")
-        return float(data)
-    if tp is str:
-        if not isinstance(data, str):
-            raise DecodeError(f"{where}: expected a string")
-        return data
-    if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        try:
-            if isinstance(data, (list, dict)):
-                raise ValueError(data)  # unhashable: never a member's value
-            return tp(data)
-        except ValueError:
-            allowed = ", ".join(repr(m.value) for m in tp)
-            raise DecodeError(f"{where}: expected one of {allowed}") from None
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        return _dataclass_from_plain(tp, data, where)
-    origin = get_origin(tp)
-    args = get_args(tp)
-    if origin is Literal:
-        if not any(type(data) is type(a) and data == a for a in args):
-            raise DecodeError(f"{where}: expected one of {', '.join(map(repr, args))}")
-        return data
-    if origin in (Union, types.UnionType):
-        return _union_from_plain(args, data, where)
-    if origin is tuple:
-        if not isinstance(data, (list, tuple)):
-            raise DecodeError(f"{where}: expected a list")
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(from_plain(args[0], v, f"{where}[{i}]") for i, v in enumerate(data))
-        if len(args) != len(data):
-            raise DecodeError(f"{where}: expected a list of {len(args)} items")
-        pairs = enumerate(zip(args, data, strict=True))
-        return tuple(from_plain(a, v, f"{where}[{i}]") for i, (a, v) in pairs)
-    if origin in (frozenset, set):
-        if not isinstance(data, (list, tuple)):
-            raise DecodeError(f"{where}: expected a list")
-        items = [from_plain(args[0], v, f"{where}[{i}]") for i, v in enumerate(data)]
-        result = frozenset(items)
-        if len(result) != len(items):
-            raise DecodeError(f"{where}: items must be distinct")
-        return result
-    if origin in (dict, Mapping):
-        if not isinstance(data, dict):
-            raise DecodeError(f"{where}: expected a map")
-        kt, vt = args if args else (Any, Any)
-        return {
-            from_plain(kt, k, f"{where}.key"): from_plain(vt, v, f"{where}.{_label(k)}")
-            for k, v in data.items()
-        }
-    raise TypeError(f"{where}: cannot decode type {tp!r}")
-
-
-def _union_from_plain(args: tuple[Any, ...], data: Any, where: str) -> Any:
-    if data is None and type(None) in args:
-        return None
-    tagged = {tag: a for a in args if isinstance(tag := getattr(a, "kind", None), str)}
-    if tagged and len(tagged) == sum(1 for a in args if a is not type(None)):
-        if not isinstance(data, dict):
-            names = ", ".join(map(repr, tagged))
-            raise DecodeError(f"{where}: expected a map whose 'type' is one of {names}")
-        tag = data.get("type")
-        if not isinstance(tag, str) or tag not in tagged:
-            raise DecodeError(f"{where}.type: expected one of {', '.join(map(repr, tagged))}")
-        return _dataclass_from_plain(tagged[tag], data, where)
-    errors = []
-    for a in args:
-        if a is type(None):
-            continue
-        try:
-            return from_plain(a, data, where)
-        except DecodeError as exc:
-            errors.append(str(exc))
-    raise DecodeError(errors[0] if len(errors) == 1 else f"{where}: no alternative fits")
-
-
-def _dataclass_from_plain(cls: type, data: Any, where: str) -> Any:
-    if not isinstance(data, dict):
-        raise DecodeError(f"{where}: expected a map")
-    fields = _fields(cls)
-    names = {f.name for f in fields}
-    kind = getattr(cls, "kind", None)
-    extra = set(data) - names - ({"type"} if isinstance(kind, str) else set())
-    if extra:
-        shown = sorted(map(_label, extra))
-        more = f" (+{len(shown) - 5} more)" if len(shown) > 5 else ""
-        raise DecodeError(f"{where}: unknown field(s) {', '.join(shown[:5])}{more}")
-    if isinstance(kind, str) and "type" in data and data["type"] != kind:
-        raise DecodeError(f"{where}.type: expected {kind!r}")
-    hints = _hints(cls)
-    kwargs = {}
-    for f in fields:
-        if f.name in data:
-            kwargs[f.name] = from_plain(hints[f.name], data[f.name], f"{where}.{f.name}")
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            raise DecodeError(f"{where}: missing field {f.name!r}")
-    try:
-        return cls(**kwargs)
-    except (ValueError, TypeError, ArithmeticError) as exc:
-        raise DecodeError(f"{where}: {exc}") from None

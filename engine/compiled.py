@@ -9,7 +9,6 @@ refuses to start on one (:func:`stale`).
 from __future__ import annotations
 
 import importlib.util
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +33,7 @@ plays through both builds)."""
 
 HOT_PATH: tuple[str, ...] = (
     "engine/codec.py",
+    "engine/plain_decode.py",
     "protocol/codec.py",
     "server/action_cache.py",
     "server/at_once.py",
@@ -52,7 +52,8 @@ HOT_PATH: tuple[str, ...] = (
     "server/ws_frames.py",
 )
 """The server's path from a move to its updates: the connection's reading and
-sending, the table's actor, core and values, the views' plain forms and their changes,
+sending, the table's actor, core and values, the views' plain forms and their changes
+(and plain data read back, :mod:`engine.plain_decode`),
 the frames and their queues, the WebSocket framing, the rate limit, the cache
 of decoded moves and the metrics' series.  A move takes about 30% fewer
 instructions with them and :data:`GENERATED` compiled (Schafkopf 731k → 506k,
@@ -78,97 +79,8 @@ GENERATED: tuple[str, ...] = ("engine/codec_converters.py",)
 libraries it puts beside the sources like the others' (no source of theirs is
 in the tree): the conversions to plain data that :mod:`engine.codec` generates
 for the games' views, events and moves (:data:`engine.codec.CONVERTER_SOURCES`),
-compiled.  Run interpreted, they were about a tenth of the server's time at
-500 Schafkopf tables (py-spy)."""
-
-_TYPED_NAMES = {
-    "_scalars": "frozenset[type]",
-    "_immutable_types": "dict[type, bool]",
-    "_missing": "object",
-}
-"""The generated conversions' names whose type helps mypyc (the others are called)."""
-
-
-def converter_sources(seeds: int = 3) -> list[str]:
-    """The conversions :mod:`engine.codec` generates while ``seeds`` random games of
-    each game are played and converted as the server converts them: every
-    seat's view and a spectator's (each state's together, as a table does),
-    the events, the legal moves, the result."""
-    import random
-
-    from engine.codec import CONVERTER_SOURCES, PlainMemo, to_plain
-    from engine.registry import GAMES
-
-    for game in GAMES.values():
-        options = game.options()
-        seats: list[int | None] = [*range(game.num_seats(options)), None]
-        for seed in range(seeds):
-            rng = random.Random(seed)
-            state = game.new_state(options, seed)
-            events = list(game.start_events(state))
-            memo = PlainMemo()
-            while True:
-                views = [game.view(state, seat) for seat in seats]
-                memo.convert(views)
-                to_plain([*views, *events])
-                if game.is_over(state):
-                    break
-                seat = game.to_act(state)[0]
-                legal = game.legal_actions(state, seat)
-                to_plain(legal)
-                transition = game.apply(state, seat, rng.choice(legal))
-                state, events = transition.state, list(transition.events)
-            to_plain(game.result(state))
-    return list(CONVERTER_SOURCES)
-
-
-def converter_module(sources: list[str] | None = None) -> str:
-    """The module of :data:`GENERATED`: each of ``sources`` (by default
-    :func:`converter_sources`) as a typed function, and ``BY_SOURCE``, each
-    function by the source it was made from.
-
-    The code is the source's own, with its arguments and locals typed and
-    ``_list``, ``_map`` and ``_sorted`` (bound to the builtins) called by their
-    builtin names, which mypyc runs directly."""
-    from engine.codec import converter_namespace
-
-    if sources is None:
-        sources = converter_sources()
-    names = sorted(converter_namespace())
-    lines = [
-        '"""engine.codec\'s generated conversions, compiled: written by scripts/compile.py',
-        'into its build (see engine.codec.CONVERTER_SOURCES).  Not for editing."""',
-        "",
-        "from __future__ import annotations",
-        "",
-        "from typing import Any, Final",
-        "",
-        "from engine import codec as _codec",
-        "",
-        "_NAMES = _codec.converter_namespace()",
-    ]
-    for name in names:
-        typed = _TYPED_NAMES.get(name)
-        lines.append(f"{name}: Final{f'[{typed}]' if typed else ''} = _NAMES[{name!r}]")
-    table = []
-    for i, source in enumerate(sources):
-        head, body = source.split("\n", 1)
-        if head == "def convert(v, mine, prev, ch):":
-            signature = "v: Any, mine: list[Any], prev: list[Any] | None, ch: dict[str, Any]"
-        elif head == "def convert(v):":
-            signature = "v: Any"
-        else:  # pragma: no cover - engine.codec generates only these two
-            raise ValueError(f"unexpected conversion: {head}")
-        local = sorted(set(re.findall(r"\b(r\d+|x|t|k|c)\b(?= =| :=)", body)))
-        for builtin in ("list", "map", "sorted"):
-            body = body.replace(f"_{builtin}(", f"{builtin}(")
-        lines += ["", "", f"def _c{i}({signature}) -> dict[str, Any]:"]
-        lines += [f"    {name}: Any" for name in local]
-        lines.append(body.rstrip("\n"))
-        table.append(f"    {source!r}: _c{i},")
-    lines += ["", "", "BY_SOURCE: Final[dict[str, Any]] = {", *table, "}", ""]
-    return "\n".join(lines)
-
+compiled; :mod:`engine.codec_build` writes the module.  Run interpreted, they
+were about a tenth of the server's time at 500 Schafkopf tables (py-spy)."""
 
 ROOT = Path(__file__).resolve().parent.parent
 GROUP = "cardavia_compiled__mypyc"

@@ -56,9 +56,9 @@ def clean(root: Path) -> int:
 
 def _converters_of(stage: Path) -> str:
     """The source of :data:`GENERATED`'s module, made by the staged copy's own engine
-    (:func:`engine.compiled.converter_module`), in a process of its own: this
+    (:func:`engine.codec_build.converter_module`), in a process of its own: this
     one imported the engine of ``ROOT``, maybe compiled from older sources."""
-    code = "import sys, engine.compiled as c; sys.stdout.write(c.converter_module())"
+    code = "import sys, engine.codec_build as c; sys.stdout.write(c.converter_module())"
     done = subprocess.run(
         [sys.executable, "-c", code],
         cwd=stage,

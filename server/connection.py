@@ -47,9 +47,7 @@ from server.ws_frames import BINARY, TEXT, frame
 if TYPE_CHECKING:
     from server.app import CardaviaServer
 
-# Read on every move.  Compiled (engine.compiled.HOT_PATH), a Final name is a C
-# static, where a name imported from a module that is not compiled is looked up
-# in this module's dict at each use.
+# Final names, read on every move: see engine.compiled.HOT_PATH.
 _ACT: Final = Act
 _PING: Final = Ping
 _ERROR: Final = Error

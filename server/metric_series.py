@@ -10,9 +10,7 @@ import threading
 from bisect import bisect_left
 from typing import Final
 
-# Read on every move.  Compiled (engine.compiled.HOT_PATH), a Final name is a C
-# static, where a name imported from a module that is not compiled is looked up
-# in this module's dict at each use.
+# Final names, read on every move: see engine.compiled.HOT_PATH.
 _bisect_left: Final = bisect_left
 
 

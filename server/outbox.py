@@ -26,9 +26,7 @@ from protocol.server_messages import GameOver, Snapshot, TableChanged, Update
 Queued = BaseModel | Frame
 """A message, or a frame already encoded (:class:`~protocol.codec.Frame`)."""
 
-# Read on every move.  Compiled (engine.compiled.HOT_PATH), a Final name is a C
-# static, where a name imported from a module that is not compiled is looked up
-# in this module's dict at each use.
+# Final names, read on every move: see engine.compiled.HOT_PATH.
 _TABLE_CHANGED: Final = TableChanged
 
 _GAME_MESSAGES: Final[frozenset[type[BaseModel]]] = frozenset({Update, Snapshot, GameOver})

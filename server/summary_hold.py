@@ -20,9 +20,7 @@ from typing import Final
 from protocol.server_messages import TableChanged
 from server.table_values import Out
 
-# Read on every move.  Compiled (engine.compiled.HOT_PATH), a Final name is a C
-# static, where a name imported from a module that is not compiled is looked up
-# in this module's dict at each use.
+# Final names, read on every move: see engine.compiled.HOT_PATH.
 _TABLE_CHANGED: Final = TableChanged
 
 HOLD_S = 0.02

@@ -42,9 +42,7 @@ from server.table_values import (
     Status,
 )
 
-# Read on every move.  Compiled (engine.compiled.HOT_PATH), a Final name is a C
-# static, where a name imported from a module that is not compiled is looked up
-# in this module's dict at each use.
+# Final names, read on every move: see engine.compiled.HOT_PATH.
 _LOGGED_ACTION: Final = LoggedAction
 _EFFECTS: Final = Effects
 

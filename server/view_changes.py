@@ -31,9 +31,7 @@ from protocol.codec import Frame
 from protocol.server_messages import Left, Snapshot, TableClosed, Update
 from server.outbox import Queued
 
-# Read on every move.  Compiled (engine.compiled.HOT_PATH), a Final name is a C
-# static, where a name imported from a module that is not compiled is looked up
-# in this module's dict at each use.
+# Final names, read on every move: see engine.compiled.HOT_PATH.
 _UPDATE: Final = Update
 _SNAPSHOT: Final = Snapshot
 _GONE: Final = (TableClosed, Left)

@@ -140,7 +140,7 @@ CONVERT = CONVERTED + textwrap.dedent(
 GENERATE = CONVERTED + textwrap.dedent(
     """
     import types
-    from engine.compiled import converter_module, converter_sources
+    from engine.codec_build import converter_module, converter_sources
     sources = converter_sources(seeds=1)
     module = types.ModuleType("generated")
     exec(compile(converter_module(sources), "generated", "exec"), module.__dict__)
