@@ -46,6 +46,7 @@ HOT_PATH: tuple[str, ...] = (
     "server/summary_hold.py",
     "server/table.py",
     "server/table_core.py",
+    "server/table_reach.py",
     "server/table_updates.py",
     "server/table_values.py",
     "server/view_changes.py",

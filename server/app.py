@@ -141,6 +141,7 @@ class CardaviaServer:
         )
         self.bus = Bus(self.store, self)
         self.lobby.remote = self.bus
+        self.lobby.reach.clustered = True
         await self.bus.start()
         self.cluster = Cluster(self.store, self.lobby, self.config.takeover_interval)
         await self.cluster.start()
@@ -469,13 +470,12 @@ class CardaviaServer:
     def act(self, player: Player, msg: cm.Act) -> None:
         """Hand a move to its table here (:meth:`dispatch`, or the connection's read
         callback when :meth:`handles_now`)."""
-        actor = self.lobby.find(player, msg.table)
-        actor.submit(Command("act", player, msg.id, (msg.seat, msg.version, msg.action)))
+        self.lobby.reach.act(player, msg)
 
     def handles_now(self, msg: cm.Act) -> bool:
         """Whether ``msg`` may go to :meth:`act` without :meth:`dispatch`: the table is
         this process's (else it goes over the bus)."""
-        return self.bus is None or msg.table in self.lobby.tables
+        return self.lobby.reach.here(msg.table)
 
     async def _routed(self, player: Player, msg: Any) -> bool:
         """Send ``msg`` to the process owning its table, if another one does; whether sent.

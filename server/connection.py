@@ -46,6 +46,7 @@ from server.ws_frames import BINARY, TEXT, frame
 
 if TYPE_CHECKING:
     from server.app import CardaviaServer
+    from server.table_reach import TableReach
 
 # Final names, read on every move: see engine.compiled.HOT_PATH.
 _ACT: Final = Act
@@ -93,6 +94,8 @@ class Connection:
         self._busy = False
         """Whether :meth:`run` is handling a message (it may wait meanwhile)."""
         self._log = get_logger(remote=str(ws.remote_address[0]) if ws.remote_address else "")
+        self._reach: TableReach = app.lobby.reach
+        """How a move reaches its table (compiled: no call into the app's code)."""
         self._protocol = ws.protocol
         self._transport = ws.transport
         """websockets' protocol state machine and socket of ``ws`` (both set before the
@@ -293,7 +296,7 @@ class Connection:
         except FrameError:
             return False  # answered by _receive, in turn
         if type(msg) is _ACT:
-            if not self.app.handles_now(msg):
+            if not self._reach.here(msg.table):
                 return False
         elif type(msg) is not _PING:
             return False
@@ -313,7 +316,7 @@ class Connection:
             elif self.player is None:
                 raise RequestError(ErrorCode.HELLO_REQUIRED, "send hello first")
             else:
-                self.app.act(self.player, msg)
+                self._reach.act(self.player, msg)
         except RequestError as exc:
             self.send(Error(ref=msg.id, code=exc.code, message=exc.message, detail=exc.detail))
         except Exception as exc:  # a bug must not drop the connection

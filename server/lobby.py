@@ -30,6 +30,7 @@ from server.store import Store, StoreUnavailable, TableRecord
 from server.table import Command, TableActor
 from server.table_core import TableCore
 from server.table_options import RequestError, check_options
+from server.table_reach import TableReach
 
 if TYPE_CHECKING:
     from server.cluster_bus import Bus
@@ -79,6 +80,8 @@ class Lobby:
         self.clock = clock
         self.seed_source = seed_source
         self.tables: dict[str, TableActor] = {}
+        self.reach = TableReach(self.tables)
+        """How requests reach these tables (the hot path's part: :mod:`server.table_reach`)."""
         self.remote: Bus | None = None
         """The routing to other processes (:class:`server.cluster_bus.Bus`), if any."""
         self._log = get_logger(component="lobby")
@@ -155,25 +158,9 @@ class Lobby:
         return groups
 
     def find(self, player: Player, table_id: str, invite: str | None = None) -> TableActor:
-        """The table ``table_id`` if the player may reach it; else ``not_found``.
-
-        A private table needs its invite code unless the player is already at it.
-        """
-        actor = self.tables.get(table_id)
-        if actor is None or actor.closed:
-            raise RequestError(ErrorCode.NOT_FOUND, f"no table {table_id!r}")
-        core = actor.core
-        if (
-            core.setup.options.private
-            and not core.is_member(player.player_id)
-            and (
-                invite is None
-                or core.invite is None
-                or not secrets.compare_digest(invite.encode(), core.invite.encode())
-            )
-        ):
-            raise RequestError(ErrorCode.NOT_FOUND, f"no table {table_id!r}")
-        return actor
+        """The table ``table_id`` if the player may reach it; else ``not_found``
+        (:meth:`server.table_reach.TableReach.find`)."""
+        return self.reach.find(player, table_id, invite)
 
     # -- making tables ---------------------------------------------------------
     def check_room(self, player: Player) -> None:

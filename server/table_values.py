@@ -4,14 +4,14 @@
 :class:`Effects` (messages to send, what to persist); the table actor
 (:mod:`server.table`) persists, then sends them.
 
-Compiled with the hot path (:data:`engine.compiled.HOT_PATH`), these
-dataclasses are native classes: the core and the actor read their fields
-directly, not by attribute lookups.
+Compiled with the hot path (:data:`engine.compiled.HOT_PATH`), these are
+native classes: the core and the actor read their fields directly, not by
+attribute lookups.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -76,18 +76,39 @@ class FinishedGame:
     result: dict[str, Any]
 
 
-@dataclass
 class Effects:
-    """What a command did: messages to send and what to persist before sending them."""
+    """What a command did: messages to send and what to persist before sending them.
 
-    outs: list[Out] = field(default_factory=list)
-    started: tuple[int, int] | None = None
-    """``(game_no, seed)`` of a game that just started."""
-    applied: LoggedAction | None = None
-    """The action that was just applied (append it to the log)."""
-    closed: bool = False
-    """The table has no human left at it and should close."""
-    close_reason: str | None = None
-    """Why it closes, when not because everybody left."""
-    answered: bool = False
-    """The requester's own ``update`` answers its request (carries its ``ref``): no ``ok``."""
+    Not a dataclass: every command makes one, and compiled (:data:`engine.compiled.HOT_PATH`)
+    a dataclass's ``__init__`` is the interpreted one :mod:`dataclasses` writes.
+    """
+
+    __slots__ = ("answered", "applied", "close_reason", "closed", "outs", "started")
+
+    def __init__(
+        self,
+        outs: list[Out] | None = None,
+        started: tuple[int, int] | None = None,
+        applied: LoggedAction | None = None,
+        closed: bool = False,
+        close_reason: str | None = None,
+        answered: bool = False,
+    ) -> None:
+        self.outs: list[Out] = [] if outs is None else outs
+        self.started = started
+        """``(game_no, seed)`` of a game that just started."""
+        self.applied = applied
+        """The action that was just applied (append it to the log)."""
+        self.closed = closed
+        """The table has no human left at it and should close."""
+        self.close_reason = close_reason
+        """Why it closes, when not because everybody left."""
+        self.answered = answered
+        """The requester's own ``update`` answers its request (carries its ``ref``): no ``ok``."""
+
+    def __repr__(self) -> str:
+        return (
+            f"Effects(outs={self.outs!r}, started={self.started!r}, applied={self.applied!r}, "
+            f"closed={self.closed!r}, close_reason={self.close_reason!r}, "
+            f"answered={self.answered!r})"
+        )

@@ -44,6 +44,14 @@ WENZ_LIKE = frozenset({"wenz", "wenz_tout"})
 CALLABLE_SUITS = "EGS"
 """Rufer: the ace of acorns, leaves or bells, never hearts (Eligibility)."""
 
+ANNOUNCE: dict[tuple[str, str | None], Announce] = {
+    (kind, suit): Announce(kind, suit)
+    for kind in CONTRACTS
+    for suit in (CALLABLE_SUITS if kind == "rufer" else SUITS if kind in SOLO_LIKE else (None,))
+}
+"""Every announcement there is, once: the same object in every legal move list
+(``Announce.interned``)."""
+
 POINTS: dict[str, int] = {"A": 11, "T": 10, "K": 4, "O": 3, "U": 2, "9": 0, "8": 0, "7": 0}
 CARD_POINTS: dict[Card, int] = {c: POINTS[c.rank] for c in GERMAN_32.cards}
 """Card points (Cards): A 11, T 10, K 4, O 3, U 2, 9/8/7 nothing; 120 in all."""
@@ -160,11 +168,11 @@ def announcements(hand: Sequence[Card], above: int) -> tuple[Announce, ...]:
     out: list[Announce] = []
     for kind in CONTRACTS[above + 1 :]:
         if kind == "rufer":
-            out.extend(Announce(kind, s) for s in CALLABLE_SUITS if s in plain and s not in aces)
+            out.extend(ANNOUNCE[kind, s] for s in CALLABLE_SUITS if s in plain and s not in aces)
         elif kind in SOLO_LIKE:
-            out.extend(Announce(kind, s) for s in SUITS if s in plain)
+            out.extend(ANNOUNCE[kind, s] for s in SUITS if s in plain)
         elif kind != "sie" or high == len(OBERS_UNTERS):
-            out.append(Announce(kind, None))
+            out.append(ANNOUNCE[kind, None])
     return tuple(out)
 
 

@@ -45,6 +45,9 @@ class Announce:
     """
 
     kind: ClassVar[str] = "announce"
+    interned: ClassVar[bool] = True
+    """The game's legal moves hold one Announce per contract and suit
+    (:data:`engine.schafkopf.rules.ANNOUNCE`; engine.codec keeps their plain forms)."""
     contract: ContractKind
     suit: str | None = None
 

@@ -233,7 +233,13 @@ async def test_private_table_needs_the_invite(server: CardaviaServer) -> None:
         t = joined.table.id
         assert all(x.id != t for x in await b.list_tables())
         assert any(x.id == t for x in await a.list_tables())
-        for call in (b.join(t), b.spectate(t), b.join(t, invite="wrong")):
+        move = {"type": "play", "card": "7D"}
+        for call in (
+            b.join(t),
+            b.spectate(t),
+            b.join(t, invite="wrong"),
+            b.act(t, move, seat=1, version=0),  # a move, read at once (server.table_reach)
+        ):
             with pytest.raises(ServerError) as info:
                 await call
             assert info.value.code == "not_found"
@@ -241,6 +247,24 @@ async def test_private_table_needs_the_invite(server: CardaviaServer) -> None:
     finally:
         await a.close()
         await b.close()
+
+
+async def test_a_move_for_a_table_elsewhere_is_handled_here_only_without_other_processes(
+    server: CardaviaServer,
+) -> None:
+    """Alone, this process answers a move for any table (``not_found`` if it has none);
+    with other processes, only a move for a table of its own (the rest go over the bus)."""
+    a = await Client.connect(server.url, "a")
+    try:
+        t = (await a.create_table("scopa", {"seat": 0})).table.id
+        reach = server.lobby.reach
+        assert reach.tables is server.lobby.tables
+        assert reach.here(t) and reach.here("elsewhere")
+        reach.clustered = True
+        assert reach.here(t) and not reach.here("elsewhere")
+    finally:
+        server.lobby.reach.clustered = False
+        await a.close()
 
 
 async def test_chat_limits(server: CardaviaServer) -> None:

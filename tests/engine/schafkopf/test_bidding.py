@@ -10,7 +10,13 @@ import pytest
 from engine.cards import GERMAN_32
 from engine.game import IllegalAction
 from engine.schafkopf import Announce, Pass, PlayCard, SchafkopfState
-from engine.schafkopf.rules import CONTRACTS, announcements, eligibility_error, suit_error
+from engine.schafkopf.rules import (
+    ANNOUNCE,
+    CONTRACTS,
+    announcements,
+    eligibility_error,
+    suit_error,
+)
 from tests.engine.schafkopf.helpers import GAME, apply_all, bid, card, cards, deal
 
 # seat 0: OE UE AE 9E | 7G | AH 8H | 7S  (holds AE; plain 7G, 7S)
@@ -199,3 +205,20 @@ def test_listed_announcements_agree_with_the_eligibility_rules() -> None:
         assert set(announcements(hand, above)) == expected
     sie = cards("OE OG OH OS UE UG UH US")
     assert Announce("sie") in announcements(sie, 4)
+
+
+def test_each_announcement_is_one_object_and_every_suitable_one_is_there() -> None:
+    """The legal moves hold one Announce per contract and suit (``Announce.interned``)."""
+    suitable = {
+        (kind, suit)
+        for kind in CONTRACTS
+        for suit in (None, *"EGHS")
+        if suit_error(kind, suit) is None
+    }
+    assert set(ANNOUNCE) == suitable
+    assert all(a == Announce(*key) for key, a in ANNOUNCE.items())
+    rng = random.Random(5)
+    for _ in range(100):
+        hand = tuple(rng.sample(GERMAN_32.cards, 8))
+        for a in announcements(hand, -1):
+            assert a is ANNOUNCE[a.contract, a.suit]
