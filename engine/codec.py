@@ -239,7 +239,16 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
             )
         items.append(f"{f.name!r}: r{i}")
     args = "v, mine, prev, ch" if shared else "v"
-    source = f"def convert({args}):\n{''.join(lines)}    return {{{', '.join(items)}}}\n"
+    whole = f"{{{', '.join(items)}}}"
+    if shared:  # after a first call: the last dict with what changed (a copy: no dict built)
+        lines.append(
+            "    last = mine[-1]\n"
+            f"    if last is None:\n        return {whole}\n"
+            "    d = last.copy()\n    d.update(ch)\n    return d\n"
+        )
+    else:
+        lines.append(f"    return {whole}\n")
+    source = f"def convert({args}):\n{''.join(lines)}"
     CONVERTER_SOURCES[source] = None
     built = _built_converters().get(source)
     if built is not None:  # the same source, compiled (see CONVERTER_SOURCES)

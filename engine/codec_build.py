@@ -22,6 +22,10 @@ _TYPED_NAMES = {
 }
 """The generated conversions' names whose type helps mypyc (the others are called)."""
 
+_TYPED_LOCALS = {"last": "dict[str, Any] | None", "d": "dict[str, Any]"}
+"""The locals of a conversion with a :class:`~engine.codec.PlainMemo` whose type helps
+mypyc: the last call's dict and its copy (a dict's methods, called directly)."""
+
 
 def converter_sources(seeds: int = 3) -> list[str]:
     """The conversions :mod:`engine.codec` generates while ``seeds`` random games of
@@ -87,10 +91,12 @@ def converter_module(sources: list[str] | None = None) -> str:
         else:  # pragma: no cover - engine.codec generates only these two
             raise ValueError(f"unexpected conversion: {head}")
         local = sorted(set(re.findall(r"\b(r\d+|x|t|k|c)\b(?= =| :=)", body)))
+        typed_locals = [name for name in _TYPED_LOCALS if re.search(rf"\b{name} = ", body)]
         for builtin in ("list", "map", "sorted"):
             body = body.replace(f"_{builtin}(", f"{builtin}(")
         lines += ["", "", f"def _c{i}({signature}) -> dict[str, Any]:"]
         lines += [f"    {name}: Any" for name in local]
+        lines += [f"    {name}: {_TYPED_LOCALS[name]}" for name in typed_locals]
         lines.append(body.rstrip("\n"))
         table.append(f"    {source!r}: _c{i},")
     lines += ["", "", "BY_SOURCE: Final[dict[str, Any]] = {", *table, "}", ""]

@@ -151,7 +151,10 @@ def test_a_memo_kept_from_move_to_move_converts_each_view_as_the_reference_does(
                 break
             views = [game.view(state, seat) for seat in seats]
             out = memo.convert(views)
-            assert out == [reference(v) for v in views]
+            expected = [reference(v) for v in views]
+            assert out == expected
+            # after the first view, each is the last one's copy with what changed: same order
+            assert [list(o) for o in out] == [list(e) for e in expected]
             _assert_changes(memo, out, before)
             before = out
             seat = game.to_act(state)[0]
