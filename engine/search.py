@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from engine.game import Budget, Game, resolve_budget
+from engine.rng import shuffle
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -204,4 +205,4 @@ def keep_likely(
     for _ in range(tries - 1):
         if rng.random() < chance(cards[hand]):
             break
-        rng.shuffle(cards)
+        shuffle(rng, cards)

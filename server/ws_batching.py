@@ -115,8 +115,16 @@ class BatchingServerConnection(ServerConnection):
             self._note_handshake(data)
             super().data_received(data)
             return
+        protocol = self.protocol
         for whole, payload in splitter.frames(data):
-            if payload is None or not self._hand_over(payload):
+            handler = self.on_message  # read per frame: a handler may close the connection
+            if (  # the conditions of the class docstring (inline: a call less per message)
+                payload is None
+                or handler is None
+                or (protocol._state if STATE_IN_SLOT else protocol.state) is not OPEN
+                or protocol.expect_continuation_frame
+                or not handler(payload)
+            ):
                 super().data_received(whole)
         if splitter.broken:  # websockets has had the rest and fails the connection
             self._splitter = None
@@ -142,16 +150,6 @@ class BatchingServerConnection(ServerConnection):
             end = handshake.find(b"\r\n\r\n")
             if 0 <= end < len(handshake) - 4 or len(handshake) > _HANDSHAKE_BYTES:
                 self._handshake = None  # websockets alone reads this connection
-
-    def _hand_over(self, payload: bytes) -> bool:
-        handler = self.on_message
-        protocol = self.protocol
-        return (
-            handler is not None
-            and (protocol._state if STATE_IN_SLOT else protocol.state) is OPEN
-            and not protocol.expect_continuation_frame
-            and handler(payload)
-        )
 
     def eof_received(self) -> None:
         """Give websockets an unfinished frame's bytes first (it reports the cut frame)."""

@@ -36,7 +36,7 @@ from engine.game import (
     replace,
     shared_counts,
 )
-from engine.rng import derive_rng, new_seed
+from engine.rng import derive_rng, new_seed, shuffle
 
 SEATS = 4
 HAND_SIZE = 12
@@ -106,7 +106,7 @@ class CiceraGame(Game[CiceraOptions, CiceraState, Play, CiceraView]):
         """A random dealer, 12 cards to each player and 4 face up on the table."""
         dealer = derive_rng(seed, "dealer").randrange(SEATS)
         order = list(self.deck.cards)
-        derive_rng(seed, "deal").shuffle(order)
+        shuffle(derive_rng(seed, "deal"), order)
         hands: list[tuple[Card, ...]] = [(), (), (), ()]
         for i in SEAT_RANGE:
             seat = (dealer + 1 + i) % SEATS
@@ -317,7 +317,7 @@ class CiceraGame(Game[CiceraOptions, CiceraState, Play, CiceraView]):
         """Deal the cards ``view`` cannot see to the other hands at random, with a fresh seed."""
         seen = set(view.hand) | set(view.table) | set(view.piles[0]) | set(view.piles[1])
         unseen = [c for c in self.deck.cards if c not in seen]
-        rng.shuffle(unseen)
+        shuffle(rng, unseen)
         hands: list[tuple[Card, ...]] = [(), (), (), ()]
         for s in SEAT_RANGE:
             if s == view.seat:
@@ -347,7 +347,7 @@ class CiceraGame(Game[CiceraOptions, CiceraState, Play, CiceraView]):
         """Shuffle the cards in every hand but ``seat``'s among those hands; fresh seed."""
         hidden = [s for s in SEAT_RANGE if s != seat]
         pool = [c for s in hidden for c in state.hands[s]]
-        rng.shuffle(pool)
+        shuffle(rng, pool)
         hands = list(state.hands)
         for s in hidden:
             n = len(state.hands[s])

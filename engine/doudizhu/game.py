@@ -53,7 +53,7 @@ from engine.game import (
     Transition,
     shared_counts,
 )
-from engine.rng import derive_rng, new_seed
+from engine.rng import derive_rng, new_seed, shuffle
 
 HAND_SIZE = 17
 BOTTOM_SIZE = 3
@@ -153,7 +153,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         """Shuffle (attempt ``attempt``: redeals use fresh shuffles), 17 each, 3 bottom."""
         rng = derive_rng(seed, "deal", attempt)
         order = list(_DECK_BITS)  # the deck's cards in its order, as mask bits
-        rng.shuffle(order)
+        shuffle(rng, order)
         first = rng.randrange(3)
         hands = (sum(order[0:17]), sum(order[17:34]), sum(order[34:51]))
         return self._fresh(options, seed, attempt, first, hands, sum(order[51:]))
@@ -508,7 +508,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         public_bottom = mask_of(view.bottom) if view.bottom else 0
         forced = public_bottom & ~played  # the landlord still holds these
         pool = [c for c in self.deck.cards if not CARD_BIT[c] & (own | played | public_bottom)]
-        rng.shuffle(pool)
+        shuffle(rng, pool)
         hands = [0, 0, 0]
         for s in range(3):
             if s == view.seat:
@@ -565,7 +565,7 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             pool_mask |= state.bottom
         pool_mask &= ~forced
         pool = list(cards_of(pool_mask))
-        rng.shuffle(pool)
+        shuffle(rng, pool)
         hands = list(state.hands)
         for s in hidden:
             keep = forced if s == state.landlord else 0

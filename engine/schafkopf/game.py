@@ -31,7 +31,7 @@ from engine.game import (
     replace,
     shared_counts,
 )
-from engine.rng import derive_rng, new_seed
+from engine.rng import derive_rng, new_seed, shuffle
 from engine.schafkopf.hidden import Public, deal_hidden, played_by
 from engine.schafkopf.rules import (
     CARD_POINTS,
@@ -118,7 +118,7 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
     ) -> SchafkopfState:
         """Shuffle and deal eight cards each in two rounds of four, from the dealer's left."""
         order = list(self.deck.cards)
-        derive_rng(seed, "deal", deal_no).shuffle(order)
+        shuffle(derive_rng(seed, "deal", deal_no), order)
         hands: list[list[Card]] = [[], [], [], []]
         pos = 0
         for _round in range(2):

@@ -27,6 +27,7 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from engine.cards import GERMAN_32, Card
+from engine.rng import shuffle
 from engine.schafkopf.rules import OBERS_UNTERS, SOLO_LIKE, mode_of
 from engine.schafkopf.state import Bid, Contract, Hand, Trick
 
@@ -157,7 +158,7 @@ def _assign(
     holder: list[Card | None] = [None] * len(slots)
     free = dict(counts)
     cards = list(pool)
-    rng.shuffle(cards)
+    shuffle(rng, cards)
     cards.sort(key=lambda c: len(allowed[c]))
 
     for card in cards:
@@ -192,7 +193,7 @@ def _augment(
     cycle, garbage only the cyclic collector frees (engine.collector).
     """
     seats = list(allowed[card])
-    rng.shuffle(seats)
+    shuffle(rng, seats)
     for s in seats:
         for i in seat_slots[s]:
             if i in seen:
@@ -234,7 +235,7 @@ def deal_hidden(
             return hands, True
     if last is None:
         cards = list(pool)
-        rng.shuffle(cards)
+        shuffle(rng, cards)
         last = {}
         for s in hidden:
             last[s], cards = cards[: counts[s]], cards[counts[s] :]

@@ -18,7 +18,7 @@ from engine.game import (
     replace,
     shared_counts,
 )
-from engine.rng import derive_rng, new_seed
+from engine.rng import derive_rng, new_seed, shuffle
 from engine.scopa.rules import (
     VALUE,
     capture_allowed,
@@ -87,7 +87,7 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
         redeals = 0
         while True:
             order = list(self.deck.cards)
-            derive_rng(seed, "deal", deal_no, redeals).shuffle(order)
+            shuffle(derive_rng(seed, "deal", deal_no, redeals), order)
             table = tuple(order[6:10])
             if _kings(table) < 3:
                 break
@@ -347,7 +347,7 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
         """Place the unseen cards (other hand(s), stock) at random, with a fresh seed."""
         seen = set(view.hand) | set(view.table) | set(view.piles[0]) | set(view.piles[1])
         unseen = [c for c in self.deck.cards if c not in seen]
-        rng.shuffle(unseen)
+        shuffle(rng, unseen)
         hands: list[tuple[Card, ...]] = [(), ()]
         for s in (0, 1):
             if s == view.seat:
@@ -382,7 +382,7 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
         """Shuffle every card ``seat`` cannot see (other hands, the stock) and the seed."""
         hidden_seats = [s for s in (0, 1) if s != seat]
         pool = [c for s in hidden_seats for c in state.hands[s]] + list(state.stock)
-        rng.shuffle(pool)
+        shuffle(rng, pool)
         hands = list(state.hands)
         for s in hidden_seats:
             n = len(state.hands[s])
