@@ -308,8 +308,10 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
     # -- play (A trick; The called ace) ----------------------------------------
     def _play(self, state: SchafkopfState, seat: Seat, card: Card) -> Transition[SchafkopfState]:
         hand = state.hands[seat]
-        if card not in hand:
-            raise IllegalAction("not_in_hand", f"{card} is not in your hand")
+        try:
+            at = hand.index(card)
+        except ValueError:
+            raise IllegalAction("not_in_hand", f"{card} is not in your hand") from None
         contract = state.contract
         assert contract is not None
         mode = mode_of(contract.kind, contract.suit)
@@ -318,7 +320,7 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
             code, why = play_error(hand, state.trick, mode, ace, card)
             raise IllegalAction(code, why)
         hands = list(state.hands)
-        hands[seat] = tuple(c for c in hand if c != card)
+        hands[seat] = hand[:at] + hand[at + 1 :]  # a hand holds each card once
         trick = state.trick + (card,)
         events: list[Event] = [Event("play", {"seat": seat, "card": card})]
         partner_known = state.partner_known
@@ -400,18 +402,28 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
         return Transition(nxt, tuple(events))
 
     # -- information -----------------------------------------------------------
+    _shared: tuple[SchafkopfState | None, tuple[Seat, ...], Four, bool]
+    _shared = (None, (), (0, 0, 0, 0), False)
+    """The state viewed last and what every seat's view of it shares (the seats to act,
+    the hand counts, whether the series is over): worked out once per state, not once
+    per seat, as a table views each new state for every seat in turn."""
+
     def view(self, state: SchafkopfState, seat: Seat | None) -> SchafkopfView:
         """Own hand, counts of hidden cards, everything public; legal actions on one's turn."""
         h = state.hands
+        shared = self._shared
+        if shared[0] is not state:  # (one tuple, read and replaced whole: thread-safe)
+            counts = shared_counts((len(h[0]), len(h[1]), len(h[2]), len(h[3])))
+            shared = self._shared = (state, self.to_act(state), counts, state.phase == "over")
         return SchafkopfView(  # positional, in field order: a keyword call builds a dict (hot path)
             state.options,  # options
             seat,  # seat
-            self.to_act(state),  # to_act
+            shared[1],  # to_act
             state.phase,  # phase
             state.deal_no,  # deal_no
             state.dealer,  # dealer
             h[seat] if seat is not None else (),  # hand
-            shared_counts((len(h[0]), len(h[1]), len(h[2]), len(h[3]))),  # hand_counts
+            shared[2],  # hand_counts
             state.bids,  # bids
             state.contract,  # contract
             state.partner_known,  # partner
@@ -421,7 +433,7 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
             state.points,  # points
             state.totals,  # totals
             state.history,  # history
-            state.phase == "over",  # over
+            shared[3],  # over
             self.legal_actions(state, seat) if seat is not None else (),  # legal
         )
 

@@ -196,3 +196,25 @@ def _assert_consistent(state: SchafkopfState) -> None:
             seat = (leader + i) % 4
             if eff[cs[i]] != led:
                 assert all(eff[c] != led for c in state.hands[seat])
+
+
+def test_views_of_states_in_turn_are_each_states_own() -> None:
+    """The game works out what a state's views share once per state (the last state
+    viewed); views of two states asked in turn are still each state's own."""
+    from engine.schafkopf.game import SchafkopfGame
+
+    rng = random.Random(8)
+    states = []
+    state = GAME.new_state(GAME.options(), 3)
+    for _ in range(40):
+        states.append(state)
+        seat = GAME.to_act(state)[0]
+        state = GAME.apply(state, seat, rng.choice(GAME.legal_actions(state, seat))).state
+    game = SchafkopfGame()
+    for _ in range(200):
+        state = rng.choice(states)
+        seat = rng.choice([0, 1, 2, 3, None])
+        view = game.view(state, seat)
+        assert view == SchafkopfGame().view(state, seat)
+        assert view.to_act == GAME.to_act(state)
+        assert view.hand_counts == tuple(len(h) for h in state.hands)
