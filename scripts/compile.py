@@ -38,7 +38,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.compiled import COMPILED, GENERATED, GROUP, compiled_files  # noqa: E402
+from engine.compiled import (  # noqa: E402
+    COMPILED,
+    GENERATED,
+    GROUP,
+    NATIVE_VALUES,
+    compiled_files,
+)
+from engine.native_build import native_values  # noqa: E402
 
 PACKAGES = ("client_web", "engine", "protocol", "server")
 """The project's packages the build copies: those of the compiled modules and
@@ -90,6 +97,8 @@ def build(root: Path, jobs: int, opt_level: str) -> None:
         for package in PACKAGES:
             shutil.copytree(root / package, stage / package, ignore=skip)
         (stage / GENERATED[0]).write_text(_converters_of(stage))
+        for path in NATIVE_VALUES:  # after the conversions, made by the plain copy
+            (stage / path).write_text(native_values((stage / path).read_text()))
         os.chdir(stage)
         try:
             extensions = mypycify(

@@ -57,6 +57,7 @@ from engine.schafkopf.rules import (
 from engine.schafkopf.state import (
     Action,
     Bid,
+    Four,
     Pass,
     PlayCard,
     SchafkopfState,
@@ -89,8 +90,8 @@ class Deal:
     ace: Card | None
     partner_known: int | None
     tricks_done: int
-    points: tuple[int, int, int, int]
-    won_tricks: tuple[int, int, int, int]
+    points: Four
+    won_tricks: Four
 
 
 def _deal_of(view: SchafkopfView) -> Deal:

@@ -38,6 +38,7 @@ from engine.schafkopf.rules import (
     CONTRACT_RANK,
     CONTRACTS,
     TOUTS,
+    ZEROS,
     add,
     announcements,
     eligibility_error,
@@ -105,7 +106,7 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
     def new_state(self, options: SchafkopfOptions, seed: int) -> SchafkopfState:
         """A series whose first dealer and every shuffle derive from ``seed``."""
         dealer = derive_rng(seed, "first-dealer").randrange(SEATS)
-        return self._deal(options, seed, 0, dealer, (0, 0, 0, 0), ())
+        return self._deal(options, seed, 0, dealer, ZEROS, ())
 
     def _deal(
         self,
@@ -155,7 +156,7 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
             leader=first,
             trick=(),
             tricks=(),
-            points=(0, 0, 0, 0),
+            points=ZEROS,
             totals=totals,
             history=history,
         )
@@ -402,8 +403,7 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
         return Transition(nxt, tuple(events))
 
     # -- information -----------------------------------------------------------
-    _shared: tuple[SchafkopfState | None, tuple[Seat, ...], Four, bool]
-    _shared = (None, (), (0, 0, 0, 0), False)
+    _shared: tuple[SchafkopfState, tuple[Seat, ...], Four, bool] | None = None
     """The state viewed last and what every seat's view of it shares (the seats to act,
     the hand counts, whether the series is over): worked out once per state, not once
     per seat, as a table views each new state for every seat in turn."""
@@ -412,8 +412,8 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
         """Own hand, counts of hidden cards, everything public; legal actions on one's turn."""
         h = state.hands
         shared = self._shared
-        if shared[0] is not state:  # (one tuple, read and replaced whole: thread-safe)
-            counts = shared_counts((len(h[0]), len(h[1]), len(h[2]), len(h[3])))
+        if shared is None or shared[0] is not state:  # (one tuple, replaced whole: thread-safe)
+            counts: Four = shared_counts((len(h[0]), len(h[1]), len(h[2]), len(h[3])))
             shared = self._shared = (state, self.to_act(state), counts, state.phase == "over")
         return SchafkopfView(  # positional, in field order: a keyword call builds a dict (hot path)
             state.options,  # options

@@ -27,6 +27,7 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from engine.cards import GERMAN_32, Card
+from engine.frozen import fast_init
 from engine.rng import shuffle
 from engine.schafkopf.rules import OBERS_UNTERS, SOLO_LIKE, mode_of
 from engine.schafkopf.state import Bid, Contract, Hand, Trick
@@ -37,6 +38,7 @@ Check = Callable[[Hand, Hand], bool]
 _ORDER = {c: i for i, c in enumerate(GERMAN_32.cards)}
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Public:
     """The public facts of a deal that constrain the hidden cards."""

@@ -56,6 +56,11 @@ POINTS: dict[str, int] = {"A": 11, "T": 10, "K": 4, "O": 3, "U": 2, "9": 0, "8":
 CARD_POINTS: dict[Card, int] = {c: POINTS[c.rank] for c in GERMAN_32.cards}
 """Card points (Cards): A 11, T 10, K 4, O 3, U 2, 9/8/7 nothing; 120 in all."""
 
+ZEROS: Four = (0, 0, 0, 0)
+"""No points, no totals: one object for every deal and series that starts (a view's
+unchanged fields are told by identity, ``engine.codec.PlainMemo``; compiled, a
+tuple written out is a new object each time)."""
+
 TRUMP = "T"
 """The effective suit of every trump."""
 
@@ -350,7 +355,7 @@ def passed_out_record(deal_no: int, dealer: int) -> DealRecord:
         laufende=0,
         laufende_side=None,
         value=0,
-        settlement=(0, 0, 0, 0),
+        settlement=ZEROS,
     )
 
 

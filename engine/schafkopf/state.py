@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Literal
 
 from engine.cards import Card
 from engine.frozen import fast_init
 from engine.game import GameOptions
+from engine.schafkopf.actions import Announce as Announce
+from engine.schafkopf.actions import ContractKind as ContractKind
+from engine.schafkopf.actions import Pass as Pass
+from engine.schafkopf.actions import PlayCard as PlayCard
 
 Hand = tuple[Card, ...]
 Hands = tuple[Hand, Hand, Hand, Hand]
 Four = tuple[int, int, int, int]
-
-ContractKind = Literal["rufer", "wenz", "solo", "wenz_tout", "solo_tout", "sie"]
-"""The contracts, lowest first (Contracts and bidding)."""
 
 Phase = Literal["bidding", "play", "over"]
 
@@ -32,46 +33,6 @@ class SchafkopfOptions(GameOptions):
     def __post_init__(self) -> None:
         if not 1 <= self.deals <= 100:
             raise ValueError("deals must be between 1 and 100")
-
-
-# -- actions -------------------------------------------------------------------
-@fast_init
-@dataclass(frozen=True, slots=True)
-class Announce:
-    """Announce a contract in full (Contracts and bidding, **Decision**).
-
-    ``suit`` is the called ace's suit for Rufer (``E``, ``G`` or ``S``), the
-    trump suit for Solo and Solo Tout, and ``None`` for Wenz, Wenz Tout and Sie.
-    """
-
-    kind: ClassVar[str] = "announce"
-    interned: ClassVar[bool] = True
-    """The game's legal moves hold one Announce per contract and suit
-    (:data:`engine.schafkopf.rules.ANNOUNCE`; engine.codec keeps their plain forms)."""
-    contract: ContractKind
-    suit: str | None = None
-
-
-@fast_init
-@dataclass(frozen=True, slots=True)
-class Pass:
-    """Pass in the bidding round."""
-
-    kind: ClassVar[str] = "pass"
-    interned: ClassVar[bool] = True
-    """The game's legal moves hold one Pass (engine.codec keeps its plain form)."""
-
-
-@fast_init
-@dataclass(frozen=True, slots=True)
-class PlayCard:
-    """Play ``card`` from the hand to the current trick."""
-
-    kind: ClassVar[str] = "play"
-    interned: ClassVar[bool] = True
-    """The game's legal moves hold one PlayCard per card (engine.codec keeps their
-    plain forms)."""
-    card: Card
 
 
 Action = Announce | Pass | PlayCard

@@ -1,0 +1,114 @@
+"""The build's native value classes (engine.native_build), checked as plain Python.
+
+The compiled build itself is checked against plain Python in
+``tests/engine/test_compiled.py`` (the same moves, refusals and conversions).
+Here: the rewritten module defines the same dataclasses, with an ``__init__``
+of the same parameters, a ``__reduce__`` of every field, the annotations as
+written, and nothing else changed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import sys
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.compiled import NATIVE_VALUES, ROOT
+from engine.native_build import native_values
+
+_TRANSFORMED = {path: native_values((ROOT / path).read_text()) for path in NATIVE_VALUES}
+
+
+def _load(path: str) -> tuple[types.ModuleType, types.ModuleType]:
+    """The module of ``path`` as it is, and its rewritten source run as a module."""
+    original = sys.modules[path.removesuffix(".py").replace("/", ".")]
+    native = types.ModuleType(original.__name__ + "_native")
+    sys.modules[native.__name__] = native  # dataclasses looks its module up
+    try:
+        exec(compile(_TRANSFORMED[path], path, "exec"), native.__dict__)
+    finally:
+        del sys.modules[native.__name__]
+    return original, native
+
+
+def _dataclasses(module: types.ModuleType) -> dict[str, type]:
+    return {
+        name: value
+        for name, value in vars(module).items()
+        if isinstance(value, type)
+        and dataclasses.is_dataclass(value)
+        and value.__module__ == module.__name__
+    }
+
+
+@pytest.mark.parametrize("path", NATIVE_VALUES)
+def test_the_rewritten_classes_are_the_same_dataclasses(path: str) -> None:
+    __import__(path.removesuffix(".py").replace("/", "."))
+    original, native = _load(path)
+    mine, theirs = _dataclasses(native), _dataclasses(original)
+    assert set(mine) == set(theirs) and mine
+    for name, cls in mine.items():
+        reference = theirs[name]
+        assert [f.name for f in dataclasses.fields(cls)] == [
+            f.name for f in dataclasses.fields(reference)
+        ]
+        assert cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        # the annotations as written (an opened alias written out): the codec's types
+        hints = typing.get_type_hints(cls, vars(native))
+        same = {k: repr(v).replace(native.__name__, original.__name__) for k, v in hints.items()}
+        assert same == {k: repr(v) for k, v in typing.get_type_hints(reference).items()}
+        if reference.__bases__ != (object,):
+            continue  # kept a Python class (mypyc_attr), its own __init__ as before
+        init = inspect.signature(cls.__init__)  # type: ignore[misc]
+        assert list(init.parameters) == list(inspect.signature(reference.__init__).parameters)
+        for p, q in zip(
+            init.parameters.values(),
+            inspect.signature(reference.__init__).parameters.values(),
+            strict=True,
+        ):
+            assert p.default == q.default or (p.default is None and q.default is not q.empty)
+        # __reduce__ gives every field, in order, to build the same value again
+        values = [object() for _ in dataclasses.fields(cls)]
+        probe: Any = object.__new__(cls)
+        for f, value in zip(dataclasses.fields(cls), values, strict=True):
+            object.__setattr__(probe, f.name, value)
+        assert probe.__reduce__() == (cls, tuple(values))
+
+
+def test_fixed_length_tuples_are_opened_and_the_rest_is_untouched() -> None:
+    source = (ROOT / "engine/schafkopf/state.py").read_text()
+    native = _TRANSFORMED["engine/schafkopf/state.py"]
+    assert "Four = tuple[int, ...]" in native and "Hands = tuple[Hand, ...]" in native
+    assert "    cards: tuple[Card, ...]" in native
+    assert "@fast_init" not in native and "@dataclass(frozen=True, slots=True)" not in native
+    assert "@mypyc_attr(native_class=False)\n@dataclass(frozen=True)\nclass SchafkopfOptions" in (
+        native
+    )
+    rewritten = ("fast_init", "tuple[", "@dataclass(frozen=True, slots=True)")
+    kept = [line for line in source.split("\n") if not any(r in line for r in rewritten)]
+    assert all(line in native for line in kept)  # docstrings, fields, methods as they were
+
+
+def test_a_class_variable_is_refused() -> None:
+    source = (
+        "from __future__ import annotations\n"
+        "from dataclasses import dataclass\n"
+        "from typing import ClassVar\n"
+        "@fast_init\n"
+        "@dataclass(frozen=True, slots=True)\n"
+        "class Move:\n"
+        "    kind: ClassVar[str] = 'move'\n"
+        "    card: str\n"
+    )
+    with pytest.raises(ValueError, match="ClassVar"):
+        native_values(source)
+
+
+def test_the_native_modules_exist() -> None:
+    assert all((ROOT / Path(path)).is_file() for path in NATIVE_VALUES)
