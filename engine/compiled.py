@@ -25,11 +25,13 @@ AI: tuple[str, ...] = (
 runs on packed integers and gains most (twice the play-outs in the same
 time).  The other games' searches spend their time in the shared engine
 (states, ``replace``, :mod:`engine.search`) and gained nothing measurable
-compiled.  The game modules that read what clients send (``game.py``) stay
-plain Python; of this compiled code, only :func:`engine.doudizhu.hands.mask_of`
-sees a client's cards unchecked, and it takes any object; the rest gets what
+compiled.  Dou Dizhu's ``game.py``, which reads what clients send, stays plain
+Python; of this compiled code, only :func:`engine.doudizhu.hands.mask_of` sees a
+client's cards unchecked, and it takes any object; the rest gets what
 ``game.py`` has checked (``tests/engine/test_compiled.py`` sends malformed
-plays through both builds)."""
+plays through both builds).  Schafkopf's compiled ``game.py`` (:data:`GAMES`)
+gets its moves decoded and typed by :func:`engine.codec.from_plain` first, as
+the fuzzer's frames show."""
 
 HOT_PATH: tuple[str, ...] = (
     "engine/codec.py",
@@ -53,26 +55,25 @@ HOT_PATH: tuple[str, ...] = (
     "server/view_changes.py",
     "server/ws_frames.py",
 )
-"""The server's path from a move to its updates: the connection's reading and
-sending, the table's actor, core and values, the views' plain forms and their changes
-(and plain data read back, :mod:`engine.plain_decode`), the deals' shuffle
-(:func:`engine.rng.shuffle`),
-the frames and their queues, the WebSocket framing, the rate limit, the cache
-of decoded moves and the metrics' series.  A move takes about 30% fewer
-instructions with them and :data:`GENERATED` compiled (Schafkopf 731k → 506k,
-Scopa 501k → 351k: ``python -m bench.instructions --game schafkopf --against
-DIR``, ``DIR`` a plain checkout).  Each gets only what the server has checked already, as in plain
-Python, or checks it itself (the codecs, which read what clients send: a
-compiled server meets the fuzzer's frames with typed errors, no crash and no
-``internal_error``, and the leak audit's games with nothing leaked, see
-``tests/engine/test_compiled.py``).  ``server/ws_batching.py`` stays plain:
-its class extends websockets' own connection, and compiled (then in
-``server/connection.py``) it crashed in the garbage collector.  So do the game
-modules (``game.py``, ``rules.py``): compiled, Schafkopf's moves got no
-faster.  In these modules, constants and the names read on every move from
-modules that are not compiled (message classes, ``time.perf_counter``) are
-``Final``: compiled, a Final name is a C static, any other global a lookup in
-the module's dict at each use (5% of a Schafkopf move's instructions)."""
+"""The server's path from a move to its updates: the connection's reading and sending, the
+table's actor, core and values, the views' plain forms and their changes (and plain data
+read back, :mod:`engine.plain_decode`), the deals' shuffle (:func:`engine.rng.shuffle`),
+the frames and their queues, the WebSocket framing, the rate limit, the cache of decoded
+moves and the metrics' series. A move takes about a third fewer instructions with them,
+:data:`GENERATED` and :data:`GAMES` compiled (Schafkopf 677k → 392k, Scopa 484k → 333k:
+``python -m bench.instructions --game schafkopf --against DIR``, ``DIR`` a plain
+checkout). Each gets only what the server has checked already, as in plain Python, or
+checks it itself (the codecs, which read what clients send: a compiled server meets the
+fuzzer's frames with typed errors, no crash and no ``internal_error``, and the leak
+audit's games with nothing leaked, see ``tests/engine/test_compiled.py``).
+``server/ws_batching.py`` stays plain: its class extends websockets' own connection, and
+compiled (then in ``server/connection.py``) it crashed in the garbage collector. So do
+the other games' modules: compiled with their values as Python classes, Schafkopf's
+moves got no faster (see :data:`GAMES` for what did). In these modules, constants and
+the names read on every move from modules that are not compiled (message classes,
+``time.perf_counter``) are ``Final``: compiled, a Final name is a C static, any other
+global a lookup in the module's dict at each use (5% of a Schafkopf move's
+instructions)."""
 
 GAMES: tuple[str, ...] = (
     "engine/schafkopf/state.py",
@@ -82,9 +83,11 @@ GAMES: tuple[str, ...] = (
 )
 """Schafkopf's rules, state and views, compiled with their values made native
 (:data:`NATIVE_VALUES`): a move's ``apply`` and four views take about half the
-time (7.6 → 4.1 µs and 6.4 → 2.6 µs, random play).  Its moves
-(:mod:`engine.schafkopf.actions`, which read what clients send) and its AI stay
-plain Python."""
+time (7.0 → 3.9 µs and 5.6 → 2.3 µs, random play), and the server's instructions
+a move fall by 18% (475k → 388k).  Its moves (:mod:`engine.schafkopf.actions`:
+mypyc's dataclasses lose their class variables) and its AI stay plain Python;
+the ``hard`` AI decides the same in 13% less CPU (``python -m bench.search
+--game schafkopf``).  The other games' states could follow the same way."""
 
 NATIVE_VALUES: tuple[str, ...] = ("engine/schafkopf/state.py", "engine/schafkopf/hidden.py")
 """Modules whose frozen dataclasses the build makes native classes before compiling
