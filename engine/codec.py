@@ -248,7 +248,8 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
         )
     else:
         lines.append(f"    return {whole}\n")
-    source = f"def convert({args}):\n{''.join(lines)}"
+    # the class named first: a source is one class's own (the build may type ``v`` by it)
+    source = f"# {cls.__module__}.{cls.__qualname__}\ndef convert({args}):\n{''.join(lines)}"
     CONVERTER_SOURCES[source] = None
     built = _built_converters().get(source)
     if built is not None:  # the same source, compiled (see CONVERTER_SOURCES)

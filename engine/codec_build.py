@@ -9,10 +9,12 @@ writes them as one typed module (:func:`converter_module`,
 
 from __future__ import annotations
 
+import importlib
 import random
 import re
 
 from engine.codec import CONVERTER_SOURCES, PlainMemo, converter_namespace, to_plain
+from engine.compiled import NATIVE_VALUES, module_name
 from engine.registry import GAMES
 
 _TYPED_NAMES = {
@@ -55,6 +57,13 @@ def converter_sources(seeds: int = 3) -> list[str]:
     return list(CONVERTER_SOURCES)
 
 
+def _made_native(module: str, qualname: str) -> bool:
+    """Whether the build makes the class ``module.qualname`` native
+    (:func:`engine.native_build.native_values`: a slotted dataclass with no base)."""
+    cls = getattr(importlib.import_module(module), qualname, None)
+    return isinstance(cls, type) and cls.__bases__ == (object,) and "__slots__" in vars(cls)
+
+
 def converter_module(sources: list[str] | None = None) -> str:
     """The module of :data:`GENERATED`: each of ``sources`` (by default
     :func:`converter_sources`) as a typed function, and ``BY_SOURCE``, each
@@ -62,7 +71,9 @@ def converter_module(sources: list[str] | None = None) -> str:
 
     The code is the source's own, with its arguments and locals typed and
     ``_list``, ``_map`` and ``_sorted`` (bound to the builtins) called by their
-    builtin names, which mypyc runs directly."""
+    builtin names, which mypyc runs directly.  The value converted is typed as its
+    class (named on the source's first line) when that class is native
+    (:data:`engine.compiled.NATIVE_VALUES`): compiled, its fields are read directly."""
     if sources is None:
         sources = converter_sources()
     names = sorted(converter_namespace())
@@ -81,13 +92,20 @@ def converter_module(sources: list[str] | None = None) -> str:
     for name in names:
         typed = _TYPED_NAMES.get(name)
         lines.append(f"{name}: Final{f'[{typed}]' if typed else ''} = _NAMES[{name!r}]")
+    native = {module_name(path) for path in NATIVE_VALUES}
+    imports: list[str] = []
     table = []
     for i, source in enumerate(sources):
-        head, body = source.split("\n", 1)
+        named, head, body = source.split("\n", 2)
+        module, _, qualname = named.removeprefix("# ").rpartition(".")
+        value = "Any"
+        if module in native and _made_native(module, qualname):  # its fields read directly
+            value = f"_V{i}"
+            imports.append(f"from {module} import {qualname} as {value}")
         if head == "def convert(v, mine, prev, ch):":
-            signature = "v: Any, mine: list[Any], prev: list[Any] | None, ch: dict[str, Any]"
+            signature = f"v: {value}, mine: list[Any], prev: list[Any] | None, ch: dict[str, Any]"
         elif head == "def convert(v):":
-            signature = "v: Any"
+            signature = f"v: {value}"
         else:  # pragma: no cover - engine.codec generates only these two
             raise ValueError(f"unexpected conversion: {head}")
         local = sorted(set(re.findall(r"\b(r\d+|x|t|k|c)\b(?= =| :=)", body)))
@@ -100,4 +118,6 @@ def converter_module(sources: list[str] | None = None) -> str:
         lines.append(body.rstrip("\n"))
         table.append(f"    {source!r}: _c{i},")
     lines += ["", "", "BY_SOURCE: Final[dict[str, Any]] = {", *table, "}", ""]
+    at = lines.index("from engine import codec as _codec") + 1
+    lines[at:at] = imports
     return "\n".join(lines)
