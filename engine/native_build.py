@@ -20,12 +20,14 @@ change: the same fields, defaults, equality, hash, ``repr`` and frozenness
   :func:`typing.get_type_hints`, which :mod:`engine.codec` plans its
   conversions by and :mod:`engine.plain_decode` decodes by, needs them as
   written;
-* a dataclass with a base class stays a Python class (mypyc's
-  ``native_class=False``): a native class cannot extend a Python one.
+* fixed length tuple types (``tuple[int, int, int, int]``, and the module's
+  aliases of them) are written as tuples of any length (see
+  :func:`_open_tuples`).
 
-A class with a ``ClassVar`` is refused: mypyc's dataclasses lose the
-``ClassVar`` and make it a field (the Schafkopf moves, which have one, live
-in a plain module for that reason).  The source in the tree stays as it is,
+A dataclass with a base class is refused (a native class cannot extend a
+Python one), and so is one with a ``ClassVar`` (mypyc's dataclasses lose the
+``ClassVar`` and make it a field): the Schafkopf moves and options live in
+plain modules for those reasons.  The source in the tree stays as it is,
 and runs so when not compiled.
 """
 
@@ -50,10 +52,9 @@ def native_values(source: str) -> str:
             "",
             f"setattr({node.name}, '__annotations__', {_annotations(source, node, opened)!r})",
         ]
-        if node.bases:  # extends a Python class: mypyc keeps it a Python class
-            first = node.decorator_list[0].lineno - 1
-            edits.append((first, 0, ["@mypyc_attr(native_class=False)"]))
-        elif any(_is_name(d, "fast_init") for d in node.decorator_list):
+        if node.bases:
+            raise ValueError(f"{node.name}: a base class (a native class cannot extend it)")
+        if any(_is_name(d, "fast_init") for d in node.decorator_list):
             for d in node.decorator_list:
                 line = d.lineno - 1
                 if _is_name(d, "fast_init"):
@@ -70,8 +71,7 @@ def native_values(source: str) -> str:
     anchor = "from __future__ import annotations\n"
     if anchor not in out:
         raise ValueError("the module lacks 'from __future__ import annotations'")
-    header = "\nfrom typing import Any\n\nfrom mypy_extensions import mypyc_attr\n"
-    return out.replace(anchor, anchor + header, 1)
+    return out.replace(anchor, anchor + "\nfrom typing import Any\n", 1)
 
 
 def _open_tuples(tree: ast.Module, lines: list[str]) -> dict[str, ast.expr]:

@@ -8,31 +8,17 @@ from typing import Literal
 
 from engine.cards import Card
 from engine.frozen import fast_init
-from engine.game import GameOptions
 from engine.schafkopf.actions import Announce as Announce
 from engine.schafkopf.actions import ContractKind as ContractKind
 from engine.schafkopf.actions import Pass as Pass
 from engine.schafkopf.actions import PlayCard as PlayCard
+from engine.schafkopf.options import SchafkopfOptions as SchafkopfOptions
 
 Hand = tuple[Card, ...]
 Hands = tuple[Hand, Hand, Hand, Hand]
 Four = tuple[int, int, int, int]
 
 Phase = Literal["bidding", "play", "over"]
-
-
-@dataclass(frozen=True)
-class SchafkopfOptions(GameOptions):
-    """Table options: the pattern (naming only) and the number of deals (The table).
-
-    ``deals`` counts passed-out deals too: each deal moves the dealer left.
-    """
-
-    deals: int = 4
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.deals <= 100:
-            raise ValueError("deals must be between 1 and 100")
 
 
 Action = Announce | Pass | PlayCard
