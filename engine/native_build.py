@@ -65,7 +65,9 @@ def native_values(source: str) -> str:
                     raise ValueError(f"{node.name}: expected {_FROZEN_SLOTS}")
             after = _methods(source, node) + after
         edits.append((_last_line(node), 0, after))
-    for first, count, new in sorted(edits, key=lambda e: (e[0], -e[1]), reverse=True):
+    # from the end, so that each edit's line numbers still hold; at one line, what
+    # replaces it before what is inserted there (a class's end, the next one's decorator)
+    for first, count, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         lines[first : first + count] = new
     out = "\n".join(lines)
     anchor = "from __future__ import annotations\n"

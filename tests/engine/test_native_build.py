@@ -90,6 +90,32 @@ def test_fixed_length_tuples_are_opened_and_the_rest_is_untouched() -> None:
     assert all(line in native for line in kept)  # docstrings, fields, methods as they were
 
 
+def test_classes_next_to_each_other_are_each_rewritten() -> None:
+    source = (
+        "from __future__ import annotations\n"
+        "from dataclasses import dataclass\n"
+        "@fast_init\n"
+        "@dataclass(frozen=True, slots=True)\n"
+        "class A:\n"
+        "    x: int\n"
+        "@fast_init\n"
+        "@dataclass(frozen=True, slots=True)\n"
+        "class B:\n"
+        "    y: tuple[int, int] = (1, 2)\n"
+    )
+    module: dict[str, Any] = {"fast_init": None, "__name__": "probe"}
+    sys.modules["probe"] = types.ModuleType("probe")
+    try:
+        exec(compile(native_values(source), "probe", "exec"), module)
+    finally:
+        del sys.modules["probe"]
+    a, b = module["A"], module["B"]
+    assert [f.name for f in dataclasses.fields(a)] == ["x"]
+    assert [f.name for f in dataclasses.fields(b)] == ["y"]
+    assert str(inspect.signature(b.__init__)) == "(self, y: 'tuple[int, ...]' = (1, 2)) -> 'None'"
+    assert b.__annotations__ == {"y": "tuple[int, int]"}
+
+
 def test_a_class_with_a_base_is_refused() -> None:
     source = (
         "from __future__ import annotations\n"
