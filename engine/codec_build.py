@@ -9,12 +9,12 @@ writes them as one typed module (:func:`converter_module`,
 
 from __future__ import annotations
 
-import importlib
 import random
 import re
 
 from engine.codec import CONVERTER_SOURCES, PlainMemo, converter_namespace, to_plain
-from engine.compiled import NATIVE_VALUES, module_name
+from engine.compiled import NATIVE_VALUES, ROOT, module_name
+from engine.native_build import native_classes
 from engine.registry import GAMES
 
 _TYPED_NAMES = {
@@ -57,13 +57,6 @@ def converter_sources(seeds: int = 3) -> list[str]:
     return list(CONVERTER_SOURCES)
 
 
-def _made_native(module: str, qualname: str) -> bool:
-    """Whether the build makes the class ``module.qualname`` native
-    (:func:`engine.native_build.native_values`: a slotted dataclass with no base)."""
-    cls = getattr(importlib.import_module(module), qualname, None)
-    return isinstance(cls, type) and cls.__bases__ == (object,) and "__slots__" in vars(cls)
-
-
 def converter_module(sources: list[str] | None = None) -> str:
     """The module of :data:`GENERATED`: each of ``sources`` (by default
     :func:`converter_sources`) as a typed function, and ``BY_SOURCE``, each
@@ -92,14 +85,18 @@ def converter_module(sources: list[str] | None = None) -> str:
     for name in names:
         typed = _TYPED_NAMES.get(name)
         lines.append(f"{name}: Final{f'[{typed}]' if typed else ''} = _NAMES[{name!r}]")
-    native = {module_name(path) for path in NATIVE_VALUES}
+    native = {
+        (module_name(path), name)
+        for path in NATIVE_VALUES
+        for name in native_classes((ROOT / path).read_text())
+    }
     imports: list[str] = []
     table = []
     for i, source in enumerate(sources):
         named, head, body = source.split("\n", 2)
         module, _, qualname = named.removeprefix("# ").rpartition(".")
         value = "Any"
-        if module in native and _made_native(module, qualname):  # its fields read directly
+        if (module, qualname) in native:  # made a native class: its fields read directly
             value = f"_V{i}"
             imports.append(f"from {module} import {qualname} as {value}")
         if head == "def convert(v, mine, prev, ch):":

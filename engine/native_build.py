@@ -54,7 +54,7 @@ def native_values(source: str) -> str:
         ]
         if node.bases:
             raise ValueError(f"{node.name}: a base class (a native class cannot extend it)")
-        if any(_is_name(d, "fast_init") for d in node.decorator_list):
+        if _made_native(node):
             for d in node.decorator_list:
                 line = d.lineno - 1
                 if _is_name(d, "fast_init"):
@@ -76,6 +76,20 @@ def native_values(source: str) -> str:
     return out.replace(anchor, anchor + "\nfrom typing import Any\n", 1)
 
 
+def native_classes(source: str) -> list[str]:
+    """The classes of ``source`` that :func:`native_values` makes native classes (its
+    :func:`~engine.frozen.fast_init` dataclasses), by name."""
+    return [
+        node.name
+        for node in ast.parse(source).body
+        if isinstance(node, ast.ClassDef) and _is_dataclass(node) and _made_native(node)
+    ]
+
+
+def _made_native(node: ast.ClassDef) -> bool:
+    return not node.bases and any(_is_name(d, "fast_init") for d in node.decorator_list)
+
+
 def _open_tuples(tree: ast.Module, lines: list[str]) -> dict[str, ast.expr]:
     """Write each fixed length tuple type of the module's aliases and fields
     (``Four = tuple[int, int, int, int]``) as a tuple of any length
@@ -88,18 +102,14 @@ def _open_tuples(tree: ast.Module, lines: list[str]) -> dict[str, ast.expr]:
     annotations, set back after it, keep the exact types for the codec; so the
     aliases opened are returned, by name, with the types they stood for.
     """
-    aliases = {
-        node.targets[0].id: node.value
-        for node in tree.body
-        if isinstance(node, ast.Assign)
-        and len(node.targets) == 1
-        and isinstance(node.targets[0], ast.Name)
-        and _fixed_parts(node.value) is not None
-    }
+    aliases: dict[str, ast.expr] = {}
     found: list[ast.expr] = []
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             found.append(node.value)
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and _fixed_parts(node.value) is not None:
+                aliases[target.id] = node.value
         elif isinstance(node, ast.ClassDef):
             found += [i.annotation for i in node.body if isinstance(i, ast.AnnAssign)]
     for expr in sorted(found, key=lambda e: (e.lineno, e.col_offset), reverse=True):

@@ -141,7 +141,6 @@ class CardaviaServer:
         )
         self.bus = Bus(self.store, self)
         self.lobby.remote = self.bus
-        self.lobby.reach.clustered = True
         await self.bus.start()
         self.cluster = Cluster(self.store, self.lobby, self.config.takeover_interval)
         await self.cluster.start()
@@ -439,7 +438,7 @@ class CardaviaServer:
         if route and self.bus is not None and await self._routed(player, msg):
             return
         if type(msg) is cm.Act:  # the hot path: most requests are moves
-            self.act(player, msg)
+            lobby.reach.act(player, msg)
         elif isinstance(msg, cm.ListGames):
             player.send(lobby.games(msg.id))
         elif isinstance(msg, cm.ListTables):
@@ -466,16 +465,6 @@ class CardaviaServer:
             actor.submit(Command(_TABLE_COMMANDS[type(msg)], player, msg.id, args))
         else:  # pragma: no cover - every message type is handled above
             raise RequestError(ErrorCode.BAD_MESSAGE, f"unexpected message {msg.type!r}")
-
-    def act(self, player: Player, msg: cm.Act) -> None:
-        """Hand a move to its table here (:meth:`dispatch`, or the connection's read
-        callback when :meth:`handles_now`)."""
-        self.lobby.reach.act(player, msg)
-
-    def handles_now(self, msg: cm.Act) -> bool:
-        """Whether ``msg`` may go to :meth:`act` without :meth:`dispatch`: the table is
-        this process's (else it goes over the bus)."""
-        return self.lobby.reach.here(msg.table)
 
     async def _routed(self, player: Player, msg: Any) -> bool:
         """Send ``msg`` to the process owning its table, if another one does; whether sent.

@@ -305,7 +305,7 @@ class Connection:
 
     def _handle_now(self, msg: Act | Ping, limited: bool) -> None:
         """:meth:`_handle` for a ping, or a move whose table is this process's
-        (:meth:`CardaviaServer.handles_now`): nothing in it waits."""
+        (:meth:`server.table_reach.TableReach.here`): nothing in it waits."""
         if not self._admit(msg, limited):
             return
         try:
@@ -337,7 +337,7 @@ class Connection:
 
     async def _handle(self, msg: ClientMessage, limited: bool) -> None:
         """Count ``msg``, then refuse it (``limited``: over the rate) or act on it."""
-        if isinstance(msg, Ping) or (isinstance(msg, Act) and self.app.handles_now(msg)):
+        if isinstance(msg, Ping) or (isinstance(msg, Act) and self._reach.here(msg.table)):
             self._handle_now(msg, limited)
             return
         if not self._admit(msg, limited):

@@ -82,10 +82,19 @@ class Lobby:
         self.tables: dict[str, TableActor] = {}
         self.reach = TableReach(self.tables)
         """How requests reach these tables (the hot path's part: :mod:`server.table_reach`)."""
-        self.remote: Bus | None = None
-        """The routing to other processes (:class:`server.cluster_bus.Bus`), if any."""
+        self._remote: Bus | None = None
         self._log = get_logger(component="lobby")
         self.quotas = Quotas(config, self._is_waiting)
+
+    @property
+    def remote(self) -> Bus | None:
+        """The routing to other processes (:class:`server.cluster_bus.Bus`), if any."""
+        return self._remote
+
+    @remote.setter
+    def remote(self, bus: Bus | None) -> None:
+        self._remote = bus
+        self.reach.clustered = bus is not None  # moves for tables not here go over it
 
     # -- reading -------------------------------------------------------------
     def games(self, ref: int | None) -> Games:
