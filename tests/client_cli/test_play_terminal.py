@@ -51,7 +51,14 @@ def first_key(child: pexpect.spawn) -> str:
 
 
 def moves_on_screen(text: str) -> dict[str, list[str]]:
-    """``{key: [card codes]}`` of the move lines above the prompt."""
+    """``{key: [card codes]}`` of the move lines above the prompt.
+
+    Only the last screen counts: ``text`` may hold an earlier turn's move list
+    too (a prompt redrawn while output went on), whose keys must not mix in.
+    """
+    at = text.rfind("Your hand (")
+    if at >= 0:
+        text = text[at:]
     out: dict[str, list[str]] = {}
     for key, label in re.findall(r"(?:^|\s)(\d+)\) (.+?)(?=\s{2,}\d+\)|\r?$)", text, re.M):
         codes = re.findall(r"\((\w\w)\)", label) or [
