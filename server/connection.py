@@ -20,7 +20,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from protocol.base import PROTOCOL_VERSION, known_features
-from protocol.client_messages import Act, ClientMessage, Hello, Ping
+from protocol.client_messages import Act, ClientMessage, Hello, Ping, Rematch
 from protocol.codec import (
     Frame,
     FrameError,
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 # Final names, read on every move: see engine.compiled.HOT_PATH.
 _ACT: Final = Act
 _PING: Final = Ping
+_REMATCH: Final = Rematch
 _ERROR: Final = Error
 _TABLE_CHANGED: Final = TableChanged
 _BATCHING: Final = BatchingServerConnection
@@ -282,9 +283,10 @@ class Connection:
         await self._handle(msg, limited)
 
     def _receive_now(self, payload: bytes) -> bool:
-        """Handle a binary message in the callback that read it, if it is a move (or a
-        ping) that :meth:`_receive` would handle without waiting and nothing is ahead
-        of it; else decline it (False): websockets queues it for :meth:`run`."""
+        """Handle a binary message in the callback that read it, if it is a move or a
+        rematch vote (or a ping) that :meth:`_receive` would handle without waiting
+        and nothing is ahead of it; else decline it (False): websockets queues it for
+        :meth:`run`."""
         player = self.player
         if self._busy or self._close is not None or player is None:
             return False
@@ -295,17 +297,21 @@ class Connection:
             msg = decode_client(payload)
         except FrameError:
             return False  # answered by _receive, in turn
-        if type(msg) is _ACT:
+        kind = type(msg)
+        if kind is _ACT or kind is _REMATCH:
+            assert isinstance(msg, Act | Rematch)
             if not self._reach.here(msg.table):
                 return False
-        elif type(msg) is not _PING:
+        elif kind is not _PING:
             return False
+        assert isinstance(msg, Act | Rematch | Ping)
         self._handle_now(msg, not self._bucket.allow(time.monotonic()))
         return True
 
-    def _handle_now(self, msg: Act | Ping, limited: bool) -> None:
-        """:meth:`_handle` for a ping, or a move whose table is this process's
-        (:meth:`server.table_reach.TableReach.here`): nothing in it waits."""
+    def _handle_now(self, msg: Act | Rematch | Ping, limited: bool) -> None:
+        """:meth:`_handle` for a ping, or a move or rematch vote whose table is this
+        process's (:meth:`server.table_reach.TableReach.here`): nothing in it waits
+        (the table handles it at once or queues it: :meth:`server.table.TableActor.submit`)."""
         if not self._admit(msg, limited):
             return
         try:
@@ -315,8 +321,10 @@ class Connection:
                 self.send(Pong(ref=msg.id))
             elif self.player is None:
                 raise RequestError(ErrorCode.HELLO_REQUIRED, "send hello first")
-            else:
+            elif isinstance(msg, _ACT):
                 self._reach.act(self.player, msg)
+            else:
+                self._reach.rematch(self.player, msg)
         except RequestError as exc:
             self.send(Error(ref=msg.id, code=exc.code, message=exc.message, detail=exc.detail))
         except Exception as exc:  # a bug must not drop the connection
@@ -337,7 +345,9 @@ class Connection:
 
     async def _handle(self, msg: ClientMessage, limited: bool) -> None:
         """Count ``msg``, then refuse it (``limited``: over the rate) or act on it."""
-        if isinstance(msg, Ping) or (isinstance(msg, Act) and self._reach.here(msg.table)):
+        if isinstance(msg, Ping) or (
+            isinstance(msg, Act | Rematch) and self._reach.here(msg.table)
+        ):
             self._handle_now(msg, limited)
             return
         if not self._admit(msg, limited):

@@ -49,6 +49,9 @@ _SILENT: Final = frozenset(
     {"tick", "disconnect", "reconnect", "forget", "ai_move", "stop", "close", "lost"}
 )
 """Commands that have no requester waiting for a reply."""
+_AT_ONCE: Final = ("act", "rematch")
+"""Commands handled in the caller's turn when the table is idle (:meth:`TableActor.submit`):
+the moves, and the rematch vote every seated human sends after each game."""
 STORE_RETRY_S: Final = 1.0
 """After the store failed, the table retries what is due (timers, AI turns) this much later."""
 _ROLLBACK: Final = (
@@ -168,11 +171,11 @@ class TableActor:
         self._task = asyncio.create_task(self._run(), name=f"table-{self.id}")
 
     def submit(self, command: Command) -> None:
-        """Queue a command (never blocks); a move at an idle table is handled at once
-        (:meth:`_handle_now`)."""
+        """Queue a command (never blocks); a move or a rematch vote at an idle table is
+        handled at once (:meth:`_handle_now`)."""
         waiter = self._waiter
         if (
-            command.kind == "act"
+            command.kind in _AT_ONCE
             and waiter is not None
             and not waiter.done()
             and not self.queue
@@ -187,7 +190,7 @@ class TableActor:
 
     def _handle_now(self, command: Command, waiter: asyncio.Future[bool]) -> None:
         """Handle ``command`` in the caller's turn of the event loop, as the actor would in
-        its own, sparing the actor's wake-up per move.
+        its own, sparing the actor's wake-up per move (or rematch vote).
 
         Only while the actor waits with nothing queued, so commands still run one at
         a time and in order, and on a store whose writes complete without waiting

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import secrets
 
-from protocol.client_messages import Act
+from protocol.client_messages import Act, Rematch
 from protocol.errors import ErrorCode
 from server.sessions import Player
 from server.table import Command, TableActor
@@ -59,3 +59,10 @@ class TableReach:
         """Queue the move ``msg`` on its table's actor (``not_found`` if unreachable)."""
         actor = self.find(player, msg.table)
         actor.submit(Command("act", player, msg.id, (msg.seat, msg.version, msg.action)))
+
+    def rematch(self, player: Player, msg: Rematch) -> None:
+        """Queue the rematch vote ``msg`` on its table's actor (``not_found`` if
+        unreachable): every seated human votes after each game, so it takes the
+        moves' path (no task of the connection's, the table's at once if idle)."""
+        actor = self.find(player, msg.table)
+        actor.submit(Command("rematch", player, msg.id))

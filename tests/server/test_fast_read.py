@@ -113,24 +113,64 @@ def _server_side(server: CardaviaServer) -> list[BatchingServerConnection]:
     return conns  # type: ignore[return-value]
 
 
-async def test_moves_are_handled_as_they_are_read(
-    server: CardaviaServer, game: Game, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Each move is handled in the read callback, not by the reader task."""
-    by_task: list[bytes | str] = []
+@pytest.fixture
+def by_task(monkeypatch: pytest.MonkeyPatch) -> list[bytes | str]:
+    """The frames the connections' reader tasks handle (not their read callbacks)."""
+    seen: list[bytes | str] = []
     real = Connection._receive
 
     async def receive(self: Connection, frame: bytes | str) -> None:
-        by_task.append(frame)
+        seen.append(frame)
         await real(self, frame)
 
     monkeypatch.setattr(Connection, "_receive", receive)
+    return seen
+
+
+async def test_moves_are_handled_as_they_are_read(
+    server: CardaviaServer, game: Game, by_task: list[bytes | str]
+) -> None:
+    """Each move is handled in the read callback, not by the reader task."""
     for _ in range(12):
         act = game.act()
         await game.seats[act["seat"]].send(_pack(act))
         await game.answered(act)
     assert by_task == []
     assert all(ws._splitter is not None for ws in _server_side(server))
+
+
+async def test_rematch_votes_are_handled_as_they_are_read(
+    server: CardaviaServer, by_task: list[bytes | str]
+) -> None:
+    """Every seated human votes after each game: the votes take the moves' path (read
+    callback, the table's turn at once), refused and accepted votes alike."""
+    seats = [await _hello(server.url, "Ann"), await _hello(server.url, "Bob")]
+    options = {"seat": 0, "game": {"target": 1}}  # one deal, most often
+    create = {"type": "create_table", "id": 2, "game": "scopa", "options": options}
+    await seats[0].send(_pack(create))
+    while (msg := await next_message(seats[0]))["type"] != "joined":
+        pass
+    game = Game(seats, msg["table"]["id"])
+    await seats[1].send(_pack({"type": "join_table", "id": 2, "table": game.table, "seat": 1}))
+    await game.updates()
+    early = {"type": "rematch", "id": next(_ids), "table": game.table}
+    await seats[0].send(_pack(early))
+    refused = (await _answer_of(seats[0], early["id"]))[-1]
+    assert refused["code"] == "game_in_progress", refused
+    by_task.clear()  # the table's first frames may have been read by the reader task
+    while not game.last[0]["view"].get("over"):
+        act = game.act()
+        await seats[act["seat"]].send(_pack(act))
+        await game.answered(act)
+    votes = [{"type": "rematch", "id": next(_ids), "table": game.table} for _ in seats]
+    for ws, vote in zip(seats, votes, strict=True):
+        await ws.send(_pack(vote))
+        assert (await _answer_of(ws, vote["id"]))[-1] == {"type": "ok", "ref": vote["id"]}
+    await game.updates()
+    assert [u["game_no"] for u in game.last] == [2, 2]
+    assert by_task == []
+    for ws in seats:
+        await ws.close()
 
 
 async def test_what_a_read_sends_is_written_after_the_read_callback(
