@@ -107,7 +107,13 @@ class Store(Protocol):
 
 
 class MemoryStore:
-    """The default store: records in a dict, gone when the process ends."""
+    """The default store: records in a dict, gone when the process ends.
+
+    What changes during a table's life (the current game, the seating) is kept
+    beside the record made at its creation, and the record put together only
+    when loaded: seating is saved at every change (each rematch vote, say), and
+    :func:`dataclasses.replace` on every save cost more than the save itself.
+    """
 
     may_fail = False
     completes_at_once = True
@@ -115,19 +121,27 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._records: dict[str, TableRecord] = {}
+        """Each table's record as created (the fields below override it)."""
+        self._games: dict[str, tuple[int, int | None, int]] = {}
+        """Each table's current ``(game_no, seed, version)``."""
+        self._metas: dict[str, dict[str, Any]] = {}
         self._logs: dict[str, list[LoggedAction]] = {}
         self._replays: dict[str, list[dict[str, Any]]] = {}
 
     async def create(self, record: TableRecord) -> None:
         """Record a new table."""
-        self._records[record.table_id] = replace(record, actions=())
-        self._logs[record.table_id] = list(record.actions)
-        self._replays[record.table_id] = []
+        table_id = record.table_id
+        self._records[table_id] = record
+        self._games[table_id] = (record.game_no, record.seed, record.version)
+        self._metas[table_id] = record.meta
+        self._logs[table_id] = list(record.actions)
+        self._replays[table_id] = []
 
     async def start_game(self, table_id: str, game_no: int, seed: int, version: int = 0) -> None:
         """Reset the log for a new game."""
-        rec = self._records[table_id]
-        self._records[table_id] = replace(rec, game_no=game_no, seed=seed, version=version)
+        if table_id not in self._records:
+            raise KeyError(table_id)
+        self._games[table_id] = (game_no, seed, version)
         self._logs[table_id] = []
 
     async def append(self, table_id: str, action: LoggedAction, turn_at: float = 0.0) -> None:
@@ -136,9 +150,8 @@ class MemoryStore:
 
     async def save_meta(self, table_id: str, meta: dict[str, Any]) -> None:
         """Replace the seating record."""
-        rec = self._records.get(table_id)
-        if rec is not None:
-            self._records[table_id] = replace(rec, meta=dict(meta))
+        if table_id in self._records:
+            self._metas[table_id] = dict(meta)
 
     async def archive(self, table_id: str, game_no: int, finished: dict[str, Any]) -> None:
         """Keep a finished game (only while the table lives: memory is not kept)."""
@@ -150,17 +163,21 @@ class MemoryStore:
         rec = self._records.get(table_id)
         if rec is None:
             return None
+        game_no, seed, version = self._games[table_id]
         return replace(
             rec,
+            game_no=game_no,
+            seed=seed,
+            version=version,
+            meta=self._metas[table_id],
             actions=tuple(self._logs[table_id]),
             replays=tuple(self._replays.get(table_id, ())),
         )
 
     async def delete(self, table_id: str) -> None:
         """Drop the record."""
-        self._records.pop(table_id, None)
-        self._logs.pop(table_id, None)
-        self._replays.pop(table_id, None)
+        for kept in (self._records, self._games, self._metas, self._logs, self._replays):
+            kept.pop(table_id, None)
 
     async def table_ids(self) -> list[str]:
         """Every recorded table id."""

@@ -110,6 +110,10 @@ class TableCore:
         self._listed: tuple[float, TableInfo] | None = None
         """The lobby summary last built, and when (:meth:`listed_info`)."""
         self._out = UpdateBuilder(table_id)
+        self._seat_infos: list[tuple[tuple[Any, ...], SeatInfo] | None] = [None] * len(self.seats)
+        """Each seat's last summary and what it was built from (:meth:`_seat_info`)."""
+        self._plain_options: dict[str, Any] | None = None
+        """The game options as plain data (they never change), once converted."""
 
     # -- who is here ---------------------------------------------------------
     def seat_of(self, player_id: str) -> int | None:
@@ -177,7 +181,7 @@ class TableCore:
     def _changed(self, now: float) -> list[Out]:
         info = self.info(now)
         self._listed = (now, info)  # the lobby lists the change at once
-        return self._to_all(TableChanged(table=info))
+        return self._to_all(unchecked(TableChanged, {"type": "table", "table": info}))
 
     # -- lobby summary -------------------------------------------------------
     def info(self, now: float = 0.0) -> TableInfo:
@@ -190,20 +194,12 @@ class TableCore:
         """
         levels = self.peers()
         seats = tuple(
-            unchecked(
-                SeatInfo,
-                {
-                    "seat": i,
-                    "kind": s.kind,
-                    "player_id": s.player_id,
-                    "name": s.name,
-                    "level": levels[i],
-                    "connected": s.connected,
-                    "ai_covering": s.left or self._covered(s, now),
-                },
-            )
+            self._seat_info(i, s, levels[i], s.left or self._covered(s, now))
             for i, s in enumerate(self.seats)
         )
+        options = self._plain_options
+        if options is None:
+            options = self._plain_options = to_plain(self.setup.game_options)
         opts = self.setup.options
         return unchecked(
             TableInfo,
@@ -221,11 +217,34 @@ class TableCore:
                 "version": self.version,
                 "turn_timer": opts.turn_timer,
                 "ai_delay": float(self.ai_delay),
-                "options": to_plain(self.setup.game_options),
+                "options": options,
                 "rematch_votes": tuple(sorted(self.rematch_votes)),
                 "hints": opts.hints,
             },
         )
+
+    def _seat_info(self, i: int, slot: SeatSlot, level: str | None, covering: bool) -> SeatInfo:
+        """Seat ``i``'s summary: the one built last, if nothing in it changed since (a
+        table's summary is built at every change of seating or status, and each
+        rematch vote is one, while the seats mostly stay as they were)."""
+        key = (slot.kind, slot.player_id, slot.name, level, slot.connected, covering)
+        cached = self._seat_infos[i]
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        info = unchecked(
+            SeatInfo,
+            {
+                "seat": i,
+                "kind": slot.kind,
+                "player_id": slot.player_id,
+                "name": slot.name,
+                "level": level,
+                "connected": slot.connected,
+                "ai_covering": covering,
+            },
+        )
+        self._seat_infos[i] = (key, info)
+        return info
 
     def listed_info(self, now: float) -> TableInfo:
         """:meth:`info` as the lobby lists it: built again when the seating or the status

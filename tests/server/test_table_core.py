@@ -9,7 +9,7 @@ import pytest
 from engine.codec import to_plain
 from engine.registry import GAMES
 from protocol import server_messages as sm
-from protocol.models import AiSeat, TableOptions
+from protocol.models import AiSeat, TableInfo, TableOptions
 from server.table_core import TableCore
 from server.table_options import RequestError
 from tests.server.helpers import make_core, messages
@@ -237,3 +237,30 @@ def test_the_lobby_summary_is_rebuilt_when_the_table_changes_or_ages() -> None:
     assert core.listed_info(1.5).version == version  # a move is no seating change
     assert core.listed_info(2.0).version == version + 1  # a second on: built again
     assert core.listed_info(2.0) == core.info(2.0)
+
+
+def test_the_summary_follows_every_seat_change_and_keeps_unchanged_seats() -> None:
+    """Each seat's summary is built again only when something in it changed."""
+    core = make_core()  # a 5 s grace before the AI covers a dropped player
+    core.join("p0", "P0", 0, 0.0)
+
+    def summary(now: float) -> Any:
+        info = core.info(now)
+        assert info == TableInfo.model_validate(info.model_dump())
+        return info
+
+    before = summary(0.0)
+    core.join("p1", "P1", 1, 1.0)
+    joined = summary(1.0)
+    assert joined.seats[0] is before.seats[0]  # seat 0 did not change
+    assert joined.seats[1].player_id == "p1"
+    core.disconnect("p1", 2.0)
+    away = summary(2.0)
+    assert away.seats[0] is joined.seats[0]
+    assert (away.seats[1].connected, away.seats[1].ai_covering) == (False, False)
+    covered = summary(8.0)  # past the grace: the AI covers the seat
+    assert (covered.seats[1].connected, covered.seats[1].ai_covering) == (False, True)
+    core.reconnect("p1", 9.0)
+    back = summary(9.0)
+    assert (back.seats[1].connected, back.seats[1].ai_covering) == (True, False)
+    assert back.seats[0] is joined.seats[0]
