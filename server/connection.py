@@ -187,7 +187,7 @@ class Connection:
         protocol = self._protocol
         if (protocol._state if _STATE_IN_SLOT else protocol.state) is not _OPEN:
             return
-        self._depth.observe(len(queued))
+        self._depth.observe_count(len(queued))
         try:
             # frames built by hand (see BatchingServerConnection): open (checked
             # above), no extension, no fragmented message under way

@@ -25,3 +25,13 @@ def test_a_counter_only_goes_up() -> None:
     with pytest.raises(ValueError, match="only go up"):
         counter.inc(-1)
     assert counter.value == 3.0
+
+
+def test_a_count_lands_where_observe_puts_it_small_or_large() -> None:
+    bounds = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)
+    by_table, by_bisection = (HistogramSeries(threading.Lock(), bounds) for _ in range(2))
+    for count in [*range(200), 10_000]:
+        by_table.observe_count(count)
+        by_bisection.observe(count)
+    assert by_table.counts == by_bisection.counts
+    assert by_table.sum == by_bisection.sum
