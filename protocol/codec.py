@@ -74,26 +74,6 @@ def encode(message: BaseModel) -> bytes:
     return ormsgpack.packb(message.__dict__, default=_fields_of, option=_PACK_OPTIONS)
 
 
-_LAST_ENCODED: Final[list[Any]] = [None, b""]
-"""The message :func:`encode_again` encoded last (held, so that its identity is not
-taken by another), and its bytes."""
-
-
-def encode_again(message: BaseModel) -> bytes:
-    """:func:`encode`, giving the last call's bytes again when asked for the very same
-    message: a table's summary is one message for all its players, written to their
-    connections one after another.  Messages are immutable (frozen models holding
-    values the server treats as read-only), so the bytes stay right."""
-    last = _LAST_ENCODED
-    if last[0] is message:
-        data: bytes = last[1]
-        return data
-    data = encode(message)
-    last[0] = message
-    last[1] = data
-    return data
-
-
 _UNPACKB: Final = msgpack.unpackb
 """What reads each client frame (a Final name: a C static when compiled, not two lookups)."""
 

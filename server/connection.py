@@ -27,7 +27,7 @@ from protocol.codec import (
     decode_client,
     decode_client_json,
     decode_server,
-    encode_again,
+    encode,
     encode_json,
 )
 from protocol.errors import ErrorCode
@@ -197,8 +197,7 @@ class Connection:
                     frames = [frame(TEXT, self._json(m)) for m in queued]
                 else:
                     frames = [
-                        frame(BINARY, m.data if isinstance(m, Frame) else encode_again(m))
-                        for m in queued
+                        frame(BINARY, m.data if isinstance(m, Frame) else encode(m)) for m in queued
                     ]
                 if _WRITES_IN_LIST and transport is not None and not protocol.writes:
                     # websockets has nothing of its own queued: straight to the socket
@@ -211,7 +210,7 @@ class Connection:
                     ws.protocol.send_text(self._json(message))
                 else:
                     ws.protocol.send_binary(
-                        message.data if isinstance(message, Frame) else encode_again(message)
+                        message.data if isinstance(message, Frame) else encode(message)
                     )
             ws.send_data()
         except Exception as exc:  # the socket failed: end the connection, as websockets does

@@ -118,14 +118,3 @@ def test_an_engine_value_is_never_packed_as_it_is() -> None:
 
     with pytest.raises(TypeError):
         encode(unchecked(Ok, {"type": "ok", "ref": parse_card("7D")}))  # type: ignore[dict-item]
-
-
-def test_encode_again_gives_the_same_bytes_and_reuses_them_for_the_same_message() -> None:
-    from protocol.codec import encode_again
-
-    first, second = SERVER_SAMPLES[0], SERVER_SAMPLES[1]
-    data = encode_again(first)
-    assert data == encode(first)
-    assert encode_again(first) is data  # the very same message: its bytes again
-    assert encode_again(second) == encode(second)
-    assert encode_again(first) == data and encode_again(first) is not data  # encoded anew
