@@ -131,7 +131,7 @@ class MemoryStore:
     async def create(self, record: TableRecord) -> None:
         """Record a new table."""
         table_id = record.table_id
-        self._records[table_id] = record
+        self._records[table_id] = replace(record, actions=())  # the log is kept below
         self._games[table_id] = (record.game_no, record.seed, record.version)
         self._metas[table_id] = record.meta
         self._logs[table_id] = list(record.actions)
