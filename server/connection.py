@@ -51,7 +51,8 @@ if TYPE_CHECKING:
 # Final names, read on every move: see engine.compiled.HOT_PATH.
 _ACT: Final = Act
 _PING: Final = Ping
-_REMATCH: Final = Rematch
+_AT_ONCE: Final = (Act, Rematch)
+"""Requests for a table handled in the callback that reads them (``Connection._receive_now``)."""
 _ERROR: Final = Error
 _TABLE_CHANGED: Final = TableChanged
 _BATCHING: Final = BatchingServerConnection
@@ -297,14 +298,11 @@ class Connection:
             msg = decode_client(payload)
         except FrameError:
             return False  # answered by _receive, in turn
-        kind = type(msg)
-        if kind is _ACT or kind is _REMATCH:
-            assert isinstance(msg, Act | Rematch)
+        if isinstance(msg, _AT_ONCE):
             if not self._reach.here(msg.table):
                 return False
-        elif kind is not _PING:
+        elif not isinstance(msg, _PING):
             return False
-        assert isinstance(msg, Act | Rematch | Ping)
         self._handle_now(msg, not self._bucket.allow(time.monotonic()))
         return True
 
@@ -345,9 +343,7 @@ class Connection:
 
     async def _handle(self, msg: ClientMessage, limited: bool) -> None:
         """Count ``msg``, then refuse it (``limited``: over the rate) or act on it."""
-        if isinstance(msg, Ping) or (
-            isinstance(msg, Act | Rematch) and self._reach.here(msg.table)
-        ):
+        if isinstance(msg, Ping) or (isinstance(msg, _AT_ONCE) and self._reach.here(msg.table)):
             self._handle_now(msg, limited)
             return
         if not self._admit(msg, limited):

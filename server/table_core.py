@@ -112,8 +112,8 @@ class TableCore:
         self._out = UpdateBuilder(table_id)
         self._seat_infos: list[tuple[tuple[Any, ...], SeatInfo] | None] = [None] * len(self.seats)
         """Each seat's last summary and what it was built from (:meth:`_seat_info`)."""
-        self._plain_options: dict[str, Any] | None = None
-        """The game options as plain data (they never change), once converted."""
+        self._plain_options: dict[str, Any] = to_plain(setup.game_options)
+        """The game options as plain data (they never change), for :meth:`info`."""
 
     # -- who is here ---------------------------------------------------------
     def seat_of(self, player_id: str) -> int | None:
@@ -197,9 +197,6 @@ class TableCore:
             self._seat_info(i, s, levels[i], s.left or self._covered(s, now))
             for i, s in enumerate(self.seats)
         )
-        options = self._plain_options
-        if options is None:
-            options = self._plain_options = to_plain(self.setup.game_options)
         opts = self.setup.options
         return unchecked(
             TableInfo,
@@ -217,7 +214,7 @@ class TableCore:
                 "version": self.version,
                 "turn_timer": opts.turn_timer,
                 "ai_delay": float(self.ai_delay),
-                "options": options,
+                "options": self._plain_options,
                 "rematch_votes": tuple(sorted(self.rematch_votes)),
                 "hints": opts.hints,
             },
