@@ -3,7 +3,7 @@
     python -m bench.ai_latency [--games scopa,cicera,doudizhu,schafkopf] [--decisions 60]
 
 Each game's ``hard`` plays every seat of real deals (fresh seeds), and each
-decision makes the call a server worker makes (:func:`server.ai.decide`: a
+decision makes the call a server worker makes (:func:`server.ai.pool.decide`: a
 fresh policy's ``choose``) with the server's default time cap
 (``ServerConfig.ai_think``) as its budget: policy construction, setup, world
 sampling and search are all in the figure.  Decisions with one legal action
@@ -41,7 +41,7 @@ from bench.report import log, percentile
 from engine import collector, compiled
 from engine.game import Budget
 from engine.registry import GAMES, get_game, get_policy
-from server.ai import seeded_choice
+from server.ai.pool import seeded_choice
 from server.config import ServerConfig
 
 LEVEL = "hard"
@@ -78,7 +78,7 @@ def measure_game(
 
     ``hold_collector``: hold the garbage collector off during each decision and
     freeze what it left, as the server's worker processes do
-    (:func:`server.ai.decide`, :mod:`engine.collector`).
+    (:func:`server.ai.pool.decide`, :mod:`engine.collector`).
     """
     game = get_game(game_id)
     options = game.options()
@@ -99,7 +99,7 @@ def measure_game(
                 times.loop.append(time.perf_counter() - t0)
                 c0 = time.thread_time()
                 t0 = time.perf_counter()
-                # server.ai.decide, keeping the policy to read what it bought
+                # server.ai.pool.decide, keeping the policy to read what it bought
                 policy = get_policy(game_id, LEVEL)
                 action = seeded_choice(
                     policy, view, legal, rng.getrandbits(64), budget, hold_collector
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         "collector": args.collector,
         "games": {},
     }
-    if args.collector == "held":  # as a worker process after start-up (server.ai.warm_worker)
+    if args.collector == "held":  # as a worker process after start-up (server.ai.pool.warm_worker)
         collector.settle()
     loops: list[float] = []
     for game_id in games:

@@ -2,7 +2,7 @@
 
 ``python -m bench.core --game schafkopf --moves 20000 [--against DIR]``
 
-Seats a human at every seat of one table (:class:`~server.table_core.TableCore`),
+Seats a human at every seat of one table (:class:`~server.tables.core.TableCore`),
 then plays random legal moves as the clients would (each seat picks from the
 ``legal`` of its last update): validate, apply, build each seat's update and
 encode every message once, as the server does before writing.  Finished
@@ -40,8 +40,8 @@ def measure(game_id: str, moves: int, seed: int) -> float:
     from protocol.codec import Frame, encode
     from protocol.models import TableOptions
     from protocol.server_messages import Ok, Update
-    from server.table_core import TableCore
-    from server.table_options import check_options
+    from server.tables.core import TableCore
+    from server.tables.options import check_options
 
     setup = check_options(GAMES[game_id], TableOptions())
     seeds = itertools.count(seed)

@@ -20,7 +20,7 @@ from client_cli.client import Client, play_table, random_chooser
 from engine.codec import to_plain
 from server.app import CardaviaServer, running_server
 from server.config import ServerConfig
-from server.logs import configure
+from server.ops.logs import configure
 
 T = TypeVar("T")
 
@@ -235,7 +235,7 @@ def snapshot(server: CardaviaServer) -> Snapshot:
             info = core.info(now).model_dump(exclude={"turn_timer"})
             view = None if core.state is None else to_plain(core.game.view(core.state, None))
             tables[tid] = (info, sorted(core.spectators), view)
-    return Snapshot(frozenset(server.lobby.tables), len(server.sessions), tables)
+    return Snapshot(frozenset(server.lobby.tables), len(server.players.sessions), tables)
 
 
 @dataclass(frozen=True)

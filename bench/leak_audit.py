@@ -10,8 +10,8 @@ mid-game (a snapshot).  Every WebSocket frame each client receives is kept
 as raw msgpack.
 
 When the game is over, the truth is rebuilt from the table's durable record
-(``server.store``: options, seed, action log; the final state checked against
-:func:`server.replay.rebuild`), and every frame is checked:
+(``server.persist.store``: options, seed, action log; the final state checked against
+:func:`server.tables.replay.rebuild`), and every frame is checked:
 
 * an ``update`` or ``snapshot`` carries exactly ``game.view(state, seat)`` of
   the state at its version (``view_mismatches``): as the client has it, the
@@ -49,8 +49,8 @@ from engine.registry import GAMES
 from protocol.base import FEATURES
 from server.app import CardaviaServer, running_server
 from server.config import ServerConfig
-from server.replay import rebuild
-from server.store import LoggedAction
+from server.persist.store import LoggedAction
+from server.tables.replay import rebuild
 
 GAME_IDS = ("scopa", "cicera", "doudizhu", "schafkopf")
 
@@ -143,7 +143,10 @@ class Truth:
         log: Sequence[LoggedAction],
         final_version: int,
     ) -> Truth:
-        """Replay ``log`` from ``seed``; the last state must be what ``server.replay`` rebuilds."""
+        """Replay ``log`` from ``seed``; the last state must be what the server rebuilds.
+
+        (:mod:`server.tables.replay`)
+        """
         state = game.new_state(options, seed)
         states, events = [state], [game.start_events(state)]
         for step in log:
@@ -153,7 +156,9 @@ class Truth:
             events.append(transition.events)
         final = rebuild(game, options, seed, log)
         if to_plain(game.view(final, None)) != to_plain(game.view(state, None)):
-            raise AssertionError("server.replay.rebuild disagrees with the step-by-step replay")
+            raise AssertionError(
+                "server.tables.replay.rebuild disagrees with the step-by-step replay"
+            )
         first = final_version - len(log)
         return cls(game, states, events, first, card_codes(game))
 
@@ -327,7 +332,7 @@ async def audit_game(
         clients.extend(connections[1:])
         await asyncio.sleep(0.05)  # frames still in flight after game_over
         actor = server.lobby.tables[table]
-        record = await server.store.load(table)
+        record = await server.persist.store.load(table)
         if record is None or record.seed is None:
             raise RuntimeError(f"table {table} has no record")
         game_options = game.options(record.options.get("game") or {})

@@ -63,7 +63,7 @@ def raise_fd_limit() -> int:
 
 def run_loop(main: Coroutine[Any, Any, Any], loop: str) -> Any:
     """Run ``main`` on the event loop ``loop`` names (auto, asyncio, uvloop)."""
-    from server.loops import run_with_loop
+    from server.ops.loops import run_with_loop
 
     return run_with_loop(main, loop)
 

@@ -15,7 +15,7 @@ yardstick (``loop_ms_min``), and ``playouts_per_loop`` (the play-outs one
 yardstick loop's time buys) compares machines, loads and builds.
 
 With ``--default`` each decision is also made at the server's own budget
-(``ServerConfig.ai_think`` as the time cap, what ``server.ai.decide``
+(``ServerConfig.ai_think`` as the time cap, what ``server.ai.pool.decide``
 passes; ``--think`` sets another cap): ``default_iterations_p50`` is the
 median play-outs such a decision bought here, and
 ``default_iterations_idle`` the median of each decision's play-outs over its

@@ -13,7 +13,7 @@ run, and ``ratio`` is sleeping ÷ busy.
 
 The difference is the writer's share of waking the reader.  It is why the
 server writes every connection a turn of its event loop wrote to one after
-the other, once that turn's reads are handled (``server.flusher``): the
+the other, once that turn's reads are handled (``server.net.flusher``): the
 first write wakes a client's process, and the next ones find it awake.
 Progress goes to stderr; the last line of stdout is one JSON object.
 """

@@ -137,7 +137,7 @@ async def play_main(args: argparse.Namespace, lang: Language) -> int:
     from engine.registry import GAMES
     from server.app import running_server
     from server.config import ServerConfig
-    from server.logs import configure
+    from server.ops.logs import configure
 
     if args.game not in GAMES:
         raise CliError(f"unknown game {args.game!r}; known: {', '.join(GAMES)}", EXIT_USAGE)

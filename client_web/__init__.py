@@ -1,1 +1,1 @@
-"""The browser client: static files the server serves (see :mod:`server.static`)."""
+"""The browser client: static files the server serves (see :mod:`server.net.static`)."""

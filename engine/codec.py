@@ -468,7 +468,7 @@ class PlainMemo:
     As it goes it notes what changed (:attr:`changes`): for each position, the
     dict the last call gave there and the fields whose plain form is not the
     very object that dict holds, which is what a client that was sent that
-    dict needs (``server.view_changes``), without comparing every field again.
+    dict needs (``server.net.view_changes``), without comparing every field again.
     """
 
     __slots__ = ("_memos", "changes")

@@ -38,22 +38,22 @@ HOT_PATH: tuple[str, ...] = (
     "engine/plain_decode.py",
     "engine/rng.py",
     "protocol/codec.py",
-    "server/action_cache.py",
-    "server/at_once.py",
-    "server/connection.py",
-    "server/flusher.py",
-    "server/metric_series.py",
-    "server/outbox.py",
-    "server/ratelimit.py",
-    "server/sessions.py",
-    "server/summary_hold.py",
-    "server/table.py",
-    "server/table_core.py",
-    "server/table_reach.py",
-    "server/table_updates.py",
-    "server/table_values.py",
-    "server/view_changes.py",
-    "server/ws_frames.py",
+    "server/tables/action_cache.py",
+    "server/tables/at_once.py",
+    "server/net/connection.py",
+    "server/net/flusher.py",
+    "server/ops/metric_series.py",
+    "server/net/outbox.py",
+    "server/players/ratelimit.py",
+    "server/players/sessions.py",
+    "server/tables/summary_hold.py",
+    "server/tables/actor.py",
+    "server/tables/core.py",
+    "server/tables/reach.py",
+    "server/tables/updates.py",
+    "server/tables/values.py",
+    "server/net/view_changes.py",
+    "server/net/frames.py",
 )
 """The server's path from a move to its updates: the connection's reading and sending, the
 table's actor, core and values, the views' plain forms and their changes (and plain data
@@ -66,8 +66,8 @@ checkout). Each gets only what the server has checked already, as in plain Pytho
 checks it itself (the codecs, which read what clients send: a compiled server meets the
 fuzzer's frames with typed errors, no crash and no ``internal_error``, and the leak
 audit's games with nothing leaked, see ``tests/engine/test_compiled.py``).
-``server/ws_batching.py`` stays plain: its class extends websockets' own connection, and
-compiled (then in ``server/connection.py``) it crashed in the garbage collector. So do
+``server/net/batching.py`` stays plain: its class extends websockets' own connection, and
+compiled (then in ``server/net/connection.py``) it crashed in the garbage collector. So do
 the other games' modules: compiled with their values as Python classes, Schafkopf's
 moves got no faster (see :data:`GAMES` for what did). In these modules, constants and
 the names read on every move from modules that are not compiled (message classes,

@@ -132,7 +132,7 @@ class Frame:
     """A server message encoded once, sent as is to every connection that gets it.
 
     ``message`` is None for a frame another server process encoded, relayed as
-    is to a msgpack connection (:mod:`server.cluster_bus`).  A frame made by
+    is to a msgpack connection (:mod:`server.cluster.bus`).  A frame made by
     :meth:`of_fields` is encoded from the message's fields when first sent
     (:attr:`data`), and the message itself is made only if asked for (for a
     JSON connection, say): the hot path's updates go out without a message
@@ -160,7 +160,7 @@ class Frame:
         self.hint = hint
         """What its maker noted for those who send it on, never sent itself (None:
         nothing): for a table's update, what changed in the view since the
-        seat's last one (:mod:`server.view_changes`)."""
+        seat's last one (:mod:`server.net.view_changes`)."""
 
     @classmethod
     def of(cls, message: BaseModel) -> Frame:

@@ -49,7 +49,7 @@ from engine.native_build import native_values  # noqa: E402
 
 PACKAGES = ("client_web", "engine", "protocol", "server")
 """The project's packages the build copies: those of the compiled modules and
-what they import (``server/static.py`` serves ``client_web``)."""
+what they import (``server/net/static.py`` serves ``client_web``)."""
 
 
 def clean(root: Path) -> int:

@@ -27,25 +27,25 @@ from protocol.base import PROTOCOL_VERSION
 from protocol.codec import encode, encode_json
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Shutdown
-from server import keepalive, static
-from server.ai import AiRunner
-from server.cluster import Cluster
-from server.cluster_bus import Bus
+from server.ai.pool import AiRunner
+from server.cluster.bus import Bus
+from server.cluster.leases import Cluster
 from server.config import ServerConfig
-from server.connection import Connection
-from server.flusher import Flusher
 from server.lobby import Lobby
-from server.logs import configure, get_logger
-from server.metrics import CONTENT_TYPE, Metrics, Reading
-from server.quotas import address_group, client_address, parse_networks
-from server.session_store import SessionStore
-from server.sessions import Player, Sessions
-from server.static import select_subprotocol
-from server.store import Store, StoreUnavailable, make_store
-from server.store_redis import RedisStore
-from server.table import Command
-from server.table_options import RequestError
-from server.ws_batching import BatchingServerConnection
+from server.net import keepalive, static
+from server.net.batching import BatchingServerConnection
+from server.net.connection import Connection
+from server.net.flusher import Flusher
+from server.net.static import select_subprotocol
+from server.ops.logs import configure, get_logger
+from server.ops.metrics import CONTENT_TYPE, Metrics, Reading
+from server.persist.redis_store import RedisStore
+from server.persist.session_store import SessionStore
+from server.persist.store import Store, StoreUnavailable, make_store
+from server.players.quotas import address_group, client_address, parse_networks
+from server.players.sessions import Player, Sessions
+from server.tables.actor import Command
+from server.tables.options import RequestError
 
 _TABLE_COMMANDS: dict[type[Any], str] = {
     cm.Leave: "leave",
@@ -89,7 +89,7 @@ class CardaviaServer:
         self.metrics = Metrics()
         self.metrics.read_gauges(self._gauges)
         self.flusher = Flusher()
-        """Writes what the connections have queued (server.flusher)."""
+        """Writes what the connections have queued (server.net.flusher)."""
         self.store = store if store is not None else self._make_store(config)
         self.cluster: Cluster | None = None
         self.bus: Bus | None = None
@@ -204,7 +204,7 @@ class CardaviaServer:
             select_subprotocol=select_subprotocol,
             max_size=self.config.max_frame,
             compression=None,
-            ping_interval=None,  # one keepalive for every connection (server.keepalive)
+            ping_interval=None,  # one keepalive for every connection (server.net.keepalive)
             ping_timeout=None,
             close_timeout=self.config.ping_timeout,
             ssl=tls_context(self.config),
@@ -432,7 +432,7 @@ class CardaviaServer:
         """Handle one validated request of a player with an open session.
 
         With several processes (``route``), a request for a table another process
-        owns is sent there (:mod:`server.cluster_bus`).
+        owns is sent there (:mod:`server.cluster.bus`).
         """
         lobby = self.lobby
         if route and self.bus is not None and await self._routed(player, msg):

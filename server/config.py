@@ -310,7 +310,7 @@ def validate(config: ServerConfig) -> None:
         raise ValueError("ping_timeout must be positive")
     if config.playing_session_ttl < config.session_ttl:
         raise ValueError("playing_session_ttl must not be shorter than session_ttl")
-    from server.quotas import parse_networks  # here: quotas imports this module
+    from server.players.quotas import parse_networks  # here: quotas imports this module
 
     parse_networks(config.trusted_proxies)
     # -- operations: metrics, TLS --

@@ -19,21 +19,21 @@ from protocol.codec import unchecked
 from protocol.errors import ErrorCode
 from protocol.models import TableOptions
 from protocol.server_messages import GameInfo, Games, Tables
-from server.ai import AiRunner
+from server.ai.pool import AiRunner
 from server.config import ServerConfig
-from server.logs import get_logger
-from server.metrics import Metrics
-from server.quotas import Quotas
-from server.replay import restore_core
-from server.sessions import Player, Sessions
-from server.store import Store, StoreUnavailable, TableRecord
-from server.table import Command, TableActor
-from server.table_core import TableCore
-from server.table_options import RequestError, check_options
-from server.table_reach import TableReach
+from server.ops.logs import get_logger
+from server.ops.metrics import Metrics
+from server.persist.store import Store, StoreUnavailable, TableRecord
+from server.players.quotas import Quotas
+from server.players.sessions import Player, Sessions
+from server.tables.actor import Command, TableActor
+from server.tables.core import TableCore
+from server.tables.options import RequestError, check_options
+from server.tables.reach import TableReach
+from server.tables.replay import restore_core
 
 if TYPE_CHECKING:
-    from server.cluster_bus import Bus
+    from server.cluster.bus import Bus
 
 OWN, FREE_SEATS, OTHERS = 0, 1, 2
 """The groups of a lobby listing, in the order they are listed (:func:`listing_group`)."""
@@ -81,14 +81,14 @@ class Lobby:
         self.seed_source = seed_source
         self.tables: dict[str, TableActor] = {}
         self.reach = TableReach(self.tables)
-        """How requests reach these tables (the hot path's part: :mod:`server.table_reach`)."""
+        """How requests reach these tables (the hot path's part: :mod:`server.tables.reach`)."""
         self._remote: Bus | None = None
         self._log = get_logger(component="lobby")
         self.quotas = Quotas(config, self._is_waiting)
 
     @property
     def remote(self) -> Bus | None:
-        """The routing to other processes (:class:`server.cluster_bus.Bus`), if any."""
+        """The routing to other processes (:class:`server.cluster.bus.Bus`), if any."""
         return self._remote
 
     @remote.setter
@@ -121,7 +121,7 @@ class Lobby:
         At most ``max_listed_tables``: the player's own first, then those with
         a free seat, then the others (:meth:`listing`); each table's summary
         is built again only when it changed or is a second old
-        (:meth:`~server.table_core.TableCore.listed_info`), so that a client
+        (:meth:`~server.tables.core.TableCore.listed_info`), so that a client
         listing a thousand tables over and over costs little.
         """
         now = self.clock()
@@ -168,7 +168,7 @@ class Lobby:
 
     def find(self, player: Player, table_id: str, invite: str | None = None) -> TableActor:
         """The table ``table_id`` if the player may reach it; else ``not_found``
-        (:meth:`server.table_reach.TableReach.find`)."""
+        (:meth:`server.tables.reach.TableReach.find`)."""
         return self.reach.find(player, table_id, invite)
 
     # -- making tables ---------------------------------------------------------

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from engine.compiled import ROOT, stale
 from server.app import CardaviaServer
 from server.config import ServerConfig, load_config
-from server.logs import configure, get_logger
-from server.loops import run_with_loop
-from server.store import StoreUnavailable
+from server.ops.logs import configure, get_logger
+from server.ops.loops import run_with_loop
+from server.persist.store import StoreUnavailable
 
 
 def tune_gc(gen0: int) -> None:

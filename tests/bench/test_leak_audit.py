@@ -11,7 +11,7 @@ from bench import leak_audit
 from engine.codec import to_plain
 from engine.game import Event
 from engine.registry import GAMES
-from server.store import LoggedAction
+from server.persist.store import LoggedAction
 
 
 def test_a_short_audit_of_every_game_finds_no_leak(capsys) -> None:

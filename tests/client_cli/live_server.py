@@ -51,7 +51,7 @@ async def _wrap(coro: Awaitable[T]) -> T:
 @contextmanager
 def live_server(config: ServerConfig = FAST) -> Iterator[LiveServer]:
     """Start the server in a thread; stop it (cleanly) at the end of the block."""
-    from server.logs import configure
+    from server.ops.logs import configure
 
     configure("error")
     ready = threading.Event()

@@ -81,8 +81,8 @@ def test_every_games_updates_encode_as_msgpack_does(game_id: str) -> None:
     from engine.codec import to_plain
     from engine.registry import GAMES
     from protocol.models import TableOptions
-    from server.table_core import TableCore
-    from server.table_options import check_options
+    from server.tables.core import TableCore
+    from server.tables.options import check_options
 
     seeds = itertools.count(5)
     core = TableCore(

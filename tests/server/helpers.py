@@ -18,9 +18,9 @@ from protocol import server_messages as sm
 from protocol.codec import Frame
 from protocol.models import TableOptions
 from server.config import ServerConfig
-from server.table_core import TableCore
-from server.table_options import check_options
-from server.table_updates import plain_event
+from server.tables.core import TableCore
+from server.tables.options import check_options
+from server.tables.updates import plain_event
 
 
 async def next_message(ws: Any, timeout: float = 10.0) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from engine.codec import to_plain
 from engine.game import IllegalAction
 from engine.registry import GAMES
-from server.action_cache import ActionDecoder, decoder_for
+from server.tables.action_cache import ActionDecoder, decoder_for
 
 
 def _legal_plays(game_id: str, moves: int = 60) -> list[Any]:

@@ -19,7 +19,7 @@ import pytest
 
 from engine.doudizhu import ai_hand
 from engine.registry import GAMES, policy_names
-from server.ai import AiRunner
+from server.ai.pool import AiRunner
 
 Position = tuple[Any, tuple[Any, ...]]
 

@@ -16,13 +16,13 @@ from typing import Any, ClassVar
 
 import pytest
 
-import server.ai as ai_module
+import server.ai.pool as ai_module
 from client_cli.client import Client
 from engine.game import Budget
 from engine.policy import Peers
 from engine.registry import GAMES, get_policy
 from protocol import server_messages as sm
-from server.ai import AiRunner
+from server.ai.pool import AiRunner
 from server.app import running_server
 from server.config import ServerConfig
 from tests.server.helpers import process_alive
@@ -293,7 +293,7 @@ _PROBE_THE_LOOP = """
 import asyncio, json, os, signal, sys, time
 from multiprocessing import forkserver
 from engine.registry import GAMES
-from server.ai import AiRunner
+from server.ai.pool import AiRunner
 
 async def main(case):
     runner = AiRunner(workers=2, think=0.0, deadline=10.0, mode="process")

@@ -16,10 +16,10 @@ from engine.registry import GAMES
 from protocol import server_messages as sm
 from protocol.errors import ErrorCode
 from protocol.models import AiSeat, TableOptions
-from server.ai_pace import Pacer
+from server.ai.pace import Pacer
 from server.app import running_server
-from server.table_core import TableCore
-from server.table_options import RequestError, check_options
+from server.tables.core import TableCore
+from server.tables.options import RequestError, check_options
 from tests.server.helpers import FAST
 
 AI_ONLY = {"seat": None, "ai": [{"seat": 0, "level": "random"}, {"seat": 1, "level": "random"}]}

@@ -19,9 +19,9 @@ from client_cli.client import Client, ServerError
 from protocol import server_messages as sm
 from server.app import CardaviaServer, running_server
 from server.config import ServerConfig, load_config
-from server.ratelimit import TokenBucket
-from server.sessions import NameError_, validate_name
-from server.store import LoggedAction, MemoryStore, TableRecord
+from server.persist.store import LoggedAction, MemoryStore, TableRecord
+from server.players.ratelimit import TokenBucket
+from server.players.sessions import NameError_, validate_name
 from tests.server.helpers import process_alive
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -200,9 +200,11 @@ async def test_metrics_count_messages_actions_and_errors(server: CardaviaServer)
         assert 'cardavia_errors_total{code="bad_message"} 1' in text
         assert 'cardavia_games_finished_total{game="scopa"} 1' in text
         assert "cardavia_tables 1" in text
-        actions = server.metrics.value("cardavia_actions_total", game="scopa", by="ai")
+        actions = server.ops.metrics.value("cardavia_actions_total", game="scopa", by="ai")
         assert actions == len(server.lobby.tables[joined.table.id].core.log) > 0
-        assert server.metrics.value("cardavia_ai_decisions_total", game="scopa", outcome="ok") > 0
+        assert (
+            server.ops.metrics.value("cardavia_ai_decisions_total", game="scopa", outcome="ok") > 0
+        )
     finally:
         await client.close()
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from server.at_once import run_at_once
+from server.tables.at_once import run_at_once
 
 
 def test_a_coroutine_that_does_not_wait_runs_to_its_end() -> None:

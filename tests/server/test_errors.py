@@ -238,7 +238,7 @@ async def test_private_table_needs_the_invite(server: CardaviaServer) -> None:
             b.join(t),
             b.spectate(t),
             b.join(t, invite="wrong"),
-            b.act(t, move, seat=1, version=0),  # a move, read at once (server.table_reach)
+            b.act(t, move, seat=1, version=0),  # a move, read at once (server.tables.reach)
         ):
             with pytest.raises(ServerError) as info:
                 await call

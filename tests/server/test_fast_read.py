@@ -16,10 +16,10 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 
 from protocol import client_messages as cm
-from server import ws_batching
 from server.app import CardaviaServer
-from server.connection import Connection
-from server.ws_batching import BatchingServerConnection
+from server.net import batching as ws_batching
+from server.net.batching import BatchingServerConnection
+from server.net.connection import Connection
 from tests.server.helpers import next_message
 
 _ids = itertools.count(100)
@@ -177,7 +177,7 @@ async def test_what_a_read_sends_is_written_after_the_read_callback(
     server: CardaviaServer, game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The updates of a move go out once the loop has run the turn's read callbacks
-    (``server.flusher``), not from inside the callback that read the move."""
+    (``server.net.flusher``), not from inside the callback that read the move."""
     events: list[str] = []
     for ws in _server_side(server):
         transport = ws.transport

@@ -1,10 +1,10 @@
-"""server.flusher: queued connections written together, once the loop's current callbacks ran."""
+"""server.net.flusher: queued connections written together, after the loop's current callbacks."""
 
 from __future__ import annotations
 
 import asyncio
 
-from server.flusher import BATCH, Flusher
+from server.net.flusher import BATCH, Flusher
 
 
 class _Conn:

@@ -16,11 +16,11 @@ from bench.loopback import NO_ADDRESS_CAPS
 from client_cli.client import Client, play_table, random_chooser
 from protocol.base import PROTOCOL_VERSION
 from protocol.codec import encode
-from server import connection
 from server.app import running_server
 from server.config import ServerConfig, load_config
-from server.loops import run_with_loop
 from server.main import _GcWatch, tune_gc
+from server.net import connection
+from server.ops.loops import run_with_loop
 from tests.server.helpers import FAST, make_core, messages
 
 _watch = _GcWatch.callback
@@ -113,7 +113,7 @@ async def test_closed_connections_sessions_and_tables_leave_no_reference_cycles(
                 await asyncio.wait_for(play_table(client, table, random_chooser(i)), 30)
                 await client.close()
             deadline = asyncio.get_running_loop().time() + 10
-            while server.lobby.tables or len(server.sessions) or server.connections:
+            while server.lobby.tables or len(server.players.sessions) or server.connections:
                 assert asyncio.get_running_loop().time() < deadline, "not all gone"
                 await asyncio.sleep(0.05)
             await asyncio.sleep(0.1)

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from client_cli.client import Client
-from server import keepalive
 from server.app import running_server
 from server.config import ServerConfig
+from server.net import keepalive
 from tests.server.helpers import FAST
 
 

@@ -1,4 +1,4 @@
-"""``server.metric_series``: a sample lands in the first bucket whose bound holds it."""
+"""``server.ops.metric_series``: a sample lands in the first bucket whose bound holds it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from server.metric_series import CounterSeries, HistogramSeries
+from server.ops.metric_series import CounterSeries, HistogramSeries
 
 
 def test_a_sample_goes_to_the_first_bucket_at_least_as_large_and_into_the_sum() -> None:

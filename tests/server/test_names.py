@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from client_cli.client import Client, ServerError
 from protocol import server_messages as sm
 from server.app import CardaviaServer
-from server.names import (
+from server.players.names import (
     BLANK,
     LOOKALIKES,
     NAME_MAX,

@@ -1,4 +1,4 @@
-"""server.outbox: a newer table summary replaces an older one still queued, never past a
+"""server.net.outbox: a newer table summary replaces an older one still queued, never past a
 game's message; on a real connection, the client reads only the newest."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from websockets.asyncio.client import connect
 from protocol import server_messages as sm
 from protocol.codec import Frame, encode
 from server.app import CardaviaServer
-from server.outbox import Queued, drop_superseded, kind_of, summarised_table
+from server.net.outbox import Queued, drop_superseded, kind_of, summarised_table
 from tests.server.helpers import make_core, next_message
 
 
@@ -69,9 +69,9 @@ async def test_a_client_reads_only_the_newest_summary_queued_in_one_turn(
     async with connect(server.url, compression=None) as ws:
         await ws.send(msgpack.packb({"type": "hello", "id": 1, "version": 1, "name": "Ann"}))
         welcome = await next_message(ws)
-        link = server.sessions.get(welcome["player_id"]).link  # type: ignore[union-attr]
+        link = server.players.sessions.get(welcome["player_id"]).link  # type: ignore[union-attr]
         assert link is not None
-        superseded = server.metrics.counter("cardavia_summaries_superseded_total")
+        superseded = server.ops.metrics.counter("cardavia_summaries_superseded_total")
         before = superseded.value
         # queued in one callback, as a turn of the loop that handles several changes does
         link.send(Frame.of(_summary("t1", (0,))))

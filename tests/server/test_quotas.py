@@ -15,9 +15,9 @@ from protocol.codec import decode_server, encode
 from protocol.server_messages import Error, Welcome
 from server.app import running_server
 from server.config import ServerConfig, validate
-from server.quotas import Quotas, address_group, client_address, parse_networks
-from server.sessions import Player
-from server.table_options import RequestError
+from server.players.quotas import Quotas, address_group, client_address, parse_networks
+from server.players.sessions import Player
+from server.tables.options import RequestError
 from tests.server.helpers import FAST
 
 

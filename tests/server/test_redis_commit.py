@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from redis import asyncio as aioredis
 
-from server.redis_commit import CommitLane
-from server.store import LoggedAction, StoreUnavailable, TableRecord
-from server.store_redis import RedisStore
+from server.persist.redis_commit import CommitLane
+from server.persist.redis_store import RedisStore
+from server.persist.store import LoggedAction, StoreUnavailable, TableRecord
 from tests.server.redis_fixture import RedisServer
 
 _ECHO = """

@@ -13,8 +13,8 @@ from protocol import client_messages as cm
 from protocol import server_messages as sm
 from protocol.codec import encode
 from server.app import CardaviaServer, running_server
-from server.ratelimit import Strikes, TokenBucket
-from server.sessions import Player, Sessions
+from server.players.ratelimit import Strikes, TokenBucket
+from server.players.sessions import Player, Sessions
 from tests.server.helpers import FAST
 
 

@@ -15,7 +15,7 @@ from websockets.exceptions import InvalidStatus
 from protocol.base import PROTOCOL_VERSION
 from protocol.codec import decode_server_json
 from server.app import CardaviaServer, running_server
-from server.static import resolve
+from server.net.static import resolve
 from tests.server.helpers import FAST
 
 

@@ -13,7 +13,7 @@ import pytest
 from client_cli.client import Client, ServerError, play_table, random_chooser
 from protocol import server_messages as sm
 from server.app import CardaviaServer
-from server.store import LoggedAction, MemoryStore, StoreUnavailable
+from server.persist.store import LoggedAction, MemoryStore, StoreUnavailable
 from tests.server.helpers import FAST
 
 

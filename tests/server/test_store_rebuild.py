@@ -12,7 +12,7 @@ from client_cli.client import Client, random_chooser
 from engine.codec import to_plain
 from engine.registry import GAMES
 from server.app import running_server
-from server.table_core import TableCore
+from server.tables.core import TableCore
 from tests.server.helpers import FAST
 from tests.server.redis_fixture import RedisServer
 
@@ -53,7 +53,7 @@ async def test_rebuilt_views_equal_the_originals(redis_server: RedisServer, game
         await asyncio.sleep(0.05)
         original = server.lobby.tables[table].core
         assert original.status == "playing" and len(original.log) >= 3
-        record = await server.store.load(table)
+        record = await server.persist.store.load(table)
         assert record is not None
         rebuilt = server.lobby.rebuild_core(record)
         for seat in [*range(seats), None]:
@@ -85,7 +85,7 @@ async def test_rebuilt_views_equal_the_originals(redis_server: RedisServer, game
 
 async def test_a_finished_game_replays_after_a_rebuild(redis_server: RedisServer) -> None:
     from protocol import server_messages as sm
-    from server.replay import build_replay
+    from server.tables.replay import build_replay
 
     config = dataclasses.replace(FAST, store="redis", redis_url=redis_server.url, replay_ttl=60)
     async with running_server(config) as server:
@@ -96,7 +96,7 @@ async def test_a_finished_game_replays_after_a_rebuild(redis_server: RedisServer
         await watcher.wait_for(lambda m: isinstance(m, sm.GameOver), 20)
         original = await watcher.replay(table)
         await asyncio.sleep(0.05)
-        record = await server.store.load(table)
+        record = await server.persist.store.load(table)
         assert record is not None and [r["game_no"] for r in record.replays] == [1]
         rebuilt = server.lobby.rebuild_core(record)
         assert rebuilt.status == "finished"

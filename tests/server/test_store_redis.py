@@ -7,10 +7,10 @@ import asyncio
 import pytest
 
 from server.config import load_config
-from server.session_store import SessionStore, token_digest
-from server.sessions import Player
-from server.store import LeaseLost, LoggedAction, StoreUnavailable, TableRecord
-from server.store_redis import CHUNK, RedisStore
+from server.persist.redis_store import CHUNK, RedisStore
+from server.persist.session_store import SessionStore, token_digest
+from server.persist.store import LeaseLost, LoggedAction, StoreUnavailable, TableRecord
+from server.players.sessions import Player
 from tests.server.redis_fixture import RedisServer, free_port
 
 

@@ -1,4 +1,4 @@
-"""server.summary_hold: a table's summary-only changes are held briefly, a newer one
+"""server.tables.summary_hold: a table's summary-only changes are held briefly, a newer one
 replacing a held one, and never held past the game's messages."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pytest
 from client_cli.client import Client
 from protocol import server_messages as sm
 from protocol.codec import Frame
-from server import summary_hold
 from server.app import CardaviaServer
-from server.summary_hold import HOLD_S, SummaryHold
-from server.table_values import Out
+from server.tables import summary_hold
+from server.tables.summary_hold import HOLD_S, SummaryHold
+from server.tables.values import Out
 from tests.server.helpers import make_core
 
 

@@ -12,8 +12,8 @@ from client_cli.client import Client
 from engine.codec import to_plain
 from protocol import server_messages as sm
 from server.app import CardaviaServer
-from server.store import LoggedAction, MemoryStore, TableRecord
-from server.table import Command, TableActor
+from server.persist.store import LoggedAction, MemoryStore, TableRecord
+from server.tables.actor import Command, TableActor
 from tests.server.helpers import FAST
 from tests.server.test_store_failures import FlakyStore
 
@@ -34,7 +34,7 @@ def _move(server: CardaviaServer, actor: TableActor, ref: int) -> Command:
     (seat,) = core.game.to_act(core.state)
     pid = core.seats[seat].player_id
     assert pid is not None
-    player = server.sessions.get(pid)
+    player = server.players.sessions.get(pid)
     action = to_plain(core.game.legal_actions(core.state, seat)[0])
     return Command("act", player, ref, (seat, core.version, action))
 
@@ -71,7 +71,7 @@ async def test_while_the_actor_is_busy_a_move_waits_its_turn_in_the_queue(
     ann, bob, table = await _table(server, {"seat": 0})
     actor = server.lobby.tables[table]
     await _idle(actor)
-    actor.submit(Command("chat", server.sessions.get(ann.player_id), 1, "first"))
+    actor.submit(Command("chat", server.players.sessions.get(ann.player_id), 1, "first"))
     version = actor.core.version
     actor.submit(_move(server, actor, 2))  # the chat is queued: the move goes after it
     assert actor.core.version == version and len(actor.queue) == 2

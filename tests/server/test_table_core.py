@@ -10,8 +10,8 @@ from engine.codec import to_plain
 from engine.registry import GAMES
 from protocol import server_messages as sm
 from protocol.models import AiSeat, TableInfo, TableOptions
-from server.table_core import TableCore
-from server.table_options import RequestError
+from server.tables.core import TableCore
+from server.tables.options import RequestError
 from tests.server.helpers import make_core, messages
 
 GAME_IDS = sorted(GAMES)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from server.table_values import SeatSlot
+from server.tables.values import SeatSlot
 
 
 def test_a_seat_copy_holds_every_field() -> None:

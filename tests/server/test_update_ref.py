@@ -15,7 +15,7 @@ from client_cli.client import Client, play_table, random_chooser
 from engine.codec import to_plain
 from protocol import server_messages as sm
 from server.app import CardaviaServer
-from server.table_core import TableCore
+from server.tables.core import TableCore
 from tests.server.helpers import make_core, messages, next_message
 
 # -- the core, without sockets ---------------------------------------------------------

@@ -16,11 +16,11 @@ from engine.codec import to_plain
 from engine.registry import GAMES
 from protocol import server_messages as sm
 from protocol.codec import Frame, encode
-from server import view_changes
 from server.app import CardaviaServer
-from server.outbox import kind_of
-from server.table_core import TableCore
-from server.view_changes import MAX_TABLES, ViewsSent, changed_fields
+from server.net import view_changes
+from server.net.outbox import kind_of
+from server.net.view_changes import MAX_TABLES, ViewsSent, changed_fields
+from server.tables.core import TableCore
 from tests.server.helpers import make_core, next_message
 
 # -- one connection's record, without sockets --------------------------------------------

@@ -1,4 +1,4 @@
-"""``server.ws_frames``: frames built by hand as websockets builds them, and a client's bytes
+"""``server.net.frames``: frames built by hand as websockets builds them, and a client's bytes
 cut into the very frames websockets would read (``FrameSplitter``)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from websockets.frames import Frame, Opcode
 
-from server import ws_frames
-from server.ws_frames import FrameSplitter
+from server.net import frames as ws_frames
+from server.net.frames import FrameSplitter
 
 MAX = 70_000  # above 65,535: the 64-bit length form too
 

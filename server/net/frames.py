@@ -3,7 +3,7 @@
 The server pushes its messages as frames it builds itself (:func:`frame`),
 cheaper than websockets' own framing, and cuts a client's bytes into whole
 frames (:class:`FrameSplitter`) so that a move is handled in the callback
-that read it; :class:`server.ws_batching.BatchingServerConnection` uses both,
+that read it; :class:`server.net.batching.BatchingServerConnection` uses both,
 and leaves every other frame to websockets.  Compiled with the hot path
 (``scripts/compile.py``).
 """

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from protocol.errors import ErrorCode
-from server.names import clean_chat
-from server.ratelimit import TokenBucket
-from server.table_options import RequestError
+from server.players.names import clean_chat
+from server.players.ratelimit import TokenBucket
+from server.tables.options import RequestError
 
 
 class ChatRules:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Final
 
 from protocol.server_messages import TableChanged
-from server.table_values import Out
+from server.tables.values import Out
 
 # Final names, read on every move: see engine.compiled.HOT_PATH.
 _TABLE_CHANGED: Final = TableChanged

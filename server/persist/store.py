@@ -1,10 +1,10 @@
 """Where tables are recorded: a table's durable record is options + seed + action log.
 
 The in-memory :class:`MemoryStore` is the default (nothing to install);
-:class:`server.store_redis.RedisStore` keeps the same record in Redis so a
+:class:`server.persist.redis_store.RedisStore` keeps the same record in Redis so a
 table survives a restart or the death of its process.  The table actor
 writes each action before it sends the updates, so a table can be rebuilt
-from its record by replaying the log (:func:`server.replay.restore_core`).
+from its record by replaying the log (:func:`server.tables.replay.restore_core`).
 
 Besides the log, a record holds ``meta``: what the game does not know but a
 rebuilt table needs (seats and AI seats, spectators, owner, invite, quick,
@@ -48,7 +48,7 @@ class TableRecord:
     data (the game options inside it); ``seed`` the current game's secret seed;
     ``version`` the table version right after the current game started;
     ``meta`` the seating (see the module docstring); ``replays`` the finished
-    games still kept (plain data, see :func:`server.replay.finished_to_plain`).
+    games still kept (plain data, see :func:`server.tables.replay.finished_to_plain`).
     """
 
     table_id: str
@@ -72,7 +72,7 @@ class Store(Protocol):
     completes_at_once: bool
     """Whether every method returns without waiting (its coroutine ends at its first
     step): a table then handles a move in the turn of the loop that brought it
-    (:meth:`server.table.TableActor.submit`)."""
+    (:meth:`server.tables.actor.TableActor.submit`)."""
 
     lists_tables: bool
     """Whether the store keeps each table's lobby summary (``save_meta``'s ``summary``)

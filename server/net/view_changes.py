@@ -29,7 +29,7 @@ from pydantic import BaseModel
 
 from protocol.codec import Frame
 from protocol.server_messages import Left, Snapshot, TableClosed, Update
-from server.outbox import Queued
+from server.net.outbox import Queued
 
 # Final names, read on every move: see engine.compiled.HOT_PATH.
 _UPDATE: Final = Update
@@ -65,7 +65,7 @@ class ViewsSent:
         self._views: dict[str, tuple[int, dict[str, Any]]] = {}
 
     def outgoing(self, message: Queued, kind: type[BaseModel] | None) -> Queued:
-        """``message`` (of class ``kind``: :func:`server.outbox.kind_of`) as this
+        """``message`` (of class ``kind``: :func:`server.net.outbox.kind_of`) as this
         connection sends it (an update reduced to the fields that changed),
         remembering the view it leaves the client with."""
         if kind is None:  # relayed from another process, not read here

@@ -2,9 +2,9 @@
 one write per batch.
 
 Every move is appended to its table's log in Redis before its updates go out
-(:meth:`server.store_redis.RedisStore.append`), and a request for a table
+(:meth:`server.persist.redis_store.RedisStore.append`), and a request for a table
 another process owns first looks its owner up
-(:meth:`~server.store_redis.RedisStore.owner_of`).  :class:`CommitLane` sends
+(:meth:`~server.persist.redis_store.RedisStore.owner_of`).  :class:`CommitLane` sends
 such commands for all tables: those that arrive while a batch is on its way
 wait and go together in the next one, as one write of the commands (packed
 by hiredis, in C), their replies read in order on a connection the lane
@@ -18,7 +18,7 @@ dropped and the batch is sent once more on a fresh one; re-sending is safe
 for these commands (the append script recognises an append it already
 applied; a lookup only reads).  Redis that lost its script cache gets the
 script again, once.  Anything else fails the batch's commands with
-:class:`~server.store.StoreUnavailable`.
+:class:`~server.persist.store.StoreUnavailable`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from redis.asyncio.connection import AbstractConnection
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError, RedisError, ResponseError
 
-from server.store import StoreUnavailable
+from server.persist.store import StoreUnavailable
 
 Pending = tuple[Sequence[Any], "asyncio.Future[Any]"]
 

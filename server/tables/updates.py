@@ -14,7 +14,7 @@ from engine.codec import PlainMemo, to_plain
 from engine.game import Event, Game
 from protocol.codec import Frame
 from protocol.server_messages import Update
-from server.table_values import ActedBy, Out
+from server.tables.values import ActedBy, Out
 
 # Final names, read on every move: see engine.compiled.HOT_PATH.
 _UPDATE: Final = Update
@@ -119,7 +119,7 @@ def _update(
     frame goes out as it is, the message is made only if asked for (:class:`Frame`).
     ``change``: the view this position was given last and what changed since
     (:attr:`engine.codec.PlainMemo.changes`), noted on the frame for
-    :mod:`server.view_changes`.
+    :mod:`server.net.view_changes`.
     """
     # every field of Update in declaration order (see protocol.codec.unchecked)
     fields = {

@@ -16,10 +16,10 @@ from collections.abc import Iterable
 from redis import asyncio as aioredis
 from redis.exceptions import RedisError
 
-from server.logs import get_logger
-from server.sessions import Player
-from server.store import StoreUnavailable
-from server.store_redis import chunks
+from server.ops.logs import get_logger
+from server.persist.redis_store import chunks
+from server.persist.store import StoreUnavailable
+from server.players.sessions import Player
 
 _SAVE = """
 local old = redis.call('GET', KEYS[2])
@@ -69,7 +69,7 @@ class SessionStore:
 
     async def touch(self, players: Iterable[Player]) -> None:
         """Refresh the expiry of connected players' sessions, in calls of
-        :data:`~server.store_redis.CHUNK` keys (a pipeline of two commands per player
+        :data:`~server.persist.redis_store.CHUNK` keys (a pipeline of two commands per player
         for 3,000 players held the event loop about 100 ms)."""
         keys: list[str] = []
         for player in players:

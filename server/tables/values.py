@@ -1,8 +1,8 @@
 """The values a table's core deals in: seats, AI turns, finished games, effects.
 
-:class:`~server.table_core.TableCore` answers each command with
+:class:`~server.tables.core.TableCore` answers each command with
 :class:`Effects` (messages to send, what to persist); the table actor
-(:mod:`server.table`) persists, then sends them.
+(:mod:`server.tables.actor`) persists, then sends them.
 
 Compiled with the hot path (:data:`engine.compiled.HOT_PATH`), these are
 native classes: the core and the actor read their fields directly, not by
@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from protocol.codec import Frame
 from protocol.models import SeatInfo
-from server.store import LoggedAction
+from server.persist.store import LoggedAction
 
 Out = tuple[str, BaseModel | Frame]
 """A message for one player (by player id)."""

@@ -35,7 +35,7 @@ Design:
   (outcome ``deadline``; ``error`` when the policy raised).
 * **AI-only tables are paced.** Tables where nobody plays (no human
   seated) share at most ``ai_only_rate`` moves per second
-  (:mod:`server.ai_pace`), so watched all-AI games at ``ai_delay`` 0 cannot
+  (:mod:`server.ai.pace`), so watched all-AI games at ``ai_delay`` 0 cannot
   fill the event loop with their updates; tables with humans are never paced.
 * **Priority.** Worker processes run at a lower CPU priority
   (``WORKER_NICE``): when the cores are busy, the loop comes first.
@@ -81,9 +81,9 @@ from engine.collector import held_off, settle
 from engine.game import Budget
 from engine.policy import Peers, Policy
 from engine.registry import GAMES, get_policy
-from server.ai_pace import Pacer
-from server.logs import get_logger
-from server.metrics import Metrics
+from server.ai.pace import Pacer
+from server.ops.logs import get_logger
+from server.ops.metrics import Metrics
 
 FALLBACK_WORKERS = 2
 """Workers of the fallback pool (fallback policies take milliseconds)."""
@@ -229,7 +229,7 @@ class AiRunner:
         self.workers = workers
         self.queue_limit = queue_limit
         self.pacer = Pacer(ai_only_rate, burst=PACE_BURST)
-        """The shared pace of AI-only tables' moves (:mod:`server.ai_pace`)."""
+        """The shared pace of AI-only tables' moves (:mod:`server.ai.pace`)."""
         if mode not in ("process", "thread"):
             raise ValueError(f"unknown AI mode {mode!r} (thread or process)")
         self._lifeline: tuple[Connection, Connection] | None = None
@@ -335,7 +335,7 @@ class AiRunner:
                 process.terminate()
 
     async def pace(self) -> None:
-        """Wait for the turn of an AI-only table's move (see :mod:`server.ai_pace`)."""
+        """Wait for the turn of an AI-only table's move (see :mod:`server.ai.pace`)."""
         await self.pacer.wait()
 
     @property

@@ -1,6 +1,6 @@
 """websockets' server connection, batching its writes and reading moves at once.
 
-Kept apart from :mod:`server.connection` and plain Python: it extends
+Kept apart from :mod:`server.net.connection` and plain Python: it extends
 websockets' own connection class, and compiled (``scripts/compile.py``) it
 crashed in the garbage collector; the rest of the hot path is compiled.
 """
@@ -18,8 +18,8 @@ from websockets.frames import Frame as WsFrame
 from websockets.protocol import Event, State
 from websockets.server import ServerProtocol
 
-from server import keepalive
-from server.ws_frames import FrameSplitter
+from server.net import keepalive
+from server.net.frames import FrameSplitter
 
 _monotonic = time.monotonic
 """The clock of :attr:`BatchingServerConnection.heard_at` (a global: read on every read)."""
@@ -75,13 +75,13 @@ class BatchingServerConnection(ServerConnection):
 
     Writing: websockets makes one ``transport.write`` (one system call) per
     frame; :meth:`send_data` joins what is pending into one, and also takes
-    frames already built by :func:`server.ws_frames.frame` (cheaper than websockets' own
-    framing, for the messages the server pushes), which :class:`server.connection.Connection`
+    frames already built by :func:`server.net.frames.frame` (cheaper than websockets' own
+    framing, for the messages the server pushes), which :class:`server.net.connection.Connection`
     uses while the connection is open, without extensions (no compression)
     and with no fragmented message under way.
 
     Reading: once the handshake is over, :meth:`data_received` cuts the bytes
-    into frames itself (:class:`server.ws_frames.FrameSplitter`).  A final, masked binary frame
+    into frames itself (:class:`server.net.frames.FrameSplitter`).  A final, masked binary frame
     within the size limit, read while the connection is open and no
     fragmented message is under way, goes to :attr:`on_message`, which
     handles it there and then or declines it.  Every other frame, and a
@@ -103,7 +103,7 @@ class BatchingServerConnection(ServerConnection):
         self._handshake: bytearray | None = bytearray()
         """What was read before the handshake ended (None: websockets reads it all)."""
         self.heard_at = _monotonic()
-        """When the peer last sent anything (:mod:`server.keepalive`)."""
+        """When the peer last sent anything (:mod:`server.net.keepalive`)."""
         self.pinged_at: float | None = None
         """When the keepalive's outstanding ping went out (None: none is)."""
 
@@ -161,13 +161,13 @@ class BatchingServerConnection(ServerConnection):
 
     def process_event(self, event: Event) -> None:
         """Count the whole messages websockets queues for the reader (see
-        :class:`server.connection.Connection`)."""
+        :class:`server.net.connection.Connection`)."""
         if isinstance(event, WsFrame) and event.fin and event.opcode in DATA_OPCODES:
             self.pending_messages += 1
         super().process_event(event)
 
     def keepalive_ping(self) -> None:
-        """Ping the peer (:mod:`server.keepalive`): anything it sends answers."""
+        """Ping the peer (:mod:`server.net.keepalive`): anything it sends answers."""
         if self.protocol.state is State.OPEN:
             self.protocol.send_ping(b"")
             self.send_data()

@@ -3,7 +3,7 @@
 :class:`TableCore` holds a table's state and answers every request with the
 messages to send (``(player_id, message)`` pairs) and what to persist; it
 never touches a socket, a clock or a random source of its own (time and
-seeds are passed in).  The table actor (:mod:`server.table`) owns one core
+seeds are passed in).  The table actor (:mod:`server.tables.actor`) owns one core
 and feeds it, one command at a time.
 
 Information rules: each seat receives only ``game.view(state, seat)`` and the
@@ -26,13 +26,13 @@ from protocol.codec import unchecked
 from protocol.errors import ErrorCode
 from protocol.models import SeatInfo, TableInfo
 from protocol.server_messages import ChatLine, GameOver, Snapshot, TableChanged
-from server.action_cache import decoder_for
-from server.names import skeleton
-from server.store import LoggedAction
-from server.table_chat import ChatRules
-from server.table_options import RequestError, TableSetup
-from server.table_updates import UpdateBuilder
-from server.table_values import (
+from server.persist.store import LoggedAction
+from server.players.names import skeleton
+from server.tables.action_cache import decoder_for
+from server.tables.chat import ChatRules
+from server.tables.options import RequestError, TableSetup
+from server.tables.updates import UpdateBuilder
+from server.tables.values import (
     ActedBy,
     AiTurn,
     Effects,
@@ -134,7 +134,7 @@ class TableCore:
 
     def name_taken(self, name: str, player_id: str | None = None) -> bool:
         """Whether somebody else here (seated or watching) uses a name that looks
-        like ``name`` (the same :func:`~server.names.skeleton`)."""
+        like ``name`` (the same :func:`~server.players.names.skeleton`)."""
         want = skeleton(name)
         for slot in self.seats:
             if slot.kind != "human" or slot.name is None or slot.player_id == player_id:

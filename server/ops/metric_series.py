@@ -1,4 +1,4 @@
-"""One labelled series of a counter or a histogram, as :mod:`server.metrics` keeps them.
+"""One labelled series of a counter or a histogram, as :mod:`server.ops.metrics` keeps them.
 
 A sample is an addition (and, for a histogram, a bisection): the action path
 records several a move.  Compiled with the hot path (``scripts/compile.py``).

@@ -22,11 +22,11 @@ import random
 from collections.abc import Awaitable, Callable
 
 from server.lobby import Lobby
-from server.logs import get_logger
-from server.sessions import Player
-from server.store import StoreUnavailable
-from server.store_redis import RedisStore
-from server.table import Command
+from server.ops.logs import get_logger
+from server.persist.redis_store import RedisStore
+from server.persist.store import StoreUnavailable
+from server.players.sessions import Player
+from server.tables.actor import Command
 
 RESTORES_AT_ONCE = 32
 """Tables a takeover scan rebuilds concurrently (:meth:`Cluster.scan`)."""

@@ -26,14 +26,14 @@ from __future__ import annotations
 import asyncio
 from typing import Final, Protocol
 
-from server.logs import get_logger
+from server.ops.logs import get_logger
 
 BATCH: Final = 32
 """Due connections that are written at once, without waiting for the turn to end."""
 
 
 class Writable(Protocol):
-    """A connection with messages queued (see ``server.connection.Connection``)."""
+    """A connection with messages queued (see ``server.net.connection.Connection``)."""
 
     def flush_due(self) -> None:
         """Write what is queued, if it was not written meanwhile."""

@@ -41,8 +41,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
-from server.redis_commit import CommitLane
-from server.store import LeaseLost, LoggedAction, StoreUnavailable, TableRecord
+from server.persist.redis_commit import CommitLane
+from server.persist.store import LeaseLost, LoggedAction, StoreUnavailable, TableRecord
 
 _FENCED = """
 local f = redis.call('HGET', KEYS[1], 'fence')
@@ -205,7 +205,7 @@ def _unpack(raw: bytes) -> Any:
 
 
 class RedisStore:
-    """A :class:`~server.store.Store` in Redis with per-table fencing (module docstring)."""
+    """A :class:`~server.persist.store.Store` in Redis with per-table fencing (module docstring)."""
 
     may_fail = True
     completes_at_once = False

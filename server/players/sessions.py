@@ -20,7 +20,7 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from protocol.codec import Frame
-from server.names import NAME_MAX, NameError_, validate_name
+from server.players.names import NAME_MAX, NameError_, validate_name
 
 __all__ = ["NAME_MAX", "Link", "NameError_", "Player", "Sessions", "validate_name"]
 

@@ -18,8 +18,8 @@ named in the refusal's ``detail``; per-address caps of 0 mean no cap):
   (``max_watched_tables_per_session``, ``max_watched_tables_per_address``).
 
 Spectators per table (``max_spectators_per_table``) are counted by the
-table itself (:mod:`server.table_core`).  Every refusal is a
-:class:`~server.table_options.RequestError` with code ``quota_exceeded``.
+table itself (:mod:`server.tables.core`).  Every refusal is a
+:class:`~server.tables.options.RequestError` with code ``quota_exceeded``.
 
 The client address is the TCP peer's, or, when the peer is one of the
 ``trusted_proxies``, the one its ``X-Forwarded-For`` header names
@@ -36,9 +36,9 @@ from dataclasses import dataclass
 
 from protocol.errors import ErrorCode
 from server.config import ServerConfig
-from server.ratelimit import TokenBucket
-from server.sessions import Player
-from server.table_options import RequestError
+from server.players.ratelimit import TokenBucket
+from server.players.sessions import Player
+from server.tables.options import RequestError
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 _BUCKETS_PRUNE_AT = 4096

@@ -2,9 +2,9 @@
 
 Every change to a table — a human's action, an AI move, a timer expiry, a
 join, a chat line — is a command on the table's queue; the actor applies
-them one at a time through :class:`~server.table_core.TableCore`, persists
+them one at a time through :class:`~server.tables.core.TableCore`, persists
 what the store needs, and only then sends the messages.  AI moves are
-computed off the loop (:mod:`server.ai`) and come back as commands, so they
+computed off the loop (:mod:`server.ai.pool`) and come back as commands, so they
 pass the very same validation as a human's.
 """
 
@@ -23,18 +23,18 @@ from engine.codec import to_plain
 from protocol.codec import Frame, unchecked
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Joined, Left, Ok, Replay, TableClosed
-from server.ai import AiRunner
-from server.at_once import run_at_once
-from server.logs import get_logger
-from server.metrics import Metrics
-from server.quotas import Quotas
-from server.replay import build_replay, finished_to_plain, table_meta
-from server.sessions import Player, Sessions
-from server.store import LeaseLost, Store, StoreUnavailable
-from server.summary_hold import SummaryHold
-from server.table_core import TableCore
-from server.table_options import RequestError
-from server.table_values import AiTurn, Effects, Out
+from server.ai.pool import AiRunner
+from server.ops.logs import get_logger
+from server.ops.metrics import Metrics
+from server.persist.store import LeaseLost, Store, StoreUnavailable
+from server.players.quotas import Quotas
+from server.players.sessions import Player, Sessions
+from server.tables.at_once import run_at_once
+from server.tables.core import TableCore
+from server.tables.options import RequestError
+from server.tables.replay import build_replay, finished_to_plain, table_meta
+from server.tables.summary_hold import SummaryHold
+from server.tables.values import AiTurn, Effects, Out
 
 _perf_counter: Final = time.perf_counter
 """Read on every move (a Final name: compiled, a C static, not two lookups)."""
@@ -402,7 +402,7 @@ class TableActor:
         every process (``Store.lists_tables``), is the one the lobby lists
         (:meth:`TableCore.listed_info`): a change of seating or status has just
         built it for the ``table`` message; otherwise it is at most
-        :data:`~server.table_core.LISTING_TTL` old, as listed.
+        :data:`~server.tables.core.LISTING_TTL` old, as listed.
         """
         now = self.clock()
         core = self.core
@@ -678,7 +678,7 @@ class TableActor:
                 if pause > 0:
                     await asyncio.sleep(pause)
             if core.ai_only():
-                await self.ai.pace()  # nobody plays here: the shared pace (server.ai_pace)
+                await self.ai.pace()  # nobody plays here: the shared pace (server.ai.pace)
             self.submit(Command("ai_move", args=(turn, to_plain(action))))
         except asyncio.CancelledError:
             raise

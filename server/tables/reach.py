@@ -15,9 +15,9 @@ import secrets
 
 from protocol.client_messages import Act, Rematch
 from protocol.errors import ErrorCode
-from server.sessions import Player
-from server.table import Command, TableActor
-from server.table_options import RequestError
+from server.players.sessions import Player
+from server.tables.actor import Command, TableActor
+from server.tables.options import RequestError
 
 
 class TableReach:
@@ -27,7 +27,7 @@ class TableReach:
         self.tables = tables
         self.clustered = False
         """Whether other processes hold tables too (then a move for a table that is
-        not here goes over the bus: :mod:`server.cluster_bus`)."""
+        not here goes over the bus: :mod:`server.cluster.bus`)."""
 
     def here(self, table_id: str) -> bool:
         """Whether a move for ``table_id`` is this process's to handle at once: its

@@ -36,14 +36,14 @@ from protocol.codec import Frame, FrameError, decode_client, decode_server, enco
 from protocol.errors import ErrorCode
 from protocol.models import TableInfo
 from server.lobby import listing_group
-from server.logs import get_logger
-from server.redis_commit import CommitLane
-from server.sessions import Player
-from server.store import StoreUnavailable
-from server.store_redis import RedisStore
-from server.table import Command
-from server.table_core import LISTING_TTL, TableCore
-from server.table_options import RequestError
+from server.ops.logs import get_logger
+from server.persist.redis_commit import CommitLane
+from server.persist.redis_store import RedisStore
+from server.persist.store import StoreUnavailable
+from server.players.sessions import Player
+from server.tables.actor import Command
+from server.tables.core import LISTING_TTL, TableCore
+from server.tables.options import RequestError
 
 if TYPE_CHECKING:
     from server.app import CardaviaServer
@@ -234,7 +234,7 @@ class Bus:
 
     async def list_tables(self, player: Player, game: str | None, ref: int | None) -> sm.Tables:
         """The lobby across every process: this one's tables fresh, the others' from the
-        index in Redis (read at most once a :data:`~server.table_core.LISTING_TTL`), in
+        index in Redis (read at most once a :data:`~server.tables.core.LISTING_TTL`), in
         the lobby's order (:meth:`~server.lobby.Lobby.listing`) and up to its cap."""
         lobby = self.app.lobby
         now = lobby.clock()

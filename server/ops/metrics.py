@@ -9,7 +9,7 @@ use (a counter for ``inc``, a histogram for ``observe``) with the label names
 of that first call, and every later call must use the same label names.
 
 Counters and histograms are kept in plain Python (:class:`_Family`, no
-per-sample work beyond an addition and a bisection: :mod:`server.metric_series`) and turned into
+per-sample work beyond an addition and a bisection: :mod:`server.ops.metric_series`) and turned into
 Prometheus families at each scrape: the action path records several samples
 per move, and prometheus-client's own classes cost ~3 µs each.  Samples are
 recorded on the event loop's thread only (the AI's worker threads hand their
@@ -46,7 +46,7 @@ from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
-from server.metric_series import CounterSeries, HistogramSeries
+from server.ops.metric_series import CounterSeries, HistogramSeries
 
 disable_created_metrics()  # type: ignore[no-untyped-call]  # no ``*_created`` series: they double the output for nothing here
 

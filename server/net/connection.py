@@ -32,21 +32,21 @@ from protocol.codec import (
 )
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Pong, TableChanged, Welcome
-from server.logs import get_logger
-from server.metric_series import CounterSeries
-from server.outbox import Queued, drop_superseded, kind_of, summarised_table
-from server.ratelimit import Strikes, TokenBucket
-from server.sessions import NameError_, Player, validate_name
-from server.static import is_json
-from server.table_options import RequestError
-from server.view_changes import FEATURE as VIEW_CHANGES
-from server.view_changes import ViewsSent
-from server.ws_batching import OPEN, STATE_IN_SLOT, WRITES_IN_LIST, BatchingServerConnection
-from server.ws_frames import BINARY, TEXT, frame
+from server.net.batching import OPEN, STATE_IN_SLOT, WRITES_IN_LIST, BatchingServerConnection
+from server.net.frames import BINARY, TEXT, frame
+from server.net.outbox import Queued, drop_superseded, kind_of, summarised_table
+from server.net.static import is_json
+from server.net.view_changes import FEATURE as VIEW_CHANGES
+from server.net.view_changes import ViewsSent
+from server.ops.logs import get_logger
+from server.ops.metric_series import CounterSeries
+from server.players.ratelimit import Strikes, TokenBucket
+from server.players.sessions import NameError_, Player, validate_name
+from server.tables.options import RequestError
 
 if TYPE_CHECKING:
     from server.app import CardaviaServer
-    from server.table_reach import TableReach
+    from server.tables.reach import TableReach
 
 # Final names, read on every move: see engine.compiled.HOT_PATH.
 _ACT: Final = Act
@@ -67,7 +67,7 @@ WRITE_BUFFER_LIMIT = 4 * 2**20
 
 
 class Connection:
-    """A client connection; implements :class:`server.sessions.Link`."""
+    """A client connection; implements :class:`server.players.sessions.Link`."""
 
     def __init__(self, ws: ServerConnection, app: CardaviaServer) -> None:
         self.ws = ws
@@ -76,7 +76,7 @@ class Connection:
         self._loop = asyncio.get_running_loop()
         self._outbox: list[Queued] = []
         self._flush_pending = False
-        """Whether the app's flusher is to write this connection (server.flusher)."""
+        """Whether the app's flusher is to write this connection (server.net.flusher)."""
         self._closing: asyncio.Task[None] | None = None
         self._bucket = TokenBucket(rate=app.config.rate_per_s, burst=app.config.rate_burst)
         config = app.config
@@ -92,7 +92,7 @@ class Connection:
         """Whether the client speaks JSON text frames (``cardavia.json``), not msgpack."""
         self._features: tuple[str, ...] = ()
         self._views_sent: ViewsSent | None = None
-        """With the ``view_changes`` feature: the views sent (server.view_changes)."""
+        """With the ``view_changes`` feature: the views sent (server.net.view_changes)."""
         self._busy = False
         """Whether :meth:`run` is handling a message (it may wait meanwhile)."""
         self._log = get_logger(remote=str(ws.remote_address[0]) if ws.remote_address else "")
@@ -137,7 +137,7 @@ class Connection:
         if views is not None:  # only what changed in an update's view
             message = views.outgoing(message, kind)
         outbox = self._outbox
-        if kind is _TABLE_CHANGED and outbox:  # the newest summary only (server.outbox)
+        if kind is _TABLE_CHANGED and outbox:  # the newest summary only (server.net.outbox)
             table = summarised_table(message)
             if table is not None and drop_superseded(outbox, table):
                 self._superseded.inc()
@@ -166,7 +166,7 @@ class Connection:
         """Write every queued message, in order, with one write; drop them if the
         connection is no longer open (it is closing: nothing more can be sent).
 
-        The app's flusher calls it (server.flusher) once this connection has
+        The app's flusher calls it (server.net.flusher) once this connection has
         something queued; nothing is left to do if :meth:`_flush` wrote it meanwhile.
         """
         if not self._flush_pending:
@@ -308,8 +308,9 @@ class Connection:
 
     def _handle_now(self, msg: Act | Rematch | Ping, limited: bool) -> None:
         """:meth:`_handle` for a ping, or a move or rematch vote whose table is this
-        process's (:meth:`server.table_reach.TableReach.here`): nothing in it waits
-        (the table handles it at once or queues it: :meth:`server.table.TableActor.submit`)."""
+        process's (:meth:`server.tables.reach.TableReach.here`): nothing in it waits
+        (the table handles it at once or queues it:
+        :meth:`server.tables.actor.TableActor.submit`)."""
         if not self._admit(msg, limited):
             return
         try:

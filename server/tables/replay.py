@@ -14,10 +14,10 @@ from engine.codec import to_plain
 from engine.game import Game
 from protocol.models import SeatInfo
 from protocol.server_messages import Replay, ReplayStep
-from server.store import LoggedAction, TableRecord
-from server.table_core import TableCore
-from server.table_updates import plain_event
-from server.table_values import FinishedGame, SeatSlot
+from server.persist.store import LoggedAction, TableRecord
+from server.tables.core import TableCore
+from server.tables.updates import plain_event
+from server.tables.values import FinishedGame, SeatSlot
 
 
 def rebuild(

@@ -1,0 +1,1 @@
+"""Several processes on one Redis: table leases and takeover, routing between processes."""

@@ -1,0 +1,1 @@
+"""The network edge: WebSocket connections, framing, send queues, keepalive, static files."""

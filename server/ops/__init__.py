@@ -1,0 +1,1 @@
+"""For operators: metrics, structured logs, the event loop's choice."""

@@ -1,0 +1,1 @@
+"""Where tables and sessions are kept: the store interface, in memory and on Redis."""

@@ -1,0 +1,1 @@
+"""Who plays: sessions and their tokens, display names, quotas and rate limits."""
