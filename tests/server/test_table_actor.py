@@ -34,7 +34,7 @@ def _move(server: CardaviaServer, actor: TableActor, ref: int) -> Command:
     (seat,) = core.game.to_act(core.state)
     pid = core.seats[seat].player_id
     assert pid is not None
-    player = server.players.sessions.get(pid)
+    player = server.sessions.get(pid)
     action = to_plain(core.game.legal_actions(core.state, seat)[0])
     return Command("act", player, ref, (seat, core.version, action))
 
@@ -71,7 +71,7 @@ async def test_while_the_actor_is_busy_a_move_waits_its_turn_in_the_queue(
     ann, bob, table = await _table(server, {"seat": 0})
     actor = server.lobby.tables[table]
     await _idle(actor)
-    actor.submit(Command("chat", server.players.sessions.get(ann.player_id), 1, "first"))
+    actor.submit(Command("chat", server.sessions.get(ann.player_id), 1, "first"))
     version = actor.core.version
     actor.submit(_move(server, actor, 2))  # the chat is queued: the move goes after it
     assert actor.core.version == version and len(actor.queue) == 2
