@@ -1,4 +1,4 @@
-"""Cardavia's rules engine: pure, deterministic, stdlib only (ARCHITECTURE.md).
+"""Cardavia's rules engine: pure, deterministic, stdlib only (docs/architecture.md).
 
 No asyncio, pydantic, msgpack, redis or websockets here: the engine is a
 sans-I/O library that the server, the clients and the AI all share.

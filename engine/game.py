@@ -1,4 +1,4 @@
-"""The one interface every game implements (ARCHITECTURE.md, engine/).
+"""The one interface every game implements (docs/architecture.md, engine/).
 
 A game is a stateless object; its states are immutable values.  The shape
 follows OpenSpiel (one Game/State API, per-seat observations), h11 (every

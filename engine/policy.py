@@ -1,4 +1,4 @@
-"""The policy interface shared by every AI (ARCHITECTURE.md, AI).
+"""The policy interface shared by every AI (docs/architecture.md, AI).
 
 A policy is a function of one seat's *view* and its legal actions, plus a
 random generator and a budget.  It never receives a full state, so it cannot

@@ -1,4 +1,4 @@
-"""The registry from game id to game and to that game's policies (ARCHITECTURE.md)."""
+"""The registry from game id to game and to that game's policies (docs/architecture.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Deterministic randomness passed in from outside (ARCHITECTURE.md, engine/).
+"""Deterministic randomness passed in from outside (docs/architecture.md, engine/).
 
 The engine never touches the global ``random`` module.  A table has one seed;
 every shuffle it needs (the first deal, the next deal of a match, a redeal)

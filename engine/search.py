@@ -1,4 +1,4 @@
-"""Search under hidden information by determinization (ARCHITECTURE.md, AI).
+"""Search under hidden information by determinization (docs/architecture.md, AI).
 
 :class:`DeterminizedSearch` is a policy that decides from a view only: each
 iteration samples a full world consistent with the view (the game's

@@ -1,4 +1,4 @@
-"""Cicera policies that decide from a seat's view only (ARCHITECTURE.md, AI).
+"""Cicera policies that decide from a seat's view only (docs/architecture.md, AI).
 
 * ``random`` — any legal play.
 * ``easy`` — ``greedy`` that now and then plays at random.

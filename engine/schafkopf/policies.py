@@ -1,4 +1,4 @@
-"""Schafkopf policies that decide from a seat's view only (ARCHITECTURE.md, AI)."""
+"""Schafkopf policies that decide from a seat's view only (docs/architecture.md, AI)."""
 
 from __future__ import annotations
 

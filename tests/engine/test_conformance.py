@@ -1,4 +1,4 @@
-"""One conformance suite over every registered game (ARCHITECTURE.md, Tests).
+"""One conformance suite over every registered game (docs/architecture.md, Tests).
 
 Seeded random playouts end; legal actions are never empty mid-game; illegal
 actions raise and change nothing; seed + log replays to the same state even

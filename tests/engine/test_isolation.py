@@ -1,4 +1,4 @@
-"""ARCHITECTURE.md, Layers: ``engine`` imports with the I/O libraries unavailable."""
+"""docs/architecture.md, Layers: ``engine`` imports with the I/O libraries unavailable."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cicera policies: weakest first, deciding from the view only (ARCHITECTURE.md, AI)."""
+"""Cicera policies: weakest first, deciding from the view only (docs/architecture.md, AI)."""
 
 from __future__ import annotations
 

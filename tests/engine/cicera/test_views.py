@@ -1,4 +1,4 @@
-"""Views, events and hidden information (rules/cicera.md; ARCHITECTURE.md, engine/)."""
+"""Views, events and hidden information (rules/cicera.md; docs/architecture.md, engine/)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Views show only what a seat may see; sampled worlds fit the view (ARCHITECTURE.md)."""
+"""Views show only what a seat may see; sampled worlds fit the view (docs/architecture.md)."""
 
 from __future__ import annotations
 
