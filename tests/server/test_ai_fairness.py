@@ -6,7 +6,6 @@ only catches AI work crowding out the humans' moves on the event loop.
 
 from __future__ import annotations
 
-
 from bench.ai_fairness import AiLoad, HumanPair, percentile
 from server.app import running_server
 from tests.server.helpers import FAST

@@ -278,7 +278,7 @@ def test_help_is_written_from_the_declarations(capsys: pytest.CaptureFixture[str
 def test_the_config_is_immutable_and_replace_validates() -> None:
     config = ServerConfig()
     with pytest.raises(ValidationError):
-        config.port = 1  # type: ignore[misc]
+        config.port = 1
     assert config.replace(port=0).port == 0 and config.port == 8765
     assert config.replace(port=0) == ServerConfig(port=0)
     assert hash(config.replace(port=0)) == hash(ServerConfig(port=0))
@@ -288,7 +288,11 @@ def test_the_config_is_immutable_and_replace_validates() -> None:
         config.replace(port=70000)
     with pytest.raises(ValidationError):
         ServerConfig(max_frame=10)
-    assert ServerConfig(log_level="WARNING").log_level == "warning"  # levels are case-blind
+    levels = (
+        load_config(["--log-level", "WARNING"], env={}),
+        load_config([], {"CARDAVIA_LOG_LEVEL": "Error"}),
+    )
+    assert [c.log_level for c in levels] == ["warning", "error"]  # levels are case-blind
 
 
 def test_the_config_module_imports_no_other_server_module() -> None:

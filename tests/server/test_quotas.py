@@ -250,9 +250,7 @@ async def test_forwarded_address_from_a_trusted_proxy() -> None:
 
 
 async def test_created_and_waiting_tables_per_session() -> None:
-    config = FAST.replace(
-        max_created_tables_per_session=3, max_waiting_tables_per_session=2
-    )
+    config = FAST.replace(max_created_tables_per_session=3, max_waiting_tables_per_session=2)
     async with running_server(config) as srv:
         a = await Client.connect(srv.url, "a")
         try:

@@ -180,9 +180,7 @@ async def test_a_waiting_table_survives_a_short_drop() -> None:
 
 
 async def test_bursty_client_under_the_rate_stays_connected() -> None:
-    config = FAST.replace(
-        rate_per_s=100.0, rate_burst=10, rate_strikes=40, rate_strike_decay=1.0
-    )
+    config = FAST.replace(rate_per_s=100.0, rate_burst=10, rate_strikes=40, rate_strike_decay=1.0)
     async with running_server(config) as srv:
         calm = await Client.connect(srv.url, "calm")
         flood = await Client.connect(srv.url, "flood")
@@ -205,9 +203,7 @@ async def test_bursty_client_under_the_rate_stays_connected() -> None:
 
 
 async def test_client_backs_off_on_rate_limited() -> None:
-    config = FAST.replace(
-        rate_per_s=100.0, rate_burst=5, rate_strikes=50, rate_strike_decay=0.01
-    )
+    config = FAST.replace(rate_per_s=100.0, rate_burst=5, rate_strikes=50, rate_strike_decay=0.01)
     async with running_server(config) as srv:
         client = await Client.connect(srv.url, "eager")
         errors: list[int] = []
