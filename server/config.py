@@ -432,6 +432,8 @@ class _Environment(EnvSettingsSource):
         super().__init__(ServerConfig, case_sensitive=False, env_prefix=ENV_PREFIX)
 
     def _load_env_vars(self) -> Mapping[str, str | None]:
+        """The variables this source looks names up in (lower-cased, as it expects when
+        case-blind); the hook pydantic-settings' own dotenv source overrides too."""
         return {
             name.lower(): value
             for name, value in self._environ.items()
