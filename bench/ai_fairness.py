@@ -255,8 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=8.0, help="length of each phase")
     parser.add_argument("--pause", type=float, default=0.01, help="seconds between human moves")
     parser.add_argument("--mode", nargs="+", default=["process", "thread"], help="AI modes")
-    parser.add_argument("--workers", type=int, default=ServerConfig.ai_workers)
-    parser.add_argument("--think", type=float, default=ServerConfig.ai_think)
+    parser.add_argument("--workers", type=int, default=ServerConfig().ai_workers)
+    parser.add_argument("--think", type=float, default=ServerConfig().ai_think)
     parser.add_argument("--level", default=None, help="AI level of the load (the strongest)")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {}

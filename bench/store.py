@@ -214,7 +214,7 @@ async def throughput(seconds: float, tables: int) -> dict[str, Any]:
     with redis_server() as url:
         for n in range(ROUNDS):
             for store in ("memory", "redis"):
-                config = dataclasses.replace(base, store=store, redis_url=url)
+                config = base.replace(store=store, redis_url=url)
                 rate = await throughput_round(config, tables, seconds / (2 * ROUNDS))
                 rates[store].append(rate)
                 print(f"round {n + 1}: {store} {rate:.0f} moves/s", file=sys.stderr)

@@ -30,7 +30,7 @@ from protocol.server_messages import Error, Shutdown
 from server.ai.pool import AiRunner
 from server.cluster.bus import Bus
 from server.cluster.leases import Cluster
-from server.config import ServerConfig
+from server.config import ServerConfig, parse_networks
 from server.lobby import Lobby
 from server.net import keepalive, static
 from server.net.batching import BatchingServerConnection
@@ -42,7 +42,7 @@ from server.ops.metrics import CONTENT_TYPE, Metrics, Reading
 from server.persist.redis_store import RedisStore
 from server.persist.session_store import SessionStore
 from server.persist.store import Store, StoreUnavailable, make_store
-from server.players.quotas import address_group, client_address, parse_networks
+from server.players.quotas import address_group, client_address
 from server.players.sessions import Player, Sessions
 from server.tables.actor import Command
 from server.tables.options import RequestError

@@ -1,21 +1,39 @@
 """Server configuration from command-line flags and CARDAVIA_* environment variables.
 
-Every setting has a flag (--quick-fill-wait 5) and an environment
-variable (CARDAVIA_QUICK_FILL_WAIT=5); a flag wins over the variable,
-which wins over the default.
+Every setting is declared once, as a field of :class:`ServerConfig`: its type,
+default, bounds and description.  From that one declaration come its flag
+(``--quick-fill-wait 5``), its environment variable
+(``CARDAVIA_QUICK_FILL_WAIT=5``, read by pydantic-settings) and its ``--help``
+line; a flag wins over the variable, which wins over the default.  A bad value
+is refused with one line naming the setting, what it allows and where the
+value came from (:class:`ConfigError`).
+
+Building a :class:`ServerConfig` directly (tests, the client's embedded server)
+takes the given values and the defaults only: the environment is read by
+:func:`load_config`, the ``cardavia-server`` command line, alone.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import ipaddress
 import os
 import ssl
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 ENV_PREFIX = "CARDAVIA_"
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 def usable_cpus() -> int:
@@ -32,321 +50,472 @@ DEFAULT_AI_WORKERS = max(1, min(AI_WORKERS_MAX_DEFAULT, usable_cpus() - 1))
 competing with the loop for every core make humans wait), at most 8."""
 
 
-@dataclass(frozen=True)
-class ServerConfig:
-    """Every knob of the server, with its default."""
+def parse_networks(spec: str) -> tuple[Network, ...]:
+    """The networks of a comma-separated list of IPs and CIDRs (``trusted_proxies``);
+    raise ValueError naming the part that is neither."""
+    out: list[Network] = []
+    for part in (p.strip() for p in spec.split(",")):
+        if part:
+            try:
+                out.append(ipaddress.ip_network(part, strict=False))
+            except ValueError:
+                raise ValueError(f"{part!r} is not an IP address or CIDR network") from None
+    return tuple(out)
 
-    host: str = "127.0.0.1"
-    port: int = 8765
-    store: str = "memory"
-    quick_fill_wait: float = 10.0
-    ai_delay: float = 0.8
-    ai_think: float = 0.25
-    ai_deadline: float = 5.0
-    ai_workers: int = DEFAULT_AI_WORKERS
-    ai_mode: str = "process"
-    disconnect_grace: float = 15.0
-    session_ttl: float = 300.0
-    max_tables: int = 1000
-    max_tables_per_player: int = 10
-    chat_max_len: int = 300
-    chat_per_minute: int = 20
-    rate_per_s: float = 50.0
-    rate_burst: int = 100
-    max_frame: int = 65536
-    hello_timeout: float = 30.0
-    replays_kept: int = 5
-    log_level: str = "info"
+
+class ServerConfig(BaseSettings):
+    """Every knob of the server: type, default, bounds and meaning (the ``--help`` text).
+
+    Immutable (frozen): the server and its components share one instance.
+    :meth:`replace` gives a changed, validated copy.
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        frozen=True,
+        extra="forbid",
+        allow_inf_nan=False,  # an infinite or NaN timeout is never meant
+    )
+
+    host: str = Field(default="127.0.0.1", description="Interface to listen on (0.0.0.0 for all).")
+    port: int = Field(default=8765, ge=0, le=65535, description="TCP port (0: any free port).")
+    store: Literal["memory", "redis"] = Field(
+        default="memory",
+        description="Where table records live: memory (the default) or redis (durable, shared).",
+    )
+    quick_fill_wait: float = Field(
+        default=10.0,
+        ge=0,
+        description="Seconds a quick-play table waits for other humans before the AI fills it.",
+    )
+    ai_delay: float = Field(
+        default=0.8,
+        ge=0,
+        description="Default seconds an AI move waits before it shows (tables may override).",
+    )
+    ai_think: float = Field(
+        default=0.25,
+        ge=0,
+        description="Time cap (seconds) for one AI decision; search levels may stop sooner.",
+    )
+    ai_deadline: float = Field(
+        default=5.0,
+        gt=0,
+        description="Hard limit (s) on one AI decision; past it a fast fallback policy moves.",
+    )
+    ai_workers: int = Field(
+        default=DEFAULT_AI_WORKERS,
+        ge=1,
+        description="Worker processes (or threads) that run AI decisions off the event loop;"
+        " the default leaves one CPU to the loop: CPUs - 1, at least 1, at most 8.",
+    )
+    ai_mode: Literal["process", "thread"] = Field(
+        default="process",
+        description="process (heavy search never slows the loop) or thread (starts at once).",
+    )
+    disconnect_grace: float = Field(
+        default=15.0,
+        ge=0,
+        description="Seconds a disconnected human keeps their turns before the AI covers them.",
+    )
+    session_ttl: float = Field(
+        default=300.0,
+        gt=0,
+        description="Seconds a disconnected session is kept for a reconnect before it is"
+        " dropped (longer while it holds a seat in a game in progress: see"
+        " playing_session_ttl).",
+    )
+    max_tables: int = Field(default=1000, ge=1, description="Tables this process holds at most.")
+    max_tables_per_player: int = Field(
+        default=10, ge=1, description="Tables one player may be at (seated or watching) at once."
+    )
+    chat_max_len: int = Field(default=300, ge=1, description="Longest chat line, in characters.")
+    chat_per_minute: int = Field(
+        default=20, ge=1, description="Chat lines one player may send per minute at a table."
+    )
+    rate_per_s: float = Field(
+        default=50.0, gt=0, description="Messages per second a connection may send on average."
+    )
+    rate_burst: int = Field(
+        default=100, ge=1, description="Messages a connection may send in a burst."
+    )
+    max_frame: int = Field(default=65536, ge=1024, description="Largest incoming frame, in bytes.")
+    hello_timeout: float = Field(
+        default=30.0,
+        gt=0,
+        description="Seconds a new connection has to say hello before it is closed.",
+    )
+    replays_kept: int = Field(
+        default=5, ge=1, description="Finished games a table keeps for get_replay."
+    )
+    log_level: Literal["debug", "info", "warning", "error", "critical"] = Field(
+        default="info", description="Minimum level of the JSON log lines on stderr."
+    )
     # -- AI pool and fairness --
-    ai_queue_limit: int = 200
-    max_ai_tables_per_player: int = 2
-    ai_table_linger: float = 30.0
-    ai_only_moves_per_s: float = 100.0
+    ai_queue_limit: int = Field(
+        default=200,
+        ge=0,
+        description="AI decisions waiting for a worker at most (all tables together);"
+        " past it the fast fallback policy decides at once.",
+    )
+    max_ai_tables_per_player: int = Field(
+        default=2,
+        ge=0,
+        description="Tables without a seated human (all-AI) one session may create or watch"
+        " at once.",
+    )
+    ai_table_linger: float = Field(
+        default=30.0,
+        ge=0,
+        description="Seconds an all-AI table stays open after its game ends (it closes sooner"
+        " when its last watcher leaves; no rematch there).",
+    )
+    ai_only_moves_per_s: float = Field(
+        default=100.0,
+        ge=0,
+        description="Moves per second at most over all tables where nobody plays (AI only),"
+        " so they never crowd out humans' moves (0: no limit).",
+    )
     # -- quotas, liveness, names --
-    max_connections_per_address: int = 50
-    connect_rate_per_address: float = 2.0
-    max_sessions_per_address: int = 50
-    max_created_tables_per_session: int = 5
-    max_created_tables_per_address: int = 20
-    max_waiting_tables_per_session: int = 3
-    max_waiting_tables_per_address: int = 10
-    max_watched_tables_per_session: int = 5
-    max_watched_tables_per_address: int = 20
-    max_spectators_per_table: int = 50
-    max_listed_tables: int = 200
-    trusted_proxies: str = ""
-    waiting_table_grace: float = 30.0
-    playing_session_ttl: float = 3600.0
-    rate_strikes: int = 100
-    rate_strike_decay: float = 1.0
-    ping_interval: float = 10.0
-    ping_timeout: float = 5.0
+    max_connections_per_address: int = Field(
+        default=50, ge=0, description="Open connections from one client address (0: no cap)."
+    )
+    connect_rate_per_address: float = Field(
+        default=2.0,
+        ge=0,
+        description="New connections per second one client address may open, in bursts up"
+        " to max_connections_per_address (0: no cap).",
+    )
+    max_sessions_per_address: int = Field(
+        default=50,
+        ge=0,
+        description="Live sessions (connected or kept for a reconnect) opened from one client"
+        " address (0: no cap).",
+    )
+    max_created_tables_per_session: int = Field(
+        default=5, ge=1, description="Open tables one session has created."
+    )
+    max_created_tables_per_address: int = Field(
+        default=20, ge=0, description="Open tables created from one client address (0: no cap)."
+    )
+    max_waiting_tables_per_session: int = Field(
+        default=3, ge=1, description="Tables one session has created that wait for players."
+    )
+    max_waiting_tables_per_address: int = Field(
+        default=10, ge=0, description="Waiting tables created from one client address (0: no cap)."
+    )
+    max_watched_tables_per_session: int = Field(
+        default=5, ge=1, description="Tables one session watches as a spectator at once."
+    )
+    max_watched_tables_per_address: int = Field(
+        default=20, ge=0, description="Tables watched from one client address (0: no cap)."
+    )
+    max_spectators_per_table: int = Field(
+        default=50, ge=1, description="Spectators one table admits."
+    )
+    max_listed_tables: int = Field(
+        default=200,
+        ge=1,
+        description="Tables one lobby listing holds at most: the player's own, then those with"
+        " a free seat, then the others, newest first (filter by game to see others).",
+    )
+    trusted_proxies: str = Field(
+        default="",
+        description="Comma-separated IPs or CIDR networks of load balancers whose"
+        " X-Forwarded-For header names the client address (empty: trust nobody's header).",
+    )
+    waiting_table_grace: float = Field(
+        default=30.0,
+        ge=0,
+        description="Seconds a table that waits for players is kept once no human at it is"
+        " connected.",
+    )
+    playing_session_ttl: float = Field(
+        default=3600.0,
+        gt=0,
+        description="Seconds a disconnected session holding a seat in a game in progress is"
+        " kept at most (the AI plays for it meanwhile).",
+    )
+    rate_strikes: int = Field(
+        default=100,
+        ge=1,
+        description="Rate-limited messages a connection may pile up before it is closed (1008).",
+    )
+    rate_strike_decay: float = Field(
+        default=1.0,
+        ge=0,
+        description="Rate-limit strikes forgiven per second, as a multiple of rate_per_s"
+        " (1: a client averaging under the rate is never closed).",
+    )
+    ping_interval: float = Field(
+        default=10.0,
+        ge=0,
+        description="Seconds a client may stay silent before the keepalive pings it (0: no pings).",
+    )
+    ping_timeout: float = Field(
+        default=5.0,
+        gt=0,
+        description="Seconds a pinged client may stay silent before it is dropped (1011), and"
+        " a closing handshake may take (a frozen peer is dropped within ping_interval +"
+        " ping_timeout + 2 s of its last word).",
+    )
     # -- operations: metrics, TLS --
-    shutdown_drain: float = 0.0
-    tls_cert: str = ""
-    tls_key: str = ""
+    shutdown_drain: float = Field(
+        default=0.0,
+        ge=0,
+        description="Seconds /readyz answers 503 on shutdown before clients are closed.",
+    )
+    tls_cert: str = Field(
+        default="", description="PEM certificate chain: serve wss:// and https:// (with --tls-key)."
+    )
+    tls_key: str = Field(default="", description="PEM private key of --tls-cert.")
     # -- hot path --
-    loop: str = "auto"
-    gc_gen0: int = 100000
-    gc_freeze_every: float = 0.5
-    gc_thaw_every: float = 300.0
+    loop: Literal["auto", "asyncio", "uvloop"] = Field(
+        default="auto", description="Event loop: auto (uvloop when installed), asyncio or uvloop."
+    )
+    gc_gen0: int = Field(
+        default=100000,
+        ge=100,
+        description="Allocations between young-generation garbage collections (Python's"
+        " default 700).",
+    )
+    gc_freeze_every: float = Field(
+        default=0.5,
+        ge=0,
+        description="Seconds between moving surviving objects out of the collector's sight"
+        " (gc.freeze, which costs nothing: no long collections, even while thousands"
+        " connect); 0: only once after start-up.",
+    )
+    gc_thaw_every: float = Field(
+        default=300.0,
+        gt=0,
+        description="Seconds between looks at the frozen objects: once they are twice as many"
+        " as at the first look or the last full collection, they are handed back to the"
+        " collector and collected once (freeing reference cycles among them).",
+    )
     # -- persistence and scaling --
-    redis_url: str = "redis://127.0.0.1:6379/0"
-    redis_prefix: str = "cardavia"
-    lease_ttl: float = 5.0
-    takeover_interval: float = 1.0
-    replay_ttl: float = 7 * 86400.0
-    store_timeout: float = 2.0
-    redis_connections: int = 64
+    redis_url: str = Field(
+        default="redis://127.0.0.1:6379/0",
+        description="Redis URL of the redis store (redis://host:port/db, rediss:// for TLS).",
+    )
+    redis_prefix: str = Field(
+        default="cardavia",
+        description="Prefix of every Redis key (several services may share one Redis).",
+    )
+    lease_ttl: float = Field(
+        default=5.0,
+        ge=0.5,
+        description="Seconds a table's lease lasts unrenewed; a dead owner's tables move after it.",
+    )
+    takeover_interval: float = Field(
+        default=1.0,
+        gt=0,
+        description="Seconds between scans for tables whose owner died (redis store).",
+    )
+    replay_ttl: float = Field(
+        default=7 * 86400.0,
+        gt=0,
+        description="Seconds a finished game is kept in Redis for its replay.",
+    )
+    store_timeout: float = Field(
+        default=2.0,
+        gt=0,
+        description="Seconds a Redis command may take before the store counts as unavailable.",
+    )
+    redis_connections: int = Field(
+        default=64,
+        ge=2,  # the cluster bus holds one
+        description="Redis connections this process opens at most; a command finding them"
+        " all busy waits for one (up to store_timeout) instead of failing.",
+    )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Only the given values: the environment is :func:`load_config`'s to read, so an
+        embedding program (``cardavia play``) never picks up a shell's ``CARDAVIA_PORT``."""
+        return (init_settings,)
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _lower_case_level(cls, value: object) -> object:
+        """``INFO`` means ``info``, as before (log levels are case-blind)."""
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies_parse(cls, value: str) -> str:
+        parse_networks(value)
+        return value
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_scheme(cls, value: str) -> str:
+        if not value.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("must start with redis://, rediss:// or unix://")
+        return value
+
+    @field_validator("redis_prefix")
+    @classmethod
+    def _redis_prefix_plain(cls, value: str) -> str:
+        """Braces would make a Redis Cluster hash tag; spaces break key listings."""
+        if not value or any(c in value for c in " {}"):
+            raise ValueError("must be non-empty, without spaces or braces")
+        return value
+
+    @model_validator(mode="after")
+    def _settings_agree(self) -> ServerConfig:
+        """Checks that span several settings, and the TLS files' contents."""
+        if self.playing_session_ttl < self.session_ttl:
+            raise ValueError(
+                "playing_session_ttl must not be shorter than session_ttl (got"
+                f" {self.playing_session_ttl} < {self.session_ttl})"
+            )
+        if self.takeover_interval >= self.lease_ttl:
+            raise ValueError(
+                "lease_ttl must be longer than takeover_interval (got"
+                f" {self.lease_ttl} <= {self.takeover_interval})"
+            )
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ValueError("tls_cert and tls_key go together: give both or neither")
+        for name, path in (("tls_cert", self.tls_cert), ("tls_key", self.tls_key)):
+            if path and not os.path.isfile(path):
+                raise ValueError(f"{name}: no such file {path!r}")
+        if self.tls_cert:
+            try:
+                ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(
+                    self.tls_cert, self.tls_key
+                )
+            except ssl.SSLError as exc:
+                reason = exc.reason or exc
+                raise ValueError(f"tls_cert/tls_key: cannot load them ({reason})") from None
+        return self
+
+    def replace(self, **changes: Any) -> ServerConfig:
+        """A copy with ``changes``, validated like any other (``dataclasses.replace`` for
+        this model; :meth:`model_copy` would skip the checks)."""
+        return config_from({**self.model_dump(), **changes})
 
 
-HELP: dict[str, str] = {
-    "host": "Interface to listen on (0.0.0.0 for all).",
-    "port": "TCP port (0: any free port).",
-    "store": "Where table records live: memory (the default) or redis (durable, shared).",
-    "quick_fill_wait": "Seconds a quick-play table waits for other humans before the AI fills it.",
-    "ai_delay": "Default seconds an AI move waits before it shows (tables may override).",
-    "ai_think": "Time cap (seconds) for one AI decision; search levels may stop sooner.",
-    "ai_deadline": "Hard limit (s) on one AI decision; past it a fast fallback policy moves.",
-    "ai_workers": "Worker processes (or threads) that run AI decisions off the event loop;"
-    " the default leaves one CPU to the loop: CPUs - 1, at least 1, at most 8.",
-    "ai_mode": "process (heavy search never slows the loop) or thread (starts at once).",
-    "disconnect_grace": "Seconds a disconnected human keeps their turns before the AI covers them.",
-    "session_ttl": "Seconds a disconnected session is kept for a reconnect before it is dropped"
-    " (longer while it holds a seat in a game in progress: see playing_session_ttl).",
-    "max_tables": "Tables this process holds at most.",
-    "max_tables_per_player": "Tables one player may be at (seated or watching) at once.",
-    "chat_max_len": "Longest chat line, in characters.",
-    "chat_per_minute": "Chat lines one player may send per minute at a table.",
-    "rate_per_s": "Messages per second a connection may send on average.",
-    "rate_burst": "Messages a connection may send in a burst.",
-    "max_frame": "Largest incoming frame, in bytes.",
-    "hello_timeout": "Seconds a new connection has to say hello before it is closed.",
-    "replays_kept": "Finished games a table keeps for get_replay.",
-    "log_level": "Minimum level of the JSON log lines on stderr.",
-    # -- AI pool and fairness --
-    "ai_queue_limit": "AI decisions waiting for a worker at most (all tables together); "
-    "past it the fast fallback policy decides at once.",
-    "max_ai_tables_per_player": "Tables without a seated human (all-AI) one session may "
-    "create or watch at once.",
-    "ai_table_linger": "Seconds an all-AI table stays open after its game ends (it closes "
-    "sooner when its last watcher leaves; no rematch there).",
-    "ai_only_moves_per_s": "Moves per second at most over all tables where nobody plays "
-    "(AI only), so they never crowd out humans' moves (0: no limit).",
-    # -- quotas, liveness, names --
-    "max_connections_per_address": "Open connections from one client address (0: no cap).",
-    "connect_rate_per_address": "New connections per second one client address may open,"
-    " in bursts up to max_connections_per_address (0: no cap).",
-    "max_sessions_per_address": "Live sessions (connected or kept for a reconnect) opened from"
-    " one client address (0: no cap).",
-    "max_created_tables_per_session": "Open tables one session has created.",
-    "max_created_tables_per_address": "Open tables created from one client address (0: no cap).",
-    "max_waiting_tables_per_session": "Tables one session has created that wait for players.",
-    "max_waiting_tables_per_address": "Waiting tables created from one client address (0: no cap).",
-    "max_watched_tables_per_session": "Tables one session watches as a spectator at once.",
-    "max_watched_tables_per_address": "Tables watched from one client address (0: no cap).",
-    "max_spectators_per_table": "Spectators one table admits.",
-    "max_listed_tables": "Tables one lobby listing holds at most: the player's own, then those "
-    "with a free seat, then the others, newest first (filter by game to see others).",
-    "trusted_proxies": "Comma-separated IPs or CIDR networks of load balancers whose"
-    " X-Forwarded-For header names the client address (empty: trust nobody's header).",
-    "waiting_table_grace": "Seconds a table that waits for players is kept once no human at it"
-    " is connected.",
-    "playing_session_ttl": "Seconds a disconnected session holding a seat in a game in progress"
-    " is kept at most (the AI plays for it meanwhile).",
-    "rate_strikes": "Rate-limited messages a connection may pile up before it is closed (1008).",
-    "rate_strike_decay": "Rate-limit strikes forgiven per second, as a multiple of rate_per_s"
-    " (1: a client averaging under the rate is never closed).",
-    "ping_interval": "Seconds a client may stay silent before the keepalive pings it"
-    " (0: no pings).",
-    "ping_timeout": "Seconds a pinged client may stay silent before it is dropped (1011), and"
-    " a closing handshake may take (a frozen peer is dropped within ping_interval +"
-    " ping_timeout + 2 s of its last word).",
-    # -- operations: metrics, TLS --
-    "shutdown_drain": "Seconds /readyz answers 503 on shutdown before clients are closed.",
-    "tls_cert": "PEM certificate chain: serve wss:// and https:// (with --tls-key).",
-    "tls_key": "PEM private key of --tls-cert.",
-    # -- hot path --
-    "loop": "Event loop: auto (uvloop when installed), asyncio or uvloop.",
-    "gc_gen0": "Allocations between young-generation garbage collections (Python's default 700).",
-    "gc_freeze_every": "Seconds between moving surviving objects out of the collector's sight "
-    "(gc.freeze, which costs nothing: no long collections, even while thousands connect); "
-    "0: only once after start-up.",
-    "gc_thaw_every": "Seconds between looks at the frozen objects: once they are twice as "
-    "many as at the first look or the last full collection, they are handed back to the "
-    "collector and collected once (freeing reference cycles among them).",
-    # -- persistence and scaling --
-    "redis_url": "Redis URL of the redis store (redis://host:port/db, rediss:// for TLS).",
-    "redis_prefix": "Prefix of every Redis key (several services may share one Redis).",
-    "lease_ttl": "Seconds a table's lease lasts unrenewed; a dead owner's tables move after it.",
-    "takeover_interval": "Seconds between scans for tables whose owner died (redis store).",
-    "replay_ttl": "Seconds a finished game is kept in Redis for its replay.",
-    "store_timeout": "Seconds a Redis command may take before the store counts as unavailable.",
-    "redis_connections": "Redis connections this process opens at most; a command finding "
-    "them all busy waits for one (up to store_timeout) instead of failing.",
-}
-"""What each setting means (the --help text)."""
+def flag_name(field: str) -> str:
+    """``--quick-fill-wait`` for ``quick_fill_wait``."""
+    return "--" + field.replace("_", "-")
 
 
-def _env_name(field: str) -> str:
+def env_name(field: str) -> str:
+    """``CARDAVIA_QUICK_FILL_WAIT`` for ``quick_fill_wait``."""
     return ENV_PREFIX + field.upper()
 
 
-def _convert(kind: Any, raw: str, name: str) -> Any:
-    try:
-        if kind in (int, "int"):
-            return int(raw)
-        if kind in (float, "float"):
-            return float(raw)
-    except ValueError:
-        raise ValueError(f"{name}: {raw!r} is not a number") from None
-    return raw
+class ConfigError(ValueError):
+    """A refused setting, as one line: ``port: must be at most 65535, got '70000' from
+    --port``.  ``setting`` is the field at fault (None when several are)."""
+
+    def __init__(self, message: str, setting: str | None) -> None:
+        super().__init__(message)
+        self.setting = setting
+
+
+class _Environment(EnvSettingsSource):
+    """pydantic-settings' environment source over a given mapping (``os.environ`` by
+    default), matching only the exact upper-case names (``CARDAVIA_PORT``, never
+    ``cardavia_port``), as the server always has."""
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self._environ = environ
+        super().__init__(ServerConfig, case_sensitive=False, env_prefix=ENV_PREFIX)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        """The variables this source looks names up in (lower-cased, as it expects when
+        case-blind); the hook pydantic-settings' own dotenv source overrides too."""
+        return {
+            name.lower(): value
+            for name, value in self._environ.items()
+            if name.startswith(ENV_PREFIX) and name == name.upper()
+        }
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The cardavia-server argument parser (defaults come from the environment)."""
+    """The cardavia-server argument parser: one flag per :class:`ServerConfig` field,
+    its help from the field's description.  Flags default to None (not given), so
+    the environment and the defaults show through in :func:`load_config`."""
     parser = argparse.ArgumentParser(
         prog="cardavia-server",
         description="Cardavia card-game server (WebSocket, msgpack frames; /healthz over HTTP).",
     )
-    for field in dataclasses.fields(ServerConfig):
-        flag = "--" + field.name.replace("_", "-")
-        kind = (
-            int if field.type in (int, "int") else float if field.type in (float, "float") else str
-        )
-        doc = HELP.get(field.name, "")
+    for name, field in ServerConfig.model_fields.items():
+        doc = (field.description or "").replace("%", "%%")
         parser.add_argument(
-            flag,
-            dest=field.name,
-            type=kind,
+            flag_name(name),
+            dest=name,
             default=None,
-            help=f"{doc} (env {_env_name(field.name)}, default {field.default})".strip(),
+            help=f"{doc} (env {env_name(name)}, default {field.default})".strip(),
         )
     return parser
+
+
+_ALLOWED = {
+    "greater_than_equal": "must be at least {ge}",
+    "greater_than": "must be more than {gt}",
+    "less_than_equal": "must be at most {le}",
+    "int_parsing": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "float_parsing": "must be a number",
+    "finite_number": "must be a finite number",
+    "literal_error": "must be {expected}",
+    "extra_forbidden": "is not a setting",
+}
+"""What a refused value should have been, by pydantic's error type (its own wording,
+``Input should be …``, is the fallback)."""
+
+
+def _explain(error: ErrorDetails, origins: Mapping[str, str]) -> ConfigError:
+    """One line for one of pydantic's errors: the setting, what it allows, the value and
+    where it came from (the flag or the environment variable)."""
+    ctx = error.get("ctx", {})
+    if error["type"] == "value_error":
+        allowed = str(ctx["error"])
+    elif error["type"] in ("greater_than", "greater_than_equal") and ctx.get(
+        "gt", ctx.get("ge")
+    ) in (0, 0.0):
+        allowed = "must be positive" if error["type"] == "greater_than" else "must not be negative"
+    elif error["type"] in _ALLOWED:
+        allowed = _ALLOWED[error["type"]].format(**ctx)
+    else:
+        allowed = error["msg"]
+    if not error["loc"]:  # a check across settings: its message names them
+        return ConfigError(allowed, None)
+    setting = str(error["loc"][0])
+    origin = origins.get(setting)
+    given = f", got {error['input']!r}" + (f" from {origin}" if origin else "")
+    return ConfigError(f"{setting}: {allowed}{given}", setting)
+
+
+def config_from(
+    values: Mapping[str, Any], origins: Mapping[str, str] | None = None
+) -> ServerConfig:
+    """A :class:`ServerConfig` of ``values``, or a :class:`ConfigError` (one line) for the
+    first value refused; ``origins`` says where each value came from."""
+    try:
+        return ServerConfig(**values)
+    except ValidationError as exc:
+        raise _explain(exc.errors(include_url=False)[0], origins or {}) from None
 
 
 def load_config(
     argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
 ) -> ServerConfig:
-    """The configuration from argv flags over env variables over the defaults."""
-    env = os.environ if env is None else env
-    args = build_parser().parse_args(argv)
-    values: dict[str, Any] = {}
-    for field in dataclasses.fields(ServerConfig):
-        given = getattr(args, field.name)
-        if given is not None:
-            values[field.name] = given
-        elif _env_name(field.name) in env:
-            values[field.name] = _convert(
-                field.type, env[_env_name(field.name)], _env_name(field.name)
-            )
-    config = ServerConfig(**values)
-    validate(config)
-    return config
-
-
-def validate(config: ServerConfig) -> None:
-    """Raise ValueError for settings that make no sense."""
-    if not 0 <= config.port <= 65535:
-        raise ValueError("port must be between 0 and 65535")
-    if config.ai_mode not in ("thread", "process"):
-        raise ValueError(f"unknown ai_mode {config.ai_mode!r} (thread or process)")
-    for name in ("quick_fill_wait", "ai_delay", "disconnect_grace", "ai_think"):
-        if getattr(config, name) < 0:
-            raise ValueError(f"{name} must not be negative")
-    for name in ("ai_deadline", "rate_per_s", "session_ttl", "hello_timeout"):
-        if getattr(config, name) <= 0:
-            raise ValueError(f"{name} must be positive")
-    for name in (
-        "ai_workers",
-        "max_tables",
-        "max_tables_per_player",
-        "chat_max_len",
-        "chat_per_minute",
-        "rate_burst",
-    ):
-        if getattr(config, name) < 1:
-            raise ValueError(f"{name} must be at least 1")
-    if config.max_frame < 1024:
-        raise ValueError("max_frame must be at least 1024 bytes")
-    if config.log_level.lower() not in ("debug", "info", "warning", "error", "critical"):
-        raise ValueError(
-            f"unknown log_level {config.log_level!r} (debug, info, warning, error or critical)"
-        )
-    # -- AI pool and fairness --
-    if config.ai_queue_limit < 0:
-        raise ValueError("ai_queue_limit must not be negative")
-    if config.max_ai_tables_per_player < 0:
-        raise ValueError("max_ai_tables_per_player must not be negative")
-    if config.ai_table_linger < 0:
-        raise ValueError("ai_table_linger must not be negative")
-    if config.ai_only_moves_per_s < 0:
-        raise ValueError("ai_only_moves_per_s must not be negative")
-    # -- quotas, liveness, names --
-    for name in (
-        "max_connections_per_address",
-        "connect_rate_per_address",
-        "max_sessions_per_address",
-        "max_created_tables_per_address",
-        "max_waiting_tables_per_address",
-        "max_watched_tables_per_address",
-        "ping_interval",
-        "waiting_table_grace",
-        "rate_strike_decay",
-    ):
-        if getattr(config, name) < 0:
-            raise ValueError(f"{name} must not be negative")
-    for name in (
-        "max_created_tables_per_session",
-        "max_waiting_tables_per_session",
-        "max_watched_tables_per_session",
-        "max_spectators_per_table",
-        "max_listed_tables",
-        "rate_strikes",
-    ):
-        if getattr(config, name) < 1:
-            raise ValueError(f"{name} must be at least 1")
-    if config.ping_timeout <= 0:
-        raise ValueError("ping_timeout must be positive")
-    if config.playing_session_ttl < config.session_ttl:
-        raise ValueError("playing_session_ttl must not be shorter than session_ttl")
-    from server.players.quotas import parse_networks  # here: quotas imports this module
-
-    parse_networks(config.trusted_proxies)
-    # -- operations: metrics, TLS --
-    if config.shutdown_drain < 0:
-        raise ValueError("shutdown_drain must not be negative")
-    if bool(config.tls_cert) != bool(config.tls_key):
-        raise ValueError("tls_cert and tls_key go together: give both or neither")
-    for name in ("tls_cert", "tls_key"):
-        path = getattr(config, name)
-        if path and not os.path.isfile(path):
-            raise ValueError(f"{name}: no such file {path!r}")
-    if config.tls_cert:
-        try:
-            ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(
-                config.tls_cert, config.tls_key
-            )
-        except ssl.SSLError as exc:
-            raise ValueError(f"tls_cert/tls_key: cannot load them ({exc.reason or exc})") from None
-    # -- hot path --
-    if config.loop not in ("auto", "asyncio", "uvloop"):
-        raise ValueError(f"unknown loop {config.loop!r} (auto, asyncio or uvloop)")
-    if config.gc_gen0 < 100:
-        raise ValueError("gc_gen0 must be at least 100")
-    if config.gc_freeze_every < 0 or config.gc_thaw_every <= 0:
-        raise ValueError("gc_freeze_every must not be negative and gc_thaw_every must be positive")
-    # -- persistence and scaling --
-    if config.store not in ("memory", "redis"):
-        raise ValueError(f"unknown store {config.store!r} (memory or redis)")
-    if not config.redis_url.startswith(("redis://", "rediss://", "unix://")):
-        raise ValueError("redis_url must start with redis://, rediss:// or unix://")
-    if not config.redis_prefix or any(c in config.redis_prefix for c in " {}"):
-        raise ValueError("redis_prefix must be non-empty, without spaces or braces")
-    for name in ("lease_ttl", "takeover_interval", "replay_ttl", "store_timeout"):
-        if getattr(config, name) <= 0:
-            raise ValueError(f"{name} must be positive")
-    if config.redis_connections < 2:
-        raise ValueError("redis_connections must be at least 2 (the cluster bus holds one)")
-    if config.takeover_interval >= config.lease_ttl or config.lease_ttl < 0.5:
-        raise ValueError("lease_ttl must be at least 0.5 s and longer than takeover_interval")
+    """The configuration from argv flags over env variables (``os.environ`` when None)
+    over the defaults; a :class:`ConfigError` for a bad value."""
+    args = vars(build_parser().parse_args(argv))
+    from_env = _Environment(os.environ if env is None else env)()
+    from_flags = {name: value for name, value in args.items() if value is not None}
+    origins = {name: env_name(name) for name in from_env}
+    origins.update({name: flag_name(name) for name in from_flags})
+    return config_from({**from_env, **from_flags}, origins)

@@ -1,7 +1,8 @@
 """``cardavia-server``: run the server until SIGTERM or Ctrl-C.
 
-Flags and ``CARDAVIA_*`` environment variables configure it
-(:mod:`server.config`); it logs JSON lines on stderr.
+Flags and ``CARDAVIA_*`` environment variables configure it (:mod:`server.config`:
+every setting is declared there once; ``--help`` lists them); it logs JSON lines on
+stderr.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 
 from engine.compiled import ROOT, stale
 from server.app import CardaviaServer
-from server.config import ServerConfig, load_config
+from server.config import ConfigError, ServerConfig, load_config
 from server.ops.logs import configure, get_logger
 from server.ops.loops import run_with_loop
 from server.persist.store import StoreUnavailable
@@ -158,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``cardavia-server`` console script."""
     try:
         config = load_config(argv)
-    except ValueError as exc:
+    except ConfigError as exc:  # one line: the setting, what it allows, where it came from
         print(f"cardavia-server: {exc}", file=sys.stderr)
         return 2
     changed = stale()

@@ -35,26 +35,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from protocol.errors import ErrorCode
-from server.config import ServerConfig
+from server.config import Network, ServerConfig
 from server.players.ratelimit import TokenBucket
 from server.players.sessions import Player
 from server.tables.options import RequestError
 
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 _BUCKETS_PRUNE_AT = 4096
 """Connect-rate buckets kept before the refilled ones are dropped."""
-
-
-def parse_networks(spec: str) -> tuple[Network, ...]:
-    """The networks of a comma-separated list of IPs and CIDRs; raise ValueError."""
-    out: list[Network] = []
-    for part in (p.strip() for p in spec.split(",")):
-        if part:
-            try:
-                out.append(ipaddress.ip_network(part, strict=False))
-            except ValueError:
-                raise ValueError(f"trusted_proxies: {part!r} is not an IP or network") from None
-    return tuple(out)
 
 
 def _trusted(address: str, networks: Iterable[Network]) -> bool:

@@ -11,7 +11,6 @@ import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from server.app import CardaviaServer, running_server
@@ -20,7 +19,7 @@ from tests.server.helpers import FAST as SERVER_FAST
 
 T = TypeVar("T")
 
-FAST = replace(SERVER_FAST, host="127.0.0.1", log_level="error")
+FAST = SERVER_FAST.replace(host="127.0.0.1", log_level="error")
 
 
 class LiveServer:

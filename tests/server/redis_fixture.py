@@ -6,7 +6,6 @@ message naming the package to install (``scripts/test.sh`` installs it when it c
 
 from __future__ import annotations
 
-import dataclasses
 import socket
 import subprocess
 import tempfile
@@ -61,8 +60,7 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
 def fast_redis_config(url: str, **changes: Any) -> ServerConfig:
     """The tests' fast server settings on the Redis at ``url``: short leases and scans,
     a long disconnect grace; ``changes`` on top."""
-    return dataclasses.replace(
-        FAST,
+    return FAST.replace(
         store="redis",
         redis_url=url,
         lease_ttl=1.0,

@@ -6,8 +6,6 @@ only catches AI work crowding out the humans' moves on the event loop.
 
 from __future__ import annotations
 
-import dataclasses
-
 from bench.ai_fairness import AiLoad, HumanPair, percentile
 from server.app import running_server
 from tests.server.helpers import FAST
@@ -16,8 +14,7 @@ TABLES = 6
 
 
 async def test_a_humans_moves_are_served_while_ai_tables_run() -> None:
-    config = dataclasses.replace(
-        FAST,
+    config = FAST.replace(
         ai_mode="process",  # the default
         ai_only_moves_per_s=100.0,  # the default
         ai_think=0.02,

@@ -4,7 +4,6 @@ and their moves share a bounded pace."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import itertools
 import time
 
@@ -27,7 +26,7 @@ SHORT = {**AI_ONLY, "game": {"target": 1}}
 
 
 async def test_an_ai_only_table_refuses_a_rematch_and_closes_after_its_game() -> None:
-    config = dataclasses.replace(FAST, ai_table_linger=0.3)
+    config = FAST.replace(ai_table_linger=0.3)
     async with running_server(config) as srv:
         watcher = await Client.connect(srv.url, "watcher")
         try:
@@ -47,7 +46,7 @@ async def test_an_ai_only_table_refuses_a_rematch_and_closes_after_its_game() ->
 
 
 async def test_a_table_with_a_human_seated_stays_after_its_game() -> None:
-    config = dataclasses.replace(FAST, ai_table_linger=0.1)
+    config = FAST.replace(ai_table_linger=0.1)
     async with running_server(config) as srv:
         human = await Client.connect(srv.url, "human")
         try:
@@ -72,7 +71,7 @@ async def test_a_table_with_a_human_seated_stays_after_its_game() -> None:
 
 
 async def test_the_number_of_ai_only_tables_a_session_runs_is_capped() -> None:
-    config = dataclasses.replace(FAST, max_ai_tables_per_player=1, ai_delay=0.2)
+    config = FAST.replace(max_ai_tables_per_player=1, ai_delay=0.2)
     async with running_server(config) as srv:
         a = await Client.connect(srv.url, "a")
         b = await Client.connect(srv.url, "b")
@@ -98,7 +97,7 @@ async def test_the_number_of_ai_only_tables_a_session_runs_is_capped() -> None:
 
 
 async def test_ai_only_tables_share_a_bounded_pace() -> None:
-    config = dataclasses.replace(FAST, ai_only_moves_per_s=40.0)
+    config = FAST.replace(ai_only_moves_per_s=40.0)
     async with running_server(config) as srv:
         watcher = await Client.connect(srv.url, "watcher")
         try:
@@ -182,7 +181,7 @@ def test_core_a_table_becomes_ai_only_when_its_last_player_leaves_after_the_game
 
 
 async def test_spectates_sent_at_once_get_no_more_than_the_cap() -> None:
-    config = dataclasses.replace(FAST, max_ai_tables_per_player=1, ai_delay=0.2)
+    config = FAST.replace(max_ai_tables_per_player=1, ai_delay=0.2)
     async with running_server(config) as srv:
         owners = [await Client.connect(srv.url, f"o{i}") for i in range(3)]
         watcher = await Client.connect(srv.url, "w")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import gc
 import os
 
@@ -100,7 +99,7 @@ async def test_the_heap_is_frozen_often_and_collected_only_once_it_has_doubled(
 async def test_closed_connections_sessions_and_tables_leave_no_reference_cycles() -> None:
     """What the frozen-heap keeper relies on: the server's objects die by reference
     counting (websockets' select_subprotocol closure made every connection a cycle)."""
-    config = dataclasses.replace(FAST, session_ttl=0.2, disconnect_grace=0.0, **NO_ADDRESS_CAPS)
+    config = FAST.replace(session_ttl=0.2, disconnect_grace=0.0, **NO_ADDRESS_CAPS)
     async with running_server(config) as server:
         ai = [{"seat": 1, "level": "random"}]
         gc.collect()

@@ -17,7 +17,7 @@ from tests.server.helpers import FAST
 
 
 async def test_a_frozen_client_is_detected_and_its_seat_goes_to_grace() -> None:
-    config = dataclasses.replace(FAST, ping_interval=0.2, ping_timeout=1.0, disconnect_grace=0.2)
+    config = FAST.replace(ping_interval=0.2, ping_timeout=1.0, disconnect_grace=0.2)
     async with running_server(config) as srv:
         frozen = await Client.connect(srv.url, "frozen")
         awake = await Client.connect(srv.url, "awake")
@@ -87,7 +87,7 @@ def test_the_verdict_on_one_connection(
 
 
 async def test_a_client_that_speaks_is_not_pinged_and_a_silent_one_is_kept_by_its_pongs() -> None:
-    config = dataclasses.replace(FAST, ping_interval=0.5, ping_timeout=1.0)
+    config = FAST.replace(ping_interval=0.5, ping_timeout=1.0)
     async with running_server(config) as srv:
         talker = await Client.connect(srv.url, "talker")
         silent = await Client.connect(srv.url, "silent")

@@ -64,12 +64,11 @@ async def test_quick_play_with_a_partner_sits_opposite(server: CardaviaServer) -
 async def test_the_listing_is_capped_own_tables_then_free_seats_first() -> None:
     """A lobby of many tables lists at most max_listed_tables: the player's own, then
     tables with a free seat (newest first), then games in progress."""
-    import dataclasses
 
     from server.app import running_server
     from tests.server.helpers import FAST
 
-    config = dataclasses.replace(FAST, max_listed_tables=3)
+    config = FAST.replace(max_listed_tables=3)
     async with running_server(config) as srv:
         url = f"ws://127.0.0.1:{srv.port}"
         async with (

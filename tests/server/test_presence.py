@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 
 import pytest
 
@@ -31,7 +30,7 @@ async def _turn_of(server: CardaviaServer, table: str, seat: int, timeout: float
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
 async def test_disconnect_ai_covers_then_reconnect_restores(game_id: str) -> None:
-    config = dataclasses.replace(FAST, ai_delay=0.05, disconnect_grace=0.2)
+    config = FAST.replace(ai_delay=0.05, disconnect_grace=0.2)
     async with running_server(config) as server:
         await _disconnect_and_back(server, game_id)
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import urllib.error
 import urllib.request
@@ -83,7 +82,7 @@ async def test_a_hanging_store_is_not_ready_after_the_timeout(monkeypatch) -> No
 
 
 async def test_503_while_shutting_down_then_closed() -> None:
-    server = CardaviaServer(dataclasses.replace(FAST, shutdown_drain=1.0))
+    server = CardaviaServer(FAST.replace(shutdown_drain=1.0))
     await server.start()
     await server.warmed()
     assert (await _probe(server, "/readyz"))[0] == 200

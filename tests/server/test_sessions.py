@@ -4,7 +4,6 @@ waiting tables of departed owners close, rate-limit strikes decay, the client ba
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 
 import pytest
 
@@ -126,7 +125,7 @@ async def test_a_lost_welcome_does_not_cost_the_session(server: CardaviaServer) 
 
 
 async def test_idle_sessions_expire_but_seated_players_keep_their_game() -> None:
-    config = dataclasses.replace(FAST, session_ttl=0.4, playing_session_ttl=30.0)
+    config = FAST.replace(session_ttl=0.4, playing_session_ttl=30.0)
     async with running_server(config) as srv:
         idle = await Client.connect(srv.url, "idle")
         player = await Client.connect(srv.url, "player")
@@ -147,7 +146,7 @@ async def test_idle_sessions_expire_but_seated_players_keep_their_game() -> None
 
 
 async def test_a_waiting_table_closes_when_its_humans_are_gone() -> None:
-    config = dataclasses.replace(FAST, waiting_table_grace=0.3)
+    config = FAST.replace(waiting_table_grace=0.3)
     async with running_server(config) as srv:
         owner = await Client.connect(srv.url, "owner")
         watcher = await Client.connect(srv.url, "watcher")
@@ -169,7 +168,7 @@ async def test_a_waiting_table_closes_when_its_humans_are_gone() -> None:
 
 
 async def test_a_waiting_table_survives_a_short_drop() -> None:
-    config = dataclasses.replace(FAST, waiting_table_grace=1.5)
+    config = FAST.replace(waiting_table_grace=1.5)
     async with running_server(config) as srv:
         owner = await Client.connect(srv.url, "owner")
         table = (await owner.create_table("scopa", {"seat": 0})).table.id
@@ -181,9 +180,7 @@ async def test_a_waiting_table_survives_a_short_drop() -> None:
 
 
 async def test_bursty_client_under_the_rate_stays_connected() -> None:
-    config = dataclasses.replace(
-        FAST, rate_per_s=100.0, rate_burst=10, rate_strikes=40, rate_strike_decay=1.0
-    )
+    config = FAST.replace(rate_per_s=100.0, rate_burst=10, rate_strikes=40, rate_strike_decay=1.0)
     async with running_server(config) as srv:
         calm = await Client.connect(srv.url, "calm")
         flood = await Client.connect(srv.url, "flood")
@@ -206,9 +203,7 @@ async def test_bursty_client_under_the_rate_stays_connected() -> None:
 
 
 async def test_client_backs_off_on_rate_limited() -> None:
-    config = dataclasses.replace(
-        FAST, rate_per_s=100.0, rate_burst=5, rate_strikes=50, rate_strike_decay=0.01
-    )
+    config = FAST.replace(rate_per_s=100.0, rate_burst=5, rate_strikes=50, rate_strike_decay=0.01)
     async with running_server(config) as srv:
         client = await Client.connect(srv.url, "eager")
         errors: list[int] = []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from typing import Any
 
 import pytest
@@ -40,7 +39,7 @@ async def play_some(client: Client, table: str, moves: int, seed: int) -> None:
 async def test_rebuilt_views_equal_the_originals(redis_server: RedisServer, game_id: str) -> None:
     game = GAMES[game_id]
     seats = game.num_seats(game.options())
-    config = dataclasses.replace(FAST, store="redis", redis_url=redis_server.url)
+    config = FAST.replace(store="redis", redis_url=redis_server.url)
     async with running_server(config) as server:
         client = await Client.connect(server.url, "ann")
         watcher = await Client.connect(server.url, "bob")
@@ -87,7 +86,7 @@ async def test_a_finished_game_replays_after_a_rebuild(redis_server: RedisServer
     from protocol import server_messages as sm
     from server.tables.replay import build_replay
 
-    config = dataclasses.replace(FAST, store="redis", redis_url=redis_server.url, replay_ttl=60)
+    config = FAST.replace(store="redis", redis_url=redis_server.url, replay_ttl=60)
     async with running_server(config) as server:
         watcher = await Client.connect(server.url, "ann")
         ai = [{"seat": 0, "level": "random"}, {"seat": 1, "level": "random"}]

@@ -48,7 +48,7 @@ def pems(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pems]:
 
 @pytest.fixture
 async def tls_server(pems: Pems) -> AsyncIterator[CardaviaServer]:
-    config = dataclasses.replace(FAST, tls_cert=pems.cert, tls_key=pems.key)
+    config = FAST.replace(tls_cert=pems.cert, tls_key=pems.key)
     async with running_server(config) as srv:
         yield srv
 
