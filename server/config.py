@@ -23,10 +23,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 from pydantic_settings import (
     BaseSettings,
-    EnvSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
 )
@@ -422,23 +422,28 @@ class ConfigError(ValueError):
         self.setting = setting
 
 
-class _Environment(EnvSettingsSource):
-    """pydantic-settings' environment source over a given mapping (``os.environ`` by
-    default), matching only the exact upper-case names (``CARDAVIA_PORT``, never
-    ``cardavia_port``), as the server always has."""
+class _Environment(PydanticBaseSettingsSource):
+    """The ``CARDAVIA_*`` variables of a given mapping (``os.environ`` by default), by
+    their exact upper-case names (``CARDAVIA_PORT``, never ``cardavia_port``), as the
+    server always read them.  A settings source of pydantic-settings' documented kind
+    (a :class:`PydanticBaseSettingsSource`): the raw strings it finds are validated
+    and converted by the model, like any other value."""
 
     def __init__(self, environ: Mapping[str, str]) -> None:
+        super().__init__(ServerConfig)
         self._environ = environ
-        super().__init__(ServerConfig, case_sensitive=False, env_prefix=ENV_PREFIX)
 
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        """The variables this source looks names up in (lower-cased, as it expects when
-        case-blind); the hook pydantic-settings' own dotenv source overrides too."""
-        return {
-            name.lower(): value
-            for name, value in self._environ.items()
-            if name.startswith(ENV_PREFIX) and name == name.upper()
-        }
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        key = env_name(field_name)
+        return self._environ.get(key), key, False
+
+    def __call__(self) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for name, field in self.settings_cls.model_fields.items():
+            value, _, _ = self.get_field_value(field, name)
+            if value is not None:
+                found[name] = value
+        return found
 
 
 def build_parser() -> argparse.ArgumentParser:
