@@ -73,7 +73,7 @@ async def test_switching_language_at_a_schafkopf_table_renames_the_cards(
     assert pattern == "bavarian"
     card = page.locator(f".my-hand [data-card='{code}']")
     assert await card.get_attribute("aria-label") == card_name("en", pattern, code)
-    sessions = [p.player_id for p in server.players.sessions]
+    sessions = [p.player_id for p in server.sessions]
     for lang in ("de", "hu", "en"):
         await page.select_option("#lang", lang)
         await page.wait_for_function(
@@ -87,7 +87,7 @@ async def test_switching_language_at_a_schafkopf_table_renames_the_cards(
         # still at the table, in the same seat, with the same session: nothing was sent
         assert await page.locator(".table-view").get_attribute("data-table") == table
         assert await page.locator(".seat.me").count() == 1
-        assert [p.player_id for p in server.players.sessions] == sessions
+        assert [p.player_id for p in server.sessions] == sessions
     assert card_name("de", pattern, "AG") == "Gras-Sau"  # what a Bavarian player says
     assert card_name("hu", pattern, "OE") == "Makk felső"
     assert page.errors == []
