@@ -26,7 +26,6 @@ from websockets.exceptions import NegotiationError
 from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
-import client_cli
 import client_web
 
 MSGPACK_SUBPROTOCOL = Subprotocol("cardavia.msgpack")
@@ -37,8 +36,10 @@ SUBPROTOCOLS: tuple[Subprotocol, ...] = (MSGPACK_SUBPROTOCOL, JSON_SUBPROTOCOL)
 ROOT = Path(client_web.__file__).resolve().parent
 """The folder of the browser client's files."""
 
-RULES = Path(client_cli.__file__).resolve().parent / "rules"
-"""The players' rules (``cardavia rules``): English here, a translation in ``LANG/``."""
+RULES = ROOT.parent / "client_cli" / "rules"
+"""The players' rules (``cardavia rules``): English here, a translation in ``LANG/``.
+Found beside the page's folder (one distribution ships both packages), not by
+importing the client: the server never imports ``client_cli``."""
 
 FAVICON = ROOT / "favicon.svg"
 """The page's icon, also served at ``/favicon.ico`` (asked for by every browser)."""
