@@ -207,6 +207,10 @@ class _Job:
     result: asyncio.Future[Any] = field(repr=False)
 
 
+class AiBusy(Exception):
+    """A suggestion (:meth:`AiRunner.advise`) the pool could not make in time, or at all."""
+
+
 class AiRunner:
     """Runs policies in a bounded pool, round-robin over tables (see module docstring)."""
 
@@ -401,6 +405,36 @@ class AiRunner:
                 outcome=outcome,
             )
         return await self._fall_back(game_id, fallback, view, legal, seed, peers)
+
+    async def advise(
+        self,
+        game_id: str,
+        level: str,
+        view: Any,
+        legal: tuple[Any, ...],
+        seed: int,
+        budget: Budget | None,
+        table: str = "",
+        peers: Peers = (),
+    ) -> Any:
+        """``level``'s choice for a player who asked for a hint: queued with the table's
+        decisions (fair, bounded, within the deadline), with the caller's ``seed`` and
+        ``budget`` so that one view always gets one answer. No fallback stands in:
+        a hint nobody asked the weaker policy for is no hint, so a full queue or a
+        missed deadline raises :class:`AiBusy`."""
+        if self._queued >= self.queue_limit or self._closed:
+            raise AiBusy("the AI is busy")
+        args = (game_id, level, view, legal, seed, budget, peers)
+        job = _Job(table, args, asyncio.get_running_loop().create_future())
+        self._enqueue(job)
+        try:
+            return await asyncio.wait_for(asyncio.shield(job.result), self.deadline)
+        except TimeoutError:
+            self._give_up(job)
+            raise AiBusy("the AI did not answer in time") from None
+        except asyncio.CancelledError:
+            self._give_up(job)
+            raise
 
     async def _fall_back(
         self,
