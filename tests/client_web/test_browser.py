@@ -64,12 +64,12 @@ async def test_reload_mid_game_takes_the_seat_back(server: CardaviaServer, brows
     table = str(await page.locator(".table-view").get_attribute("data-table"))
     await play_one(page)
     await wait_turn_or_end(page)
-    player = next(iter(server.players.sessions)).player_id
+    player = next(iter(server.sessions)).player_id
     await page.reload()
     await page.locator(".my-hand .card").first.wait_for(timeout=TIMEOUT_MS)
     assert await page.locator(".table-view").get_attribute("data-table") == table
     assert await page.locator(".seat.me").count() == 1
-    assert [p.player_id for p in server.players.sessions] == [player]  # the same session, resumed
+    assert [p.player_id for p in server.sessions] == [player]  # the same session, resumed
     await wait_turn_or_end(page)
     assert await my_turn(page)  # a quick-play game goes to 11: far from over
     core = server.lobby.tables[table].core
@@ -194,7 +194,7 @@ async def test_dropped_connection_reconnects_and_plays_on(
     )
     await wait_turn_or_end(page)
     assert await page.locator(".table-view").get_attribute("data-table") == table
-    assert len(server.players.sessions) == 1 and next(iter(server.players.sessions)).connected
+    assert len(server.sessions) == 1 and next(iter(server.sessions)).connected
     await check_no_leak(page, server, table, 0)
     await play_one(page)
     assert page.errors == []
