@@ -382,17 +382,11 @@ class AiRunner:
             else:
                 budget = Budget(seconds=self.think) if self.think > 0 else None
                 args = (game_id, level, view, legal, seed, budget, peers)
-                job = _Job(table, args, loop.create_future())
-                self._enqueue(job)
                 try:
-                    return await asyncio.wait_for(asyncio.shield(job.result), self.deadline)
+                    return await self._queued_decision(table, args)
                 except TimeoutError:
                     outcome = "deadline"
                     self._log.warning("ai_deadline_missed", game=game_id, level=level)
-                    self._give_up(job)
-                except asyncio.CancelledError:
-                    self._give_up(job)
-                    raise
                 except Exception as exc:  # a policy bug must not stop the table
                     outcome = "error"
                     self._log.error("ai_failed", game=game_id, level=level, error=repr(exc))
@@ -424,15 +418,22 @@ class AiRunner:
         missed deadline raises :class:`AiBusy`."""
         if self._queued >= self.queue_limit or self._closed:
             raise AiBusy("the AI is busy")
-        args = (game_id, level, view, legal, seed, budget, peers)
+        try:
+            return await self._queued_decision(
+                table, (game_id, level, view, legal, seed, budget, peers)
+            )
+        except TimeoutError:
+            raise AiBusy("the AI did not answer in time") from None
+
+    async def _queued_decision(self, table: str, args: tuple[Any, ...]) -> Any:
+        """Queue one decision (:func:`decide`'s ``args``) for ``table`` and wait for it
+        up to the deadline; past it (``TimeoutError``) or when the caller is cancelled,
+        a decision still queued leaves the queue."""
         job = _Job(table, args, asyncio.get_running_loop().create_future())
         self._enqueue(job)
         try:
             return await asyncio.wait_for(asyncio.shield(job.result), self.deadline)
-        except TimeoutError:
-            self._give_up(job)
-            raise AiBusy("the AI did not answer in time") from None
-        except asyncio.CancelledError:
+        except (TimeoutError, asyncio.CancelledError):
             self._give_up(job)
             raise
 

@@ -10,14 +10,11 @@ A real headless chromium against a real server, as in ``test_browser.py``.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-import client_web
 from client_cli.hint import hint as terminal_hint
 from client_cli.lang import language
 from client_cli.render.base import seat_name
@@ -27,28 +24,16 @@ from server.app import CardaviaServer
 from tests.client_web.pages import (
     TIMEOUT_MS,
     create_table,
+    fill,
     open_page,
     page_url,
     page_version,
     play_one,
+    strings,
     wait_turn_or_end,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")  # one chromium for the module
-
-I18N = Path(client_web.__file__).parent / "i18n"
-
-
-def strings(lang: str) -> dict[str, Any]:
-    table = json.loads((I18N / f"{lang}.json").read_text(encoding="utf-8"))
-    assert isinstance(table, dict)
-    return table
-
-
-def fill(text: str, **args: Any) -> str:
-    for key, value in args.items():
-        text = text.replace("{" + key + "}", str(value))
-    return text
 
 
 def _view(server: CardaviaServer, table: str, seat: int | None) -> dict[str, Any]:
