@@ -610,6 +610,7 @@ function lobbyView() {
     const form = h("form", { class: "game", data: { game: game.id } });
     const priv = h("input", { type: "checkbox", name: "private" });
     const ai = h("input", { type: "checkbox", name: "ai_fill", checked: true });
+    const hints = h("input", { type: "checkbox", name: "hints", checked: true }); // off: --no-hints
     const timer = h("input", { type: "number", name: "turn_timer", min: 1, max: 3600, placeholder: "—" });
     const levels = game.levels || [];
     const level = h("select", { name: "level" }, levels.map((l, i) => h("option", { value: l, selected: i === levels.length - 1 }, tOr("levels." + l, l)))); // the strongest by default, as the terminal
@@ -619,6 +620,7 @@ function lobbyView() {
       h("label", { class: "option" }, priv, " ", t("private")),
       h("label", { class: "option" }, ai, " ", t("ai_fill")),
       h("label", { class: "option" }, t("ai_level"), " ", level),
+      h("label", { class: "option" }, hints, " ", t("hints_allowed")),
       h("label", { class: "option" }, t("turn_timer"), " ", timer),
       h(
         "div",
@@ -631,7 +633,7 @@ function lobbyView() {
             class: "create",
             on: {
               click: () => {
-                const options = { game: readOptions(form, game), private: priv.checked };
+                const options = { game: readOptions(form, game), private: priv.checked, hints: hints.checked };
                 // the AI at the chosen level takes every other seat from the start (--level)
                 if (ai.checked) options.ai = Array.from({ length: game.seats - 1 }, (_, i) => ({ seat: i + 1, level: level.value || null }));
                 if (timer.value) options.turn_timer = Number(timer.value);

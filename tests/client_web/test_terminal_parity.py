@@ -256,6 +256,21 @@ async def test_the_ai_level_the_hint_and_the_labelled_chips(
     assert page.errors == []
 
 
+async def test_a_table_created_without_hints_offers_none(
+    server: CardaviaServer, browser: Any
+) -> None:
+    page = await open_page(browser, page_url(server), "Vera", locale="en-US")
+    form = page.locator("form.game[data-game=scopa]")
+    await form.wait_for(timeout=TIMEOUT_MS)
+    assert await form.locator("input[name=hints]").is_checked()  # on, as in the terminal
+    await form.locator("input[name=hints]").set_checked(False)  # cardavia play --no-hints
+    table = await create_table(page, "scopa", ai=True)
+    assert server.lobby.tables[table].core.setup.options.hints is False
+    await page.locator(".my-hand button.card.playable").first.wait_for(timeout=TIMEOUT_MS)
+    assert await page.locator(".moves button.hint").count() == 0
+    assert page.errors == []
+
+
 async def test_the_turn_shows_in_the_tab_title_and_sounds_when_asked(
     server: CardaviaServer, browser: Any
 ) -> None:
