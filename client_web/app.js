@@ -485,8 +485,10 @@ function fieldText(key, value) {
 // ---------------------------------------------------------------- the rules
 /** The button that shows (or hides) the rules of ``game``, as `cardavia rules GAME` prints them. */
 function rulesButton(game) {
-  const open = app.rules && app.rules.game === game;
-  return h("button", { type: "button", class: "rules-button", "aria-expanded": String(Boolean(open)), data: { game }, on: { click: () => (open ? closeRules() : showRules(game)) } }, t("rules"));
+  const open = Boolean(app.rules && app.rules.game === game);
+  const button = h("button", { type: "button", class: "rules-button", "aria-expanded": String(open), data: { game } }, t("rules"));
+  button.onclick = () => (app.rules && app.rules.game === game ? closeRules() : showRules(game));
+  return button;
 }
 
 /** Fetch the rules of ``game`` in the page's language (English where none is
@@ -494,7 +496,7 @@ function rulesButton(game) {
 async function showRules(game) {
   const wanted = lang;
   app.rules = { game, lang: wanted, nodes: null, shown: wanted };
-  render(true);
+  drawRules();
   let nodes;
   let shown = "en";
   try {
@@ -508,19 +510,31 @@ async function showRules(game) {
   }
   if (!app.rules || app.rules.game !== game || app.rules.lang !== wanted) return; // closed or replaced meanwhile
   app.rules = { game, lang: wanted, nodes: nodes || false, shown };
-  render(true);
+  drawRules();
 }
 
 function closeRules() {
   app.rules = null;
-  render(true);
+  drawRules();
+}
+
+/** Draw the rules beside the lobby or table (#rules, apart from #main: the table's
+ * updates redraw #main, never the rules being read) and the buttons' state. */
+function drawRules() {
+  const box = document.getElementById("rules");
+  box.replaceChildren(...[rulesView()].filter(Boolean));
+  const game = app.rules && app.rules.game;
+  for (const button of document.querySelectorAll(".rules-button")) {
+    const open = button.dataset.game === game; // the buttons decide on click from app.rules
+    button.setAttribute("aria-expanded", String(open));
+  }
 }
 
 /** The rules section (none unless the player opened it). */
 function rulesView() {
   const rules = app.rules;
   if (!rules) return null;
-  const body = rules.nodes === null ? [h("p", {}, t("rules_loading"))] : rules.nodes === false ? [h("p", {}, t("rules_failed"))] : [rules.nodes.cloneNode(true)];
+  const body = rules.nodes === null ? [h("p", {}, t("rules_loading"))] : rules.nodes === false ? [h("p", {}, t("rules_failed"))] : [rules.nodes.cloneNode(true)]; // kept whole for the next drawing
   const note = rules.nodes && rules.shown !== lang ? h("p", { class: "rules-note" }, t("rules_in_english")) : null;
   return h(
     "section",
@@ -653,7 +667,6 @@ function lobbyView() {
     { class: "lobby", data: { games: app.games.length } },
     h("section", {}, h("h2", {}, t("games")), games),
     h("section", {}, h("h2", {}, t("open_tables")), h("ul", { class: "tables" }, tableRows())),
-    rulesView(),
   );
 }
 
@@ -778,7 +791,6 @@ function tableView() {
   if (table.dealScore) parts.push(dealScoreView(table.dealScore));
   if (table.result) parts.push(resultView(table.result, seats));
   parts.push(chatView());
-  parts.push(rulesView());
   return h("div", { class: "table-view", data: { version: table.version, table: info.id } }, parts);
 }
 
@@ -1082,8 +1094,8 @@ async function main_() {
     rememberLanguage(store, code);
     await setLanguage(code);
     if (lang !== code) return;
-    if (app.rules) showRules(app.rules.game); // in the new language where it has them
     render(true);
+    if (app.rules) showRules(app.rules.game); // in the new language where it has them
   };
   document.querySelector("header").append(languageSwitch(lang, t("language"), onPick), soundSwitch(t("sound")));
   connect();

@@ -212,6 +212,10 @@ async def test_the_rules_of_each_game_show_in_the_page(
     assert await rules.locator(".rules-note").inner_text() == strings("de")["rules_in_english"]
     assert "#" not in await rules.locator("h3").first.inner_text()
     assert await rules.locator("code").count() > 5
+    await page.evaluate("() => { window.__rules = document.querySelector('section.rules'); }")
+    await create_table(page, "doudizhu", ai=True)  # the table's drawing leaves the rules alone
+    await page.locator(".my-hand .card").first.wait_for(timeout=TIMEOUT_MS)
+    assert await page.evaluate("() => window.__rules === document.querySelector('section.rules')")
     await rules.locator(".rules-close").click()
     assert await page.locator("section.rules").count() == 0
     # the text goes in as text: markup in a rules file never becomes an element
