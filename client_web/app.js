@@ -4,6 +4,8 @@
 
 import { cardElement, sortHand, cardName, suitName, patternsLike } from "/static/cards.js";
 import { bidText, chooseLanguage, errorMessage, eventText, languageSwitch, loadStrings, rememberLanguage, term } from "/static/i18n.js";
+import { renderMarkdown } from "/static/markdown.js";
+import { soundSwitch, yourTurn } from "/static/turn.js";
 
 const PROTOCOL_VERSION = 1;
 const store = window.localStorage;
@@ -21,6 +23,8 @@ const app = {
   table: null, // the table shown: {info, seat, invite, view, version, timer, result, chat, last}
   selected: new Set(),
   choice: null, // candidate actions waiting for the player's pick
+  hint: null, // the server's hint for the shown view: {version, index, action, level}
+  rules: null, // the rules shown: {game, lang, nodes | null while loading, shown: language served}
 };
 
 // ---------------------------------------------------------------- helpers
@@ -173,6 +177,12 @@ function receive(msg) {
     case "shutdown":
       toast(msg.reason);
       break;
+    case "hint":
+      if (app.table && app.table.info.id === msg.table && msg.version === app.table.version) {
+        app.hint = msg;
+        render();
+      }
+      break;
     default:
       break;
   }
@@ -228,6 +238,8 @@ function openTable(info, seat, invite) {
 
 function closeTable() {
   app.table = null;
+  app.hint = null;
+  yourTurn(false, t("your_turn"), t("title"));
   history.replaceState(null, "", location.pathname);
   listTables();
   render();
@@ -255,9 +267,26 @@ function onView(msg) {
   for (const event of msg.events || []) {
     if (event.kind === "deal_scored" || event.kind === "deal_over") table.dealScore = event.data;
   }
-  app.selected.clear();
+  if (selectsFirst()) {
+    const hand = new Set(table.view.hand || []); // Dou Dizhu: a selection made while waiting stays
+    for (const code of [...app.selected]) if (!hand.has(code)) app.selected.delete(code);
+  } else app.selected.clear();
   app.choice = null;
+  if (app.hint && app.hint.version !== table.version) app.hint = null;
   render();
+  yourTurn(isMyTurn(), t("your_turn"), t("title"));
+}
+
+/** Whether the page's seat has a move now. */
+function isMyTurn() {
+  const table = app.table;
+  return Boolean(table && table.view && !table.view.over && typeof table.seat === "number" && (table.view.to_act || []).includes(table.seat) && legal().length);
+}
+
+/** Dou Dizhu: a click always selects a card, and playing is the one explicit act of the
+ * Play button (several cards make most plays there; a click never plays at once). */
+function selectsFirst() {
+  return Boolean(app.table && app.table.info.game === "doudizhu");
 }
 
 // ---------------------------------------------------------------- what the others just did
@@ -298,19 +327,21 @@ function noteMoves(table, msg) {
     if (event.kind === "deal" || event.kind === "redeal") table.recent = {};
     const data = event.data || {};
     if (typeof data.seat !== "number") continue;
-    const move = moveOf(event.kind, data);
-    if (move) table.recent[data.seat] = { ...move, at: Date.now(), version: msg.version };
+    // kept as the event itself: its words are made at each drawing, in the language shown then
+    if (moveOf(event.kind, data)) table.recent[data.seat] = { kind: event.kind, data, at: Date.now(), version: msg.version };
   }
 }
 
 /** A seat's latest move beside its name; highlighted (animated unless the reader asked for
  * reduced motion) for a moment after it happened. */
-function seatMove(move) {
+function seatMove(recent) {
+  if (!recent) return null;
+  const move = moveOf(recent.kind, recent.data);
   if (!move) return null;
-  const age = Date.now() - move.at;
+  const age = Date.now() - recent.at;
   const node = h(
     "span",
-    { class: "seat-move" + (age < JUST_MS ? " just" : ""), data: { kind: move.kind, version: move.version } },
+    { class: "seat-move" + (age < JUST_MS ? " just" : ""), data: { kind: move.kind, version: recent.version } },
     move.text ? h("span", { class: "move-text" }, move.text) : null,
     move.cards.length ? cards(move.cards, { small: true, cls: "played" }) : null,
     move.captured.length ? [h("span", { class: "move-text" }, t("takes")), cards(move.captured, { small: true, cls: "taken" })] : null,
@@ -362,6 +393,7 @@ function act(action) {
   const table = app.table;
   if (!table || table.seat === null) return;
   app.choice = null;
+  app.hint = null;
   app.selected.clear();
   send({ type: "act", table: table.info.id, seat: table.seat, version: table.version, action });
   render();
@@ -373,6 +405,12 @@ function legal() {
 }
 
 function clickCard(code) {
+  if (selectsFirst()) {
+    if (app.selected.has(code)) app.selected.delete(code);
+    else app.selected.add(code);
+    render();
+    return;
+  }
   const moves = legal().filter((a) => cardsOf(a).length > 0);
   const single = moves.filter((a) => cardsOf(a).length === 1 && cardsOf(a)[0] === code);
   const multi = moves.some((a) => cardsOf(a).length > 1);
@@ -442,6 +480,69 @@ function fieldText(key, value) {
   if (key === "contract" && value && typeof value === "object") return who({ seat: value.declarer }) + bidText(S, app.table.info.game, pattern(), value);
   if ((key === "bids" || key === "auction") && Array.isArray(value)) return value.map((b) => who(b) + bidText(S, app.table.info.game, pattern(), b)).join(" · ");
   return undefined;
+}
+
+// ---------------------------------------------------------------- the rules
+/** The button that shows (or hides) the rules of ``game``, as `cardavia rules GAME` prints them. */
+function rulesButton(game) {
+  const open = Boolean(app.rules && app.rules.game === game);
+  const button = h("button", { type: "button", class: "rules-button", "aria-expanded": String(open), data: { game } }, t("rules"));
+  button.onclick = () => (app.rules && app.rules.game === game ? closeRules() : showRules(game));
+  return button;
+}
+
+/** Fetch the rules of ``game`` in the page's language (English where none is
+ * translated: the server says which in Content-Language) and show them. */
+async function showRules(game) {
+  const wanted = lang;
+  app.rules = { game, lang: wanted, nodes: null, shown: wanted };
+  drawRules();
+  let nodes;
+  let shown = "en";
+  try {
+    const reply = await fetch(`/rules/${wanted}/${game}.md`);
+    if (!reply.ok) throw new Error(`rules of ${game}: HTTP ${reply.status}`);
+    shown = reply.headers.get("Content-Language") || "en";
+    nodes = renderMarkdown(await reply.text());
+  } catch (err) {
+    console.warn(err);
+    nodes = null;
+  }
+  if (!app.rules || app.rules.game !== game || app.rules.lang !== wanted) return; // closed or replaced meanwhile
+  app.rules = { game, lang: wanted, nodes: nodes || false, shown };
+  drawRules();
+}
+
+function closeRules() {
+  app.rules = null;
+  drawRules();
+}
+
+/** Draw the rules beside the lobby or table (#rules, apart from #main: the table's
+ * updates redraw #main, never the rules being read) and the buttons' state. */
+function drawRules() {
+  const box = document.getElementById("rules");
+  box.replaceChildren(...[rulesView()].filter(Boolean));
+  const game = app.rules && app.rules.game;
+  for (const button of document.querySelectorAll(".rules-button")) {
+    const open = button.dataset.game === game; // the buttons decide on click from app.rules
+    button.setAttribute("aria-expanded", String(open));
+  }
+}
+
+/** The rules section (none unless the player opened it). */
+function rulesView() {
+  const rules = app.rules;
+  if (!rules) return null;
+  const body = rules.nodes === null ? [h("p", {}, t("rules_loading"))] : rules.nodes === false ? [h("p", {}, t("rules_failed"))] : [rules.nodes.cloneNode(true)]; // kept whole for the next drawing
+  const note = rules.nodes && rules.shown !== lang ? h("p", { class: "rules-note" }, t("rules_in_english")) : null;
+  return h(
+    "section",
+    { class: "rules", lang: rules.shown, data: { game: rules.game } },
+    h("div", { class: "rules-head" }, h("h2", {}, t("rules")), h("button", { type: "button", class: "rules-close", on: { click: closeRules } }, t("close"))),
+    note,
+    ...body,
+  );
 }
 
 // ---------------------------------------------------------------- rendering
@@ -523,17 +624,22 @@ function lobbyView() {
     const form = h("form", { class: "game", data: { game: game.id } });
     const priv = h("input", { type: "checkbox", name: "private" });
     const ai = h("input", { type: "checkbox", name: "ai_fill", checked: true });
+    const hints = h("input", { type: "checkbox", name: "hints", checked: true }); // off: --no-hints
     const timer = h("input", { type: "number", name: "turn_timer", min: 1, max: 3600, placeholder: "—" });
+    const levels = game.levels || [];
+    const level = h("select", { name: "level" }, levels.map((l, i) => h("option", { value: l, selected: i === levels.length - 1 }, tOr("levels." + l, l)))); // the strongest by default, as the terminal
     form.append(
       h("h3", {}, game.title, h("small", {}, ` · ${game.seats}`)),
       h("div", { class: "options" }, optionInputs(game)),
       h("label", { class: "option" }, priv, " ", t("private")),
       h("label", { class: "option" }, ai, " ", t("ai_fill")),
+      h("label", { class: "option" }, t("ai_level"), " ", level),
+      h("label", { class: "option" }, hints, " ", t("hints_allowed")),
       h("label", { class: "option" }, t("turn_timer"), " ", timer),
       h(
         "div",
         { class: "buttons" },
-        h("button", { type: "button", class: "quick", on: { click: () => send({ type: "quick_play", game: game.id }) } }, t("quick_play")),
+        h("button", { type: "button", class: "quick", on: { click: () => send({ type: "quick_play", game: game.id, level: level.value || null }) } }, t("quick_play")),
         h(
           "button",
           {
@@ -541,8 +647,9 @@ function lobbyView() {
             class: "create",
             on: {
               click: () => {
-                const options = { game: readOptions(form, game), private: priv.checked };
-                if (ai.checked) options.fill_after = 0;
+                const options = { game: readOptions(form, game), private: priv.checked, hints: hints.checked };
+                // the AI at the chosen level takes every other seat from the start (--level)
+                if (ai.checked) options.ai = Array.from({ length: game.seats - 1 }, (_, i) => ({ seat: i + 1, level: level.value || null }));
                 if (timer.value) options.turn_timer = Number(timer.value);
                 send({ type: "create_table", game: game.id, options });
               },
@@ -550,6 +657,7 @@ function lobbyView() {
           },
           t("create"),
         ),
+        rulesButton(game.id),
       ),
     );
     return form;
@@ -578,11 +686,15 @@ function tableRows() {
     : [h("li", {}, t("no_tables"))];
 }
 
+/** A seat as the terminal names it (client_cli/render/base.py, seat_name): seats
+ * counted from 0 as everywhere in Cardavia (``--seat 0``), an AI with its level. */
 function seatName(s) {
   if (!s) return "";
-  if (s.kind === "empty") return t("empty_seat");
-  if (s.kind === "ai") return `${t("ai")}${typeof s.seat === "number" ? " " + (s.seat + 1) : ""}${s.level ? " · " + tOr("levels." + s.level, s.level) : ""}`; // AI seats told apart
-  return (s.name || "?") + (s.connected ? "" : ` (${t("away")})`);
+  if (s.kind === "empty") return t("seat_empty", { n: s.seat });
+  if (s.kind === "ai") return s.level ? t("seat_ai_level", { n: s.seat, level: tOr("levels." + s.level, s.level) }) : t("seat_ai", { n: s.seat });
+  const name = s.name || "?";
+  if (s.ai_covering) return t("seat_away_ai", { name });
+  return s.connected ? name : t("seat_away", { name });
 }
 
 function pattern() {
@@ -631,6 +743,7 @@ function tableView() {
     h("span", { class: "table-id" }, ` ${info.id}`),
     table.invite ? h("span", { class: "invite" }, ` ${t("invite_link")}: `, h("input", { readonly: true, class: "invite-link", value: `${location.origin}/#table=${info.id}&invite=${table.invite}` })) : null,
     info.status === "waiting" && info.owner === (app.welcome && app.welcome.player_id) ? h("button", { on: { click: () => send({ type: "start", table: info.id }) } }, t("start")) : null,
+    rulesButton(info.game),
   );
   const seatRow = h(
     "ol",
@@ -648,7 +761,7 @@ function tableView() {
         h("span", { class: "who" }, seatName(s) + (i === me ? ` (${t("you")})` : "")),
         count !== null && count !== undefined ? h("span", { class: "count" }, t("cards_in_hand", { n: count })) : null,
         taken !== null ? h("span", { class: "pile" }, t("pile", { n: taken })) : null,
-        score !== null && score !== undefined ? h("span", { class: "score" }, String(score)) : null,
+        score !== null && score !== undefined ? h("span", { class: "score" }, t("score_n", { n: score })) : null,
         turn && table.timer ? h("span", { class: "timer", data: { until: table.timer } }, t("timer", { s: Math.max(0, Math.ceil((table.timer - Date.now()) / 1000)) })) : null,
         seatRole(view, i),
         i === me ? null : seatMove(table.recent[i]),
@@ -740,6 +853,7 @@ function lastMove(last, seats) {
 
 function handView(view) {
   const moves = legal();
+  const hinted = new Set(app.hint ? cardsOf(app.hint.action) : []);
   const playable = new Set(moves.flatMap(cardsOf));
   // Dou Dizhu: suits never matter, a card of a playable rank can be part of a play
   const ranks = app.table.info.game === "doudizhu" ? new Set([...playable].map((c) => c[0] + (c[1] === "J" ? "J" : ""))) : new Set();
@@ -747,12 +861,15 @@ function handView(view) {
   const row = h("div", { class: "cards hand" });
   for (const code of hand) {
     const can = playable.has(code) || ranks.has(code[0] + (code[1] === "J" ? "J" : ""));
-    const node = cardElement(code, S, pattern(), { clickable: can });
-    if (can) {
-      node.classList.add("playable");
+    const selectable = can || selectsFirst(); // Dou Dizhu: any card may go into a selection
+    const node = cardElement(code, S, pattern(), { clickable: selectable });
+    if (can) node.classList.add("playable");
+    if (selectable) {
       node.addEventListener("click", () => clickCard(code));
+      node.setAttribute("aria-pressed", String(app.selected.has(code)));
     } else if (node.tagName === "BUTTON") node.disabled = true;
     if (app.selected.has(code)) node.classList.add("selected");
+    if (hinted.has(code)) node.classList.add("hinted");
     row.append(node);
   }
   return h("section", { class: "my-hand" }, h("h3", {}, t("hand")), row);
@@ -772,12 +889,49 @@ function movesView() {
     return box;
   }
   const others = legal().filter((a) => cardsOf(a).length === 0);
-  for (const action of others) box.append(h("button", { class: "move", data: { type: action.type || "" }, on: { click: () => act(action) } }, actionLabel(action)));
-  if (app.selected.size) {
-    const move = selectedMove();
-    box.append(h("button", { class: "play-selected", disabled: !move, on: { click: () => move && act(move) } }, t("play_selected")));
+  const hinted = app.hint ? app.hint.action : null;
+  for (const action of others) {
+    const mark = hinted && JSON.stringify(hinted) === JSON.stringify(action) ? " hinted" : "";
+    box.append(h("button", { class: "move" + mark, data: { type: action.type || "" }, on: { click: () => act(action) } }, actionLabel(action)));
   }
+  if (app.selected.size || (selectsFirst() && isMyTurn())) {
+    const move = isMyTurn() ? selectedMove() : null;
+    box.append(h("button", { class: "play-selected", disabled: !move, on: { click: () => move && act(move) } }, t("play_selected")));
+    const why = app.selected.size && !move && selectsFirst() ? whyNot() : "";
+    if (why) box.append(h("p", { class: "selection-why", role: "status" }, why));
+  }
+  if (isMyTurn() && app.table.info.hints !== false) {
+    box.append(h("button", { class: "hint", type: "button", on: { click: askHint } }, t("hint")));
+  }
+  if (app.hint) box.append(h("p", { class: "hint-line", data: { index: app.hint.index } }, t("hint_line", { move: hintWords(app.hint.action), level: tOr("levels." + app.hint.level, app.hint.level) })));
   return box;
+}
+
+/** Ask the server for the strongest AI's move from this seat's view (docs/protocol.md, Hint). */
+function askHint() {
+  const table = app.table;
+  send({ type: "hint", table: table.info.id }, (reply) => {
+    if (reply.type === "error") toast(errorMessage(S, reply));
+  });
+}
+
+/** A suggested move in words: its cards by name (and what they take), or its call. */
+function hintWords(action) {
+  const list = cardsOf(action);
+  if (!list.length) return actionLabel(action);
+  const names = (codes) => codes.map((c) => cardName(c, S, pattern())).join(", ");
+  const taken = Array.isArray(action.capture) && action.capture.length ? ` ${t("takes")} ${names(action.capture)}` : "";
+  return names(list) + taken;
+}
+
+/** Why the selected cards are no legal play now, in words (Dou Dizhu: the selection is
+ * played only by the Play button, so the player is told what is wrong with it). */
+function whyNot() {
+  const view = app.table.view;
+  if (!isMyTurn()) return t("why.not_your_turn");
+  const last = view.last && Array.isArray(view.last.cards) && view.last_seat !== app.table.seat ? view.last : null;
+  if (!last) return t("why.not_a_combination");
+  return t("why.must_beat", { combo: termOf(last.combo), n: last.cards.length });
 }
 
 function detailsView(view) {
@@ -806,6 +960,7 @@ function detailCell(key, value) {
       .join("; ");
   }
   if (typeof value === "number" && DETAIL_SEATS.has(key)) return who(value);
+  if (key === "deal_no" && typeof value === "number") return dealNumber(value);
   if (key === "contract" && value && typeof value === "object" && typeof value.kind === "string") {
     return `${contractLabel(value.kind, value.suit)}${typeof value.declarer === "number" ? " · " + who(value.declarer) : ""}`;
   }
@@ -817,6 +972,13 @@ function detailCell(key, value) {
   if (value && typeof value === "object" && !Array.isArray(value)) return scoreTable(value);
   if (typeof value === "string" || typeof value === "boolean") return valueText(key, value);
   return describe(value);
+}
+
+/** A deal's number as the terminal says it: counted from 1, "of N" in a series of N deals. */
+function dealNumber(dealNo) {
+  const view = app.table.view;
+  const deals = view && view.options ? view.options.deals : null;
+  return typeof deals === "number" ? t("deal_of", { deal: dealNo + 1, deals }) : String(dealNo + 1);
 }
 
 function dealScoreView(data) {
@@ -838,6 +1000,7 @@ function scoreCell(key, value) {
     return value === app.table.seat ? t("you") : seatName(seats[value]) || String(value);
   }
   if (key === "suit" && typeof value === "string") return suitName(value, S, pattern());
+  if (key === "deal_no" && typeof value === "number") return dealNumber(value);
   if (key === "contract" && typeof value === "string") return contractLabel(value, null);
   if (value !== null && typeof value === "object" && !Array.isArray(value)) return scoreTable(value);
   if (Array.isArray(value) && !isCardList(value) && value.every((x) => x === null || typeof x !== "object")) return value.map((x) => (x === null ? "—" : String(x))).join(" · ");
@@ -910,13 +1073,15 @@ async function setLanguage(code) {
   lang = code;
   S = strings;
   document.documentElement.lang = code;
-  document.title = t("title");
+  yourTurn(isMyTurn(), t("your_turn"), t("title"));
   document.getElementById("title").textContent = t("title");
   const select = document.getElementById("lang");
   if (select) {
     select.value = code;
     select.setAttribute("aria-label", t("language"));
   }
+  const sound = document.getElementById("sound");
+  if (sound) sound.setAttribute("aria-label", (sound.title = t("sound")));
   if (app.welcome) setStatus(app.welcome.name);
   else setStatus(app.retry ? t("reconnecting") : t("connecting"));
 }
@@ -928,9 +1093,11 @@ async function main_() {
   const onPick = async (code) => {
     rememberLanguage(store, code);
     await setLanguage(code);
-    if (lang === code) render(true);
+    if (lang !== code) return;
+    render(true);
+    if (app.rules) showRules(app.rules.game); // in the new language where it has them
   };
-  document.querySelector("header").append(languageSwitch(lang, t("language"), onPick));
+  document.querySelector("header").append(languageSwitch(lang, t("language"), onPick), soundSwitch(t("sound")));
   connect();
 }
 

@@ -148,6 +148,16 @@ class GetReplay(Model):
     game_no: Annotated[int, Field(ge=0)] | None = None
 
 
+class Hint(Model):
+    """The strongest AI's move for the sender's own seat, from that seat's view only
+    (as the terminal's ``hint``); answered by ``hint``. Refused at a table created
+    with ``hints`` off, to a spectator, and when it is not the seat's turn."""
+
+    type: Literal["hint"] = "hint"
+    id: RequestId | None = None
+    table: TableId
+
+
 class Ping(Model):
     """Answered by ``pong``."""
 
@@ -169,6 +179,7 @@ ClientMessage = Annotated[
     | Chat
     | Rematch
     | GetReplay
+    | Hint
     | Ping,
     Field(discriminator="type"),
 ]
@@ -188,5 +199,6 @@ CLIENT_MESSAGES: tuple[type[Model], ...] = (
     Chat,
     Rematch,
     GetReplay,
+    Hint,
     Ping,
 )

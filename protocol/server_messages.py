@@ -215,6 +215,21 @@ class Replay(Model):
     result: dict[str, Any]
 
 
+class HintReply(Model):
+    """The answer to ``hint``: the move the strongest policy (``level``) picks for
+    ``seat`` from that seat's view at ``version``; ``index`` is its place in the
+    view's ``legal``, ``action`` the move itself (send it back in ``act``)."""
+
+    type: Literal["hint"] = "hint"
+    ref: Ref = None
+    table: TableId
+    seat: Seat
+    version: Annotated[int, Field(ge=0)]
+    index: Annotated[int, Field(ge=0)]
+    action: dict[str, Any]
+    level: str
+
+
 class TableClosed(Model):
     """The table is gone (everybody left, or the server shuts down)."""
 
@@ -245,6 +260,7 @@ ServerMessage = Annotated[
     | GameOver
     | ChatLine
     | Replay
+    | HintReply
     | TableClosed
     | Shutdown,
     Field(discriminator="type"),
@@ -266,6 +282,7 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     GameOver,
     ChatLine,
     Replay,
+    HintReply,
     TableClosed,
     Shutdown,
 )

@@ -44,6 +44,7 @@ from server.persist.session_store import SessionStore
 from server.persist.store import Store, StoreUnavailable, make_store
 from server.players.quotas import address_group, client_address
 from server.players.sessions import Player, Sessions
+from server.tables import hints
 from server.tables.actor import Command
 from server.tables.options import RequestError
 
@@ -459,6 +460,8 @@ class CardaviaServer:
                 lobby.check_room(player)
             lobby.check_ai_tables(player, actor)
             actor.submit(Command("spectate", player, msg.id))
+        elif isinstance(msg, cm.Hint):  # checked now, answered from the AI pool (tables.hints)
+            self.keep(hints.start(lobby.find(player, msg.table), self.ai, player, msg))
         elif type(msg) in _TABLE_COMMANDS:
             actor = lobby.find(player, msg.table)
             args = msg.text if isinstance(msg, cm.Chat) else getattr(msg, "game_no", None)

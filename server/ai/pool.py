@@ -207,6 +207,10 @@ class _Job:
     result: asyncio.Future[Any] = field(repr=False)
 
 
+class AiBusy(Exception):
+    """A suggestion (:meth:`AiRunner.advise`) the pool could not make in time, or at all."""
+
+
 class AiRunner:
     """Runs policies in a bounded pool, round-robin over tables (see module docstring)."""
 
@@ -378,17 +382,11 @@ class AiRunner:
             else:
                 budget = Budget(seconds=self.think) if self.think > 0 else None
                 args = (game_id, level, view, legal, seed, budget, peers)
-                job = _Job(table, args, loop.create_future())
-                self._enqueue(job)
                 try:
-                    return await asyncio.wait_for(asyncio.shield(job.result), self.deadline)
+                    return await self._queued_decision(table, args)
                 except TimeoutError:
                     outcome = "deadline"
                     self._log.warning("ai_deadline_missed", game=game_id, level=level)
-                    self._give_up(job)
-                except asyncio.CancelledError:
-                    self._give_up(job)
-                    raise
                 except Exception as exc:  # a policy bug must not stop the table
                     outcome = "error"
                     self._log.error("ai_failed", game=game_id, level=level, error=repr(exc))
@@ -401,6 +399,43 @@ class AiRunner:
                 outcome=outcome,
             )
         return await self._fall_back(game_id, fallback, view, legal, seed, peers)
+
+    async def advise(
+        self,
+        game_id: str,
+        level: str,
+        view: Any,
+        legal: tuple[Any, ...],
+        seed: int,
+        budget: Budget | None,
+        table: str = "",
+        peers: Peers = (),
+    ) -> Any:
+        """``level``'s choice for a player who asked for a hint: queued with the table's
+        decisions (fair, bounded, within the deadline), with the caller's ``seed`` and
+        ``budget`` so that one view always gets one answer. No fallback stands in:
+        a hint nobody asked the weaker policy for is no hint, so a full queue or a
+        missed deadline raises :class:`AiBusy`."""
+        if self._queued >= self.queue_limit or self._closed:
+            raise AiBusy("the AI is busy")
+        try:
+            return await self._queued_decision(
+                table, (game_id, level, view, legal, seed, budget, peers)
+            )
+        except TimeoutError:
+            raise AiBusy("the AI did not answer in time") from None
+
+    async def _queued_decision(self, table: str, args: tuple[Any, ...]) -> Any:
+        """Queue one decision (:func:`decide`'s ``args``) for ``table`` and wait for it
+        up to the deadline; past it (``TimeoutError``) or when the caller is cancelled,
+        a decision still queued leaves the queue."""
+        job = _Job(table, args, asyncio.get_running_loop().create_future())
+        self._enqueue(job)
+        try:
+            return await asyncio.wait_for(asyncio.shield(job.result), self.deadline)
+        except (TimeoutError, asyncio.CancelledError):
+            self._give_up(job)
+            raise
 
     async def _fall_back(
         self,

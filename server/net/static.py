@@ -2,7 +2,12 @@
 
 The page (``client_web/``, shipped in the package) is served on the
 WebSocket's port: ``GET /`` is ``index.html``, ``GET /static/NAME`` a file of
-the folder.  Browsers connect with the ``cardavia.json`` subprotocol: the same
+the folder, ``GET /favicon.ico`` its icon (browsers ask for it on every load),
+``GET /rules/LANG/TOPIC.md`` the players' rules that ``cardavia rules`` prints
+(``client_cli/rules/``), in ``LANG`` where a translation exists
+(``client_cli/rules/LANG/TOPIC.md``), else in English.
+
+Browsers connect with the ``cardavia.json`` subprotocol: the same
 messages as JSON text frames instead of msgpack binary frames.
 """
 
@@ -31,14 +36,24 @@ SUBPROTOCOLS: tuple[Subprotocol, ...] = (MSGPACK_SUBPROTOCOL, JSON_SUBPROTOCOL)
 ROOT = Path(client_web.__file__).resolve().parent
 """The folder of the browser client's files."""
 
+RULES = ROOT.parent / "client_cli" / "rules"
+"""The players' rules (``cardavia rules``): English here, a translation in ``LANG/``.
+Found beside the page's folder (one distribution ships both packages), not by
+importing the client: the server never imports ``client_cli``."""
+
+FAVICON = ROOT / "favicon.svg"
+"""The page's icon, also served at ``/favicon.ico`` (asked for by every browser)."""
+
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
     ".css": "text/css; charset=utf-8",
     ".json": "application/json",
     ".svg": "image/svg+xml",
+    ".md": "text/markdown; charset=utf-8",
 }
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
+_RULES_PATH = re.compile(r"/rules/(?P<lang>[a-z]{2})/(?P<topic>[a-z]{1,16})\.md")
 _POLICY = (
     "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; "
     "style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; "
@@ -97,6 +112,11 @@ def resolve(path: str) -> Path | None:
     """
     if path in ("/", "/index.html"):
         return ROOT / "index.html"
+    if path == "/favicon.ico":
+        return FAVICON
+    rules = _RULES_PATH.fullmatch(path)
+    if rules is not None:
+        return rules_file(rules["lang"], rules["topic"])
     if not path.startswith("/static/"):
         return None
     parts = path[len("/static/") :].split("/")
@@ -110,13 +130,26 @@ def resolve(path: str) -> Path | None:
     return target
 
 
+def rules_file(lang: str, topic: str) -> Path | None:
+    """The rules of ``topic`` (a game id or ``cards``) in ``lang``, else in English;
+    ``None`` for a topic without rules. Names come from the folder's own listing,
+    never from joining the request's text to a path."""
+    english = {p.stem: p for p in RULES.glob("*.md")}
+    if topic not in english:
+        return None
+    translated = {p.stem: p for p in (RULES / lang).glob("*.md")} if lang != "en" else {}
+    return translated.get(topic, english[topic])
+
+
 def response(request: Request) -> Response | None:
     """The answer to a plain HTTP request for the page or its files; ``None`` for
     anything else (WebSocket handshakes included, whatever their path)."""
     if request.headers.get("Upgrade", "").lower() == "websocket":
         return None
     path = request.path.split("?")[0].split("#")[0]
-    if path != "/" and path != "/index.html" and not path.startswith("/static/"):
+    if path not in ("/", "/index.html", "/favicon.ico") and not path.startswith(
+        ("/static/", "/rules/")
+    ):
         return None
     target = resolve(path)
     found = None if target is None else _load(target)
@@ -130,6 +163,8 @@ def response(request: Request) -> Response | None:
             ("X-Content-Type-Options", "nosniff"),
         ]
     )
+    if target is not None and target.suffix == ".md":  # which language came: the page marks it
+        headers["Content-Language"] = "en" if target.parent == RULES else target.parent.name
     if target is not None and target.suffix == ".html":
         headers["Content-Security-Policy"] = _POLICY
         headers["Referrer-Policy"] = "no-referrer"

@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+import client_web
 from engine.codec import to_plain
 from server.app import CardaviaServer
 
 TIMEOUT_MS = 8000
+I18N = Path(client_web.__file__).parent / "i18n"
+
+
+def strings(lang: str) -> dict[str, Any]:
+    """A language's strings table as the page has it."""
+    table = json.loads((I18N / f"{lang}.json").read_text(encoding="utf-8"))
+    assert isinstance(table, dict)
+    return table
+
+
+def fill(text: str, **args: Any) -> str:
+    """A string of the table with its ``{placeholders}`` filled, as the page's ``t`` does."""
+    for key, value in args.items():
+        text = text.replace("{" + key + "}", str(value))
+    return text
 
 
 async def open_page(browser: Any, url: str, name: str, **context: Any) -> Any:

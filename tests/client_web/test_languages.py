@@ -4,7 +4,6 @@ seat) and the server's errors shown by code in the chosen language."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,18 +12,11 @@ import pytest
 import client_web
 from engine.cards import PATTERNS
 from server.app import CardaviaServer
-from tests.client_web.pages import TIMEOUT_MS, create_table, open_page, page_url
+from tests.client_web.pages import TIMEOUT_MS, create_table, open_page, page_url, strings
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")  # one chromium for the module
 
 I18N = Path(client_web.__file__).parent / "i18n"
-
-
-def strings(lang: str) -> dict[str, Any]:
-    """A language's strings table as the page has it."""
-    table = json.loads((I18N / f"{lang}.json").read_text(encoding="utf-8"))
-    assert isinstance(table, dict)
-    return table
 
 
 def card_name(lang: str, pattern_id: str, code: str) -> str:

@@ -77,6 +77,7 @@ CLIENT_SAMPLES: list[Any] = [
     cm.Chat(id=11, table="t1", text="ciao"),
     cm.Rematch(id=12, table="t1"),
     cm.GetReplay(id=13, table="t1", game_no=1),
+    cm.Hint(id=15, table="t1"),
     cm.Ping(id=14),
 ]
 
@@ -120,6 +121,15 @@ SERVER_SAMPLES: list[Any] = [
         steps=(sm.ReplayStep(seat=0, by="human", action={"type": "play"}, events=()),),
         final={"table": []},
         result={},
+    ),
+    sm.HintReply(
+        ref=10,
+        table="t1",
+        seat=0,
+        version=4,
+        index=1,
+        action={"type": "play", "card": "7D", "capture": ["7C"]},
+        level="hard",
     ),
     sm.TableClosed(table="t1", reason="everybody left"),
     sm.Shutdown(reason="bye"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+from pathlib import Path
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -15,6 +16,7 @@ from websockets.exceptions import InvalidStatus
 from protocol.base import PROTOCOL_VERSION
 from protocol.codec import decode_server_json
 from server.app import CardaviaServer, running_server
+from server.net import static
 from server.net.static import resolve
 from tests.server.helpers import FAST
 
@@ -55,6 +57,39 @@ async def test_page_and_files_are_served_with_types_and_cache_headers() -> None:
         assert status == 404
 
 
+async def test_the_favicon_is_served_as_the_page_links_it() -> None:
+    """Browsers ask for /favicon.ico on every load: an icon, not a 426 or 404 in the console."""
+    async with running_server(FAST) as server:
+        status, headers, body = await _fetch(server, "/favicon.ico")
+        assert status == 200 and headers["content-type"] == "image/svg+xml"
+        assert body.startswith(b"<svg") and len(body) < 2048
+        _, _, page = await _fetch(server, "/")
+        assert b'<link rel="icon" href="/favicon.ico"' in page
+
+
+async def test_the_rules_are_served_per_game_in_english_where_no_translation_exists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shipped = (static.RULES / "doudizhu.md").read_bytes()
+    async with running_server(FAST) as server:
+        for game in ("scopa", "cicera", "doudizhu", "schafkopf", "cards"):
+            status, headers, body = await _fetch(server, f"/rules/en/{game}.md")
+            assert status == 200 and headers["content-type"] == "text/markdown; charset=utf-8"
+            assert body == (static.RULES / f"{game}.md").read_bytes()
+            assert headers["content-language"] == "en"
+        status, headers, body = await _fetch(server, "/rules/de/doudizhu.md")
+        assert (status, headers["content-language"], body) == (200, "en", shipped)
+        for path in ("/rules/en/README.md", "/rules/en/poker.md", "/rules/../app.md"):
+            assert (await _fetch(server, path))[0] == 404
+    (tmp_path / "de").mkdir()
+    (tmp_path / "scopa.md").write_text("# Scopa\n")
+    (tmp_path / "de" / "scopa.md").write_text("# Scopa auf Deutsch\n")
+    monkeypatch.setattr(static, "RULES", tmp_path)
+    assert static.resolve("/rules/de/scopa.md") == tmp_path / "de" / "scopa.md"
+    assert static.resolve("/rules/it/scopa.md") == tmp_path / "scopa.md"
+    assert static.resolve("/rules/de/cicera.md") is None
+
+
 @pytest.mark.parametrize(
     "path",
     [
@@ -67,6 +102,9 @@ async def test_page_and_files_are_served_with_types_and_cache_headers() -> None:
         "/static//etc/passwd",
         "/static/a/b/c.js",
         "/static/..\\app.js",
+        "/rules/en/../../server/app.md",
+        "/rules/english/scopa.md",
+        "/rules/en/scopa.md.py",
     ],
 )
 async def test_no_file_outside_the_client_folder_is_served(path: str) -> None:
