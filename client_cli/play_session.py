@@ -500,7 +500,14 @@ class PlaySession:
             if exc.code in ("stale_version", "not_your_turn", "not_playing"):
                 self.screen.show([self.lang.t("session.too_late")])
                 return
-            if exc.code == "illegal_action" and self.lang.code == "en":
+            said = (
+                self.render.reason(exc.reason.key, exc.reason.params)
+                if exc.reason is not None
+                else None
+            )
+            if said is not None:
+                self.screen.show([self.lang.t("session.not_allowed", message=said)])
+            elif exc.code == "illegal_action" and self.lang.code == "en":
                 # the server's English message names the rule: "you must follow Eichel …"
                 message = exc.message.rstrip(".")
                 self.screen.show([self.lang.t("session.not_allowed", message=message)])

@@ -85,6 +85,14 @@ class DoudizhuRenderer(Renderer):
         lines.append(self.t("view.hand_counts", counts=each))
         return lines
 
+    def reason_arg(self, name: str, value: Any) -> str:
+        """Combinations by their names; cards as short codes, as the screen shows them."""
+        if name in ("combo", "last_combo"):
+            return self.combo_name(value)
+        if name in ("cards", "last_cards") and isinstance(value, list):
+            return self.short_cards([str(v) for v in value])
+        return super().reason_arg(name, value)
+
     def combo(self, play: Mapping[str, Any]) -> str:
         combo = self.combo_name(play.get("combo", "")) if play.get("combo") else ""
         return f"{combo} {self.short_cards(play.get('cards') or [])}".strip()

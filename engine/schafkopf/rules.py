@@ -128,7 +128,9 @@ def suit_error(kind: ContractKind, suit: str | None) -> tuple[str, Reason] | Non
     and as a :class:`~engine.reasons.Reason`, else ``None``."""
     if kind == "rufer":
         if suit == "H":
-            return "the ace of hearts can never be called", Reason(Why.HEART_ACE_NOT_CALLABLE)
+            return "the ace of hearts can never be called", Reason(
+                Why.HEART_ACE_NOT_CALLABLE, {"suit": "H"}
+            )
         if suit is None or suit not in CALLABLE_SUITS:
             return "a Rufer names the called ace's suit: E, G or S", Reason(Why.RUFER_NEEDS_SUIT)
     elif kind in SOLO_LIKE:
