@@ -236,6 +236,7 @@ class PlaySession:
     # -- what the server says ------------------------------------------------------
     def on_message(self, msg: Any) -> None:
         """React to one pushed message."""
+        self.render.width = self.screen_size()[0]  # a resized window lays out anew
         if isinstance(msg, sm.Update | sm.Snapshot):
             if msg.table != self.table:
                 return
@@ -311,7 +312,7 @@ class PlaySession:
             self.screen.show([self.lang.t("session.auto_pass")])
             self._auto = asyncio.ensure_future(self.send_move(0))
             return
-        width, rows = terminal_size() if self.screen.tty else (100, 1000)
+        width, rows = self.screen_size()
         self.render.width = width
         lines = ["", *self.render.view_lines(self.view), *self.render.notices(self.view)]
         if timer_s is not None:
@@ -327,6 +328,10 @@ class PlaySession:
         self.screen.ask(None)
         self.screen.show([*lines, *moves])
         self.prompt_move()
+
+    def screen_size(self) -> tuple[int, int]:
+        """Columns and rows to lay out in: the terminal's; roomy when not a terminal."""
+        return terminal_size() if self.screen.tty else (100, 1000)
 
     def prompt_move(self) -> None:
         keys = key_range(self.render.move_keys(self.moves), self.lang)
