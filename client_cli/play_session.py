@@ -455,7 +455,15 @@ class PlaySession:
             self.screen.show([self.lang.t("session.no_moves")])
             return
         labels = self.render.move_labels(self.moves)
-        picked = [lab for lab in labels if word in lab.lower()] if word else labels
+        picked = (
+            [
+                label
+                for action, label in zip(self.moves, labels, strict=True)
+                if self.render.mentions(action, label, word)
+            ]
+            if word
+            else labels
+        )
         self.screen.show(
             ["  " + lab for lab in picked]
             or [self.lang.t("session.no_move_mentions", word=repr(word))]

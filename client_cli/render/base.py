@@ -340,6 +340,10 @@ class Renderer:
             labels = [f"{k}) {self.short_action(a)}" for k, a in zip(keys, legal, strict=True)]
         return labels
 
+    def mentions(self, action: Mapping[str, Any], label: str, word: str) -> bool:
+        """Whether ``moves WORD`` lists ``action`` (shown as ``label``): its words hold it."""
+        return word.lower() in label.lower()
+
     def moves_lines(self, legal: Sequence[Mapping[str, Any]]) -> list[str]:
         """The legal actions, keyed, in columns when they are many."""
         labels = self.move_labels(legal)
