@@ -325,8 +325,8 @@ class TableActor:
         reason: Reason | None = None,
     ) -> None:
         """Answer ``command``'s requester (if any) with an error about this table; the
-        ``reason`` only to a connection that asked for it (the ``reasons`` feature: an
-        older client refuses fields it does not know)."""
+        ``reason`` only to a connection that asked for it (the ``reasons`` feature), null
+        for the others, whose clients say the English ``message`` as before."""
         player = command.player
         if player is not None:
             link = player.link
