@@ -81,6 +81,8 @@ class ServerError(Exception):
         self.code = str(error.code)
         self.message = error.message
         self.detail = error.detail
+        self.reason = error.reason
+        """Why the rules refused a move, as data (``reasons`` feature), else None."""
 
 
 class RequestTimeout(TimeoutError):

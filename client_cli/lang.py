@@ -171,6 +171,11 @@ class Language:
             return fallback
         return lookup(self.shared, f"errors.{code}") or fallback
 
+    def reason(self, key: str) -> str | None:
+        """The sentence for a refusal's reason ``key`` (``reasons.<key>``, an
+        :class:`engine.reasons.Why`) with its ``{parameters}`` unfilled, or None."""
+        return lookup(self.ui, f"reasons.{key}")
+
     def level(self, name: str) -> str:
         """An AI level's name (``levels.<policy>`` of the shared data), else ``name``."""
         return lookup(self.shared, f"levels.{name}") or name

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -40,7 +41,23 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(f"client_cli.{name}").add_parser(sub)
+    for command in sub.choices.values():  # descriptions are module docstrings: reST
+        command.description = help_text(command.description)
+        for action in command._actions:
+            action.help = help_text(action.help)
     return parser
+
+
+_ROLE = re.compile(r":[a-z]+:`~?(?:[\w.]*\.)?([^`.]+)`")
+_LITERAL = re.compile(r"``([^`]+)``")
+
+
+def help_text(text: str | None) -> str | None:
+    """A docstring as ``--help`` prints it: Sphinx roles give the bare name (the
+    reader of --help does not read Python), ``literals`` their text in quotes."""
+    if text is None:
+        return None
+    return _LITERAL.sub(r"'\1'", _ROLE.sub(r"\1", text))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -123,15 +123,17 @@ def key_hint(keys: Sequence[str], lang: Language | None = None) -> str:
         return keys[0]
     text = key_range(keys, lang)
     if "-" in text:
-        return lang.t("move.number_from", first=keys[0], last=keys[-1])
+        first, last = text.split("-")
+        return lang.t("move.number_from", first=first, last=last)
     return lang.t("move.one_of", keys=text)
 
 
 def key_range(keys: Sequence[str], lang: Language | None = None) -> str:
-    """``1-12`` for consecutive numbers, else ``0, 2, 3``."""
+    """``1-12`` for consecutive numbers (in any order: a Dou Dizhu pass is 0 wherever it
+    stands), else ``0, 2, 3``."""
     if not keys:
         return (lang or language()).t("view.none")
-    numbers = [int(k) for k in keys if k.isdigit()]
+    numbers = sorted(int(k) for k in keys if k.isdigit())
     if len(numbers) == len(keys) and numbers == list(range(numbers[0], numbers[0] + len(keys))):
-        return f"{keys[0]}-{keys[-1]}" if len(keys) > 1 else keys[0]
+        return f"{numbers[0]}-{numbers[-1]}" if len(keys) > 1 else keys[0]
     return ", ".join(keys)

@@ -7,7 +7,6 @@ it creates a table (``--humans`` seats for people, the rest AI; or each seat
 as ``--seats you,ai,human,ai:random`` says), joins one
 (``--table``) or quick-plays (``--quick``).
 
-The session itself is :class:`client_cli.play_session.PlaySession`.
 Updates are printed as they happen while the prompt waits; on your turn the
 legal moves are numbered: type a number, or the cards of a move (``7D``,
 ``5S 5H``), or words (``pass``, ``bid 2``, ``herz solo``, ``rufer E``).
@@ -20,10 +19,15 @@ terms, prompts and messages; without it ``CARDAVIA_LANG``, else the locale
 the same in every language.
 
 On a server (``--url``) the seat you hold is remembered in a per-user state
-file (:mod:`client_cli.seatfile`): if this process dies, the next
-``cardavia play`` on that server takes the same seat again (the AI covers
-your turns meanwhile).  Only ``quit`` gives the seat up.
+file: if this process dies, the next ``cardavia play`` on that server takes
+the same seat again (the AI covers your turns meanwhile).  Only ``quit``
+gives the seat up; while a game is on it asks first.  Without ``--url`` the
+game lives in this process: ending it (``quit``, Ctrl-C, closing the window)
+ends the game, and the next ``cardavia play`` starts a new one.
 """
+
+# The session itself is client_cli.play_session.PlaySession; the state file,
+# client_cli.seatfile.
 
 from __future__ import annotations
 

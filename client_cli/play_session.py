@@ -20,7 +20,7 @@ from client_cli.common import EXIT_OK, CliError
 from client_cli.lang import Language, language
 from client_cli.moves import Ask, Pick, Refuse, Send, choose_move, key_range
 from client_cli.render import Renderer, Seats, renderer_for, seat_name
-from client_cli.rulebook import rules_text
+from client_cli.rulebook import rules_lines
 from client_cli.seatfile import HeldSeat, SeatFile
 from client_cli.style import Style, colour_wanted, terminal_size
 from client_cli.terminal import Lines, PromptInput, Screen, StdinLines, wants_prompt_toolkit
@@ -77,6 +77,8 @@ class PlaySession:
         self.moves_version = -1
         self.over = False
         self.done: int | None = None
+        self.quitting = False
+        """'quit' was typed while a game is on: the next line says whether to go."""
 
     # -- main loop -----------------------------------------------------------
     def completions(self) -> list[str]:
@@ -236,6 +238,7 @@ class PlaySession:
     # -- what the server says ------------------------------------------------------
     def on_message(self, msg: Any) -> None:
         """React to one pushed message."""
+        self.render.width = self.screen_size()[0]  # a resized window lays out anew
         if isinstance(msg, sm.Update | sm.Snapshot):
             if msg.table != self.table:
                 return
@@ -311,7 +314,7 @@ class PlaySession:
             self.screen.show([self.lang.t("session.auto_pass")])
             self._auto = asyncio.ensure_future(self.send_move(0))
             return
-        width, rows = terminal_size() if self.screen.tty else (100, 1000)
+        width, rows = self.screen_size()
         self.render.width = width
         lines = ["", *self.render.view_lines(self.view), *self.render.notices(self.view)]
         if timer_s is not None:
@@ -328,7 +331,14 @@ class PlaySession:
         self.screen.show([*lines, *moves])
         self.prompt_move()
 
+    def screen_size(self) -> tuple[int, int]:
+        """Columns and rows to lay out in: the terminal's; roomy when not a terminal."""
+        return terminal_size() if self.screen.tty else (100, 1000)
+
     def prompt_move(self) -> None:
+        if self.quitting:
+            self.ask_quit()
+            return
         keys = key_range(self.render.move_keys(self.moves), self.lang)
         self.screen.ask(self.lang.t("session.move_prompt", keys=keys))
 
@@ -371,6 +381,9 @@ class PlaySession:
         text = line.strip()
         word, _, rest = text.partition(" ")
         word = word.lower()
+        if self.quitting:
+            await self.confirm_quit(word)
+            return
         if self.over and word in self.lang.t("session.yes_words").split():
             word = "yes"  # sì / ja / igen / evet
         elif self.over and word in self.lang.t("session.no_words").split():
@@ -378,10 +391,12 @@ class PlaySession:
         try:
             if not text:
                 self.reprompt()
-            elif word in ("q", "quit", "exit") or (self.over and word in ("n", "no")):
+            elif word in ("q", "quit", "exit"):
+                await self.ask_to_quit()
+            elif self.over and word in ("n", "no"):
                 await self.quit()
             elif word in ("h", "help", "?"):
-                self.screen.show([self.lang.t("session.help")])
+                self.screen.show([self.lang.t("session.help"), "", self.seat_help()])
             elif word in ("v", "view"):
                 if self.view is not None:
                     self.screen.show(self.render.view_lines(self.view))
@@ -395,7 +410,9 @@ class PlaySession:
                 self.screen.show(found or [self.lang.t("session.nothing_played")])
                 self.reprompt()
             elif word == "rules":
-                self.screen.show(rules_text(rest.strip() or self.info.game).splitlines())
+                topic = rest.strip() or self.info.game
+                width = self.screen_size()[0]
+                self.screen.show(rules_lines(topic, width, self.render.style))
                 self.reprompt()
             elif word == "who":
                 self.screen.show([f"{s.seat}: {self.seats(s.seat)}" for s in self.info.seats])
@@ -439,7 +456,9 @@ class PlaySession:
         self.reprompt()
 
     def reprompt(self) -> None:
-        if self.moves and not self.over:
+        if self.quitting:
+            self.ask_quit()
+        elif self.moves and not self.over:
             self.prompt_move()
         elif self.over:
             self.screen.ask(self.lang.t("session.again_prompt"))
@@ -450,7 +469,15 @@ class PlaySession:
             self.screen.show([self.lang.t("session.no_moves")])
             return
         labels = self.render.move_labels(self.moves)
-        picked = [lab for lab in labels if word in lab.lower()] if word else labels
+        picked = (
+            [
+                label
+                for action, label in zip(self.moves, labels, strict=True)
+                if self.render.mentions(action, label, word)
+            ]
+            if word
+            else labels
+        )
         self.screen.show(
             ["  " + lab for lab in picked]
             or [self.lang.t("session.no_move_mentions", word=repr(word))]
@@ -500,7 +527,14 @@ class PlaySession:
             if exc.code in ("stale_version", "not_your_turn", "not_playing"):
                 self.screen.show([self.lang.t("session.too_late")])
                 return
-            if exc.code == "illegal_action" and self.lang.code == "en":
+            said = (
+                self.render.reason(exc.reason.key, exc.reason.params)
+                if exc.reason is not None
+                else None
+            )
+            if said is not None:
+                self.screen.show([self.lang.t("session.not_allowed", message=said)])
+            elif exc.code == "illegal_action" and self.lang.code == "en":
                 # the server's English message names the rule: "you must follow Eichel …"
                 message = exc.message.rstrip(".")
                 self.screen.show([self.lang.t("session.not_allowed", message=message)])
@@ -521,6 +555,40 @@ class PlaySession:
         humans = [s for s in self.info.seats if s.kind == "human" and s.seat != self.seat]
         if humans:
             self.screen.show([self.lang.t("session.waiting_agree")])
+
+    def seat_help(self) -> str:
+        """What Ctrl-C and closing the window do to the seat: on a server it is kept and
+        resumed; the embedded server ends with this command, and the game with it."""
+        if self.embedded:
+            command = f"cardavia play {self.info.game} --url ws://127.0.0.1:8765"
+            return self.lang.t("session.help_embedded", command=command)
+        command = f"cardavia play {self.info.game} --url {self.url}"
+        return self.lang.t("session.help_server", command=command)
+
+    def game_on(self) -> bool:
+        """Whether this seat is in a game that has not ended (leaving it gives it up)."""
+        return self.seat is not None and not self.over and self.info.status == "playing"
+
+    async def ask_to_quit(self) -> None:
+        """``quit``: while a game is on, ask first (y/N); else leave."""
+        if not self.game_on():
+            await self.quit()
+            return
+        self.quitting = True
+        self.ask_quit()
+
+    def ask_quit(self) -> None:
+        key = "session.quit_confirm_embedded" if self.embedded else "session.quit_confirm"
+        self.screen.ask(self.lang.t(key))
+
+    async def confirm_quit(self, word: str) -> None:
+        """The answer to 'Give up your seat? [y/N]': only yes leaves."""
+        self.quitting = False
+        if word in ("y", "yes", *self.lang.t("session.yes_words").split()):
+            await self.quit()
+            return
+        self.screen.show([self.lang.t("session.quit_kept")])
+        self.reprompt()
 
     async def quit(self) -> None:
         """Leave for good: the seat goes to the AI (or is freed) and is not resumed."""

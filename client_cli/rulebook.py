@@ -14,6 +14,8 @@ from importlib import resources
 from typing import Any
 
 from client_cli.common import EXIT_OK, EXIT_USAGE, CliError
+from client_cli.markdown import page, render
+from client_cli.style import Style, colour_wanted, terminal_size
 
 TOPICS: dict[str, str] = {
     "scopa": "scopa.md",
@@ -38,7 +40,8 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "rules",
         help="print the rules of a game (or 'cards': how cards are written)",
-        description="Print the players' rules of a game, as the server enforces them.",
+        description="Print the players' rules of a game, as the server enforces them "
+        "(through $PAGER, default 'less -R', when longer than the screen).",
     )
     p.add_argument("topic", nargs="?", help=f"one of {', '.join(TOPICS)} (none: the list of games)")
     p.set_defaults(func=rules_main)
@@ -58,13 +61,20 @@ def rules_text(topic: str | None) -> str:
     return resources.files("client_cli").joinpath("rules", name).read_text(encoding="utf-8")
 
 
+def rules_lines(topic: str | None, width: int, style: Style) -> list[str]:
+    """The rules of ``topic`` laid out for a terminal ``width`` columns wide (Markdown
+    rendered: no ``**``, tables aligned, other rule files named by their command)."""
+    return render(rules_text(topic), width, style, TOPICS)
+
+
 def rules_main(args: argparse.Namespace) -> int:
-    """Print the rules."""
+    """Print the rules, through a pager when longer than the screen."""
     try:
-        print(rules_text(args.topic).rstrip())
+        lines = rules_lines(args.topic, terminal_size()[0], Style(colour_wanted(sys.stdout)))
     except CliError as exc:
         print(f"cardavia: {exc}", file=sys.stderr)
         return exc.status
+    page(lines)
     return EXIT_OK
 
 

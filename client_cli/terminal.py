@@ -15,8 +15,8 @@ import asyncio
 import codecs
 import contextlib
 import os
+import re
 import sys
-import textwrap
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TextIO
@@ -162,13 +162,31 @@ class Screen:
 
 
 def fit(line: str, width: int) -> list[str]:
-    """``line`` as it fits in ``width`` columns: unchanged, or wrapped between words."""
+    """``line`` as it fits in ``width`` columns: unchanged, or wrapped between words.
+
+    Widths count what shows: a colour code takes no column and, holding no space,
+    is never cut from its card (``textwrap`` counted its bytes and broke inside a
+    coloured hand).  A word wider than the line keeps a line of its own.
+    """
     if visible_len(line) <= width or "\n" in line:
         return [line]
     indent = " " * min(len(line) - len(line.lstrip(" ")) + 4, width // 2)
-    return textwrap.wrap(
-        line, width, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False
-    ) or [line]
+    first, *rest = _SPACES.split(line)
+    lines: list[str] = []
+    current = first
+    for gap, word in zip(rest[::2], rest[1::2], strict=True):
+        if not word:
+            continue  # trailing spaces
+        if visible_len(current) + len(gap) + visible_len(word) <= width or not current.strip():
+            current += gap + word
+        else:
+            lines.append(current.rstrip())
+            current = indent + word
+    lines.append(current.rstrip())
+    return lines
+
+
+_SPACES = re.compile(r"( +)")
 
 
 class PromptInput:

@@ -29,6 +29,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from engine.cards import Card, Deck, patterns_for
 from engine.codec import DecodeError, from_plain
 from engine.frozen import fast_init
+from engine.reasons import Reason, Why
 
 Seat = int
 
@@ -38,13 +39,22 @@ class IllegalAction(Exception):
 
     ``code`` is a stable, machine-readable reason (``not_your_turn``,
     ``game_over``, ``unknown_action``, ``not_in_hand`` or a game-specific
-    one such as ``must_capture``); ``message`` explains it to a person.
+    one such as ``must_capture``); ``message`` explains it to a person in
+    English; ``reason`` says it as data (:mod:`engine.reasons`) for a client to
+    say in its player's language (default: the code, without parameters, when
+    it is a :class:`~engine.reasons.Why`; else none).
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, reason: Reason | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.reason: Reason | None = reason
+        if reason is None and code in _WHY:
+            self.reason = Reason(Why(code))
+
+
+_WHY = frozenset(Why)
 
 
 class OptionsError(ValueError):
@@ -213,11 +223,17 @@ class Game(ABC, Generic[OptT, S, A, V]):
         if self.is_over(state):
             raise IllegalAction("game_over", "the game is over")
         if seat not in self.to_act(state):
-            raise IllegalAction("not_your_turn", f"it is not seat {seat}'s turn")
+            raise IllegalAction(
+                "not_your_turn",
+                f"it is not seat {seat}'s turn",
+                Reason(Why.NOT_YOUR_TURN, {"seat": seat}),
+            )
         if not isinstance(action, self.action_types):
             names = ", ".join(t.__name__ for t in self.action_types)
             raise IllegalAction(
-                "unknown_action", f"{type(action).__name__} is not an action here ({names})"
+                "unknown_action",
+                f"{type(action).__name__} is not an action here ({names})",
+                Reason(Why.UNKNOWN_ACTION, {"action": type(action).__name__}),
             )
         return self._apply(state, seat, action)
 

@@ -10,13 +10,15 @@ from pydantic import BaseModel, ConfigDict, Field
 PROTOCOL_VERSION = 1
 """Sent in ``hello``; the server refuses any other with ``unsupported_version``."""
 
-FEATURES = ("update_ref", "view_changes")
+FEATURES = ("update_ref", "view_changes", "reasons")
 """Optional protocol features a client may ask for in ``hello`` (``docs/protocol.md``):
 
 * ``update_ref``: the answer to an ``act`` may be the mover's own ``update``,
   carrying the act's id as ``ref``, instead of a separate ``ok``.
 * ``view_changes``: an ``update``'s view holds only the fields that changed
   since the view last sent for that table in the same game; the client merges.
+* ``reasons``: an ``error`` refusing a move carries ``reason``, why the rules
+  refuse it as a key and parameters, for the client to say in its language.
 """
 
 

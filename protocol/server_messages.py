@@ -39,9 +39,23 @@ class Welcome(Model):
     features: tuple[str, ...] = ()
 
 
+ReasonParam = str | int | list[str]
+"""A reason's parameter: a code or name, a number, or several codes (engine.reasons)."""
+
+
+class Reason(Model):
+    """Why the rules refuse a move, in no one language (``engine.reasons``): ``key`` is
+    one of ``engine.reasons.Why``, ``params`` the cards, suit or numbers it names."""
+
+    key: Annotated[str, Field(min_length=1, max_length=64)]
+    params: dict[Annotated[str, Field(max_length=32)], ReasonParam] = Field(default_factory=dict)
+
+
 class Error(Model):
     """A refused request: nothing changed.  ``ref`` names it; ``detail`` may
-    hold the engine's reason code (e.g. ``must_capture``) for ``illegal_action``."""
+    hold the engine's reason code (e.g. ``must_capture``) for ``illegal_action``;
+    ``reason`` (only for a client that asked for the ``reasons`` feature) says
+    why as data, for the client to say in its player's language."""
 
     type: Literal["error"] = "error"
     ref: Ref = None
@@ -49,6 +63,7 @@ class Error(Model):
     message: str
     detail: str | None = None
     table: TableId | None = None
+    reason: Reason | None = None
 
 
 class Ok(Model):

@@ -210,6 +210,42 @@ class Renderer:
         items = [str(c) for c in codes]
         return " ".join(items) if items else self.t("view.none")
 
+    # -- refusals ------------------------------------------------------------------
+    def reason(self, key: str, params: Mapping[str, Any]) -> str | None:
+        """Why the rules refused a move (:mod:`engine.reasons`) in the player's language,
+        its cards and suits named as this screen names them; None when the language has
+        no sentence for ``key`` or the parameters do not fill it (a newer server)."""
+        text = self.lang.reason(key)
+        if text is None:
+            return None
+        args = {name: self.reason_arg(name, value) for name, value in params.items()}
+        try:
+            return text.format(**args)
+        except (KeyError, IndexError, ValueError):
+            return None
+
+    def reason_arg(self, name: str, value: Any) -> str:
+        """One parameter of a reason, by the kind its name tells (``engine.reasons``)."""
+        if name in ("card", "called_ace") and isinstance(value, str):
+            return self.card(value)
+        if name in ("cards", "last_cards") and isinstance(value, list):
+            return self.cards(str(v) for v in value)
+        if name == "choices" and isinstance(value, list):
+            groups = (" + ".join(self.card(c) for c in str(g).split()) for g in value)
+            return self.t("view.or").join(groups)
+        if name == "suit" and isinstance(value, str):
+            return self.suit_name(value)
+        return str(value)
+
+    def suit_name(self, suit: Any) -> str:
+        """A suit as the hand's groups name it, in words (no symbol: it stands in a
+        sentence); empty for no suit."""
+        if not suit:
+            return ""
+        if self.pattern is not None:
+            return self.lang.suit_name(str(suit), self.pattern.id)
+        return str(suit)
+
     # -- views -----------------------------------------------------------------
     def view_lines(self, view: Mapping[str, Any]) -> list[str]:
         """The whole picture: whose turn, then the game's own lines."""
@@ -303,6 +339,10 @@ class Renderer:
         if any(visible_len(label) > self.width - 4 for label in labels):
             labels = [f"{k}) {self.short_action(a)}" for k, a in zip(keys, legal, strict=True)]
         return labels
+
+    def mentions(self, action: Mapping[str, Any], label: str, word: str) -> bool:
+        """Whether ``moves WORD`` lists ``action`` (shown as ``label``): its words hold it."""
+        return word.lower() in label.lower()
 
     def moves_lines(self, legal: Sequence[Mapping[str, Any]]) -> list[str]:
         """The legal actions, keyed, in columns when they are many."""

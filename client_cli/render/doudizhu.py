@@ -7,6 +7,7 @@ from typing import Any
 
 from client_cli.render.base import Renderer
 from client_cli.style import wrap
+from engine.doudizhu.combos import COMBOS
 
 _RANKS = "3456789TJQKA2"
 _JOKERS = ("BJ", "RJ")
@@ -85,6 +86,14 @@ class DoudizhuRenderer(Renderer):
         lines.append(self.t("view.hand_counts", counts=each))
         return lines
 
+    def reason_arg(self, name: str, value: Any) -> str:
+        """Combinations by their names; cards as short codes, as the screen shows them."""
+        if name in ("combo", "last_combo"):
+            return self.combo_name(value)
+        if name in ("cards", "last_cards") and isinstance(value, list):
+            return self.short_cards([str(v) for v in value])
+        return super().reason_arg(name, value)
+
     def combo(self, play: Mapping[str, Any]) -> str:
         combo = self.combo_name(play.get("combo", "")) if play.get("combo") else ""
         return f"{combo} {self.short_cards(play.get('cards') or [])}".strip()
@@ -100,10 +109,31 @@ class DoudizhuRenderer(Renderer):
         return None
 
     def move_keys(self, legal: Sequence[Mapping[str, Any]]) -> list[str]:
-        """In the auction a bid is picked by its value and a pass by 0; else numbers."""
-        if legal and all(a.get("type") in ("bid", "pass") for a in legal):
-            return [str(a.get("value", 0)) if a.get("type") == "bid" else "0" for a in legal]
-        return super().move_keys(legal)
+        """A pass is always 0 (alone or beside plays, in the auction and in the play), a
+        bid its value, the plays numbered from 1: one key per move, whatever else is on."""
+        keys: list[str] = []
+        plays = 0
+        for action in legal:
+            kind = action.get("type")
+            if kind == "pass":
+                keys.append("0")
+            elif kind == "bid":
+                keys.append(str(action.get("value", 0)))
+            else:
+                plays += 1
+                keys.append(str(plays))
+        return keys
+
+    def mentions(self, action: Mapping[str, Any], label: str, word: str) -> bool:
+        """``moves pair`` lists the pairs only: a combination's name (``pair``,
+        ``pair sequence``, ``pair_sequence``, or its name in the player's language)
+        matches that combination exactly, not those whose names hold it."""
+        wanted = word.strip().lower()
+        for combo in COMBOS:
+            names = {combo, combo.replace("_", " "), self.combo_name(combo).lower()}
+            if wanted in names:
+                return action.get("combo") == combo
+        return super().mentions(action, label, word)
 
     def moves_lines(self, legal: Sequence[Mapping[str, Any]]) -> list[str]:
         """Few moves: in columns; many (a free lead): grouped by combination, wrapped."""

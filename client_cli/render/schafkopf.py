@@ -165,12 +165,11 @@ class SchafkopfRenderer(Renderer):
             )
         ]
 
-    def suit_name(self, suit: Any) -> str:
-        if not suit:
-            return ""
-        if self.pattern is not None:
-            return self.lang.suit_name(str(suit), self.pattern.id)
-        return str(suit)
+    def reason_arg(self, name: str, value: Any) -> str:
+        """Contracts by their names in the player's language."""
+        if name in ("contract", "above"):
+            return self.contract(value, None)
+        return super().reason_arg(name, value)
 
     def contract(self, kind: Any, suit: Any) -> str:
         """``Rufspiel on the Gras ace``, ``Herz Solo``, ``Wenz`` in the player's language."""

@@ -36,6 +36,7 @@ from engine.game import (
     replace,
     shared_counts,
 )
+from engine.reasons import Reason, Why
 from engine.rng import derive_rng, new_seed, shuffle
 
 SEATS = 4
@@ -206,7 +207,11 @@ class CiceraGame(Game[CiceraOptions, CiceraState, Play, CiceraView]):
         card = action.card
         hand = state.hands[seat]
         if card not in hand:
-            raise IllegalAction("not_in_hand", f"{card} is not in your hand")
+            raise IllegalAction(
+                "not_in_hand",
+                f"{card} is not in your hand",
+                Reason(Why.NOT_IN_HAND, {"cards": (str(card),)}),
+            )
         captured = action.capture
         check_capture(card, captured, state.table)
 

@@ -8,6 +8,7 @@ from engine.capture import groups_summing_to, majority
 from engine.cards import BRESCIANE_52, Card
 from engine.cicera.state import CiceraScore, LastPlay, Piles, TeamBonuses
 from engine.game import IllegalAction
+from engine.reasons import Reason, Why, codes
 
 VALUE: dict[str, int] = {
     "A": 1,
@@ -88,12 +89,18 @@ def check_capture(card: Card, capture: Collection[Card], table: Collection[Card]
     missing = [c for c in capture if c not in table]
     if missing:
         names = " ".join(sorted(map(str, missing)))
-        raise IllegalAction("not_on_table", f"{names} is not on the table")
+        raise IllegalAction(
+            "not_on_table",
+            f"{names} is not on the table",
+            Reason(Why.NOT_ON_TABLE, {"cards": codes(missing)}),
+        )
     if card.rank in COURTS:
         only = next(iter(capture))
         if len(capture) != 1 or only.rank != card.rank:
             raise IllegalAction(
-                "court_capture", f"{card} is a court: it captures only a single court of its rank"
+                "court_capture",
+                f"{card} is a court: it captures only a single court of its rank",
+                Reason(Why.COURT_CAPTURE, {"card": str(card)}),
             )
         return
     if len(capture) == 1:
@@ -103,16 +110,25 @@ def check_capture(card: Card, capture: Collection[Card], table: Collection[Card]
                 "rank_mismatch",
                 f"{card} takes a single card only of its own rank, not {only};"
                 " a sum needs two or more cards",
+                Reason(Why.RANK_MISMATCH, {"card": str(card), "cards": (str(only),)}),
             )
         return
     courts = [c for c in capture if c.rank in COURTS]
     if courts:
         names = " ".join(sorted(map(str, courts)))
-        raise IllegalAction("court_in_sum", f"courts have no value and never join a sum ({names})")
+        raise IllegalAction(
+            "court_in_sum",
+            f"courts have no value and never join a sum ({names})",
+            Reason(Why.COURT_IN_SUM, {"cards": codes(courts)}),
+        )
     total = sum(VALUE[c.rank] for c in capture)
     if total != VALUE[card.rank]:
         raise IllegalAction(
-            "sum_mismatch", f"the captured cards add up to {total}, not to {VALUE[card.rank]}"
+            "sum_mismatch",
+            f"the captured cards add up to {total}, not to {VALUE[card.rank]}",
+            Reason(
+                Why.SUM_MISMATCH, {"card": str(card), "total": total, "value": VALUE[card.rank]}
+            ),
         )
 
 

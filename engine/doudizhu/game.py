@@ -53,6 +53,7 @@ from engine.game import (
     Transition,
     shared_counts,
 )
+from engine.reasons import Reason, Why, codes
 from engine.rng import derive_rng, new_seed, shuffle
 
 HAND_SIZE = 17
@@ -91,11 +92,19 @@ def read_play(play: Play) -> tuple[Move, int]:
     if mask <= 0:
         raise IllegalAction("bad_cards", "a play needs distinct Dou Dizhu cards")
     if not isinstance(play.combo, str) or play.combo not in COMBO_INDEX:
-        raise IllegalAction("unknown_combo", f"{play.combo!r} is not a combination type")
+        raise IllegalAction(
+            "unknown_combo",
+            f"{play.combo!r} is not a combination type",
+            Reason(Why.UNKNOWN_COMBO, {"combo": str(play.combo)}),
+        )
     move = classify(unpack(packed_counts(mask)), play.combo)
     if move is None:
         text = format_cards(cards_of(mask))
-        raise IllegalAction("not_a_combination", f"{text} is not a valid {play.combo}")
+        raise IllegalAction(
+            "not_a_combination",
+            f"{text} is not a valid {play.combo}",
+            Reason(Why.NOT_A_COMBINATION, {"cards": codes(play.cards), "combo": play.combo}),
+        )
     parsed = (move, mask)
     # a pure function of the public fields: kept so that a play read once (one
     # in the history, in any suits) is not read again by every later look
@@ -281,10 +290,16 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         if isinstance(action, Bid):
             value = action.value
             if type(value) is not int or not 1 <= value <= MAX_BID:
-                raise IllegalAction("bad_bid", f"a bid is 1, 2 or 3, not {value!r}")
+                raise IllegalAction(
+                    "bad_bid",
+                    f"a bid is 1, 2 or 3, not {value!r}",
+                    Reason(Why.BAD_BID, {"value": str(value)}),
+                )
             if value <= state.bid:
                 raise IllegalAction(
-                    "bid_too_low", f"a bid must top the highest bid {state.bid}, not {value}"
+                    "bid_too_low",
+                    f"a bid must top the highest bid {state.bid}, not {value}",
+                    Reason(Why.BID_TOO_LOW, {"value": value, "bid": state.bid}),
                 )
             bid, passes = value, 0
             bidder: int | None = seat
@@ -341,14 +356,28 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
         hand = state.hands[seat]
         # any suit choice of held cards is legal (Cards, Decision)
         if mask & ~hand:
-            missing = format_cards(cards_of(mask & ~hand))
-            raise IllegalAction("not_in_hand", f"{missing} not in your hand")
+            gone = cards_of(mask & ~hand)
+            raise IllegalAction(
+                "not_in_hand",
+                f"{format_cards(gone)} not in your hand",
+                Reason(Why.NOT_IN_HAND, {"cards": codes(gone)}),
+            )
         last = state.last
         if last is not None and not beats(move, (last._parsed or read_play(last))[0]):
+            before = read_play(last)[0]
             raise IllegalAction(
                 "does_not_beat",
                 f"{move.combo} {move.ranks_text()} does not beat "
-                f"{read_play(last)[0].combo} {read_play(last)[0].ranks_text()}",
+                f"{before.combo} {before.ranks_text()}",
+                Reason(
+                    Why.DOES_NOT_BEAT,
+                    {
+                        "combo": move.combo,
+                        "cards": codes(action.cards),
+                        "last_combo": before.combo,
+                        "last_cards": codes(last.cards),
+                    },
+                ),
             )
         hand ^= mask
         hands = _replace_hand(state.hands, seat, hand)

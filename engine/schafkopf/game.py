@@ -31,6 +31,7 @@ from engine.game import (
     replace,
     shared_counts,
 )
+from engine.reasons import Reason, Why
 from engine.rng import derive_rng, new_seed, shuffle
 from engine.schafkopf.hidden import Public, deal_hidden, played_by
 from engine.schafkopf.rules import (
@@ -246,21 +247,26 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
         if isinstance(action, Announce):
             if action.contract not in CONTRACT_RANK:
                 raise IllegalAction(
-                    "bad_contract", f"{action.contract!r} is not one of {', '.join(CONTRACTS)}"
+                    "bad_contract",
+                    f"{action.contract!r} is not one of {', '.join(CONTRACTS)}",
+                    Reason(Why.BAD_CONTRACT, {"contract": str(action.contract)}),
                 )
-            why = suit_error(action.contract, action.suit)
-            if why is not None:
-                raise IllegalAction("bad_suit", why)
+            wrong = suit_error(action.contract, action.suit)
+            if wrong is not None:
+                raise IllegalAction("bad_suit", *wrong)
             highest = self._highest(state)
             if CONTRACT_RANK[action.contract] <= highest:
                 raise IllegalAction(
                     "not_higher",
                     f"{action.contract} does not rank above {CONTRACTS[highest]}: "
                     "an announcement must be strictly higher",
+                    Reason(
+                        Why.NOT_HIGHER, {"contract": action.contract, "above": CONTRACTS[highest]}
+                    ),
                 )
-            why = eligibility_error(state.hands[seat], action.contract, action.suit)
-            if why is not None:
-                raise IllegalAction("not_eligible", why)
+            wrong = eligibility_error(state.hands[seat], action.contract, action.suit)
+            if wrong is not None:
+                raise IllegalAction("not_eligible", *wrong)
             bid = Bid(seat, action.contract, action.suit)
         else:
             bid = Bid(seat, None, None)
@@ -312,14 +318,17 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
         try:
             at = hand.index(card)
         except ValueError:
-            raise IllegalAction("not_in_hand", f"{card} is not in your hand") from None
+            raise IllegalAction(
+                "not_in_hand",
+                f"{card} is not in your hand",
+                Reason(Why.NOT_IN_HAND, {"cards": (str(card),)}),
+            ) from None
         contract = state.contract
         assert contract is not None
         mode = mode_of(contract.kind, contract.suit)
         ace = self._active_ace(state, hand)
         if card not in legal_plays(hand, state.trick, mode, ace):
-            code, why = play_error(hand, state.trick, mode, ace, card)
-            raise IllegalAction(code, why)
+            raise IllegalAction(*play_error(hand, state.trick, mode, ace, card))
         hands = list(state.hands)
         hands[seat] = hand[:at] + hand[at + 1 :]  # a hand holds each card once
         trick = state.trick + (card,)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.cards import GERMAN_32, Card
+from engine.reasons import Reason, Why
 from engine.schafkopf.state import (
     Announce,
     Contract,
@@ -122,35 +123,47 @@ def mode_of(kind: ContractKind, suit: str | None) -> Mode:
 
 
 # -- bidding -------------------------------------------------------------------
-def suit_error(kind: ContractKind, suit: str | None) -> str | None:
-    """Why ``suit`` does not fit ``kind`` (the announcement names it in full), else ``None``."""
+def suit_error(kind: ContractKind, suit: str | None) -> tuple[str, Reason] | None:
+    """Why ``suit`` does not fit ``kind`` (the announcement names it in full), in English
+    and as a :class:`~engine.reasons.Reason`, else ``None``."""
     if kind == "rufer":
         if suit == "H":
-            return "the ace of hearts can never be called"
+            return "the ace of hearts can never be called", Reason(
+                Why.HEART_ACE_NOT_CALLABLE, {"suit": "H"}
+            )
         if suit is None or suit not in CALLABLE_SUITS:
-            return "a Rufer names the called ace's suit: E, G or S"
+            return "a Rufer names the called ace's suit: E, G or S", Reason(Why.RUFER_NEEDS_SUIT)
     elif kind in SOLO_LIKE:
         if suit is None or suit not in SUITS:
-            return "a Solo names its trump suit: E, G, H or S"
+            return "a Solo names its trump suit: E, G, H or S", Reason(Why.SOLO_NEEDS_SUIT)
     elif suit is not None:
-        return f"{kind} takes no suit"
+        return f"{kind} takes no suit", Reason(Why.TAKES_NO_SUIT, {"contract": kind})
     return None
 
 
-def eligibility_error(hand: Sequence[Card], kind: ContractKind, suit: str | None) -> str | None:
-    """Why ``hand`` may not announce the contract (Eligibility), else ``None``."""
+def eligibility_error(
+    hand: Sequence[Card], kind: ContractKind, suit: str | None
+) -> tuple[str, Reason] | None:
+    """Why ``hand`` may not announce the contract (Eligibility), in English and as a
+    :class:`~engine.reasons.Reason`, else ``None``."""
     if kind == "rufer":
         assert suit is not None
         if Card("A", suit) in hand:
-            return f"you hold the ace of {suit}: you cannot call it"
+            return (
+                f"you hold the ace of {suit}: you cannot call it",
+                Reason(Why.HOLDS_CALLED_ACE, {"suit": suit}),
+            )
         if not any(c.suit == suit and c.rank not in "OU" for c in hand):
-            return f"you hold no plain card of {suit}"
+            return f"you hold no plain card of {suit}", Reason(Why.NO_PLAIN_CARD, {"suit": suit})
     elif kind in SOLO_LIKE:
         assert suit is not None
         if not any(c.suit == suit and c.rank not in "OU" for c in hand):
-            return f"you hold no card of {suit} other than its Ober and Unter"
+            return (
+                f"you hold no card of {suit} other than its Ober and Unter",
+                Reason(Why.NO_SUIT_CARD, {"suit": suit}),
+            )
     elif kind == "sie" and not set(hand) >= OBERS_UNTERS:
-        return "Sie needs all four Obers and all four Unters"
+        return "Sie needs all four Obers and all four Unters", Reason(Why.SIE_NEEDS_ALL)
     return None
 
 
@@ -214,28 +227,45 @@ def legal_plays(
 
 def play_error(
     hand: Hand, trick: Sequence[Card], mode: Mode, called_ace: Card | None, card: Card
-) -> tuple[str, str]:
-    """The code and reason why ``card`` (in ``hand``, not in the legal plays) is refused."""
+) -> tuple[str, str, Reason]:
+    """The code, the English reason and the :class:`~engine.reasons.Reason` why ``card``
+    (in ``hand``, not in the legal plays) is refused."""
     eff = mode.eff
     if called_ace is not None:
         suit = called_ace.suit
+        ace = {"called_ace": str(called_ace)}
         if not trick:
             return (
                 "must_lead_called_ace",
                 f"leading the called suit you must lead {called_ace} "
                 "unless you hold three more cards of it",
+                Reason(Why.MUST_LEAD_CALLED_ACE, ace),
             )
         if eff[trick[0]] == suit:
-            return "must_play_called_ace", f"the called suit was led: you must play {called_ace}"
+            return (
+                "must_play_called_ace",
+                f"the called suit was led: you must play {called_ace}",
+                Reason(Why.MUST_PLAY_CALLED_ACE, ace),
+            )
         led_suit = eff[trick[0]]
         if card == called_ace and not any(eff[c] == led_suit for c in hand):
             return (
                 "may_not_discard_called_ace",
                 f"{called_ace} may not be discarded before its suit was led",
+                Reason(Why.MAY_NOT_DISCARD_CALLED_ACE, ace),
             )
     led = eff[trick[0]] if trick else ""
-    what = "trump" if led == TRUMP else led
-    return "must_follow_suit", f"you must follow {what} when you can"
+    if led == TRUMP:
+        return (
+            "must_follow_suit",
+            "you must follow trump when you can",
+            Reason(Why.MUST_FOLLOW_TRUMP),
+        )
+    return (
+        "must_follow_suit",
+        f"you must follow {led} when you can",
+        Reason(Why.MUST_FOLLOW_SUIT, {"suit": led}),
+    )
 
 
 def trick_winner(cards: Sequence[Card], mode: Mode) -> int:

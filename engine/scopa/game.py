@@ -18,6 +18,7 @@ from engine.game import (
     replace,
     shared_counts,
 )
+from engine.reasons import Reason, ReasonArg, Why, codes
 from engine.rng import derive_rng, new_seed, shuffle
 from engine.scopa.rules import (
     VALUE,
@@ -201,7 +202,11 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
     def _apply(self, state: ScopaState, seat: Seat, action: Play) -> Transition[ScopaState]:
         card = action.card
         if card not in state.hands[seat]:
-            raise IllegalAction("not_in_hand", f"{card} is not in your hand")
+            raise IllegalAction(
+                "not_in_hand",
+                f"{card} is not in your hand",
+                Reason(Why.NOT_IN_HAND, {"cards": (str(card),)}),
+            )
         if not capture_allowed(card, action.capture, state.table):
             self._check_capture(card, action.capture, state.table)
 
@@ -258,13 +263,27 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
         if capture in options or not (options or capture):
             return
         if not options:
-            raise IllegalAction("bad_capture", f"{card} captures nothing on this table")
+            raise IllegalAction(
+                "bad_capture",
+                f"{card} captures nothing on this table",
+                Reason(Why.CAPTURES_NOTHING, {"card": str(card)}),
+            )
         allowed = " or ".join(format_cards(sorted(g)) for g in options)
+        params: dict[str, ReasonArg] = {
+            "card": str(card),
+            "choices": tuple(" ".join(codes(g)) for g in options),
+        }
         if not capture:
             raise IllegalAction(
-                "must_capture", f"{card} can capture {allowed}: capturing is mandatory"
+                "must_capture",
+                f"{card} can capture {allowed}: capturing is mandatory",
+                Reason(Why.MUST_CAPTURE, params),
             )
-        raise IllegalAction("bad_capture", f"{card} may capture only {allowed}")
+        raise IllegalAction(
+            "bad_capture",
+            f"{card} may capture only {allowed}",
+            Reason(Why.MAY_CAPTURE_ONLY, params),
+        )
 
     def _refill(self, state: ScopaState) -> tuple[ScopaState, tuple[Event, ...]]:
         """Both hands empty, stock not: three more cards each, none to the table."""

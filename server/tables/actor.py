@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from engine.codec import to_plain
 from protocol.codec import Frame, unchecked
 from protocol.errors import ErrorCode
-from protocol.server_messages import Error, Joined, Left, Ok, Replay, TableClosed
+from protocol.server_messages import Error, Joined, Left, Ok, Reason, Replay, TableClosed
 from server.ai.pool import AiRunner
 from server.ops.logs import get_logger
 from server.ops.metrics import Metrics
@@ -307,7 +307,7 @@ class TableActor:
         except LeaseLost as exc:
             self._lose(str(exc))
         except RequestError as exc:
-            self._refuse(command, exc.code, exc.message, exc.detail)
+            self._refuse(command, exc.code, exc.message, exc.detail, exc.reason)
         except Exception as exc:  # one bad command must not kill the table
             self._log.exception("command_failed", command=command.kind, error=repr(exc))
             self._refuse(
@@ -317,12 +317,30 @@ class TableActor:
             )
 
     def _refuse(
-        self, command: Command, code: ErrorCode, message: str, detail: str | None = None
+        self,
+        command: Command,
+        code: ErrorCode,
+        message: str,
+        detail: str | None = None,
+        reason: Reason | None = None,
     ) -> None:
-        """Answer ``command``'s requester (if any) with an error about this table."""
-        if command.player is not None:
-            command.player.send(
-                Error(ref=command.ref, code=code, message=message, detail=detail, table=self.id)
+        """Answer ``command``'s requester (if any) with an error about this table; the
+        ``reason`` only to a connection that asked for it (the ``reasons`` feature), null
+        for the others, whose clients say the English ``message`` as before."""
+        player = command.player
+        if player is not None:
+            link = player.link
+            if reason is not None and (link is None or "reasons" not in link.features):
+                reason = None
+            player.send(
+                Error(
+                    ref=command.ref,
+                    code=code,
+                    message=message,
+                    detail=detail,
+                    table=self.id,
+                    reason=reason,
+                )
             )
 
     def _snapshot(self) -> dict[str, Any]:

@@ -19,13 +19,14 @@ from typing import Any, Final
 
 from pydantic import BaseModel
 
+from engine import reasons
 from engine.codec import to_plain
 from engine.game import Event, IllegalAction
 from engine.policy import Peers
 from protocol.codec import unchecked
 from protocol.errors import ErrorCode
 from protocol.models import SeatInfo, TableInfo
-from protocol.server_messages import ChatLine, GameOver, Snapshot, TableChanged
+from protocol.server_messages import ChatLine, GameOver, Reason, Snapshot, TableChanged
 from server.persist.store import LoggedAction
 from server.players.names import skeleton
 from server.tables.action_cache import decoder_for
@@ -430,7 +431,9 @@ class TableCore:
             transition = self.game.apply(self.state, seat, typed)
         except IllegalAction as exc:
             code = ErrorCode.NOT_YOUR_TURN if exc.code == "not_your_turn" else None
-            raise RequestError(code or ErrorCode.ILLEGAL_ACTION, exc.message, exc.code) from None
+            raise RequestError(
+                code or ErrorCode.ILLEGAL_ACTION, exc.message, exc.code, wire_reason(exc.reason)
+            ) from None
         self.state = transition.state
         self.version += 1
         self.turn_started = now
@@ -674,3 +677,11 @@ class TableCore:
         name = self.seats[seat].name if seat is not None else self.spectators[player_id]
         msg = ChatLine(table=self.id, player_id=player_id, name=name or "", seat=seat, text=line)
         return Effects(outs=self._to_all(msg))
+
+
+def wire_reason(reason: reasons.Reason | None) -> Reason | None:
+    """The engine's reason for a refusal as the protocol sends it (codes as lists)."""
+    if reason is None:
+        return None
+    params = {k: list(v) if isinstance(v, tuple) else v for k, v in reason.params.items()}
+    return Reason(key=str(reason.why), params=params)

@@ -9,16 +9,25 @@ from engine.game import Game, OptionsError
 from engine.registry import policy_names
 from protocol.errors import ErrorCode
 from protocol.models import TableOptions
+from protocol.server_messages import Reason
 
 
 class RequestError(Exception):
-    """A refused request: the ``error`` message to answer, nothing changed."""
+    """A refused request: the ``error`` message to answer, nothing changed.  ``reason``:
+    why the rules refused a move, as data (sent to clients with the ``reasons`` feature)."""
 
-    def __init__(self, code: ErrorCode, message: str, detail: str | None = None) -> None:
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        detail: str | None = None,
+        reason: Reason | None = None,
+    ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.detail = detail
+        self.reason = reason
 
 
 @dataclass(frozen=True)

@@ -86,3 +86,52 @@ def test_other_games_pick_the_listed_move_and_let_the_server_judge_the_rest() ->
     assert choose_move("7C", legal, render, view) == Send(
         {"type": "play", "card": "7C", "capture": []}
     )
+
+
+def test_pass_keeps_one_number() -> None:
+    """Pass is 0 beside plays as alone and in the auction (it was ``1)`` beside plays
+    and ``0)`` alone); the plays count from 1, and 0 picks the pass everywhere."""
+    from tests.client_cli.test_play import playout
+
+    render = renderer_for("doudizhu", Seats(me=0), "french")
+    seen: set[str] = set()
+    for view, _ in playout("doudizhu", 3):
+        legal = list(view.get("legal") or [])
+        if not any(a["type"] == "pass" for a in legal):
+            continue
+        keys = render.move_keys(legal)
+        assert len(set(keys)) == len(keys)
+        for key, action in zip(keys, legal, strict=True):
+            if action["type"] == "pass":
+                assert key == "0"
+                assert "0) " + render.action(action) in render.move_labels(legal)
+        plays = [k for k, a in zip(keys, legal, strict=True) if a["type"] == "play"]
+        assert plays == [str(i) for i in range(1, len(plays) + 1)]
+        assert choose_move("0", legal, render, view) == Pick(keys.index("0"))
+        seen.add("alone" if len(legal) == 1 else view["phase"])
+    assert {"alone", "play", "bidding"} <= seen
+
+
+def test_moves_pair_lists_pairs_only() -> None:
+    """``moves pair`` names a combination: the pairs, not the pair sequences, triples
+    with a pair or four with two pairs (whose names hold the word)."""
+    from client_cli.lang import language
+    from tests.client_cli.test_play import playout
+
+    view = next(
+        v
+        for v, _ in playout("doudizhu", 3)
+        if {"pair", "triple_pair"} <= {a.get("combo") for a in v.get("legal") or []}
+    )
+    legal = list(view["legal"])
+    for code, word in (("en", "pair"), ("en", "Pair"), ("de", "paar"), ("en", "pair sequence")):
+        render = renderer_for("doudizhu", Seats(me=0, lang=language(code)), "french")
+        combo = "pair_sequence" if " " in word else "pair"
+        labels = render.move_labels(legal)
+        listed = [
+            lab for a, lab in zip(legal, labels, strict=True) if render.mentions(a, lab, word)
+        ]
+        wanted = [lab for a, lab in zip(legal, labels, strict=True) if a.get("combo") == combo]
+        assert listed == wanted
+    render = renderer_for("doudizhu", Seats(me=0), "french")
+    assert render.mentions(legal[0], "1) Pair 5H 5D", "5h")  # other words: as before

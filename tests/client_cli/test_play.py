@@ -379,6 +379,8 @@ def test_updates_arrive_while_the_prompt_waits() -> None:
     child.expect(r"You play ")
     child.expect(PROMPT, timeout=10)  # our next turn, shown without any key pressed
     child.sendline("quit")
+    child.expect(r"Leave\? This game ends and cannot be resumed\. \[y/N\]")  # asked first
+    child.sendline("y")
     child.expect("Bye.")
     child.expect(pexpect.EOF)
     child.close()

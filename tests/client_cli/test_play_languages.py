@@ -57,6 +57,8 @@ def test_play_scopa_in_italian(env: dict[str, str]) -> None:
     child.sendline("help")
     child.expect("gioca la mossa con quel numero")
     child.sendline("quit")
+    child.expect(r"Esci\? .* \[s/N\]")
+    child.sendline("s")
     child.expect("Ciao.")
     child.expect(pexpect.EOF)
     child.close()
@@ -75,6 +77,8 @@ def test_the_locale_picks_the_language(env: dict[str, str]) -> None:
     child.sendline("ZZ")  # not a card: refused in German, nothing sent
     child.expect(r"ZZ ist keine Karte dieses Blatts")
     child.sendline("quit")
+    child.expect(r"Gehen\? .* \[j/N\]")
+    child.sendline("j")
     child.expect("Servus.")
     child.expect(pexpect.EOF)
     child.close()

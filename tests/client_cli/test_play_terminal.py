@@ -83,7 +83,9 @@ def hand_on_screen(text: str) -> list[str]:
 
 def finish(child: pexpect.spawn) -> None:
     child.sendline("quit")
-    child.expect(pexpect.EOF)
+    if child.expect([r"\[y/N\]", pexpect.EOF]) == 0:  # a game on: asked first
+        child.sendline("y")
+        child.expect(pexpect.EOF)
     child.close()
 
 
@@ -102,7 +104,9 @@ def test_the_seat_survives_a_killed_client(srv: LiveServer, state: Path) -> None
     again.expect(rf"Resumed your place at table {re.escape(table)} \(seat 0\)")
     again.expect(PROMPT)  # our turn again, with the table shown
     assert "Your hand (" in again.before
-    again.sendline("quit")  # an explicit quit gives the seat up
+    again.sendline("quit")  # an explicit quit gives the seat up, once confirmed
+    again.expect(r"Give up your seat\? The AI plays it from now on\. \[y/N\]")
+    again.sendline("y")
     again.expect("Bye.")
     again.expect(pexpect.EOF)
     again.close()
@@ -288,7 +292,7 @@ def test_piped_input_reads_plain_lines(state: Path) -> None:
 
     done = subprocess.run(
         [sys.executable, "-m", "client_cli.main", "play", "scopa", "--level", "random"],
-        input="who\nquit\n",
+        input="who\nquit\ny\n",
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -53,7 +53,7 @@ def test_legal_plays_follow_the_rules(position: tuple) -> None:  # type: ignore[
             assert (ace in legal) == (not follow and len(hand) == 1)
     for c in hand:
         if c not in legal:
-            code, _ = play_error(hand, trick, mode, active, c)
+            code, _, _ = play_error(hand, trick, mode, active, c)
             assert code in {
                 "must_follow_suit",
                 "must_play_called_ace",
