@@ -190,10 +190,10 @@ async def throughput_round(config: ServerConfig, tables: int, seconds: float) ->
             joined = await client.create_table("scopa", OPTIONS)
             bots.append(Bot(client, joined.table.id))
         await asyncio.sleep(0.1)
-        before, started = _moves(server.ops.metrics), time.perf_counter()
+        before, started = _moves(server.metrics), time.perf_counter()
         until = time.monotonic() + seconds
         await asyncio.gather(*(play(b, until) for b in bots))
-        rate = (_moves(server.ops.metrics) - before) / (time.perf_counter() - started)
+        rate = (_moves(server.metrics) - before) / (time.perf_counter() - started)
         for bot in bots:
             await bot.client.close()
     return rate

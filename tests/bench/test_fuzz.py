@@ -75,4 +75,4 @@ async def test_an_odd_action_at_a_union_table_is_bad_action(game: str, action: d
         with pytest.raises(ServerError) as err:
             await client.act(table, action)
         assert (err.value.code, err.value.detail) == ("illegal_action", "bad_action")
-        assert server.ops.metrics.value("cardavia_errors_total", code="internal_error") == 0
+        assert server.metrics.value("cardavia_errors_total", code="internal_error") == 0

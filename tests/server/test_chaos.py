@@ -103,15 +103,15 @@ async def test_every_request_gets_exactly_one_reply(server: CardaviaServer, seed
             core = actor.core
             if core.state is None:
                 continue
-            record = await server.persist.store.load(table_id)
+            record = await server.store.load(table_id)
             assert record is not None and record.seed == core.seed
             state = rebuild(core.game, core.setup.game_options, record.seed, record.actions)
             assert to_plain(core.game.view(state, None)) == to_plain(
                 core.game.view(core.state, None)
             )
         # the storm did real work, and was refused for many reasons
-        assert server.ops.metrics.value("cardavia_actions_total", game="scopa", by="human") > 0
-        codes = set(server.ops.metrics.samples("cardavia_errors_total"))
+        assert server.metrics.value("cardavia_actions_total", game="scopa", by="human") > 0
+        codes = set(server.metrics.samples("cardavia_errors_total"))
         assert len(codes) >= 6
         for c in clients:  # every connection is still in good health
             await c.ping()

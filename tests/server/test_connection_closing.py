@@ -22,7 +22,7 @@ async def test_a_move_read_after_the_server_began_closing_is_not_played(
     table = (await old.create_table("scopa", {"seat": 0, "ai": AI})).table.id
     while not ((state := old.tables[table]).my_turn and state.view is not None):
         await old.receive(15)
-    record = await server.persist.store.load(table)
+    record = await server.store.load(table)
     assert record is not None
     logged = len(record.actions)
     move = random_chooser(0)(state.view)
@@ -40,7 +40,7 @@ async def test_a_move_read_after_the_server_began_closing_is_not_played(
     await old.ws.wait_closed()  # the server read the move before the close's answer
     await new.chat(table, "after")  # queued at the table behind anything the move did
     assert new.tables[table].version == state.version
-    record = await server.persist.store.load(table)
+    record = await server.store.load(table)
     assert record is not None and len(record.actions) == logged
     # the seat is still ann's to play, through the new connection
     await new.act(table, move, seat=state.seat, version=state.version)

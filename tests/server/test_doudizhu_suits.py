@@ -83,7 +83,7 @@ async def test_a_pair_in_other_suits_is_played_and_shown_to_every_seat(
             ),
             60,
         )
-        record = await server.persist.store.load(table)
+        record = await server.store.load(table)
         assert record is not None and record.seed == seed
         replay = await watcher.replay(table)
         lead = next(i for i, s in enumerate(replay.steps) if s.action["type"] == "play")

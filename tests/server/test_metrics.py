@@ -11,7 +11,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from client_cli.client import Client, play_table, random_chooser
 from protocol import server_messages as sm
 from server.app import CardaviaServer, running_server
-from server.ops.metrics import Metrics, Reading
+from server.metrics import Metrics, Reading
 from tests.server.helpers import FAST
 
 
@@ -90,7 +90,7 @@ async def test_two_servers_in_one_process_keep_separate_figures(server: Cardavia
         await client.ping()
         await client.close()
         assert other.metrics.value("cardavia_messages_in_total", type="ping") == 1
-        assert server.ops.metrics.value("cardavia_messages_in_total", type="ping") == 0
+        assert server.metrics.value("cardavia_messages_in_total", type="ping") == 0
 
 
 async def test_metrics_endpoint_has_histograms_and_gauges(server: CardaviaServer) -> None:
@@ -106,7 +106,7 @@ async def test_metrics_endpoint_has_histograms_and_gauges(server: CardaviaServer
         await alice.close()
     assert content_type.startswith("text/plain; version=0.0.4")
     samples = _samples(text)
-    moves = server.ops.metrics.value("cardavia_actions_total", game="scopa", by="human")
+    moves = server.metrics.value("cardavia_actions_total", game="scopa", by="human")
     assert moves > 0
     assert samples[("cardavia_action_latency_seconds_count", (("game", "scopa"),))] == moves
     latency_inf = (("game", "scopa"), ("le", "+Inf"))

@@ -69,9 +69,9 @@ async def test_a_client_reads_only_the_newest_summary_queued_in_one_turn(
     async with connect(server.url, compression=None) as ws:
         await ws.send(msgpack.packb({"type": "hello", "id": 1, "version": 1, "name": "Ann"}))
         welcome = await next_message(ws)
-        link = server.players.sessions.get(welcome["player_id"]).link  # type: ignore[union-attr]
+        link = server.sessions.get(welcome["player_id"]).link  # type: ignore[union-attr]
         assert link is not None
-        superseded = server.ops.metrics.counter("cardavia_summaries_superseded_total")
+        superseded = server.metrics.counter("cardavia_summaries_superseded_total")
         before = superseded.value
         # queued in one callback, as a turn of the loop that handles several changes does
         link.send(Frame.of(_summary("t1", (0,))))

@@ -159,7 +159,7 @@ async def test_leave_mid_game_gives_the_seat_to_the_ai(server: CardaviaServer) -
         await w.leave(table)
         await asyncio.sleep(0.05)
         assert table not in server.lobby.tables
-        assert await server.persist.store.load(table) is None
+        assert await server.store.load(table) is None
     finally:
         await a.close()
         await w.close()

@@ -106,7 +106,7 @@ async def test_not_ready_until_the_ai_workers_have_started() -> None:
     async def slow_warm() -> None:
         await started.wait()
 
-    server.ai.pool.warm = slow_warm  # type: ignore[method-assign]
+    server.ai.warm = slow_warm  # type: ignore[method-assign]
     await server.start()
     try:
         assert (await _probe(server, "/healthz"))[0] == 200  # listening already
@@ -127,7 +127,7 @@ async def test_ai_workers_that_cannot_start_keep_it_not_ready() -> None:
     async def broken_warm() -> None:
         raise OSError("cannot fork")
 
-    server.ai.pool.warm = broken_warm  # type: ignore[method-assign]
+    server.ai.warm = broken_warm  # type: ignore[method-assign]
     await server.start()
     try:
         await server.warmed()

@@ -29,11 +29,11 @@ async def test_redis_restarted_mid_game(redis_server: RedisServer) -> None:
             await client.act(table, move, seat=state.seat, version=state.version)
         assert refused.value.code == "store_unavailable"
         assert (core.version, core.log) == (version, log)  # nothing changed
-        assert not await server.persist.store.ping()
+        assert not await server.store.ping()
 
         await asyncio.sleep(1.2)  # past the lease: it must still be this process's table
         await asyncio.to_thread(redis_server.start)
-        assert await server.persist.store.ping()
+        assert await server.store.ping()
         await client.act(table, move, seat=state.seat, version=state.version)
         acked.append(move)
         await turns(client, table, 2, acked)

@@ -53,7 +53,7 @@ async def test_rebuilt_views_equal_the_originals(redis_server: RedisServer, game
         await asyncio.sleep(0.05)
         original = server.lobby.tables[table].core
         assert original.status == "playing" and len(original.log) >= 3
-        record = await server.persist.store.load(table)
+        record = await server.store.load(table)
         assert record is not None
         rebuilt = server.lobby.rebuild_core(record)
         for seat in [*range(seats), None]:
@@ -96,7 +96,7 @@ async def test_a_finished_game_replays_after_a_rebuild(redis_server: RedisServer
         await watcher.wait_for(lambda m: isinstance(m, sm.GameOver), 20)
         original = await watcher.replay(table)
         await asyncio.sleep(0.05)
-        record = await server.persist.store.load(table)
+        record = await server.store.load(table)
         assert record is not None and [r["game_no"] for r in record.replays] == [1]
         rebuilt = server.lobby.rebuild_core(record)
         assert rebuilt.status == "finished"
