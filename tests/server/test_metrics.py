@@ -11,7 +11,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from client_cli.client import Client, play_table, random_chooser
 from protocol import server_messages as sm
 from server.app import CardaviaServer, running_server
-from server.metrics import Metrics, Reading
+from server.ops.metrics import Metrics, Reading
 from tests.server.helpers import FAST
 
 
