@@ -202,9 +202,7 @@ async def test_metrics_count_messages_actions_and_errors(server: CardaviaServer)
         assert "cardavia_tables 1" in text
         actions = server.metrics.value("cardavia_actions_total", game="scopa", by="ai")
         assert actions == len(server.lobby.tables[joined.table.id].core.log) > 0
-        assert (
-            server.metrics.value("cardavia_ai_decisions_total", game="scopa", outcome="ok") > 0
-        )
+        assert server.metrics.value("cardavia_ai_decisions_total", game="scopa", outcome="ok") > 0
     finally:
         await client.close()
 
