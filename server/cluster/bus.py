@@ -118,6 +118,7 @@ class Bus:
     def __init__(self, store: RedisStore, app: Server) -> None:
         self.store = store
         self.app = app
+        self.lobby = app.lobby
         self.node = store.node
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(OUTBOX_LIMIT)
         self._tasks: list[asyncio.Task[None]] = []
@@ -249,7 +250,7 @@ class Bus:
         """The lobby across every process: this one's tables fresh, the others' from the
         index in Redis (read at most once a :data:`~server.tables.core.LISTING_TTL`), in
         the lobby's order (:meth:`~server.lobby.Lobby.listing`) and up to its cap."""
-        lobby = self.app.lobby
+        lobby = self.lobby
         now = lobby.clock()
         groups: list[list[TableInfo | TableCore]] = [list(g) for g in lobby.listing(player, game)]
         for table_id, entry in (await self._index()).items():
@@ -288,7 +289,7 @@ class Bus:
         """Tables owned elsewhere that the player sits (seat) or watches (None) at."""
         out: dict[str, int | None] = {}
         for table_id, entry in (await self.store.index_of(player_id)).items():
-            if player_id in entry.get("members", ()) and table_id not in self.app.lobby.tables:
+            if player_id in entry.get("members", ()) and table_id not in self.lobby.tables:
                 seats = [s["seat"] for s in entry["info"]["seats"] if s["player_id"] == player_id]
                 out[table_id] = seats[0] if seats else None
         return out
@@ -296,7 +297,7 @@ class Bus:
     async def quick_target(self, player: Player, msg: cm.QuickPlay) -> str | None:
         """A waiting quick-play table of the game owned elsewhere, to join there (only when
         this process has none: the local one is preferred)."""
-        for actor in self.app.lobby.tables.values():
+        for actor in self.lobby.tables.values():
             core = actor.core
             if core.quick and core.game.id == msg.game and core.status == "waiting":
                 return None
@@ -304,7 +305,7 @@ class Bus:
         for table_id, entry in (await self.store.quick_candidates(msg.game)).items():
             info = entry["info"]
             if (
-                table_id not in self.app.lobby.tables
+                table_id not in self.lobby.tables
                 and info["quick"]
                 and info["game"] == msg.game
                 and info["status"] == "waiting"
@@ -322,7 +323,7 @@ class Bus:
         change what the player's session knows, errors (counted here) and
         anything for a JSON connection are decoded first.
         """
-        player = self.app.lobby.sessions.get(pid)
+        player = self.lobby.sessions.get(pid)
         link = None if player is None else player.link
         if player is None or link is None or isinstance(link, RemoteLink):
             return
@@ -345,10 +346,10 @@ class Bus:
     ) -> Player:
         """The player connected at ``node``, as the tables here see them; ``features``:
         those of its connection there (None: not told, kept as they were)."""
-        player = self.app.lobby.sessions.get(pid)
+        player = self.lobby.sessions.get(pid)
         if player is None:
             player = Player(player_id=pid, name=name, token="")
-            self.app.lobby.sessions.adopt(player, by_token=False)
+            self.lobby.sessions.adopt(player, by_token=False)
         link = player.link
         if link is None or isinstance(link, RemoteLink):
             if features is None:
@@ -362,7 +363,7 @@ class Bus:
         if kind == "out":
             self._deliver(data["pid"], data["m"])
         elif kind == "close":
-            player = self.app.lobby.sessions.get(data["pid"])
+            player = self.lobby.sessions.get(data["pid"])
             link = None if player is None else player.link
             if link is not None and not isinstance(link, RemoteLink):
                 link.close(int(data["code"]), str(data["reason"]))
@@ -379,7 +380,7 @@ class Bus:
                 )
         elif kind == "ev":
             player = self.stand_in(data["pid"], data["name"], data["from"])
-            actor = self.app.lobby.tables.get(data["table"])
+            actor = self.lobby.tables.get(data["table"])
             presence = PRESENCE_BY_KIND.get(data["kind"])
             if actor is not None and presence is not None:
                 player.tables.setdefault(actor.id, actor.core.seat_of(player.player_id))
@@ -389,7 +390,7 @@ class Bus:
         """A table rebuilt here: its members connected to other processes get stand-ins,
         and a snapshot through them (they are back at the table)."""
         core = actor.core
-        away = [pid for pid in core.members() if self.app.lobby.sessions.get(pid) is None]
+        away = [pid for pid in core.members() if self.lobby.sessions.get(pid) is None]
         for pid, node in (await self.store.where(away)).items():
             seat = core.seat_of(pid)
             name = core.seats[seat].name if seat is not None else core.spectators.get(pid, "")
