@@ -216,8 +216,8 @@ class _Clock:
 class _Table:
     """A table actor driven command by command, its store failing on demand."""
 
-    def __init__(self, options: TableOptions | None = None) -> None:
-        self.core = make_core("scopa", options, disconnect_grace=5.0)
+    def __init__(self, options: TableOptions | None = None, fill_at: float | None = None) -> None:
+        self.core = make_core("scopa", options, disconnect_grace=5.0, fill_at=fill_at)
         self.store = FlakyStore()  # it may fail: the actor takes a checkpoint first
         self.clock = _Clock()
         self.sessions = Sessions()
@@ -340,11 +340,15 @@ async def test_every_command_is_dispatched_and_a_failed_write_leaves_the_core_as
         Tick(),
         Rematch(ann, 9),
         Leave(cat, 10),
+        Leave(ann, 11),  # the owner: somebody else owns the table then
         Forget(cat),
     ):
         await table.fail(command, "archive")
     await table.run(Rematch(ann, 7))  # the replay is stored now
     assert core.rematch_votes == {0} and table.store.archived == [1]
+    log = core.log
+    await table.fail(Rematch(bob, 8), "start_game")  # the next game's log replaces it
+    assert core.log is log and core.status == "finished"
     await table.run(GetReplay(ann, 8, None))
     assert _last(ann_in, sm.Replay).ref == 8
     await table.run(Leave(cat, 9))
@@ -358,8 +362,14 @@ async def test_every_command_is_dispatched_and_a_failed_write_leaves_the_core_as
     await waiting.run(Join(eve, 1, 0))
     await waiting.run(Start(eve, 2), fail="start_game")
     assert waiting.core.status == "playing" and waiting.core.seats[1].kind == "ai"
-    table.handled |= waiting.handled
-    table.undone |= waiting.undone
+    filling = await _Table(fill_at=150.0).record()  # the AI fills it once its wait is over
+    gus, _ = filling.player("Gus")
+    await filling.run(Join(gus, 1, 0))
+    filling.clock.now = 200.0
+    await filling.run(Tick(), fail="start_game")
+    assert filling.core.status == "playing" and filling.core.fill_at is None
+    table.handled |= waiting.handled | filling.handled
+    table.undone |= waiting.undone | filling.undone
 
     for stop, seen in ((Close("closed for the test"), "closed"), (Lost(), "lost"), (Stop(), "")):
         ending = await _Table().record()
