@@ -30,55 +30,53 @@ _REMATCH: Final = cm.Rematch
 
 
 # -- a player's requests: answered to the player, ``ref`` echoed ------------------
-class Join:
+class _Asked:
+    """What every request but a move holds: who asks, and the ``ref`` of the answer."""
+
+    __slots__ = ("player", "ref")
+
+    def __init__(self, player: Player, ref: int | None) -> None:
+        self.player: Final = player
+        self.ref: Final = ref
+
+
+class Join(_Asked):
     """Sit down at ``seat`` (None: the first free one)."""
 
-    __slots__ = ("player", "ref", "seat")
+    __slots__ = ("seat",)
     kind: Final = "join"
 
     def __init__(self, player: Player, ref: int | None, seat: int | None) -> None:
-        self.player: Final = player
-        self.ref: Final = ref
+        super().__init__(player, ref)
         self.seat: Final = seat
 
 
-class Spectate:
+class Spectate(_Asked):
     """Watch the table."""
 
-    __slots__ = ("player", "ref")
+    __slots__ = ()
     kind: Final = "spectate"
 
-    def __init__(self, player: Player, ref: int | None) -> None:
-        self.player: Final = player
-        self.ref: Final = ref
 
-
-class Leave:
+class Leave(_Asked):
     """Leave the table (a seat in play goes to the AI)."""
 
-    __slots__ = ("player", "ref")
+    __slots__ = ()
     kind: Final = "leave"
 
-    def __init__(self, player: Player, ref: int | None) -> None:
-        self.player: Final = player
-        self.ref: Final = ref
 
-
-class Start:
+class Start(_Asked):
     """The owner starts a waiting table now."""
 
-    __slots__ = ("player", "ref")
+    __slots__ = ()
     kind: Final = "start"
-
-    def __init__(self, player: Player, ref: int | None) -> None:
-        self.player: Final = player
-        self.ref: Final = ref
 
 
 class Move:
     """A seated human's move: ``action`` (plain data, decoded by the core) at ``seat``,
     the table at ``version``; ``received`` (``time.perf_counter``) is when it was
-    made, for the latency metrics."""
+    made, for the latency metrics.  Not an :class:`_Asked`: made for every move, it
+    sets its fields itself, without a call to a base class's ``__init__``."""
 
     __slots__ = ("action", "player", "received", "ref", "seat", "version")
     kind: Final = "act"
@@ -100,70 +98,64 @@ class Move:
         )
 
 
-class Chat:
+class Chat(_Asked):
     """A chat line to everybody at the table."""
 
-    __slots__ = ("player", "ref", "text")
+    __slots__ = ("text",)
     kind: Final = "chat"
 
     def __init__(self, player: Player, ref: int | None, text: str) -> None:
-        self.player: Final = player
-        self.ref: Final = ref
+        super().__init__(player, ref)
         self.text: Final = text
 
 
-class Rematch:
+class Rematch(_Asked):
     """A vote for another game."""
 
-    __slots__ = ("player", "ref")
+    __slots__ = ()
     kind: Final = "rematch"
 
-    def __init__(self, player: Player, ref: int | None) -> None:
-        self.player: Final = player
-        self.ref: Final = ref
 
-
-class GetReplay:
+class GetReplay(_Asked):
     """The replay of finished game ``game_no`` (None: the last one)."""
 
-    __slots__ = ("game_no", "player", "ref")
+    __slots__ = ("game_no",)
     kind: Final = "replay"
 
     def __init__(self, player: Player, ref: int | None, game_no: int | None) -> None:
-        self.player: Final = player
-        self.ref: Final = ref
+        super().__init__(player, ref)
         self.game_no: Final = game_no
 
 
 # -- a session's comings and goings: nobody waits for an answer ------------------------
-class Disconnect:
+class _Told:
+    """What a session's event holds: whose it is."""
+
+    __slots__ = ("player",)
+
+    def __init__(self, player: Player) -> None:
+        self.player: Final = player
+
+
+class Disconnect(_Told):
     """The player's connection dropped: their seat waits, then the AI covers."""
 
-    __slots__ = ("player",)
+    __slots__ = ()
     kind: Final = "disconnect"
 
-    def __init__(self, player: Player) -> None:
-        self.player: Final = player
 
-
-class Reconnect:
+class Reconnect(_Told):
     """The player is back: their seat is theirs again, a snapshot follows."""
 
-    __slots__ = ("player",)
+    __slots__ = ()
     kind: Final = "reconnect"
 
-    def __init__(self, player: Player) -> None:
-        self.player: Final = player
 
-
-class Forget:
+class Forget(_Told):
     """The player's session expired: like a leave, without a reply."""
 
-    __slots__ = ("player",)
+    __slots__ = ()
     kind: Final = "forget"
-
-    def __init__(self, player: Player) -> None:
-        self.player: Final = player
 
 
 # -- the table's own: time, the AI, the server -----------------------------------------
