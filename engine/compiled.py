@@ -48,6 +48,7 @@ HOT_PATH: tuple[str, ...] = (
     "server/players/sessions.py",
     "server/tables/summary_hold.py",
     "server/tables/actor.py",
+    "server/tables/commands.py",
     "server/tables/core.py",
     "server/tables/reach.py",
     "server/tables/updates.py",

@@ -42,20 +42,12 @@ from server.ops.metrics import CONTENT_TYPE, Metrics, Reading
 from server.persist.redis_store import RedisStore
 from server.persist.session_store import SessionStore
 from server.persist.store import Store, StoreUnavailable, make_store
-from server.players.quotas import address_group, client_address
-from server.players.sessions import Player, Sessions
+from server.players.quotas import Quotas, address_group, client_address
+from server.players.sessions import Link, Player, Sessions
 from server.tables import hints
-from server.tables.actor import Command
+from server.tables.commands import TABLE_REQUESTS, Join, Spectate, unhandled
 from server.tables.options import RequestError
-
-_TABLE_COMMANDS: dict[type[Any], str] = {
-    cm.Leave: "leave",
-    cm.Start: "start",
-    cm.Chat: "chat",
-    cm.Rematch: "rematch",
-    cm.GetReplay: "replay",
-}
-
+from server.tables.reach import TableReach
 
 READY_STORE_TIMEOUT = 2.0
 """Seconds the store has to answer ``/readyz``'s health check."""
@@ -145,6 +137,20 @@ class CardaviaServer:
         await self.bus.start()
         self.cluster = Cluster(self.store, self.lobby, self.config.takeover_interval)
         await self.cluster.start()
+
+    @property
+    def reach(self) -> TableReach:
+        """How a request reaches one of this process's tables (the lobby's)."""
+        return self.lobby.reach
+
+    @property
+    def quotas(self) -> Quotas:
+        """The caps on sessions, tables and watching (the lobby's)."""
+        return self.lobby.quotas
+
+    def resumed(self, player: Player) -> None:
+        """A session resumed on a new connection: every table re-seats the player."""
+        self.lobby.reconnected(player)
 
     def keep(self, task: asyncio.Task[Any]) -> None:
         """Hold a background task until it ends."""
@@ -421,25 +427,27 @@ class CardaviaServer:
             self.connections.discard(conn)
             self.lobby.quotas.disconnect(conn.address)
 
-    def detach(self, player: Player, conn: Connection) -> None:
+    def detach(self, player: Player, link: Link) -> None:
         """A connection ended: if it was the player's, their tables start the grace period."""
-        if self.sessions.detach(player, conn, self.clock()):
+        if self.sessions.detach(player, link, self.clock()):
             self.lobby.disconnected(player)
             if isinstance(self.store, RedisStore):
                 self.keep(asyncio.create_task(self.store.clear_where(player.player_id)))
 
     # -- requests --------------------------------------------------------------
-    async def dispatch(self, player: Player, msg: Any, *, route: bool = True) -> None:
+    async def dispatch(self, player: Player, msg: cm.ClientMessage, *, route: bool = True) -> None:
         """Handle one validated request of a player with an open session.
 
         With several processes (``route``), a request for a table another process
-        owns is sent there (:mod:`server.cluster.bus`).
+        owns is sent there (:mod:`server.cluster.bus`).  A request its table takes
+        as it is goes there by the way a connection sends a move
+        (:meth:`server.tables.reach.TableReach.request`).
         """
         lobby = self.lobby
         if route and self.bus is not None and await self._routed(player, msg):
             return
-        if type(msg) is cm.Act:  # the hot path: most requests are moves
-            lobby.reach.act(player, msg)
+        if isinstance(msg, TABLE_REQUESTS):
+            lobby.reach.request(player, msg)
         elif isinstance(msg, cm.ListGames):
             player.send(lobby.games(msg.id))
         elif isinstance(msg, cm.ListTables):
@@ -453,21 +461,19 @@ class CardaviaServer:
             if msg.table not in player.tables:
                 lobby.check_room(player)
             actor.pending_joins += 1
-            actor.submit(Command("join", player, msg.id, msg.seat))
+            actor.submit(Join(player, msg.id, msg.seat))
         elif isinstance(msg, cm.Spectate):
             actor = lobby.find(player, msg.table, msg.invite)
             if msg.table not in player.tables:
                 lobby.check_room(player)
             lobby.check_ai_tables(player, actor)
-            actor.submit(Command("spectate", player, msg.id))
+            actor.submit(Spectate(player, msg.id))
         elif isinstance(msg, cm.Hint):  # checked now, answered from the AI pool (tables.hints)
             self.keep(hints.start(lobby.find(player, msg.table), self.ai, player, msg))
-        elif type(msg) in _TABLE_COMMANDS:
-            actor = lobby.find(player, msg.table)
-            args = msg.text if isinstance(msg, cm.Chat) else getattr(msg, "game_no", None)
-            actor.submit(Command(_TABLE_COMMANDS[type(msg)], player, msg.id, args))
-        else:  # pragma: no cover - every message type is handled above
+        elif isinstance(msg, cm.Hello | cm.Ping):  # the connection answers these itself
             raise RequestError(ErrorCode.BAD_MESSAGE, f"unexpected message {msg.type!r}")
+        else:
+            unhandled(msg)
 
     async def _routed(self, player: Player, msg: Any) -> bool:
         """Send ``msg`` to the process owning its table, if another one does; whether sent.

@@ -10,7 +10,7 @@ import secrets
 import string
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from engine.codec import to_plain
 from engine.registry import GAMES, policy_names
@@ -26,14 +26,36 @@ from server.ops.metrics import Metrics
 from server.persist.store import Store, StoreUnavailable, TableRecord
 from server.players.quotas import Quotas
 from server.players.sessions import Player, Sessions
-from server.tables.actor import Command, TableActor
+from server.tables.actor import TableActor
+from server.tables.commands import (
+    Disconnect,
+    Forget,
+    Join,
+    Lost,
+    Presence,
+    Reconnect,
+    Spectate,
+    Stop,
+    Tick,
+)
 from server.tables.core import TableCore
 from server.tables.options import RequestError, check_options
 from server.tables.reach import TableReach
 from server.tables.replay import restore_core
 
-if TYPE_CHECKING:
-    from server.cluster.bus import Bus
+
+class Remote(Protocol):
+    """The other processes' tables, as the lobby reaches them: the routing between
+    processes (:class:`server.cluster.bus.Bus`), which depends on the lobby, not
+    the lobby on it."""
+
+    def presence(self, player: Player, table_id: str, presence: type[Presence]) -> None:
+        """Tell the process that owns ``table_id`` the player's ``presence`` event."""
+
+    async def adopt_members(self, actor: TableActor) -> None:
+        """Give the members of ``actor``'s table (just rebuilt here) who are connected
+        to other processes their stand-ins here."""
+
 
 OWN, FREE_SEATS, OTHERS = 0, 1, 2
 """The groups of a lobby listing, in the order they are listed (:func:`listing_group`)."""
@@ -82,17 +104,17 @@ class Lobby:
         self.tables: dict[str, TableActor] = {}
         self.reach = TableReach(self.tables)
         """How requests reach these tables (the hot path's part: :mod:`server.tables.reach`)."""
-        self._remote: Bus | None = None
+        self._remote: Remote | None = None
         self._log = get_logger(component="lobby")
         self.quotas = Quotas(config, self._is_waiting)
 
     @property
-    def remote(self) -> Bus | None:
+    def remote(self) -> Remote | None:
         """The routing to other processes (:class:`server.cluster.bus.Bus`), if any."""
         return self._remote
 
     @remote.setter
-    def remote(self, bus: Bus | None) -> None:
+    def remote(self, bus: Remote | None) -> None:
         self._remote = bus
         self.reach.clustered = bus is not None  # moves for tables not here go over it
 
@@ -221,11 +243,11 @@ class Lobby:
             self.check_ai_tables(player)
         actor = await self._new_table(player, msg.game, msg.options, quick=False)
         if msg.options.seat is None:
-            actor.submit(Command("spectate", player, msg.id))
+            actor.submit(Spectate(player, msg.id))
         else:
             actor.pending_joins += 1
-            actor.submit(Command("join", player, msg.id, msg.options.seat))
-        actor.submit(Command("tick"))
+            actor.submit(Join(player, msg.id, msg.options.seat))
+        actor.submit(Tick())
         return actor
 
     async def quick_play(self, player: Player, msg: QuickPlay) -> TableActor:
@@ -249,12 +271,12 @@ class Lobby:
                 and not core.name_taken(player.name)
             ):
                 actor.pending_joins += 1
-                actor.submit(Command("join", player, msg.id, None))
+                actor.submit(Join(player, msg.id, None))
                 return actor
         options = TableOptions(seat=0, fill_after=self.config.quick_fill_wait)
         actor = await self._new_table(player, msg.game, options, quick=True, level=msg.level)
         actor.pending_joins += 1
-        actor.submit(Command("join", player, msg.id, 0))
+        actor.submit(Join(player, msg.id, 0))
         return actor
 
     def _join_partner(self, player: Player, msg: QuickPlay) -> TableActor | None:
@@ -277,7 +299,7 @@ class Lobby:
                     if seat not in core.free_seats():
                         continue
                     actor.pending_joins += 1
-                    actor.submit(Command("join", player, msg.id, seat))
+                    actor.submit(Join(player, msg.id, seat))
                     return actor
         return None
 
@@ -379,27 +401,28 @@ class Lobby:
         return False
 
     # -- sessions coming and going -------------------------------------------
-    def _each_table_of(self, player: Player, kind: str) -> None:
+    def _each_table_of(self, player: Player, presence: type[Presence]) -> None:
+        """Tell each of the player's tables, here or elsewhere, ``presence``."""
         for table_id in list(player.tables):
             actor = self.tables.get(table_id)
             if actor is None and self.remote is not None:
-                self.remote.presence(player, table_id, kind)
+                self.remote.presence(player, table_id, presence)
             elif actor is None:
                 player.tables.pop(table_id, None)
             else:
-                actor.submit(Command(kind, player))
+                actor.submit(presence(player))
 
     def disconnected(self, player: Player) -> None:
         """The player's connection dropped: their tables start the grace period."""
-        self._each_table_of(player, "disconnect")
+        self._each_table_of(player, Disconnect)
 
     def reconnected(self, player: Player) -> None:
         """The player is back: every table re-seats them and sends a snapshot."""
-        self._each_table_of(player, "reconnect")
+        self._each_table_of(player, Reconnect)
 
     def forget(self, player: Player) -> None:
         """The session expired: the player leaves every table."""
-        self._each_table_of(player, "forget")
+        self._each_table_of(player, Forget)
 
     # -- tables that move between processes (redis store) ---------------------------
     async def restore(self, table_id: str) -> TableActor | None:
@@ -422,8 +445,8 @@ class Lobby:
             if player is not None:
                 player.tables[table_id] = core.seat_of(pid)
                 if player.connected:
-                    actor.submit(Command("reconnect", player))
-        actor.submit(Command("tick"))
+                    actor.submit(Reconnect(player))
+        actor.submit(Tick())
         if self.remote is not None:
             await self.remote.adopt_members(actor)
         self._log.info("table_restored", table=table_id, game=record.game, version=core.version)
@@ -467,7 +490,7 @@ class Lobby:
         """Another process took the table over: stop driving it here."""
         actor = self.tables.get(table_id)
         if actor is not None:
-            actor.submit(Command("lost"))
+            actor.submit(Lost())
 
     def _lost(self, table_id: str) -> None:
         """Another process drives the table now: forget it here (it is not closed)."""
@@ -481,6 +504,6 @@ class Lobby:
         """Stop every table actor, keeping the records in the store (server shutdown)."""
         actors = list(self.tables.values())
         for actor in actors:
-            actor.submit(Command("stop"))
+            actor.submit(Stop())
         for actor in actors:
             await actor.wait_closed()

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgpack  # type: ignore[import-untyped]
 from pydantic import BaseModel
@@ -35,18 +35,16 @@ from protocol.base import known_features
 from protocol.codec import Frame, FrameError, decode_client, decode_server, encode, unchecked
 from protocol.errors import ErrorCode
 from protocol.models import TableInfo
-from server.lobby import listing_group
+from server.lobby import Lobby, listing_group
 from server.ops.logs import get_logger
 from server.persist.redis_commit import CommitLane
 from server.persist.redis_store import RedisStore
 from server.persist.store import StoreUnavailable
 from server.players.sessions import Player
-from server.tables.actor import Command
+from server.tables.actor import TableActor
+from server.tables.commands import PRESENCE_BY_KIND, Presence, Reconnect
 from server.tables.core import LISTING_TTL, TableCore
 from server.tables.options import RequestError
-
-if TYPE_CHECKING:
-    from server.app import CardaviaServer
 
 OUTBOX_LIMIT = 100_000
 """Messages waiting to be published before new ones are dropped (Redis is gone)."""
@@ -99,12 +97,28 @@ class RemoteLink:
         )
 
 
+class Server(Protocol):
+    """What the bus needs of the server it routes for (:class:`server.app.CardaviaServer`):
+    its lobby, to handle a request that came from another process, and to hold a task."""
+
+    @property
+    def lobby(self) -> Lobby:
+        """This process's tables."""
+
+    async def dispatch(self, player: Player, msg: cm.ClientMessage, *, route: bool = True) -> None:
+        """Handle one request of ``player`` (``route`` False: here, whatever the table)."""
+
+    def keep(self, task: asyncio.Task[Any]) -> None:
+        """Hold a background task until it ends."""
+
+
 class Bus:
     """This process's end of the routing (see the module docstring)."""
 
-    def __init__(self, store: RedisStore, app: CardaviaServer) -> None:
+    def __init__(self, store: RedisStore, app: Server) -> None:
         self.store = store
         self.app = app
+        self.lobby = app.lobby
         self.node = store.node
         self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(OUTBOX_LIMIT)
         self._tasks: list[asyncio.Task[None]] = []
@@ -215,9 +229,9 @@ class Bus:
             },
         )
 
-    def presence(self, player: Player, table_id: str, kind: str) -> None:
+    def presence(self, player: Player, table_id: str, presence: type[Presence]) -> None:
         """A player's disconnect / reconnect / expiry, for a table owned elsewhere."""
-        task = asyncio.create_task(self._presence(player, table_id, kind))
+        task = asyncio.create_task(self._presence(player, table_id, presence.kind))
         self.app.keep(task)
 
     async def _presence(self, player: Player, table_id: str, kind: str) -> None:
@@ -236,7 +250,7 @@ class Bus:
         """The lobby across every process: this one's tables fresh, the others' from the
         index in Redis (read at most once a :data:`~server.tables.core.LISTING_TTL`), in
         the lobby's order (:meth:`~server.lobby.Lobby.listing`) and up to its cap."""
-        lobby = self.app.lobby
+        lobby = self.lobby
         now = lobby.clock()
         groups: list[list[TableInfo | TableCore]] = [list(g) for g in lobby.listing(player, game)]
         for table_id, entry in (await self._index()).items():
@@ -257,7 +271,7 @@ class Bus:
             if known is None:  # validated once per reading of the index
                 known = self._infos[table_id] = TableInfo.model_validate(info, strict=False)
             groups[group].append(known)
-        listed = [t for group in groups for t in group][: self.app.config.max_listed_tables]
+        listed = [t for group in groups for t in group][: lobby.config.max_listed_tables]
         infos = tuple(t.listed_info(now) if isinstance(t, TableCore) else t for t in listed)
         # summaries validated already (here, or by the table that built them)
         return unchecked(sm.Tables, {"type": "tables", "ref": ref, "tables": infos})
@@ -275,7 +289,7 @@ class Bus:
         """Tables owned elsewhere that the player sits (seat) or watches (None) at."""
         out: dict[str, int | None] = {}
         for table_id, entry in (await self.store.index_of(player_id)).items():
-            if player_id in entry.get("members", ()) and table_id not in self.app.lobby.tables:
+            if player_id in entry.get("members", ()) and table_id not in self.lobby.tables:
                 seats = [s["seat"] for s in entry["info"]["seats"] if s["player_id"] == player_id]
                 out[table_id] = seats[0] if seats else None
         return out
@@ -283,7 +297,7 @@ class Bus:
     async def quick_target(self, player: Player, msg: cm.QuickPlay) -> str | None:
         """A waiting quick-play table of the game owned elsewhere, to join there (only when
         this process has none: the local one is preferred)."""
-        for actor in self.app.lobby.tables.values():
+        for actor in self.lobby.tables.values():
             core = actor.core
             if core.quick and core.game.id == msg.game and core.status == "waiting":
                 return None
@@ -291,7 +305,7 @@ class Bus:
         for table_id, entry in (await self.store.quick_candidates(msg.game)).items():
             info = entry["info"]
             if (
-                table_id not in self.app.lobby.tables
+                table_id not in self.lobby.tables
                 and info["quick"]
                 and info["game"] == msg.game
                 and info["status"] == "waiting"
@@ -309,7 +323,7 @@ class Bus:
         change what the player's session knows, errors (counted here) and
         anything for a JSON connection are decoded first.
         """
-        player = self.app.sessions.get(pid)
+        player = self.lobby.sessions.get(pid)
         link = None if player is None else player.link
         if player is None or link is None or isinstance(link, RemoteLink):
             return
@@ -332,10 +346,10 @@ class Bus:
     ) -> Player:
         """The player connected at ``node``, as the tables here see them; ``features``:
         those of its connection there (None: not told, kept as they were)."""
-        player = self.app.sessions.get(pid)
+        player = self.lobby.sessions.get(pid)
         if player is None:
             player = Player(player_id=pid, name=name, token="")
-            self.app.sessions.adopt(player, by_token=False)
+            self.lobby.sessions.adopt(player, by_token=False)
         link = player.link
         if link is None or isinstance(link, RemoteLink):
             if features is None:
@@ -349,7 +363,7 @@ class Bus:
         if kind == "out":
             self._deliver(data["pid"], data["m"])
         elif kind == "close":
-            player = self.app.sessions.get(data["pid"])
+            player = self.lobby.sessions.get(data["pid"])
             link = None if player is None else player.link
             if link is not None and not isinstance(link, RemoteLink):
                 link.close(int(data["code"]), str(data["reason"]))
@@ -366,19 +380,20 @@ class Bus:
                 )
         elif kind == "ev":
             player = self.stand_in(data["pid"], data["name"], data["from"])
-            actor = self.app.lobby.tables.get(data["table"])
-            if actor is not None and data["kind"] in ("disconnect", "reconnect", "forget"):
+            actor = self.lobby.tables.get(data["table"])
+            presence = PRESENCE_BY_KIND.get(data["kind"])
+            if actor is not None and presence is not None:
                 player.tables.setdefault(actor.id, actor.core.seat_of(player.player_id))
-                actor.submit(Command(data["kind"], player))
+                actor.submit(presence(player))
 
-    async def adopt_members(self, actor: Any) -> None:
+    async def adopt_members(self, actor: TableActor) -> None:
         """A table rebuilt here: its members connected to other processes get stand-ins,
         and a snapshot through them (they are back at the table)."""
         core = actor.core
-        away = [pid for pid in core.members() if self.app.sessions.get(pid) is None]
+        away = [pid for pid in core.members() if self.lobby.sessions.get(pid) is None]
         for pid, node in (await self.store.where(away)).items():
             seat = core.seat_of(pid)
             name = core.seats[seat].name if seat is not None else core.spectators.get(pid, "")
             player = self.stand_in(pid, name or "", node)
             player.tables[actor.id] = seat
-            actor.submit(Command("reconnect", player))
+            actor.submit(Reconnect(player))

@@ -26,7 +26,7 @@ from server.ops.logs import get_logger
 from server.persist.redis_store import RedisStore
 from server.persist.store import StoreUnavailable
 from server.players.sessions import Player
-from server.tables.actor import Command
+from server.tables.commands import Forget
 
 RESTORES_AT_ONCE = 32
 """Tables a takeover scan rebuilds concurrently (:meth:`Cluster.scan`)."""
@@ -174,7 +174,7 @@ class Cluster:
                 continue
             for actor in list(self.lobby.tables.values()):
                 if actor.core.is_member(pid):
-                    actor.submit(Command("forget", Player(player_id=pid, name="", token="")))
+                    actor.submit(Forget(Player(player_id=pid, name="", token="")))
             self._log.info("absent_member_forgotten", player=pid)
 
     def _here(self, player_id: str) -> bool:

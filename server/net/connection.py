@@ -1,7 +1,9 @@
 """One WebSocket connection: frames in, validated messages to the app, messages out.
 
 A task reads, except that a move read while that task has nothing to do is
-handled in the callback that read it; the rest of the server only queues messages
+handled in the callback that read it (both take :meth:`Connection._handle`; a
+message that :meth:`~Connection.may_run_now` is taken in the callback); the
+rest of the server only queues messages
 (:meth:`Connection.send` never blocks).  Everything queued for a connection
 while the event loop runs its current callbacks is written once they are
 done, in order and with one ``transport.write`` (no writer task, no await
@@ -13,7 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Final
+from collections.abc import Coroutine
+from typing import Any, Final
 
 from pydantic import BaseModel
 from websockets.asyncio.server import ServerConnection
@@ -34,6 +37,7 @@ from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Pong, TableChanged, Welcome
 from server.net.batching import OPEN, STATE_IN_SLOT, WRITES_IN_LIST, BatchingServerConnection
 from server.net.frames import BINARY, TEXT, frame
+from server.net.host import Host
 from server.net.outbox import Queued, drop_superseded, kind_of, summarised_table
 from server.net.static import is_json
 from server.net.view_changes import FEATURE as VIEW_CHANGES
@@ -43,16 +47,14 @@ from server.ops.metric_series import CounterSeries
 from server.players.ratelimit import Strikes, TokenBucket
 from server.players.sessions import NameError_, Player, validate_name
 from server.tables.options import RequestError
-
-if TYPE_CHECKING:
-    from server.app import CardaviaServer
-    from server.tables.reach import TableReach
+from server.tables.reach import TableReach
 
 # Final names, read on every move: see engine.compiled.HOT_PATH.
-_ACT: Final = Act
 _PING: Final = Ping
+_HELLO: Final = Hello
 _AT_ONCE: Final = (Act, Rematch)
-"""Requests for a table handled in the callback that reads them (``Connection._receive_now``)."""
+"""Requests for a table handled without waiting, when the table is here
+(:meth:`Connection.may_run_now`)."""
 _ERROR: Final = Error
 _TABLE_CHANGED: Final = TableChanged
 _BATCHING: Final = BatchingServerConnection
@@ -67,9 +69,12 @@ WRITE_BUFFER_LIMIT = 4 * 2**20
 
 
 class Connection:
-    """A client connection; implements :class:`server.players.sessions.Link`."""
+    """A client connection; implements :class:`server.players.sessions.Link`.
 
-    def __init__(self, ws: ServerConnection, app: CardaviaServer) -> None:
+    ``app`` is the server that accepted it, as far as a connection needs it
+    (:class:`server.net.host.Host`)."""
+
+    def __init__(self, ws: ServerConnection, app: Host) -> None:
         self.ws = ws
         self.app = app
         self.player: Player | None = None
@@ -96,8 +101,9 @@ class Connection:
         self._busy = False
         """Whether :meth:`run` is handling a message (it may wait meanwhile)."""
         self._log = get_logger(remote=str(ws.remote_address[0]) if ws.remote_address else "")
-        self._reach: TableReach = app.lobby.reach
+        self._reach: TableReach = app.reach
         """How a move reaches its table (compiled: no call into the app's code)."""
+        self._flusher = app.flusher
         self._protocol = ws.protocol
         self._transport = ws.transport
         """websockets' protocol state machine and socket of ``ws`` (both set before the
@@ -147,7 +153,7 @@ class Connection:
         outbox.append(message)
         if not self._flush_pending:
             self._flush_pending = True
-            self.app.flusher.add(self)
+            self._flusher.add(self)
 
     def close(self, code: int, reason: str) -> None:
         """Send what is queued, then close with ``code``."""
@@ -281,15 +287,15 @@ class Connection:
             message = "too many messages; slow down" if limited else exc.message
             self._refuse(limited, Error(ref=exc.ref, code=code, message=message))
             return
-        await self._handle(msg, limited)
+        waiting = self._handle(msg, limited)
+        if waiting is not None:
+            await waiting
 
     def _receive_now(self, payload: bytes) -> bool:
-        """Handle a binary message in the callback that read it, if it is a move or a
-        rematch vote (or a ping) that :meth:`_receive` would handle without waiting
-        and nothing is ahead of it; else decline it (False): websockets queues it for
-        :meth:`run`."""
-        player = self.player
-        if self._busy or self._close is not None or player is None:
+        """Handle a binary message in the callback that read it, if it
+        :meth:`may run now <may_run_now>` (a move, a rematch vote, a ping) and nothing
+        is ahead of it; else decline it (False): websockets queues it for :meth:`run`."""
+        if self._busy or self._close is not None or self.player is None:
             return False
         assert isinstance(self.ws, _BATCHING)
         if self.ws.pending_messages:
@@ -298,39 +304,24 @@ class Connection:
             msg = decode_client(payload)
         except FrameError:
             return False  # answered by _receive, in turn
-        if isinstance(msg, _AT_ONCE):
-            if not self._reach.here(msg.table):
-                return False
-        elif not isinstance(msg, _PING):
+        if not self.may_run_now(msg):
             return False
-        self._handle_now(msg, not self._bucket.allow(time.monotonic()))
+        self._handle(msg, not self._bucket.allow(time.monotonic()))  # None: it ran
         return True
 
-    def _handle_now(self, msg: Act | Rematch | Ping, limited: bool) -> None:
-        """:meth:`_handle` for a ping, or a move or rematch vote whose table is this
-        process's (:meth:`server.tables.reach.TableReach.here`): nothing in it waits
-        (the table handles it at once or queues it:
-        :meth:`server.tables.actor.TableActor.submit`)."""
-        if not self._admit(msg, limited):
-            return
-        try:
-            if self.player is not None and self.player.spare_token is not None:
-                self.app.sessions.confirm(self.player)  # the welcome (new token) arrived
-            if isinstance(msg, _PING):
-                self.send(Pong(ref=msg.id))
-            elif self.player is None:
-                raise RequestError(ErrorCode.HELLO_REQUIRED, "send hello first")
-            elif isinstance(msg, _ACT):
-                self._reach.act(self.player, msg)
-            else:
-                self._reach.rematch(self.player, msg)
-        except RequestError as exc:
-            self.send(Error(ref=msg.id, code=exc.code, message=exc.message, detail=exc.detail))
-        except Exception as exc:  # a bug must not drop the connection
-            self._failed(msg, exc)
+    def may_run_now(self, msg: ClientMessage) -> bool:
+        """Whether :meth:`_handle` handles ``msg`` without waiting: a ping, or a move or
+        rematch vote whose table is this process's
+        (:meth:`server.tables.reach.TableReach.here`: the table handles it at once or
+        queues it, :meth:`server.tables.actor.TableActor.submit`)."""
+        return isinstance(msg, _PING) or (isinstance(msg, _AT_ONCE) and self._reach.here(msg.table))
 
-    def _admit(self, msg: ClientMessage, limited: bool) -> bool:
-        """Count ``msg``; whether to act on it (else it was refused: over the rate)."""
+    def _handle(self, msg: ClientMessage, limited: bool) -> Coroutine[Any, Any, None] | None:
+        """The one way every message takes: count it, refuse it over the rate (``limited``),
+        confirm the spare token (the client uses this connection), then handle it now;
+        what waits (a hello, a request for the lobby or another process's table) is
+        returned, for the reading task to await.  None: ``msg`` is handled, as it
+        always is when it :meth:`may run now <may_run_now>`."""
         counter = self._messages_in.get(msg.type)
         if counter is None:
             counter = self._messages_in[msg.type] = self.app.metrics.counter(
@@ -340,34 +331,49 @@ class Connection:
         if limited:
             message = "too many messages; slow down"
             self._refuse(True, Error(ref=msg.id, code=ErrorCode.RATE_LIMITED, message=message))
-        return not limited
-
-    async def _handle(self, msg: ClientMessage, limited: bool) -> None:
-        """Count ``msg``, then refuse it (``limited``: over the rate) or act on it."""
-        if isinstance(msg, Ping) or (isinstance(msg, _AT_ONCE) and self._reach.here(msg.table)):
-            self._handle_now(msg, limited)
-            return
-        if not self._admit(msg, limited):
-            return
+            return None
         try:
-            if self.player is not None and self.player.spare_token is not None:
-                self.app.sessions.confirm(self.player)  # the welcome (new token) arrived
-            if isinstance(msg, Hello):
-                if self.player is None:
-                    await self.app.before_hello(msg.token)
-                self._hello(msg)
-                await self.app.after_hello(self.player)
-            elif self.player is None:
+            player = self.player
+            if player is not None and player.spare_token is not None:
+                self.app.sessions.confirm(player)  # the welcome (new token) arrived
+            if isinstance(msg, _PING):
+                self.send(Pong(ref=msg.id))
+            elif isinstance(msg, _HELLO):
+                return self._greet(msg)
+            elif player is None:
                 raise RequestError(ErrorCode.HELLO_REQUIRED, "send hello first")
+            elif isinstance(msg, _AT_ONCE) and self._reach.here(msg.table):
+                self._reach.request(player, msg)
             else:
-                await self.app.dispatch(self.player, msg)
-        except RequestError as exc:
-            self.send(Error(ref=msg.id, code=exc.code, message=exc.message, detail=exc.detail))
-        except Exception as exc:  # a bug must not drop the connection
+                return self._dispatch(player, msg)
+        except Exception as exc:
+            self._failed(msg, exc)
+        return None
+
+    async def _greet(self, msg: Hello) -> None:
+        """A hello: open or resume the session (:meth:`_hello`), recorded before the
+        connection's next request is read."""
+        try:
+            if self.player is None:
+                await self.app.before_hello(msg.token)
+            self._hello(msg)
+            await self.app.after_hello(self.player)
+        except Exception as exc:
+            self._failed(msg, exc)
+
+    async def _dispatch(self, player: Player, msg: ClientMessage) -> None:
+        """A request the server handles (:meth:`server.net.host.Host.dispatch`)."""
+        try:
+            await self.app.dispatch(player, msg)
+        except Exception as exc:
             self._failed(msg, exc)
 
     def _failed(self, msg: ClientMessage, exc: Exception) -> None:
-        """Log a bug met handling ``msg`` and tell the client it had no effect."""
+        """Answer a request that failed: its :class:`RequestError`, or (a bug, logged)
+        that it had no effect."""
+        if isinstance(exc, RequestError):
+            self.send(Error(ref=msg.id, code=exc.code, message=exc.message, detail=exc.detail))
+            return
         self._log.exception("request_failed", type=msg.type, error=repr(exc))
         self.send(
             Error(
@@ -407,13 +413,13 @@ class Connection:
             self._log = self._log.bind(player=player.player_id)
             self.send(self._welcome(msg, player, resumed=True))
             self._log.info("session_resumed")
-            self.app.lobby.reconnected(player)
+            self.app.resumed(player)
             return
         try:
             name = validate_name(msg.name)
         except NameError_ as exc:
             raise RequestError(ErrorCode.BAD_NAME, str(exc)) from None
-        quotas = self.app.lobby.quotas
+        quotas = self.app.quotas
         quotas.check_session(self.address)
         player = sessions.open(name, self, self.address)
         quotas.add_session(player)

@@ -11,7 +11,6 @@ pass the very same validation as a human's.
 from __future__ import annotations
 
 import asyncio
-import copy
 import time
 from collections import deque
 from collections.abc import Callable
@@ -28,8 +27,31 @@ from server.ops.logs import get_logger
 from server.ops.metrics import Metrics
 from server.persist.store import LeaseLost, Store, StoreUnavailable
 from server.players.quotas import Quotas
-from server.players.sessions import Player, Sessions
+from server.players.sessions import Sessions
 from server.tables.at_once import run_at_once
+from server.tables.commands import (
+    PRESENCE,
+    REQUESTS,
+    AiMove,
+    Chat,
+    Close,
+    Disconnect,
+    Forget,
+    GetReplay,
+    Join,
+    Leave,
+    Lost,
+    Move,
+    Reconnect,
+    Rematch,
+    Request,
+    Spectate,
+    Start,
+    Stop,
+    TableCommand,
+    Tick,
+    unhandled,
+)
 from server.tables.core import TableCore
 from server.tables.options import RequestError
 from server.tables.replay import build_replay, finished_to_plain, table_meta
@@ -38,6 +60,15 @@ from server.tables.values import AiTurn, Effects, Out
 
 _perf_counter: Final = time.perf_counter
 """Read on every move (a Final name: compiled, a C static, not two lookups)."""
+_MOVE: Final = Move
+_AT_ONCE: Final = (Move, Rematch)
+"""Commands handled in the caller's turn when the table is idle (:meth:`TableActor.submit`):
+the moves, and the rematch vote every seated human sends after each game."""
+_REQUESTS: Final = REQUESTS
+_PRESENCE: Final = PRESENCE
+_SEATING: Final = (Join, Spectate)
+"""Requests that seat the player or let them watch: undone in their session too when
+the store fails."""
 
 
 def _time_up(waiter: asyncio.Future[bool]) -> None:
@@ -45,69 +76,8 @@ def _time_up(waiter: asyncio.Future[bool]) -> None:
         waiter.set_result(True)
 
 
-_SILENT: Final = frozenset(
-    {"tick", "disconnect", "reconnect", "forget", "ai_move", "stop", "close", "lost"}
-)
-"""Commands that have no requester waiting for a reply."""
-_AT_ONCE: Final = ("act", "rematch")
-"""Commands handled in the caller's turn when the table is idle (:meth:`TableActor.submit`):
-the moves, and the rematch vote every seated human sends after each game."""
 STORE_RETRY_S: Final = 1.0
 """After the store failed, the table retries what is due (timers, AI turns) this much later."""
-_ROLLBACK: Final = (
-    "spectators",
-    "status",
-    "state",
-    "version",
-    "game_no",
-    "seed",
-    "turn_started",
-    "rematch_votes",
-    "archive",
-    "owner",
-    "fill_at",
-    "_covered_seen",
-    "_listed",
-)
-"""The core's fields a command may change: restored when its write to the store fails
-(and ``seats`` and ``log``, kept more cheaply: see :meth:`TableActor._snapshot`)."""
-
-
-def _shallow(value: Any) -> Any:
-    """A copy of a mutable container; immutable values (game states) as they are."""
-    return copy.copy(value) if isinstance(value, list | dict | set) else value
-
-
-class Command:
-    """A request from a player: ``kind`` names it, ``ref`` is echoed in the reply.
-
-    ``received`` (``time.perf_counter``) is when it was made, for the latency metrics.
-    Not a dataclass: compiled (:data:`engine.compiled.HOT_PATH`), a dataclass's
-    ``__init__`` is the interpreted one :mod:`dataclasses` writes (about 0.7 µs
-    here, a move's every command), where this one is native; the fields are Final
-    (never reassigned).
-    """
-
-    __slots__ = ("args", "kind", "player", "received", "ref")
-
-    def __init__(
-        self,
-        kind: str,
-        player: Player | None = None,
-        ref: int | None = None,
-        args: Any = None,
-    ) -> None:
-        self.kind: Final = kind
-        self.player: Final = player
-        self.ref: Final = ref
-        self.args: Final = args
-        self.received: Final = _perf_counter()
-
-    def __repr__(self) -> str:
-        return (
-            f"Command(kind={self.kind!r}, player={self.player!r}, ref={self.ref!r}, "
-            f"args={self.args!r})"
-        )
 
 
 class TableActor:
@@ -143,7 +113,7 @@ class TableActor:
         self.clock = clock
         self._replay: Replay | None = None
         """The replay last built here (:meth:`_on_replay`)."""
-        self.queue: deque[Command] = deque()
+        self.queue: deque[TableCommand] = deque()
         self._waiter: asyncio.Future[bool] | None = None
         """Set while the actor waits for a command (True: its wakeup came)."""
         self._waiting_until: float | None = None
@@ -170,12 +140,12 @@ class TableActor:
         """Start draining the queue."""
         self._task = asyncio.create_task(self._run(), name=f"table-{self.id}")
 
-    def submit(self, command: Command) -> None:
+    def submit(self, command: TableCommand) -> None:
         """Queue a command (never blocks); a move or a rematch vote at an idle table is
         handled at once (:meth:`_handle_now`)."""
         waiter = self._waiter
         if (
-            command.kind in _AT_ONCE
+            isinstance(command, _AT_ONCE)
             and waiter is not None
             and not waiter.done()
             and not self.queue
@@ -188,7 +158,7 @@ class TableActor:
         if waiter is not None and not waiter.done():
             waiter.set_result(False)
 
-    def _handle_now(self, command: Command, waiter: asyncio.Future[bool]) -> None:
+    def _handle_now(self, command: Move | Rematch, waiter: asyncio.Future[bool]) -> None:
         """Handle ``command`` in the caller's turn of the event loop, as the actor would in
         its own, sparing the actor's wake-up per move (or rematch vote).
 
@@ -236,7 +206,7 @@ class TableActor:
             except Exception as exc:  # an engine bug: log it, keep the table
                 self._log.exception("ai_schedule_failed", error=repr(exc))
 
-    async def _next_command(self, loop: asyncio.AbstractEventLoop) -> Command | None:
+    async def _next_command(self, loop: asyncio.AbstractEventLoop) -> TableCommand | None:
         """The next queued command, or a ``tick`` when the core's next wakeup comes first;
         None when woken with nothing queued (a move was handled at once meanwhile:
         the wakeup is to be worked out again).
@@ -250,7 +220,7 @@ class TableActor:
             wake = self._retry_at if wake is None else min(wake, self._retry_at)
         while True:
             if wake is not None and wake <= now:
-                return Command("tick")
+                return Tick()
             if self.queue:
                 return self.queue.popleft()
             self._waiter = waiter = loop.create_future()
@@ -263,7 +233,7 @@ class TableActor:
                 if timer is not None:
                     timer.cancel()
             if timed_out and not self.queue:
-                return Command("tick")
+                return Tick()
             if not self.queue:
                 return None
             # ``wake`` still holds, or is early at worst (costing a tick): a move handled
@@ -274,7 +244,7 @@ class TableActor:
         """Answer the requests still queued at a table that has stopped."""
         while self.queue:
             command = self.queue.popleft()
-            if command.player is not None and command.kind not in _SILENT:
+            if isinstance(command, _REQUESTS):
                 command.player.send(
                     Error(
                         ref=command.ref,
@@ -284,25 +254,60 @@ class TableActor:
                     )
                 )
 
-    async def _handle(self, command: Command) -> None:
-        handler = getattr(self, "_on_" + command.kind)
-        before = self._snapshot() if self.store.may_fail else None
+    async def _handle(self, command: TableCommand) -> None:
+        """Apply ``command`` through its handler; on a store failure put the core back as
+        it was (:meth:`TableCore.checkpoint`) and refuse it; refuse a bad request."""
+        checkpoint = self.core.checkpoint() if self.store.may_fail else None
         try:
-            await handler(command)
+            # one class a handler, the moves first (most commands are)
+            if isinstance(command, _MOVE):
+                await self._on_move(command)
+            elif isinstance(command, AiMove):
+                await self._on_ai_move(command)
+            elif isinstance(command, Tick):
+                await self._commit(self.core.tick(self.clock()))
+            elif isinstance(command, Rematch):
+                await self._on_rematch(command)
+            elif isinstance(command, Join):
+                await self._on_join(command)
+            elif isinstance(command, Spectate):
+                await self._on_spectate(command)
+            elif isinstance(command, Leave):
+                await self._on_leave(command)
+            elif isinstance(command, Chat):
+                await self._on_chat(command)
+            elif isinstance(command, Start):
+                await self._on_start(command)
+            elif isinstance(command, GetReplay):
+                self._on_replay(command)
+            elif isinstance(command, Disconnect):
+                await self._commit(self.core.disconnect(command.player.player_id, self.clock()))
+            elif isinstance(command, Reconnect):
+                await self._commit(self.core.reconnect(command.player.player_id, self.clock()))
+            elif isinstance(command, Forget):
+                await self._on_forget(command)
+            elif isinstance(command, Close):
+                await self._close(command.reason or "the table was closed")
+            elif isinstance(command, Lost):
+                self._lose("another process owns the table now")
+            elif isinstance(command, Stop):
+                self.closed = True  # the record stays in the store (server shutdown)
+            else:
+                unhandled(command)
         except StoreUnavailable as exc:
-            if before is not None:
-                self._restore(before)
+            if checkpoint is not None:
+                self.core.restore(checkpoint)
             self._retry_at = self.clock() + STORE_RETRY_S
             self._log.warning("store_unavailable", command=command.kind, error=str(exc))
-            if command.player is not None and command.kind not in _SILENT:
-                if command.kind in ("join", "spectate"):
+            if isinstance(command, _REQUESTS):
+                if isinstance(command, _SEATING):
                     command.player.tables.pop(self.id, None)
                 self._refuse(
                     command,
                     ErrorCode.STORE_UNAVAILABLE,
                     "the table's store is unavailable; nothing changed, retry soon",
                 )
-            if command.kind in ("join", "spectate") and not self.core.members():
+            if isinstance(command, _SEATING) and not self.core.members():
                 await self._close("nobody could sit down")  # its creator could not
         except LeaseLost as exc:
             self._lose(str(exc))
@@ -318,54 +323,28 @@ class TableActor:
 
     def _refuse(
         self,
-        command: Command,
+        command: TableCommand,
         code: ErrorCode,
         message: str,
         detail: str | None = None,
         reason: Reason | None = None,
     ) -> None:
-        """Answer ``command``'s requester (if any) with an error about this table; the
-        ``reason`` only to a connection that asked for it (the ``reasons`` feature), null
-        for the others, whose clients say the English ``message`` as before."""
-        player = command.player
-        if player is not None:
-            link = player.link
-            if reason is not None and (link is None or "reasons" not in link.features):
-                reason = None
-            player.send(
-                Error(
-                    ref=command.ref,
-                    code=code,
-                    message=message,
-                    detail=detail,
-                    table=self.id,
-                    reason=reason,
-                )
-            )
-
-    def _snapshot(self) -> dict[str, Any]:
-        """The core's fields a command may change (:meth:`_restore` puts them back).
-
-        Taken before every command when the store may fail, so kept cheap: the
-        seats' slots are copied field by field, and the log (which a command
-        only appends to, or replaces for a new game) is kept as the list and
-        its length, not copied.
-        """
-        core = self.core
-        before = {name: _shallow(getattr(core, name)) for name in _ROLLBACK}
-        before["seats"] = [slot.copy() for slot in core.seats]
-        before["log"] = (core.log, len(core.log))
-        return before
-
-    def _restore(self, before: dict[str, Any]) -> None:
-        """Put back what :meth:`_snapshot` kept: the core as it was before the command."""
-        core = self.core
-        for name, value in before.items():
-            if name == "log":
-                log, length = value
-                del log[length:]
-                value = log
-            setattr(core, name, value)
+        """Answer ``command``'s player (a request's, with its ``ref``; a session
+        event's, without) with an error about this table; the ``reason`` only to a
+        connection that asked for it (the ``reasons`` feature), null for the others,
+        whose clients say the English ``message`` as before."""
+        if isinstance(command, _REQUESTS):
+            player, ref = command.player, command.ref
+        elif isinstance(command, _PRESENCE):
+            player, ref = command.player, None
+        else:
+            return
+        link = player.link
+        if reason is not None and (link is None or "reasons" not in link.features):
+            reason = None
+        player.send(
+            Error(ref=ref, code=code, message=message, detail=detail, table=self.id, reason=reason)
+        )
 
     async def _commit(self, eff: Effects, *, seating: bool = True) -> None:
         """Persist first, then send; close the table if nobody is left."""
@@ -484,9 +463,8 @@ class TableActor:
         if player is not None:
             player.send(message)
 
-    def _reply(self, command: Command, message: BaseModel) -> None:
-        if command.player is not None:
-            command.player.send(message)
+    def _reply(self, command: Request, message: BaseModel) -> None:
+        command.player.send(message)
 
     async def _close(self, reason: str) -> None:
         self._summaries.drop()
@@ -516,15 +494,11 @@ class TableActor:
         (self.on_lost or self.on_close)(self.id)
         self._log.warning("table_lost", reason=reason)
 
-    # -- commands ------------------------------------------------------------
-    async def _on_tick(self, command: Command) -> None:
-        await self._commit(self.core.tick(self.clock()))
-
-    async def _on_join(self, command: Command) -> None:
+    # -- commands (dispatched by :meth:`_handle`) -----------------------------
+    async def _on_join(self, command: Join) -> None:
         self.pending_joins = max(0, self.pending_joins - 1)
         player = command.player
-        assert player is not None
-        eff = self.core.join(player.player_id, player.name, command.args, self.clock())
+        eff = self.core.join(player.player_id, player.name, command.seat, self.clock())
         await self._persist(eff)
         seat = self.core.seat_of(player.player_id)
         player.tables[self.id] = seat
@@ -540,9 +514,8 @@ class TableActor:
         self._log.info("joined", player=player.player_id, seat=seat)
         await self._deliver(eff)
 
-    async def _on_spectate(self, command: Command) -> None:
+    async def _on_spectate(self, command: Spectate) -> None:
         player = command.player
-        assert player is not None
         if self.quotas is not None and self.id not in player.tables:
             self.quotas.check_watch(player)
         eff = self.core.spectate(player.player_id, player.name, self.clock())
@@ -560,9 +533,8 @@ class TableActor:
         self._log.info("spectating", player=player.player_id)
         await self._deliver(eff)
 
-    async def _on_leave(self, command: Command) -> None:
+    async def _on_leave(self, command: Leave) -> None:
         player = command.player
-        assert player is not None
         eff = self.core.leave(player.player_id, self.clock())
         await self._persist(eff)
         player.tables.pop(self.id, None)
@@ -570,37 +542,26 @@ class TableActor:
         self._log.info("left", player=player.player_id)
         await self._deliver(eff)
 
-    async def _on_forget(self, command: Command) -> None:
+    async def _on_forget(self, command: Forget) -> None:
         """A session expired: like a leave, without a reply."""
-        player = command.player
-        assert player is not None
-        if self.core.is_member(player.player_id):
-            await self._commit(self.core.leave(player.player_id, self.clock()))
+        player_id = command.player.player_id
+        if self.core.is_member(player_id):
+            await self._commit(self.core.leave(player_id, self.clock()))
 
-    async def _on_disconnect(self, command: Command) -> None:
-        assert command.player is not None
-        await self._commit(self.core.disconnect(command.player.player_id, self.clock()))
-
-    async def _on_reconnect(self, command: Command) -> None:
-        assert command.player is not None
-        await self._commit(self.core.reconnect(command.player.player_id, self.clock()))
-
-    async def _on_start(self, command: Command) -> None:
-        assert command.player is not None
+    async def _on_start(self, command: Start) -> None:
         eff = self.core.request_start(command.player.player_id, self.clock())
         await self._persist(eff)
         self._reply(command, Ok(ref=command.ref))
         await self._deliver(eff)
 
-    async def _on_act(self, command: Command) -> None:
-        assert command.player is not None
-        seat, version, action = command.args
-        link = command.player.link
+    async def _on_move(self, command: Move) -> None:
+        player = command.player
+        link = player.link
         eff = self.core.act(
-            command.player.player_id,
-            seat,
-            version,
-            action,
+            player.player_id,
+            command.seat,
+            command.version,
+            command.action,
             "human",
             self.clock(),
             answer=link is not None and "update_ref" in link.features,
@@ -611,21 +572,19 @@ class TableActor:
             self._reply(command, unchecked(Ok, {"type": "ok", "ref": command.ref}))  # a valid ref
         self._latency.observe(_perf_counter() - command.received)
 
-    async def _on_chat(self, command: Command) -> None:
-        assert command.player is not None
-        eff = self.core.chat(command.player.player_id, command.args, self.clock())
+    async def _on_chat(self, command: Chat) -> None:
+        eff = self.core.chat(command.player.player_id, command.text, self.clock())
         await self._commit(eff)
         self._reply(command, Ok(ref=command.ref))
 
-    async def _on_rematch(self, command: Command) -> None:
-        assert command.player is not None
+    async def _on_rematch(self, command: Rematch) -> None:
         eff = self.core.rematch(command.player.player_id, self.clock())
         await self._persist(eff)
         self._reply(command, Ok(ref=command.ref))
         await self._deliver(eff)
 
-    async def _on_replay(self, command: Command) -> None:
-        game_no: int | None = command.args
+    def _on_replay(self, command: GetReplay) -> None:
+        game_no = command.game_no
         archive = self.core.archive
         if not archive:
             raise RequestError(ErrorCode.GAME_IN_PROGRESS, "no game has ended at this table yet")
@@ -643,8 +602,8 @@ class TableActor:
             self._replay = replay
         self._reply(command, replay.model_copy(update={"ref": command.ref}))
 
-    async def _on_ai_move(self, command: Command) -> None:
-        turn, action = command.args
+    async def _on_ai_move(self, command: AiMove) -> None:
+        turn, action = command.turn, command.action
         self._inflight.pop((turn.seat, turn.version), None)
         try:
             eff = self.core.act(None, turn.seat, turn.version, action, turn.by, self.clock())
@@ -657,17 +616,6 @@ class TableActor:
                 None, turn.seat, turn.version, to_plain(legal[0]), turn.by, self.clock()
             )
         await self._commit(eff, seating=False)
-
-    async def _on_close(self, command: Command) -> None:
-        await self._close(command.args or "the table was closed")
-
-    async def _on_lost(self, command: Command) -> None:
-        """The lease was lost (the cluster saw the fence move): stop driving the table."""
-        self._lose("another process owns the table now")
-
-    async def _on_stop(self, command: Command) -> None:
-        """Stop the actor; the record stays in the store (server shutdown)."""
-        self.closed = True
 
     # -- AI --------------------------------------------------------------------
     def _schedule_ai(self) -> None:
@@ -697,7 +645,7 @@ class TableActor:
                     await asyncio.sleep(pause)
             if core.ai_only():
                 await self.ai.pace()  # nobody plays here: the shared pace (server.ai.pace)
-            self.submit(Command("ai_move", args=(turn, to_plain(action))))
+            self.submit(AiMove(turn, to_plain(action)))
         except asyncio.CancelledError:
             raise
         except Exception as exc:

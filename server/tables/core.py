@@ -32,7 +32,7 @@ from server.players.names import skeleton
 from server.tables.action_cache import decoder_for
 from server.tables.chat import ChatRules
 from server.tables.options import RequestError, TableSetup
-from server.tables.updates import UpdateBuilder
+from server.tables.updates import Change, UpdateBuilder
 from server.tables.values import (
     ActedBy,
     AiTurn,
@@ -46,9 +46,91 @@ from server.tables.values import (
 # Final names, read on every move: see engine.compiled.HOT_PATH.
 _LOGGED_ACTION: Final = LoggedAction
 _EFFECTS: Final = Effects
+_CHANGE: Final = Change
 
 LISTING_TTL: Final = 1.0
 """Seconds a table's lobby summary is listed again as it was (:meth:`TableCore.listed_info`)."""
+
+FIXED_FIELDS: Final = frozenset(
+    {
+        "id",
+        "setup",
+        "game",
+        "quick",
+        "invite",
+        "seed_source",
+        "ai_delay",
+        "grace",
+        "replays_kept",
+        "fill_level",
+        "max_spectators",
+        "waiting_grace",
+        "ai_table_linger",
+        "_decoder",
+        "_plain_options",
+    }
+)
+"""The fields of a :class:`TableCore` set when it is made (or rebuilt from its record)
+and changed by no command: a checkpoint need not keep them."""
+KEPT_FIELDS: Final = frozenset({"chat_rules", "_out", "_seat_infos"})
+"""The fields a failed command's rollback leaves as they are: the chat's rate (a line
+counts against it whether or not it was stored) and caches, which hold what they were
+built from (the views' plain forms, each seat's summary by what it shows), so that
+what they hold after a rollback is still right."""
+
+
+class Checkpoint:
+    """Every field of a :class:`TableCore` that a command may change, as it was
+    (:meth:`TableCore.checkpoint`; :meth:`TableCore.restore` puts them back).
+
+    With :data:`FIXED_FIELDS` and :data:`KEPT_FIELDS`, these are all of a core's
+    fields (``tests/server/test_table_core.py`` checks it): a field added to the
+    core is one of the three, or the test says which is missing.  Taken before
+    every command when the store may fail, so kept cheap: the seats' slots are
+    copied, not the objects they hold; the log, which a command only appends to
+    (or replaces, for a new game), is kept as the list and its length.
+    """
+
+    __slots__ = (
+        "_covered_seen",
+        "_listed",
+        "archive",
+        "fill_at",
+        "finished_at",
+        "game_no",
+        "log",
+        "log_length",
+        "owner",
+        "rematch_votes",
+        "seats",
+        "seed",
+        "spectators",
+        "spectators_away",
+        "state",
+        "status",
+        "turn_started",
+        "version",
+    )
+
+    def __init__(self, core: TableCore) -> None:
+        self.seats: Final = [slot.copy() for slot in core.seats]
+        self.spectators: Final = core.spectators.copy()
+        self.spectators_away: Final = core.spectators_away.copy()
+        self.status: Final = core.status
+        self.state: Final = core.state  # immutable (engine.game)
+        self.version: Final = core.version
+        self.game_no: Final = core.game_no
+        self.seed: Final = core.seed
+        self.log: Final = core.log
+        self.log_length: Final = len(core.log)
+        self.turn_started: Final = core.turn_started
+        self.rematch_votes: Final = core.rematch_votes.copy()
+        self.archive: Final = core.archive.copy()
+        self.owner: Final = core.owner
+        self.fill_at: Final = core.fill_at
+        self.finished_at: Final = core.finished_at
+        self._covered_seen: Final = core._covered_seen  # replaced, never changed in place
+        self._listed: Final = core._listed
 
 
 class TableCore:
@@ -110,11 +192,41 @@ class TableCore:
         self._decoder = decoder_for(self.game)
         self._listed: tuple[float, TableInfo] | None = None
         """The lobby summary last built, and when (:meth:`listed_info`)."""
-        self._out = UpdateBuilder(table_id)
+        self._out = UpdateBuilder()
         self._seat_infos: list[tuple[tuple[Any, ...], SeatInfo] | None] = [None] * len(self.seats)
         """Each seat's last summary and what it was built from (:meth:`_seat_info`)."""
         self._plain_options: dict[str, Any] = to_plain(setup.game_options)
         """The game options as plain data (they never change), for :meth:`info`."""
+
+    # -- rollback --------------------------------------------------------------
+    def checkpoint(self) -> Checkpoint:
+        """What a command may change here, as it is now (:meth:`restore` puts it back):
+        the table actor takes one before a command whose writes may fail."""
+        return Checkpoint(self)
+
+    def restore(self, checkpoint: Checkpoint) -> None:
+        """The core as it was at ``checkpoint`` (a command's write to the store failed:
+        nothing of it may stay).  Each slot copy is put back as it is: a checkpoint
+        is restored at most once."""
+        self.seats = checkpoint.seats
+        self.spectators = checkpoint.spectators
+        self.spectators_away = checkpoint.spectators_away
+        self.status = checkpoint.status
+        self.state = checkpoint.state
+        self.version = checkpoint.version
+        self.game_no = checkpoint.game_no
+        self.seed = checkpoint.seed
+        log = checkpoint.log
+        del log[checkpoint.log_length :]
+        self.log = log
+        self.turn_started = checkpoint.turn_started
+        self.rematch_votes = checkpoint.rematch_votes
+        self.archive = checkpoint.archive
+        self.owner = checkpoint.owner
+        self.fill_at = checkpoint.fill_at
+        self.finished_at = checkpoint.finished_at
+        self._covered_seen = checkpoint._covered_seen
+        self._listed = checkpoint._listed
 
     # -- who is here ---------------------------------------------------------
     def seat_of(self, player_id: str) -> int | None:
@@ -388,7 +500,8 @@ class TableCore:
         self.rematch_votes.clear()
         self.fill_at = None
         eff = Effects(outs=self._changed(now), started=(self.game_no, self.seed))
-        eff.outs.extend(self._updates(self.game.start_events(self.state), None, None, now))
+        start = _CHANGE(self.id, self.game_no, self.version, None, None, self.timer_left(now))
+        eff.outs.extend(self._updates(self.game.start_events(self.state), start))
         return eff
 
     def act(
@@ -441,40 +554,25 @@ class TableCore:
         self.log.append(logged)
         eff = _EFFECTS(applied=logged)
         asker = player_id if answer else None
-        eff.outs = self._updates(
-            transition.events, seat, by, now, None if asker is None else (asker, ref)
+        change = _CHANGE(
+            self.id, self.game_no, self.version, seat, by, self.timer_left(now), asker, ref
         )
+        eff.outs = self._updates(transition.events, change)
         eff.answered = asker is not None
         if self.game.is_over(self.state):
             eff.outs.extend(self._finish(now))
         return eff
 
-    def _updates(
-        self,
-        events: Iterable[Event],
-        actor: int | None,
-        by: ActedBy | None,
-        now: float,
-        answer: tuple[str, int | None] | None = None,
-    ) -> list[Out]:
-        """An ``update`` for each seated human and one shared by every spectator."""
+    def _updates(self, events: Iterable[Event], change: Change) -> list[Out]:
+        """An ``update`` of ``change`` for each seated human and one shared by every
+        spectator."""
         humans = [
             (seat, slot.player_id)
             for seat, slot in enumerate(self.seats)
             if slot.kind == "human" and slot.player_id
         ]
         return self._out.updates(
-            self.game,
-            self.state,
-            events,
-            humans=humans,
-            spectators=self.spectators.keys(),
-            game_no=self.game_no,
-            version=self.version,
-            actor=actor,
-            by=by,
-            timer=self.timer_left(now),
-            answer=answer,
+            self.game, self.state, events, change, humans, self.spectators.keys()
         )
 
     def _finish(self, now: float) -> list[Out]:

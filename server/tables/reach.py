@@ -1,9 +1,11 @@
 """Reaching one of this process's tables by its id: the lobby's part of the hot path.
 
 Every move names its table; the connection that read it hands it here
-(:meth:`TableReach.act`), which finds the table the player may reach
+(:meth:`TableReach.request`), which finds the table the player may reach
 (:meth:`TableReach.find`: ``not_found`` otherwise, a private table's invite
-checked) and queues the move on its actor.  Compiled with the hot path
+checked) and queues the move on its actor as its command
+(:func:`server.tables.commands.command_of`).  A request that came from
+another process (:mod:`server.cluster.bus`) takes the same way.  Compiled with the hot path
 (:data:`engine.compiled.HOT_PATH`), a move reaches its table without a call
 into interpreted code; the lobby (:mod:`server.lobby`) keeps the tables and
 finds them through the same :class:`TableReach`.
@@ -13,10 +15,10 @@ from __future__ import annotations
 
 import secrets
 
-from protocol.client_messages import Act, Rematch
 from protocol.errors import ErrorCode
 from server.players.sessions import Player
-from server.tables.actor import Command, TableActor
+from server.tables.actor import TableActor
+from server.tables.commands import TableRequest, command_of
 from server.tables.options import RequestError
 
 
@@ -55,14 +57,9 @@ class TableReach:
             raise RequestError(ErrorCode.NOT_FOUND, f"no table {table_id!r}")
         return actor
 
-    def act(self, player: Player, msg: Act) -> None:
-        """Queue the move ``msg`` on its table's actor (``not_found`` if unreachable)."""
-        actor = self.find(player, msg.table)
-        actor.submit(Command("act", player, msg.id, (msg.seat, msg.version, msg.action)))
-
-    def rematch(self, player: Player, msg: Rematch) -> None:
-        """Queue the rematch vote ``msg`` on its table's actor (``not_found`` if
-        unreachable): every seated human votes after each game, so it takes the
-        moves' path (no task of the connection's, the table's at once if idle)."""
-        actor = self.find(player, msg.table)
-        actor.submit(Command("rematch", player, msg.id))
+    def request(self, player: Player, msg: TableRequest) -> None:
+        """Queue ``msg`` on its table's actor as its command (``not_found`` if the table
+        is unreachable).  A move, or the rematch vote every seated human sends after
+        each game, is handled at once by a table that is idle
+        (:meth:`~server.tables.actor.TableActor.submit`)."""
+        self.find(player, msg.table).submit(command_of(player, msg))

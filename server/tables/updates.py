@@ -25,6 +25,39 @@ def plain_event(event: Event) -> dict[str, Any]:
     return {"kind": event.kind, "data": to_plain(event.data)}
 
 
+class Change:
+    """One change of a table's game, as each of its updates tells it: the table, the
+    game and the version it brought the table to, who acted (seat, and ``by``, or
+    None: the game's start), the turn timer, and the requester its update answers.
+
+    ``asker``: the player whose request made the change and who asked for the
+    answer in its update (the ``update_ref`` feature): that player's update
+    carries ``ref``.  Not a dataclass (see :class:`server.tables.values.Effects`).
+    """
+
+    __slots__ = ("actor", "asker", "by", "game_no", "ref", "table", "timer", "version")
+
+    def __init__(
+        self,
+        table: str,
+        game_no: int,
+        version: int,
+        actor: int | None,
+        by: ActedBy | None,
+        timer: float | None,
+        asker: str | None = None,
+        ref: int | None = None,
+    ) -> None:
+        self.table: Final = table
+        self.game_no: Final = game_no
+        self.version: Final = version
+        self.actor: Final = actor
+        self.by: Final = by
+        self.timer: Final = timer
+        self.asker: Final = asker
+        self.ref: Final = ref
+
+
 class UpdateBuilder:
     """Builds one table's updates; keeps the views' plain forms between changes.
 
@@ -34,8 +67,7 @@ class UpdateBuilder:
     compared by identity with the same seat's last view and the view before it).
     """
 
-    def __init__(self, table_id: str) -> None:
-        self.table_id = table_id
+    def __init__(self) -> None:
         self._views = PlainMemo()
 
     def updates(
@@ -43,19 +75,13 @@ class UpdateBuilder:
         game: Game[Any, Any, Any, Any],
         state: Any,
         events: Iterable[Event],
-        *,
+        change: Change,
         humans: Sequence[tuple[int, str]],
         spectators: Collection[str],
-        game_no: int,
-        version: int,
-        actor: int | None,
-        by: ActedBy | None,
-        timer: float | None,
-        answer: tuple[str, int | None] | None = None,
     ) -> list[Out]:
-        """An ``update`` for each seated human ``(seat, player id)`` and one shared by
-        every spectator; ``answer`` ``(player id, ref)``: that player's update carries
-        ``ref``, answering its request (the ``update_ref`` feature)."""
+        """An ``update`` of ``change`` for each seated human ``(seat, player id)`` and
+        one shared by every spectator, each with the view of ``state`` and the
+        ``events`` its position may see."""
         converted = [(e, plain_event(e)) for e in events]
         # most changes have only public events: one tuple of them for every update
         shared = (
@@ -69,25 +95,24 @@ class UpdateBuilder:
         memo = self._views
         views = memo.convert([game.view(state, seat) for seat in seats])
         changes = memo.changes  # what changed since each position's last view
-        asker, ref = answer if answer is not None else (None, None)
-        table = self.table_id
+        asker = change.asker
         outs: list[Out] = [
             (
                 pid,
                 _update(
-                    table, game_no, version, actor, by, timer, seat,
+                    change,
+                    seat,
                     shared if shared is not None else _visible(converted, seat),
-                    view, ref if pid == asker else None, change,
+                    view,
+                    pid == asker,
+                    since,
                 ),
             )
-            for (seat, pid), view, change in zip(humans, views, changes, strict=False)
-        ]  # fmt: skip
+            for (seat, pid), view, since in zip(humans, views, changes, strict=False)
+        ]
         if spectators:
             public = shared if shared is not None else _visible(converted, None)
-            watched = _update(
-                table, game_no, version, actor, by, timer, None, public, views[-1], None,
-                changes[-1],
-            )  # fmt: skip
+            watched = _update(change, None, public, views[-1], False, changes[-1])
             outs.extend((pid, watched) for pid in spectators)
         return outs
 
@@ -100,39 +125,35 @@ def _visible(
 
 
 def _update(
-    table: str,
-    game_no: int,
-    version: int,
-    actor: int | None,
-    by: ActedBy | None,
-    timer: float | None,
+    change: Change,
     seat: int | None,
     events: tuple[dict[str, Any], ...],
     view: dict[str, Any],
-    ref: int | None,
-    change: tuple[dict[str, Any], dict[str, Any]] | None,
+    answers: bool,
+    since: tuple[dict[str, Any], dict[str, Any]] | None,
 ) -> Frame:
-    """The update of ``seat``: its view, the events it may see and the ``ref`` it answers.
+    """The update of ``change`` for ``seat``: its view, the events it may see and,
+    if it ``answers`` the request that made the change, that request's ``ref``.
 
     Built from values the table made itself, so not validated again (tests
     check that it encodes as a validated one does), and encoded at once: the
     frame goes out as it is, the message is made only if asked for (:class:`Frame`).
-    ``change``: the view this position was given last and what changed since
+    ``since``: the view this position was given last and what changed since
     (:attr:`engine.codec.PlainMemo.changes`), noted on the frame for
     :mod:`server.net.view_changes`.
     """
     # every field of Update in declaration order (see protocol.codec.unchecked)
     fields = {
         "type": "update",
-        "table": table,
-        "game_no": game_no,
-        "version": version,
+        "table": change.table,
+        "game_no": change.game_no,
+        "version": change.version,
         "seat": seat,
-        "actor": actor,
-        "by": by,
+        "actor": change.actor,
+        "by": change.by,
         "events": events,
         "view": view,
-        "timer_s": timer,
-        "ref": ref,
+        "timer_s": change.timer,
+        "ref": change.ref if answers else None,
     }
-    return Frame.of_fields(_UPDATE, fields, change)
+    return Frame.of_fields(_UPDATE, fields, since)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import itertools
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +19,7 @@ from protocol import server_messages as sm
 from protocol.codec import Frame
 from protocol.models import TableOptions
 from server.config import ServerConfig
-from server.tables.core import TableCore
+from server.tables.core import FIXED_FIELDS, KEPT_FIELDS, TableCore
 from server.tables.options import check_options
 from server.tables.updates import plain_event
 
@@ -46,6 +47,18 @@ def make_core(
     )
     settings.update(kw)
     return TableCore("t1", setup, seed_source=lambda: next(seeds), **settings)
+
+
+def core_fields(core: TableCore) -> tuple[dict[str, int], dict[str, Any]]:
+    """What undoing a command must leave as it was: the core's fixed fields (the very
+    same objects) and every other field but the kept ones (equal values, copied)."""
+    fixed = {name: id(value) for name, value in vars(core).items() if name in FIXED_FIELDS}
+    rest = {
+        name: copy.deepcopy(value)
+        for name, value in vars(core).items()
+        if name not in FIXED_FIELDS and name not in KEPT_FIELDS
+    }
+    return fixed, rest
 
 
 @dataclass

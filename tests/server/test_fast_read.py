@@ -173,6 +173,40 @@ async def test_rematch_votes_are_handled_as_they_are_read(
         await ws.close()
 
 
+async def test_what_may_run_now_is_a_ping_or_a_move_or_vote_for_a_table_here(
+    server: CardaviaServer, game: Game, by_task: list[bytes | str]
+) -> None:
+    """The read callback takes what ``may_run_now`` says, the reader task the rest, and
+    both hand it to the one handle path: a move for a table of another process (it
+    goes over the bus) waits for the reader task, as a chat does."""
+    (conn, _) = server.connections
+    here, elsewhere = game.table, "ElsewhereT"
+    runs_now = [
+        cm.Ping(id=1),
+        cm.Act(id=2, table=here, seat=0, version=1, action={}),
+        cm.Rematch(id=3, table=here),
+    ]
+    waits = [cm.Chat(id=4, table=here, text="hi"), cm.Leave(id=5, table=here)]
+    assert all(conn.may_run_now(m) for m in runs_now)
+    assert not any(conn.may_run_now(m) for m in waits)
+    # one process: a table not here is nobody's, refused at once; clustered, it may be
+    # another process's, and the request waits for the bus
+    assert conn.may_run_now(cm.Act(id=6, table=elsewhere, seat=0, version=1, action={}))
+    server.lobby.reach.clustered = True
+    try:
+        assert not conn.may_run_now(cm.Act(id=7, table=elsewhere, seat=0, version=1, action={}))
+        assert conn.may_run_now(runs_now[1])
+    finally:
+        server.lobby.reach.clustered = False
+    ping = {"type": "ping", "id": next(_ids)}
+    await game.seats[0].send(_pack(ping))
+    assert (await _answer_of(game.seats[0], ping["id"]))[-1]["type"] == "pong"
+    chat = {"type": "chat", "id": next(_ids), "table": game.table, "text": "hello"}
+    await game.seats[0].send(_pack(chat))
+    assert (await _answer_of(game.seats[0], chat["id"]))[-1] == {"type": "ok", "ref": chat["id"]}
+    assert by_task == [_pack(chat)]  # the ping was answered in the read callback
+
+
 async def test_what_a_read_sends_is_written_after_the_read_callback(
     server: CardaviaServer, game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:

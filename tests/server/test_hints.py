@@ -4,7 +4,6 @@ same as the terminal's hint), and the typed refusals."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from typing import Any
 
 import pytest
@@ -105,7 +104,7 @@ async def test_refusals_are_typed_and_change_nothing(server: CardaviaServer) -> 
 
 
 async def test_hints_count_against_the_connection_s_rate() -> None:
-    config = dataclasses.replace(FAST, rate_per_s=0.5, rate_burst=8)
+    config = FAST.replace(rate_per_s=0.5, rate_burst=8)
     async with running_server(config) as server, await Client.connect(server.url, "Ann") as ann:
         joined = await ann.create_table("scopa", {"seat": 0, "fill_after": 0})
         await _my_turn(ann, joined.table.id)

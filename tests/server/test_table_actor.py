@@ -4,17 +4,41 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
 from client_cli.client import Client
 from engine.codec import to_plain
 from protocol import server_messages as sm
+from protocol.codec import Frame
+from protocol.models import TableOptions
+from server.ai.pool import AiRunner
 from server.app import CardaviaServer
 from server.persist.store import LoggedAction, MemoryStore, TableRecord
-from server.tables.actor import Command, TableActor
-from tests.server.helpers import FAST
+from server.players.sessions import Player, Sessions
+from server.tables.actor import TableActor
+from server.tables.commands import (
+    AiMove,
+    Chat,
+    Close,
+    Disconnect,
+    Forget,
+    GetReplay,
+    Join,
+    Leave,
+    Lost,
+    Move,
+    Reconnect,
+    Rematch,
+    Spectate,
+    Start,
+    Stop,
+    TableCommand,
+    Tick,
+)
+from server.tables.values import AiTurn
+from tests.server.helpers import FAST, core_fields, make_core
 from tests.server.test_store_failures import FlakyStore
 
 
@@ -28,15 +52,16 @@ async def _table(server: CardaviaServer, options: dict[str, Any]) -> tuple[Clien
     return ann, bob, table
 
 
-def _move(server: CardaviaServer, actor: TableActor, ref: int) -> Command:
+def _move(server: CardaviaServer, actor: TableActor, ref: int) -> Move:
     """The command of a legal move of the seat to act, as a connection submits it."""
     core = actor.core
     (seat,) = core.game.to_act(core.state)
     pid = core.seats[seat].player_id
     assert pid is not None
     player = server.sessions.get(pid)
+    assert player is not None
     action = to_plain(core.game.legal_actions(core.state, seat)[0])
-    return Command("act", player, ref, (seat, core.version, action))
+    return Move(player, ref, seat, core.version, action)
 
 
 async def _idle(actor: TableActor) -> None:
@@ -71,7 +96,9 @@ async def test_while_the_actor_is_busy_a_move_waits_its_turn_in_the_queue(
     ann, bob, table = await _table(server, {"seat": 0})
     actor = server.lobby.tables[table]
     await _idle(actor)
-    actor.submit(Command("chat", server.sessions.get(ann.player_id), 1, "first"))
+    player = server.sessions.get(ann.player_id)
+    assert player is not None
+    actor.submit(Chat(player, 1, "first"))
     version = actor.core.version
     actor.submit(_move(server, actor, 2))  # the chat is queued: the move goes after it
     assert actor.core.version == version and len(actor.queue) == 2
@@ -160,3 +187,203 @@ async def test_every_write_of_the_memory_store_completes_at_once() -> None:
     for call in calls:
         with pytest.raises(StopIteration):
             call.send(None)
+
+
+# -- every command, dispatched by its class; a failed write undoes it all ------------------
+class _Inbox:
+    """A link that keeps what it is sent, each frame as its message."""
+
+    features: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        self.got: list[Any] = []
+
+    def send(self, message: Any) -> None:
+        self.got.append(message.message if isinstance(message, Frame) else message)
+
+    def close(self, code: int, reason: str) -> None:
+        self.got.append(("closed", code, reason))
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _Table:
+    """A table actor driven command by command, its store failing on demand."""
+
+    def __init__(self, options: TableOptions | None = None, fill_at: float | None = None) -> None:
+        self.core = make_core("scopa", options, disconnect_grace=5.0, fill_at=fill_at)
+        self.store = FlakyStore()  # it may fail: the actor takes a checkpoint first
+        self.clock = _Clock()
+        self.sessions = Sessions()
+        self.closed: list[str] = []
+        self.lost: list[str] = []
+        self.actor = TableActor(
+            self.core,
+            store=self.store,
+            sessions=self.sessions,
+            ai=AiRunner(1, 0.01, 1.0, mode="thread"),
+            on_close=self.closed.append,
+            clock=self.clock,
+        )
+        self.actor.on_lost = self.lost.append
+        self.handled: set[type[Any]] = set()
+        """The classes of the commands handled."""
+        self.undone: set[type[Any]] = set()
+        """The classes of the commands whose write failed and that were undone."""
+
+    async def record(self) -> _Table:
+        """The table, recorded in its store."""
+        await self.store.create(TableRecord(table_id="t1", game="scopa", options={}))
+        return self
+
+    def player(self, name: str) -> tuple[Player, _Inbox]:
+        inbox = _Inbox()
+        return self.sessions.open(name, inbox), inbox
+
+    async def fail(self, command: TableCommand, write: str) -> None:
+        """``command`` with the store's ``write`` failing: nothing of it may stay."""
+        before = core_fields(self.core)
+        self.store.fail[write] = 1
+        await self.actor._handle(command)
+        assert self.store.fail[write] == 0, f"{command.kind} did not write {write}"
+        assert core_fields(self.core) == before, f"{command.kind} left a change behind"
+        self.handled.add(type(command))
+        self.undone.add(type(command))
+
+    async def run(self, command: TableCommand, fail: str | None = None) -> None:
+        """``command`` (first with the store's ``fail`` write failing, if given)."""
+        if fail is not None:
+            await self.fail(command, fail)
+        await self.actor._handle(command)
+        assert not self.actor.closed
+        self.handled.add(type(command))
+
+
+def _last(inbox: _Inbox, kind: type[Any]) -> Any:
+    found = [m for m in inbox.got if isinstance(m, kind)]
+    assert found, f"no {kind.__name__} in {inbox.got}"
+    return found[-1]
+
+
+async def _play_to_the_end(table: _Table, players: dict[int, Player]) -> None:
+    core = table.core
+    for _ in range(200):
+        if core.status != "playing":
+            return
+        (seat,) = core.game.to_act(core.state)
+        action = to_plain(core.game.legal_actions(core.state, seat)[0])
+        await table.run(Move(players[seat], 1, seat, core.version, action), fail="append")
+
+
+async def test_every_command_is_dispatched_and_a_failed_write_leaves_the_core_as_it_was() -> None:
+    """Each command class reaches its handler (what it does shows), and when a write
+    of the store fails under it, every field of the core but the kept ones is as
+    before (``TableCore.checkpoint``): a field added to the core that a command changes
+    and the checkpoint misses fails here, whichever command changes it.  A command
+    that neither starts a game nor applies a move writes first the replay of a
+    finished game whose archiving failed, so each meets a failed write that way."""
+    table = await _Table(TableOptions(game={"target": 1})).record()
+    core = table.core
+    ann, ann_in = table.player("Ann")
+    bob, _ = table.player("Bob")
+    cat, cat_in = table.player("Cat")
+    await table.run(Join(ann, 1, 0))  # the first seat (a table nobody could sit at closes)
+    assert core.seat_of(ann.player_id) == 0 and core.owner == ann.player_id
+    assert _last(ann_in, sm.Joined).seat == 0
+    await table.run(Spectate(cat, 2))
+    assert cat.player_id in core.spectators and _last(cat_in, sm.Joined).seat is None
+    await table.run(Chat(ann, 3, "hello"))
+    assert _last(cat_in, sm.ChatLine).text == "hello"
+    await table.run(Disconnect(cat))
+    assert cat.player_id in core.spectators_away
+    await table.run(Reconnect(cat))
+    assert cat.player_id not in core.spectators_away
+    await table.run(Join(bob, 4, 1), fail="start_game")  # the table is full: it starts
+    assert core.status == "playing" and core.game_no == 1
+    (seat,) = core.game.to_act(core.state)
+    action = to_plain(core.game.legal_actions(core.state, seat)[0])
+    await table.run(Move((ann, bob)[seat], 5, seat, core.version, action), fail="append")
+    assert core.version == 2 and core.log[-1].by == "human"
+    await table.run(Disconnect(bob))
+    assert not core.seats[1].connected
+    table.clock.now += 10  # past the grace: the AI covers Bob's seat
+    await table.run(Tick())
+    assert core._covered_seen == {1}
+    for _ in range(3):  # Ann plays until it is Bob's turn
+        (seat,) = core.game.to_act(core.state)
+        if seat == 1:
+            break
+        action = to_plain(core.game.legal_actions(core.state, seat)[0])
+        await table.run(Move(ann, 6, seat, core.version, action))
+    action = to_plain(core.game.legal_actions(core.state, 1)[0])
+    version = core.version
+    await table.run(AiMove(AiTurn(1, version, "ai", "random"), action), fail="append")
+    assert core.version == version + 1 and core.log[-1].by == "ai"
+    await table.run(Reconnect(bob))
+    assert core.seats[1].connected
+    await table.run(Disconnect(cat))  # Cat watches from afar when the game ends
+    table.store.fail["archive"] = 1  # the last move is stored, its game's replay is not
+    await _play_to_the_end(table, {0: ann, 1: bob})
+    assert core.status == "finished" and table.store.fail["archive"] == 0
+    dan, _ = table.player("Dan")
+    for command in (  # each writes the replay first: it fails again, and each is undone
+        Chat(ann, 7, "again"),
+        Spectate(dan, 8),
+        Disconnect(ann),
+        Reconnect(cat),
+        Tick(),
+        Rematch(ann, 9),
+        Leave(cat, 10),
+        Leave(ann, 11),  # the owner: somebody else owns the table then
+        Forget(cat),
+    ):
+        await table.fail(command, "archive")
+    await table.run(Rematch(ann, 7))  # the replay is stored now
+    assert core.rematch_votes == {0} and table.store.archived == [1]
+    log = core.log
+    await table.fail(Rematch(bob, 8), "start_game")  # the next game's log replaces it
+    assert core.log is log and core.status == "finished"
+    await table.run(GetReplay(ann, 8, None))
+    assert _last(ann_in, sm.Replay).ref == 8
+    await table.run(Leave(cat, 9))
+    assert not core.is_member(cat.player_id) and _last(cat_in, sm.Left).ref == 9
+    await table.run(Spectate(cat, 10))
+    await table.run(Forget(cat))
+    assert not core.is_member(cat.player_id)
+
+    waiting = await _Table().record()  # the owner starts a table that waits for players
+    eve, _ = waiting.player("Eve")
+    await waiting.run(Join(eve, 1, 0))
+    await waiting.run(Start(eve, 2), fail="start_game")
+    assert waiting.core.status == "playing" and waiting.core.seats[1].kind == "ai"
+    filling = await _Table(fill_at=150.0).record()  # the AI fills it once its wait is over
+    gus, _ = filling.player("Gus")
+    await filling.run(Join(gus, 1, 0))
+    filling.clock.now = 200.0
+    await filling.run(Tick(), fail="start_game")
+    assert filling.core.status == "playing" and filling.core.fill_at is None
+    table.handled |= waiting.handled | filling.handled
+    table.undone |= waiting.undone | filling.undone
+
+    for stop, seen in ((Close("closed for the test"), "closed"), (Lost(), "lost"), (Stop(), "")):
+        ending = await _Table().record()
+        fay, fay_in = ending.player("Fay")
+        await ending.run(Join(fay, 1, 0))
+        await ending.actor._handle(stop)
+        table.handled.add(type(stop))
+        assert ending.actor.closed
+        if seen == "closed":
+            assert ending.closed == ["t1"] and _last(fay_in, sm.TableClosed).reason == stop.reason
+        elif seen == "lost":
+            assert ending.lost == ["t1"] and fay_in.got[-1][:2] == ("closed", 1012)
+        else:
+            assert not ending.closed and not ending.lost  # the record stays
+    every = set(get_args(TableCommand))
+    assert table.handled == every
+    assert table.undone == every - {GetReplay, Close, Lost, Stop}  # these write nothing

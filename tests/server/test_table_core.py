@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.codec import to_plain
 from engine.registry import GAMES
 from protocol import server_messages as sm
 from protocol.models import AiSeat, TableInfo, TableOptions
-from server.tables.core import TableCore
+from server.tables.core import FIXED_FIELDS, KEPT_FIELDS, Checkpoint, TableCore
 from server.tables.options import RequestError
-from tests.server.helpers import make_core, messages
+from tests.server.helpers import core_fields, make_core, messages
 
 GAME_IDS = sorted(GAMES)
 
@@ -264,3 +267,72 @@ def test_the_summary_follows_every_seat_change_and_keeps_unchanged_seats() -> No
     back = summary(9.0)
     assert (back.seats[1].connected, back.seats[1].ai_covering) == (True, False)
     assert back.seats[0] is joined.seats[0]
+
+
+# -- undoing a command (TableCore.checkpoint / restore) ----------------------------------
+def test_every_field_of_the_core_is_fixed_kept_or_restored_by_a_checkpoint() -> None:
+    """A field added to the core must be declared: fixed (no command changes it), kept
+    on purpose (``KEPT_FIELDS``), or restored by a checkpoint; else a command's failed
+    write would leave it changed."""
+    core = seated(make_core())
+    core.spectate("spec", "S", 0.0)
+    fields = set(vars(core))
+    restored = set(Checkpoint.__slots__) & fields
+    assert set(Checkpoint.__slots__) - fields == {"log_length"}  # the log's, not a field
+    assert not FIXED_FIELDS & KEPT_FIELDS and not restored & (FIXED_FIELDS | KEPT_FIELDS)
+    undeclared = fields - FIXED_FIELDS - KEPT_FIELDS - restored
+    assert not undeclared, f"neither fixed, kept nor restored: {sorted(undeclared)}"
+    assert fields >= FIXED_FIELDS | KEPT_FIELDS
+
+
+_OPS = ("join", "spectate", "leave", "disconnect", "reconnect", "start", "act", "ai_act")
+_OPS += ("tick", "rematch", "chat", "wait")
+
+
+def _apply(core: TableCore, op: str, who: int, now: float) -> None:
+    """One request of player ``p{who}`` (or of the table's own) to ``core``."""
+    pid = f"p{who}"
+    if op == "join":
+        core.join(pid, f"P{who}", None, now)
+    elif op == "spectate":
+        core.spectate(pid, f"P{who}", now)
+    elif op == "leave":
+        core.leave(pid, now)
+    elif op == "disconnect":
+        core.disconnect(pid, now)
+    elif op == "reconnect":
+        core.reconnect(pid, now)
+    elif op == "start":
+        core.request_start(pid, now)
+    elif op in ("act", "ai_act") and core.status == "playing":
+        (seat,) = core.game.to_act(core.state)
+        legal = core.game.legal_actions(core.state, seat)
+        action = to_plain(legal[who % len(legal)])
+        player = None if op == "ai_act" else core.seats[seat].player_id or pid
+        core.act(player, seat, core.version, action, "human" if player else "ai", now)
+    elif op == "tick":
+        core.tick(now)
+    elif op == "rematch":
+        core.rematch(pid, now)
+    elif op == "chat":
+        core.chat(pid, "hi", now)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_OPS), st.integers(0, 3)), max_size=40))
+def test_a_restored_checkpoint_undoes_any_request(ops: list[tuple[str, int]]) -> None:
+    """Whatever a request changed (or began to change before it was refused), restoring
+    the checkpoint taken before it leaves the core as it was; the table then goes on
+    with the request applied."""
+    core = make_core(options=TableOptions(game={"target": 1}), waiting_grace=30.0)
+    now = 0.0
+    for op, who in ops:
+        now += 7.0 if op == "wait" else 0.5  # "wait": past the grace, a turn's timer
+        before = core_fields(core)
+        checkpoint = core.checkpoint()
+        with contextlib.suppress(RequestError):
+            _apply(core, op, who, now)
+        core.restore(checkpoint)
+        assert core_fields(core) == before, f"{op} by p{who} left a change behind"
+        with contextlib.suppress(RequestError):
+            _apply(core, op, who, now)
