@@ -11,10 +11,11 @@ per game and level: the seat, the legal actions the policy was offered and
 the action it chose, all in their plain form (:func:`engine.codec.to_plain`).
 Equal digests before and after a change mean equal decisions.
 
-Everything is fixed so that a run repeats exactly: the deal seeds, each
-decision's random generator (drawn from the deal seed and the decision's
-number, as the server's :func:`server.ai.pool.seeded_choice` draws one per
-decision), and the budget, ``--iterations`` with no time cap
+Everything is fixed so that a run repeats exactly: the deal seeds, the
+policies' random generator (one per match, seeded from the match's seed, and
+shared by its decisions as ``cardavia arena`` shares one: a change in how many
+numbers a decision draws, even where it does not change that decision, shows
+in every later one), and the budget, ``--iterations`` with no time cap
 (:class:`engine.game.Budget`: an iteration-only budget makes a seeded search
 deterministic).  Even-numbered matches seat players the table shows as
 unknown (``peers`` empty), odd ones seats showing the level's name at every
@@ -74,10 +75,6 @@ def levels(game_id: str) -> dict[str, Callable[[Peers], Policy]]:
     return out
 
 
-def _decision_seed(seed: int, match: int, decision: int) -> int:
-    return (seed * 1_000 + match) * 100_000 + decision
-
-
 def play_match(
     game: Game[Any, Any, Any, Any],
     make: Callable[[Peers], Policy],
@@ -94,12 +91,12 @@ def play_match(
     peers: Peers = (level,) * seats if match % 2 else ()
     policies = [make(peers) for _ in range(seats)]
     state = game.new_state(options, seed * 1_000 + match)
+    rng = random.Random(f"{seed}:{match}:{level}")
     made = 0
     while not game.is_over(state) and made < decisions:
         seat = game.to_act(state)[0]
         legal = game.legal_actions(state, seat)
         view = game.view(state, seat)
-        rng = random.Random(_decision_seed(seed, match, made))
         action = policies[seat].choose(view, legal, rng, budget)
         record = [seat, [to_plain(a) for a in legal], to_plain(action)]
         digest.update(json.dumps(record, sort_keys=True, separators=(",", ":")).encode())
