@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.doudizhu.ai_search import HardPolicy
+from engine.doudizhu.ai.search import HardPolicy
 from engine.policy import PeerAware, RandomPolicy, seated
 from engine.registry import get_policy
 

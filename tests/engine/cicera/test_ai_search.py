@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine.cards import Card
 from engine.cicera import CiceraState
-from engine.cicera.ai_search import (
+from engine.cicera.ai.search import (
     CARDS,
     INDEX,
     VAL,

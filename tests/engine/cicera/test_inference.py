@@ -8,7 +8,7 @@ import random
 import pytest
 
 from engine.cicera import Play
-from engine.cicera.ai_search import (
+from engine.cicera.ai.search import (
     INDEX,
     INFERENCE_TEMPERATURE,
     RANK,

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 
-from engine.cicera.ai_normal import NormalPolicy, Worth, expected_max
-from engine.cicera.policies import POLICIES, GreedyPolicy
+from engine.cicera.ai.greedy import GreedyPolicy
+from engine.cicera.ai.normal import NormalPolicy, Worth, expected_max
+from engine.cicera.policies import POLICIES
 from engine.registry import get_policy, policy_names
 from tests.engine.cicera.helpers import DECK, GAME, OPTIONS, apply, cards, play, position
 

@@ -1,4 +1,4 @@
-"""The hand planner (engine.doudizhu.ai_hand): the cheapest split of a hand into plays."""
+"""The hand planner (engine.doudizhu.ai.hand): the cheapest split of a hand into plays."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.doudizhu.ai_bidding import modeled_want, modeled_want_at_least
-from engine.doudizhu.ai_hand import cost, plan, plays, plays_at_most
+from engine.doudizhu.ai.bidding import modeled_want, modeled_want_at_least
+from engine.doudizhu.ai.hand import cost, plan, plays, plays_at_most
 from engine.doudizhu.combos import pack
 
 from .helpers import ranks, text

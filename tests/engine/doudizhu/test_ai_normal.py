@@ -1,10 +1,11 @@
-"""The rule-based players (engine.doudizhu.ai_normal): ``normal`` and ``easy``."""
+"""The rule-based players (engine.doudizhu.ai.normal): ``normal`` and ``easy``."""
 
 from __future__ import annotations
 
 import random
 
-from engine.doudizhu.ai_normal import EasyPolicy, NormalPolicy, bid_strength
+from engine.doudizhu.ai.greedy import EasyPolicy
+from engine.doudizhu.ai.normal import NormalPolicy, bid_strength
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Bid, Pass
 from engine.registry import get_policy

@@ -1,11 +1,11 @@
-"""The search of ``hard`` (engine.doudizhu.ai_search): hedges, root choices, rollouts."""
+"""The search of ``hard`` (engine.doudizhu.ai.search): hedges, root choices, rollouts."""
 
 from __future__ import annotations
 
 import random
 
-from engine.doudizhu.ai_normal import situation
-from engine.doudizhu.ai_search import EAGER_ODDS, HardPolicy, hedges, partner_holds, rollout
+from engine.doudizhu.ai.normal import situation
+from engine.doudizhu.ai.search import EAGER_ODDS, HardPolicy, hedges, partner_holds, rollout
 from engine.doudizhu.game import read_play
 from engine.doudizhu.state import Pass
 from engine.game import Budget

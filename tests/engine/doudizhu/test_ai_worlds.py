@@ -1,4 +1,4 @@
-"""The worlds ``hard`` searches (engine.doudizhu.ai_worlds): dealt from the view
+"""The worlds ``hard`` searches (engine.doudizhu.ai.worlds): dealt from the view
 alone, read against the passes and the auction, drawn as the standard library draws."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from client_cli.rlcard_agent import RLCardRulePolicy
-from engine.doudizhu.ai_bidding import modeled_want
-from engine.doudizhu.ai_worlds import WorldSampler, below, card_count, could_beat, shuffle
+from engine.doudizhu.ai.bidding import modeled_want
+from engine.doudizhu.ai.worlds import WorldSampler, below, card_count, could_beat, shuffle
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Bid, Pass, Play

@@ -1,4 +1,4 @@
-"""Hard's bidding by value (engine.doudizhu.ai_bidding) and a hard-vs-normal regression."""
+"""Hard's bidding by value (engine.doudizhu.ai.bidding) and a hard-vs-normal regression."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import random
 import pytest
 
 from client_cli.arena import run as arena_run
-from engine.doudizhu import ai_bidding
-from engine.doudizhu.ai_bidding import (
+from engine.doudizhu.ai import bidding as ai_bidding
+from engine.doudizhu.ai.bidding import (
     FARMER_HANDICAP,
     AuctionWorld,
     auction_after,
@@ -21,8 +21,8 @@ from engine.doudizhu.ai_bidding import (
     modeled_want,
     want_bounds,
 )
-from engine.doudizhu.ai_normal import BID_THRESHOLDS, FULL_PACKED, choose_bid
-from engine.doudizhu.ai_search import HardPolicy
+from engine.doudizhu.ai.normal import BID_THRESHOLDS, FULL_PACKED, choose_bid
+from engine.doudizhu.ai.search import HardPolicy
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Bid, Call, Pass
 from engine.game import Budget

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import random
 
+from engine.doudizhu.ai.greedy import GreedyPolicy
 from engine.doudizhu.combos import pack
 from engine.doudizhu.game import read_play
-from engine.doudizhu.policies import POLICIES, GreedyPolicy
+from engine.doudizhu.policies import POLICIES
 from engine.doudizhu.state import Bid, Pass, Play
 from engine.registry import get_policy
 
@@ -96,7 +97,7 @@ def test_greedy_keeps_its_bomb_unless_the_opponent_is_close_to_out() -> None:
     assert all(isinstance(a, (Play, Pass)) for a in view.legal)
 
 
-# -- hard: paired search and bidding (engine.doudizhu.ai_search) -------------------
+# -- hard: paired search and bidding (engine.doudizhu.ai.search) -------------------
 
 
 def ranks(text: str) -> int:
@@ -108,7 +109,7 @@ def ranks(text: str) -> int:
 
 
 def _hard_choice(state: object, iterations: int, seed: int) -> object:
-    from engine.doudizhu.ai_search import HardPolicy
+    from engine.doudizhu.ai.search import HardPolicy
     from engine.game import Budget
 
     (seat,) = GAME.to_act(state)  # type: ignore[arg-type]
@@ -137,7 +138,7 @@ def test_paired_search_avoids_the_losing_lead() -> None:
 
 
 def test_hard_bids_three_or_passes() -> None:
-    from engine.doudizhu.ai_search import HardPolicy
+    from engine.doudizhu.ai.search import HardPolicy
     from engine.game import Budget
 
     strong = deal(hands=("BJ RJ 2S 2H 2D AS AH KS KH QS QH", "", ""), first_bidder=0)
@@ -147,8 +148,8 @@ def test_hard_bids_three_or_passes() -> None:
 
 
 def test_an_eager_follower_beats_with_its_lowest_card_of_the_type_even_a_partner() -> None:
-    from engine.doudizhu.ai_normal import Situation
-    from engine.doudizhu.ai_search import eager_follow
+    from engine.doudizhu.ai.normal import Situation
+    from engine.doudizhu.ai.search import eager_follow
 
     five = read_play(play("5S", "single"))[0]
     # seat 2 answers its partner's five: normal would let it stand, eager plays the seven
@@ -160,8 +161,8 @@ def test_an_eager_follower_beats_with_its_lowest_card_of_the_type_even_a_partner
 
 
 def test_an_eager_follower_without_the_type_leaves_it_to_the_normal_core() -> None:
-    from engine.doudizhu.ai_normal import Situation
-    from engine.doudizhu.ai_search import eager_follow
+    from engine.doudizhu.ai.normal import Situation
+    from engine.doudizhu.ai.search import eager_follow
 
     pair = read_play(play("5S 5H", "pair"))[0]
     sit = Situation(2, 0, (10, 5, 4), 1, ranks("89TJQKA"))

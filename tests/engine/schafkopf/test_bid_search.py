@@ -7,7 +7,7 @@ import random
 from engine.cards import GERMAN_32
 from engine.game import Budget
 from engine.schafkopf import Announce, Pass, SchafkopfState
-from engine.schafkopf.ai_bid_search import (
+from engine.schafkopf.ai.bid_search import (
     SIE_UNITS,
     BidSearch,
     Memo,
@@ -17,8 +17,8 @@ from engine.schafkopf.ai_bid_search import (
     finish_bidding,
     sure_bid,
 )
-from engine.schafkopf.ai_bidding import normal_word
-from engine.schafkopf.ai_search import HardPolicy, bid_likelihood
+from engine.schafkopf.ai.bidding import normal_word
+from engine.schafkopf.ai.search import HardPolicy, bid_likelihood
 from engine.schafkopf.rules import CONTRACT_RANK, announcements
 from engine.schafkopf.state import Action, Bid
 from tests.engine.schafkopf.helpers import GAME, bid, cards, deal

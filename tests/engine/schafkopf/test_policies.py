@@ -10,9 +10,10 @@ from engine.game import Budget
 from engine.policy import RandomPolicy
 from engine.registry import get_policy, policy_names
 from engine.schafkopf import Announce, Pass, PlayCard, SchafkopfState
-from engine.schafkopf.ai_bidding import best_bid, call_choice, sure_winners
-from engine.schafkopf.ai_normal import NormalPolicy, knowledge
-from engine.schafkopf.ai_search import (
+from engine.schafkopf.ai.bidding import best_bid, call_choice, sure_winners
+from engine.schafkopf.ai.greedy import EasyPolicy, GreedyPolicy, choose_bid
+from engine.schafkopf.ai.normal import NormalPolicy, knowledge
+from engine.schafkopf.ai.search import (
     HardPolicy,
     _deal_of,
     bid_likelihood,
@@ -21,7 +22,6 @@ from engine.schafkopf.ai_search import (
     rollout_card,
     settlement,
 )
-from engine.schafkopf.policies import EasyPolicy, GreedyPolicy, choose_bid
 from engine.schafkopf.rules import mode_of
 from engine.schafkopf.state import Action, Bid
 from tests.engine.schafkopf.helpers import GAME, bid, cards, columns, deal, play, plays

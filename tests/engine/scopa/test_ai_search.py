@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from engine.game import Budget
-from engine.scopa.ai_search import ScopaSearch, margin_values, match_values, match_win
-from engine.scopa.ai_sim import (
+from engine.scopa.ai.search import ScopaSearch, margin_values, match_values, match_win
+from engine.scopa.ai.sim import (
     INDEX,
     Deal,
     acc_of,
@@ -17,7 +17,7 @@ from engine.scopa.ai_sim import (
     rollout_choice,
     solve,
 )
-from engine.scopa.ai_worlds import deal_from_view
+from engine.scopa.ai.worlds import deal_from_view
 from engine.scopa.state import ScopaState
 from tests.engine.scopa.helpers import GAME, cards, position
 
@@ -107,7 +107,7 @@ def _reference_minimax(state: ScopaState, seat: int) -> float:
 
 def _last_rounds(n: int) -> list[ScopaState]:
     """Positions at the start of a deal's last round (stock empty), from greedy play."""
-    from engine.scopa.policies import GreedyPolicy
+    from engine.scopa.ai.greedy import GreedyPolicy
 
     out = []
     for seed in range(n):

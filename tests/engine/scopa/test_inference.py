@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from engine.scopa.ai_sim import INDEX, VAL, best_move, score_moves
-from engine.scopa.ai_worlds import Evidence, known_part, sample_deal
+from engine.scopa.ai.sim import INDEX, VAL, best_move, score_moves
+from engine.scopa.ai.worlds import Evidence, known_part, sample_deal
 from tests.engine.scopa.helpers import GAME, cards, play, position
 
 

@@ -9,7 +9,8 @@ import pytest
 from engine.game import Budget
 from engine.policy import RandomPolicy
 from engine.registry import get_policy, policy_names
-from engine.scopa.policies import NormalPolicy, determinized_policy, expected_best_answer
+from engine.scopa.ai.determinized import determinized_policy
+from engine.scopa.ai.normal import NormalPolicy, expected_best_answer
 from tests.engine.scopa.helpers import GAME, cards, position
 
 LEVELS = list(policy_names("scopa"))

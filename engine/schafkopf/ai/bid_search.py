@@ -10,14 +10,14 @@ their expected units instead of by rules of thumb:
    Wenz, a Solo in each suit, a Tout on a very strong hand.  A sure thing
    (Sie, a Tout that cannot lose a trick) is announced at once.
 2. **Worlds.**  The unseen cards are dealt consistently with the earlier
-   words (:func:`engine.schafkopf.ai_search.sample`): a pass makes the hands
+   words (:func:`engine.schafkopf.ai.search.sample`): a pass makes the hands
    the ``normal`` evaluation would have announced with unlikely, an
    announcement makes its typical hands likely and proves its eligibility.
 3. **The rest of the bidding.**  In each world the seats still to speak bid
    by the ``normal`` evaluation (:func:`finish_bidding`): a later, higher
    announcement takes the contract away, a pass-out scores nothing.
 4. **Play-outs.**  The resulting contract is played to its end by the search's
-   rollout (:func:`engine.schafkopf.ai_search.playout`) and settled in units
+   rollout (:func:`engine.schafkopf.ai.search.playout`) and settled in units
    for this seat, Schneider, Schwarz and Laufende included.  Every candidate
    meets the same worlds (paired comparison); one that is clearly behind the
    leader leaves the race (:func:`engine.search.survivors`); the best mean wins (ties:
@@ -33,7 +33,7 @@ from collections.abc import Sequence
 
 from engine.cards import GERMAN_32, Card
 from engine.game import Budget, resolve_budget
-from engine.schafkopf.ai_bidding import (
+from engine.schafkopf.ai.bidding import (
     RUFER_THRESHOLD,
     SOLO_THRESHOLD,
     WENZ_THRESHOLD,
@@ -43,7 +43,7 @@ from engine.schafkopf.ai_bidding import (
     sure_winners,
     wenz_score,
 )
-from engine.schafkopf.ai_search import (
+from engine.schafkopf.ai.search import (
     Deal,
     bid_likelihood,
     laufende_units,

@@ -4,7 +4,7 @@
 rank level, reading the public history as evidence (passes, the auction);
 :func:`could_beat` is the test it reads passes with, and :func:`below` and
 :func:`shuffle` are the seeded draws, compiled with it.  The search that plays
-the worlds out is engine.doudizhu.ai_search.  Only the seat's view is read: its
+the worlds out is engine.doudizhu.ai.search.  Only the seat's view is read: its
 own hand, the public plays and passes, the public bottom and the hand counts.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engine.doudizhu.ai_bidding import (
+from engine.doudizhu.ai.bidding import (
     BID_TRUST,
     miss,
     modeled_want,
@@ -21,7 +21,7 @@ from engine.doudizhu.ai_bidding import (
     pack_ranks,
     want_bounds,
 )
-from engine.doudizhu.ai_normal import FULL_PACKED
+from engine.doudizhu.ai.normal import FULL_PACKED
 from engine.doudizhu.combos import COMBO_INDEX, NUM_RANKS, Move, follow_moves
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
@@ -129,7 +129,7 @@ class WorldSampler:
     beating its partner's play (:attr:`overtook`: simple players do, ``normal``
     almost never) is dealt within its caps (:attr:`simple`), and the search
     plays it as an eager follower in every world
-    (engine.doudizhu.ai_search.hedges).  Nobody else is: read
+    (engine.doudizhu.ai.search.hedges).  Nobody else is: read
     so, a ``normal`` farmer that lets its partner's play stand would be dealt
     nothing above it.  Against RLCard's agent at every seat the worlds put
     0.70 of the hidden cards in the right hand against 0.65 without this
@@ -146,7 +146,7 @@ class WorldSampler:
     partner is modelled).
 
     Inference from the auction: each other seat's calls bound the bid it is
-    modelled to want (engine.doudizhu.ai_bidding.want_bounds, ``normal``'s
+    modelled to want (engine.doudizhu.ai.bidding.want_bounds, ``normal``'s
     rule) for the hand it bid with (its hand in the world, plus what it has
     played, less the bottom for the landlord); a world that passes the passes'
     test but breaks ``m`` seats' calls is kept with probability ``BID_TRUST`` **
@@ -160,7 +160,7 @@ class WorldSampler:
     ± 0.013); at ``--iterations 1800 --bid-iterations 450`` 0.594 ± 0.019,
     and at the server's 0.25 s (``--think-ms 250``) 0.590 ± 0.019.  Each
     check needs the seat's play count
-    (:func:`~engine.doudizhu.ai_hand.plays`, a search over the hand's chains);
+    (:func:`~engine.doudizhu.ai.hand.plays`, a search over the hand's chains);
     a search-free upper bound of it (``modeled_want_at_least``) settles the
     strong hands of seats that passed first, about a quarter of the checks.
     So reading costs little: at fixed play-outs a decision takes about the
@@ -346,7 +346,7 @@ class WorldSampler:
 
     def _breaks(self, hands: Sequence[int], seat: int, bound: tuple[int, int]) -> bool:
         """Whether ``seat``'s hand at the auction in the world ``hands`` contradicts its
-        calls (``bound``, :func:`~engine.doudizhu.ai_bidding.want_bounds`)."""
+        calls (``bound``, :func:`~engine.doudizhu.ai.bidding.want_bounds`)."""
         hand = hands[seat] + self.since_bid[seat]
         top = bound[1]
         # a strong hand dealt to a seat whose calls cap its want: broken, no search
@@ -401,7 +401,7 @@ def simple_caps(
     player does (4 each if its turns say nothing), or ``None`` if it has made a turn
     that no simple player makes.
 
-    A simple player (RLCard's rule agent; engine.doudizhu.ai_search.eager_follow)
+    A simple player (RLCard's rule agent; engine.doudizhu.ai.search.eager_follow)
     leads a combination holding its lowest card, beats a single, pair or triple
     with the lowest of the same type (a partner's too), and passes on one, or
     bombs it, only when it has none of the type to beat it.  Each of ``rules``

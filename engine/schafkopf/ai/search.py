@@ -1,7 +1,7 @@
 """The ``hard`` Schafkopf policy: determinized search (PIMC) over the rest of the deal.
 
 Bidding is by play-outs of every contract the hand could announce
-(:mod:`ai_bid_search`), against passing.  For each card to play:
+(:mod:`engine.schafkopf.ai.bid_search`), against passing.  For each card to play:
 
 1. **Worlds.**  ``sample_world`` places the unseen cards consistently with
    every public fact (voids, eligibility of the announcements, the called
@@ -39,7 +39,8 @@ from dataclasses import dataclass
 
 from engine.cards import Card
 from engine.game import Budget, decision_deadline, resolve_budget
-from engine.schafkopf.ai_bidding import normal_word
+from engine.policy import BasePolicy
+from engine.schafkopf.ai.bidding import normal_word
 from engine.schafkopf.game import SchafkopfGame
 from engine.schafkopf.rules import (
     BASE_VALUE,
@@ -456,33 +457,31 @@ class PimcSearch:
         return cards[best]
 
 
-class HardPolicy:
-    """Bids by play-outs (:mod:`ai_bid_search`), then PIMC search for every card."""
+class HardPolicy(BasePolicy[SchafkopfView, Action]):
+    """Bids by play-outs (:mod:`engine.schafkopf.ai.bid_search`), then PIMC search for
+    every card; a lone legal action is returned unsearched."""
 
     name = "hard"
+    lone_is_forced = True
 
     def __init__(
         self, default_budget: Budget = DEFAULT_BUDGET, bid_budget: Budget | None = None
     ) -> None:
-        from engine.schafkopf.ai_bid_search import BID_BUDGET, BidSearch  # it builds on this module
+        from engine.schafkopf.ai.bid_search import BID_BUDGET, BidSearch  # it builds on this module
 
         self.search = PimcSearch(default_budget)
         self.bidder = BidSearch(bid_budget or BID_BUDGET)
 
-    def choose(
+    def decide(
         self,
         view: SchafkopfView,
         legal: Sequence[Action],
         rng: random.Random,
-        budget: Budget | None = None,
+        budget: Budget | None,
     ) -> Action:
         """One of ``legal``, from ``view`` only."""
-        if not legal:
-            raise ValueError("no legal action to choose from")
         if view.phase == "bidding":
             return self.bidder.choose(view, legal, rng, budget)
-        if len(legal) == 1:
-            return legal[0]
         cards = legal_cards(legal)
         card = self.search.choose_card(view, cards, rng, budget)
         return PlayCard(card)

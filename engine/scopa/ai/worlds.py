@@ -3,7 +3,7 @@
 A world is built from the view only: the unseen cards (the opponent's hand and
 the stock) are shuffled and dealt out, exactly what
 :meth:`ScopaGame.sample_world` does, on the simulator's ints
-(:mod:`engine.scopa.ai_sim`).  Once the stock is empty the unseen cards *are*
+(:mod:`engine.scopa.ai.sim`).  Once the stock is empty the unseen cards *are*
 the opponent's hand, so the world is the real one.  Worlds follow the evidence
 of the opponent's last play (:class:`Evidence`): a shuffle is kept with the
 chance that the hand it deals made that play.
@@ -15,7 +15,7 @@ import random
 from collections.abc import Sequence
 
 from engine.capture import play_seen
-from engine.scopa.ai_sim import CARDS, INDEX, Deal, acc_of, score_moves
+from engine.scopa.ai.sim import CARDS, INDEX, Deal, acc_of, score_moves
 from engine.scopa.state import ScopaView
 from engine.search import ChoiceChance, keep_likely
 

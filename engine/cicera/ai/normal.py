@@ -26,6 +26,7 @@ from engine.cicera.rules import (
 )
 from engine.cicera.state import CiceraView, Piles, Play
 from engine.game import Budget
+from engine.policy import BasePolicy
 
 CARDS_TO_WIN = 27
 """Cards a team needs for a sure majority of the 52 (most cards)."""
@@ -214,21 +215,15 @@ def score_plays(view: CiceraView, legal: Sequence[Play]) -> list[float]:
     return out
 
 
-class NormalPolicy:
+class NormalPolicy(BasePolicy[CiceraView, Play]):
     """Bonus-aware, card-counting partnership play (see the module docstring)."""
 
     name = "normal"
 
-    def choose(
-        self,
-        view: CiceraView,
-        legal: Sequence[Play],
-        rng: random.Random,
-        budget: Budget | None = None,
+    def decide(
+        self, view: CiceraView, legal: Sequence[Play], rng: random.Random, budget: Budget | None
     ) -> Play:
         """The play with the best score; ties broken at random."""
-        if not legal:
-            raise ValueError("no legal action to choose from")
         scores = score_plays(view, legal)
         best = max(scores)
         top = [p for s, p in zip(scores, legal, strict=True) if s >= best - 1e-9]

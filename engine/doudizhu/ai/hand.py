@@ -326,7 +326,7 @@ def plays(packed: int) -> int:
     """``plan(packed).plays`` without building the plan: the chains of its path
     (:func:`_path`) and the plays of the rest, memoised as plain ints.
 
-    For the auction's strength rule (engine.doudizhu.ai_normal.bid_strength),
+    For the auction's strength rule (engine.doudizhu.ai.normal.bid_strength),
     which the search's world sampler applies to whole 17-card hands thousands
     of times a decision: building and keeping each plan cost twice the search,
     and pushed the plans of the play-outs' small hands out of :data:`_PLANS`.

@@ -2,7 +2,7 @@
 
 The seat weighs each legal call (a pass, or a bid) by the points it expects
 from it, estimated in sampled worlds
-(:meth:`~engine.doudizhu.ai_search.HardPolicy.bid_values`): the unseen cards
+(:meth:`~engine.doudizhu.ai.search.HardPolicy.bid_values`): the unseen cards
 are dealt to the other two hands and the bottom; the rest of the auction is
 played out with the other seats bidding as a strength-reading player does
 (:func:`modeled_want`, ``normal``'s rule) and the seat itself passing from
@@ -49,7 +49,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from engine.doudizhu.ai_normal import BID_THRESHOLDS, bid_strength, bid_strength_at_least
+from engine.doudizhu.ai.normal import BID_THRESHOLDS, bid_strength, bid_strength_at_least
 from engine.doudizhu.rules import MAX_BID, auction_end
 from engine.doudizhu.state import Action, Bid, Call, Pass
 
@@ -88,7 +88,7 @@ def modeled_want(hand: int) -> int:
 
 def modeled_want_at_least(hand: int) -> int:
     """A lower bound of :func:`modeled_want` without the plan's search
-    (engine.doudizhu.ai_normal.bid_strength_at_least): where it already exceeds
+    (engine.doudizhu.ai.normal.bid_strength_at_least): where it already exceeds
     what a seat's calls allow, the world breaks them whatever the plan."""
     return _want(bid_strength_at_least(hand))
 

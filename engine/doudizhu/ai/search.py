@@ -3,8 +3,8 @@
 Each iteration deals the cards the seat cannot see to the other two hands
 (by their counts; bottom cards the landlord took and has not played stay
 with the landlord; worlds that contradict an opponent's pass are mostly
-redrawn, see engine.doudizhu.ai_worlds.WorldSampler), then plays the deal out with the
-``normal`` decision core (engine.doudizhu.ai_normal.decide) for every seat.
+redrawn, see engine.doudizhu.ai.worlds.WorldSampler), then plays the deal out with the
+``normal`` decision core (engine.doudizhu.ai.normal.decide) for every seat.
 Root moves are compared *paired* (:meth:`HardPolicy._paired`): every move
 still in the race is played out in each sampled world with the same rollout
 noise, so the luck of the world cancels in the comparison, and a move whose
@@ -41,7 +41,7 @@ games on deals 0–39 (0.892 without the rule; measured with bombs counted in
 game won and one lost that were not): 0.921 against 0.913 on 240 games.
 
 Bidding by expected points (:meth:`HardPolicy.bid_values`,
-engine.doudizhu.ai_bidding): in sampled worlds that agree with the calls so
+engine.doudizhu.ai.bidding): in sampled worlds that agree with the calls so
 far, each legal call's auction is played out (the others bid by hand
 strength), the landlord it ends with plays the deal out the same way, and the
 call worth the most points is made.
@@ -54,7 +54,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
-from engine.doudizhu.ai_bidding import (
+from engine.doudizhu.ai.bidding import (
     auction_after,
     auction_world,
     best_call,
@@ -62,21 +62,21 @@ from engine.doudizhu.ai_bidding import (
     landlord_chance,
     want_bounds,
 )
-from engine.doudizhu.ai_hand import cost, plan
-from engine.doudizhu.ai_normal import (
+from engine.doudizhu.ai.hand import cost, plan
+from engine.doudizhu.ai.normal import (
     FULL_PACKED,
     Situation,
     decide,
     play_for,
     situation,
 )
-from engine.doudizhu.ai_worlds import WorldSampler, below, card_count, could_beat, rank_list
+from engine.doudizhu.ai.worlds import WorldSampler, below, card_count, could_beat, rank_list
 from engine.doudizhu.combos import Move, follow_moves, lead_moves
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Action, Bid, DoudizhuView
 from engine.game import Budget, decision_deadline, resolve_budget
-from engine.policy import Peers
+from engine.policy import Peers, SearchPolicy
 from engine.search import survivors
 
 DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.22)
@@ -106,7 +106,7 @@ fixed roles, seeds 1–2, 120 deals, 0.657 ± 0.029.  Against RLCard's rule agen
 nothing changes but a farmer's hard partner (fixed roles, 1400, 40 deals: 0.908
 against 0.913 told nothing); fixed roles at 1800, seeds 1–8, 320 deals: farmers
 0.908, landlord 0.907 (960 games each, ± 0.018), and the landlord 0.924 once it
-read farmers as simple players (engine.doudizhu.ai_worlds.WorldSampler)."""
+read farmers as simple players (engine.doudizhu.ai.worlds.WorldSampler)."""
 PAIRED_CHECK = 8
 PAIRED_DROP = 2.5
 """Paired search: worlds between checks, and the deficit (in standard errors) that drops a move."""
@@ -294,7 +294,7 @@ def hedges(
     return (odds[0], odds[1], odds[2]), erring
 
 
-class HardPolicy:
+class HardPolicy(SearchPolicy[DoudizhuView, Action]):
     """Determinized Monte Carlo search with normal-player rollouts, from the view only;
     the root moves are compared paired, over shared worlds (:meth:`_paired`).
 
@@ -335,20 +335,12 @@ class HardPolicy:
             resolved.seconds if resolved.seconds is not None else math.inf,
         )
 
-    def choose(
-        self,
-        view: DoudizhuView,
-        legal: Sequence[Action],
-        rng: random.Random,
-        budget: Budget | None = None,
+    def decide(
+        self, view: DoudizhuView, legal: Sequence[Action], rng: random.Random, budget: Budget | None
     ) -> Action:
         """The searched choice among ``legal``."""
         started = time.perf_counter()
-        if not legal:
-            raise ValueError("no legal action to choose from")
         self.last_iterations = 0
-        if len(legal) == 1:
-            return legal[0]
         if view.phase == "bidding":
             return self._bid(view, legal, rng, budget)
         hand = packed_counts(mask_of(view.hand))
@@ -446,11 +438,11 @@ class HardPolicy:
 
         Each sampled world deals the unseen cards to the other hands and the
         bottom, mostly agreeing with the calls made so far
-        (engine.doudizhu.ai_bidding.auction_world); every call's auction is played out in it
-        (engine.doudizhu.ai_bidding.auction_after) and each landlord it ends
+        (engine.doudizhu.ai.bidding.auction_world); every call's auction is played out in it
+        (engine.doudizhu.ai.bidding.auction_after) and each landlord it ends
         with plays the deal out once.  A landlord's wins over the worlds give
         its calibrated chance, and a call's value is the mean of
-        :func:`~engine.doudizhu.ai_bidding.call_value` over the worlds.  The
+        :func:`~engine.doudizhu.ai.bidding.call_value` over the worlds.  The
         iterations are the play-outs.
         """
         assert view.seat is not None

@@ -1,10 +1,10 @@
 """Scopa ``hard``: determinized search on the fast simulator (rules/scopa.md).
 
-* Worlds come from the seat's view only (:mod:`engine.scopa.ai_worlds`),
+* Worlds come from the seat's view only (:mod:`engine.scopa.ai.worlds`),
   following the evidence of the opponent's last play.
 * Each world is played once per root play with the same cards (paired
   comparisons: the luck of the world cancels between the plays) on the fast
-  simulator (:mod:`engine.scopa.ai_sim`), each side then following its rollout
+  simulator (:mod:`engine.scopa.ai.sim`), each side then following its rollout
   player.  A finished deal is valued by the chance to win the match that its
   points leave (:func:`match_values`), plus the point margin.
 * With the stock empty the rest of the deal is solved exactly by minimax.
@@ -19,8 +19,9 @@ import time
 from collections.abc import Sequence
 
 from engine.game import Budget, decision_deadline, resolve_budget
-from engine.scopa.ai_sim import INDEX, MAX_POINTS, ValueTable, rollout, solve
-from engine.scopa.ai_worlds import Evidence, known_part, sample_deal
+from engine.policy import SearchPolicy
+from engine.scopa.ai.sim import INDEX, MAX_POINTS, ValueTable, rollout, solve
+from engine.scopa.ai.worlds import Evidence, known_part, sample_deal
 from engine.scopa.state import Play, ScopaView
 
 
@@ -142,7 +143,7 @@ def clearly_best(values: Sequence[Sequence[float]], lead: int, confidence: float
     return True
 
 
-class ScopaSearch:
+class ScopaSearch(SearchPolicy[ScopaView, Play]):
     """Paired determinized rollouts on the fast simulator; exact when the stock is empty."""
 
     def __init__(
@@ -161,20 +162,11 @@ class ScopaSearch:
         self.default_budget = default_budget
         self.last_iterations = 0
 
-    def choose(
-        self,
-        view: ScopaView,
-        legal: Sequence[Play],
-        rng: random.Random,
-        budget: Budget | None = None,
+    def decide(
+        self, view: ScopaView, legal: Sequence[Play], rng: random.Random, budget: Budget | None
     ) -> Play:
         """The legal play with the best mean point margin over sampled worlds."""
         started = time.perf_counter()
-        if not legal:
-            raise ValueError("no legal action to choose from")
-        if len(legal) == 1:
-            self.last_iterations = 0
-            return legal[0]
         assert view.seat is not None
         seat = view.seat
         budget = resolve_budget(budget, self.default_budget)

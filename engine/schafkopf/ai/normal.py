@@ -29,15 +29,14 @@ How it plays:
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.cards import GERMAN_32, Card
-from engine.game import Budget
-from engine.schafkopf.ai_bidding import best_bid
+from engine.schafkopf.ai.bidding import best_bid
+from engine.schafkopf.ai.rule import RulePolicy
 from engine.schafkopf.rules import CARD_POINTS, TOUTS, TRUMP, Mode, mode_of, trick_winner
-from engine.schafkopf.state import Action, Contract, PlayCard, SchafkopfView, legal_cards
+from engine.schafkopf.state import Contract, SchafkopfView
 
 DECK = GERMAN_32.cards
 
@@ -456,23 +455,11 @@ def choose_card(view: SchafkopfView, cards: Sequence[Card]) -> Card:
     return follow(k, view.trick, view.leader, cards)
 
 
-class NormalPolicy:
-    """Bids by hand strength (:mod:`ai_bidding`), plays by rules and card counting."""
+class NormalPolicy(RulePolicy):
+    """Bids by hand strength (:mod:`engine.schafkopf.ai.bidding`), plays by rules and
+    card counting."""
 
     name = "normal"
 
-    def choose(
-        self,
-        view: SchafkopfView,
-        legal: Sequence[Action],
-        rng: random.Random,
-        budget: Budget | None = None,
-    ) -> Action:
-        """One of ``legal``, decided from ``view`` only."""
-        if not legal:
-            raise ValueError("no legal action to choose from")
-        if view.phase == "bidding":
-            return best_bid(view.hand, legal)
-        cards = legal_cards(legal)
-        card = choose_card(view, cards)
-        return PlayCard(card)
+    def __init__(self) -> None:
+        super().__init__(best_bid, choose_card)

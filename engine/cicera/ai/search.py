@@ -32,7 +32,7 @@ from operator import itemgetter
 
 from engine.capture import play_seen
 from engine.cards import BRESCIANE_52, Card
-from engine.cicera.ai_normal import score_plays
+from engine.cicera.ai.normal import score_plays
 from engine.cicera.rules import (
     FANTE_OF_CUPS,
     MATA,
@@ -44,6 +44,7 @@ from engine.cicera.rules import (
 )
 from engine.cicera.state import CiceraView, Play
 from engine.game import Budget, decision_deadline, resolve_budget
+from engine.policy import SearchPolicy
 from engine.search import ChoiceChance, keep_likely
 
 CARDS: tuple[Card, ...] = BRESCIANE_52.cards
@@ -563,7 +564,7 @@ CANDIDATES = 8
 """Root plays searched: the best by the ``normal`` score (the rest rarely win)."""
 
 
-class HardPolicy:
+class HardPolicy(SearchPolicy[CiceraView, Play]):
     """Determinized search with fast rollouts (see the module docstring).
 
     The candidates are compared on common worlds: every sampled world is
@@ -586,20 +587,12 @@ class HardPolicy:
         self.inference = inference
         self.last_iterations = 0
 
-    def choose(
-        self,
-        view: CiceraView,
-        legal: Sequence[Play],
-        rng: random.Random,
-        budget: Budget | None = None,
+    def decide(
+        self, view: CiceraView, legal: Sequence[Play], rng: random.Random, budget: Budget | None
     ) -> Play:
         """The candidate play with the best mean margin over sampled worlds."""
         start = time.perf_counter()
-        if not legal:
-            raise ValueError("no legal action to choose from")
         self.last_iterations = 0
-        if len(legal) == 1:
-            return legal[0]
         assert view.seat is not None
         team = team_of(view.seat)
         scores = score_plays(view, legal)

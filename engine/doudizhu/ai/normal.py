@@ -1,6 +1,6 @@
-"""The rule-based Dou Dizhu players: ``easy`` and ``normal`` (issue 7).
+"""The rule-based Dou Dizhu player ``normal`` (issue 7).
 
-``normal`` plans with hand decomposition (engine.doudizhu.ai_hand): it leads
+``normal`` plans with hand decomposition (engine.doudizhu.ai.hand): it leads
 the weakest group of its cheapest split (kickers are the lowest loose singles
 and pairs, never a piece of a chain, a bomb or the rocket), follows with the
 move that leaves the cheapest hand, keeps bombs and the rocket for when an
@@ -11,9 +11,7 @@ opponent holding one card (two) unless they cannot be beaten.  Its auction
 bid rises with jokers, twos, bombs and a short decomposition.
 
 The decision core, :func:`decide`, works on rank counts only (no concrete
-cards), so the search (engine.doudizhu.ai_search) can use it in rollouts.
-
-``easy`` is the greedy player with noise: now and then a random legal move.
+cards), so the search (engine.doudizhu.ai.search) can use it in rollouts.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ import random
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from engine.doudizhu.ai_hand import Group, cost, plan, plays, plays_at_most
+from engine.doudizhu.ai.hand import Group, cost, plan, plays, plays_at_most
 from engine.doudizhu.combos import (
     ACE,
     BLACK_JOKER,
@@ -39,6 +37,7 @@ from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Action, Bid, DoudizhuView, Pass, Play
 from engine.game import Budget
+from engine.policy import BasePolicy
 
 FULL_PACKED = sum((4 if r <= TWO else 1) << (4 * r) for r in range(NUM_RANKS))
 """The rank counts of the whole 54-card deck, packed."""
@@ -220,7 +219,7 @@ def bid_strength(hand: int) -> float:
 
 def bid_strength_at_least(hand: int) -> float:
     """A lower bound of :func:`bid_strength` without the plan's search (its plays
-    bounded by :func:`~engine.doudizhu.ai_hand.plays_at_most`)."""
+    bounded by :func:`~engine.doudizhu.ai.hand.plays_at_most`)."""
     return _control(hand) - 1.2 * plays_at_most(hand)
 
 
@@ -255,54 +254,21 @@ def choose_bid(view: DoudizhuView, legal: Sequence[Action], thresholds: Sequence
     return next(a for a in legal if isinstance(a, Pass))
 
 
-class NormalPolicy:
+class NormalPolicy(BasePolicy[DoudizhuView, Action]):
     """Rule-based: decomposition planning, kicker choice, farmer cooperation."""
 
     name = "normal"
+    lone_is_forced = True
 
     def __init__(self, thresholds: Sequence[float] = BID_THRESHOLDS) -> None:
         self.thresholds = tuple(thresholds)
 
-    def choose(
-        self,
-        view: DoudizhuView,
-        legal: Sequence[Action],
-        rng: random.Random,
-        budget: Budget | None = None,
+    def decide(
+        self, view: DoudizhuView, legal: Sequence[Action], rng: random.Random, budget: Budget | None
     ) -> Action:
         """The rule-based choice among ``legal`` (deterministic; ``rng`` unused)."""
-        if not legal:
-            raise ValueError("no legal action to choose from")
-        if len(legal) == 1:
-            return legal[0]
         if view.phase == "bidding":
             return choose_bid(view, legal, self.thresholds)
         hand = packed_counts(mask_of(view.hand))
         last = read_play(view.last)[0] if view.last is not None else None
         return play_for(legal, decide(hand, last, situation(view)))
-
-
-class EasyPolicy:
-    """Greedy with noise: a random legal move one time in four (plausible, beatable)."""
-
-    name = "easy"
-    NOISE = 0.25
-
-    def __init__(self) -> None:
-        from engine.doudizhu.policies import GreedyPolicy  # policies.py lists this class
-
-        self._greedy = GreedyPolicy()
-
-    def choose(
-        self,
-        view: DoudizhuView,
-        legal: Sequence[Action],
-        rng: random.Random,
-        budget: Budget | None = None,
-    ) -> Action:
-        """Usually the greedy move, sometimes a random one."""
-        if not legal:
-            raise ValueError("no legal action to choose from")
-        if rng.random() < self.NOISE:
-            return legal[rng.randrange(len(legal))]
-        return self._greedy.choose(view, legal, rng, budget)
