@@ -11,7 +11,7 @@ from engine.doudizhu.policies import POLICIES
 from engine.doudizhu.state import Bid, Pass, Play
 from engine.registry import get_policy
 
-from .helpers import GAME, OPTIONS, deal, play, position, run
+from ..helpers import GAME, OPTIONS, deal, play, position, run
 
 PASS = Pass()
 

@@ -10,7 +10,7 @@ from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Bid, Pass
 from engine.registry import get_policy
 
-from .helpers import GAME, cards, deal, decide, play, position, run, states
+from ..helpers import GAME, cards, deal, decide, play, position, run, states
 
 PASS = Pass()
 

@@ -10,7 +10,7 @@ from engine.doudizhu.game import read_play
 from engine.doudizhu.state import Pass
 from engine.game import Budget
 
-from .helpers import GAME, SMALL, decide, play, position, ranks, run, states
+from ..helpers import GAME, SMALL, decide, play, position, ranks, run, states
 
 PASS = Pass()
 

@@ -15,7 +15,7 @@ from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Bid, Pass, Play
 
-from .helpers import GAME, cards, deal, play, position, ranks, run, states
+from ..helpers import GAME, cards, deal, play, position, ranks, run, states
 
 PASS = Pass()
 

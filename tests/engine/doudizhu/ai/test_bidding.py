@@ -27,7 +27,7 @@ from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Bid, Call, Pass
 from engine.game import Budget
 
-from .helpers import GAME, cards, deal, run
+from ..helpers import GAME, cards, deal, run
 
 pytestmark = pytest.mark.heavy  # tens of seconds: run first (tests/conftest.py)
 

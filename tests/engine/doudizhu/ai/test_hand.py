@@ -12,7 +12,7 @@ from engine.doudizhu.ai.bidding import modeled_want, modeled_want_at_least
 from engine.doudizhu.ai.hand import cost, plan, plays, plays_at_most
 from engine.doudizhu.combos import pack
 
-from .helpers import ranks, text
+from ..helpers import ranks, text
 
 
 def test_a_plan_splits_the_whole_hand() -> None:
