@@ -21,8 +21,9 @@ deterministic).  Even-numbered matches seat players the table shows as
 unknown (``peers`` empty), odd ones seats showing the level's name at every
 seat (:data:`engine.policy.Peers`), so a policy that plays differently once
 told who sits where (Dou Dizhu's ``hard``) is fingerprinted both ways.
-Dou Dizhu also gets ``rlcard-rule`` (:mod:`client_cli.rlcard_agent`) when
-the optional ``rlcard`` is installed.
+The outside opponents of ``cardavia arena``
+(:data:`client_cli.arena.EXTERNAL_POLICIES`: Dou Dizhu's ``rlcard-rule``) are
+fingerprinted too where their optional library is installed.
 
 Progress goes to stderr; the last line of stdout is one JSON object,
 ``{"games": {game: {level: digest}}}``.
@@ -40,6 +41,7 @@ from functools import partial
 from typing import Any
 
 from bench.report import log
+from client_cli.arena import EXTERNAL_POLICIES, make_policy
 from engine.codec import to_plain
 from engine.game import Budget, Game
 from engine.policy import Peers, Policy, seated
@@ -49,30 +51,30 @@ DEALS = 6
 ITERATIONS = 100
 DECISIONS = 200
 SEED = 52
-RLCARD = "rlcard-rule"
 
 
-def _rlcard_factory() -> Callable[[], Policy] | None:
-    """RLCard's rule agent for Dou Dizhu, if the optional ``rlcard`` is installed."""
+def _external(game_id: str, name: str) -> Policy | None:
+    """``cardavia arena``'s outside opponent ``name``, if its optional library is installed."""
     try:
-        from client_cli.rlcard_agent import RLCardRulePolicy
-
-        RLCardRulePolicy()
+        return make_policy(game_id, name)
     except ImportError:
         return None
-    return RLCardRulePolicy
 
 
 def levels(game_id: str) -> dict[str, Callable[[Peers], Policy]]:
-    """Each level to fingerprint in ``game_id``, as a maker of a policy told the table's peers."""
+    """Each level to fingerprint in ``game_id``, as a maker of a policy told the table's
+    peers: the registry's, then the outside opponents whose libraries are installed."""
     out: dict[str, Callable[[Peers], Policy]] = {
         name: partial(get_policy, game_id, name) for name in POLICIES[game_id]
     }
-    if game_id == "doudizhu":
-        rlcard = _rlcard_factory()
-        if rlcard is not None:
-            out[RLCARD] = lambda peers: seated(rlcard(), peers)
+    for game, name in EXTERNAL_POLICIES:
+        if game == game_id and _external(game, name) is not None:
+            out[name] = partial(_seated_external, game, name)
     return out
+
+
+def _seated_external(game_id: str, name: str, peers: Peers) -> Policy:
+    return seated(make_policy(game_id, name), peers)
 
 
 def play_match(
