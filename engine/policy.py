@@ -119,8 +119,9 @@ class RandomPolicy(BasePolicy[Any, Any]):
 class NoisyPolicy(BasePolicy[V, A]):
     """Another policy with noise: a plausible but beatable player (every game's ``easy``).
 
-    Where :meth:`noisy` allows, one decision in ``1 / noise`` (drawn first) is a
-    uniformly random legal action; the rest are :attr:`steady`'s.
+    Where :meth:`noisy` allows, a decision is a uniformly random legal action
+    with chance :attr:`noise` (drawn first, before anything else); the rest are
+    :attr:`steady`'s.
     """
 
     name = "easy"
