@@ -17,9 +17,9 @@ hands:
   right hand.
 
 Samplers: ``uniform`` deals the unseen cards at random by the hand counts
-(:meth:`~engine.doudizhu.ai_worlds.WorldSampler.deal`), the yardstick of
+(:meth:`~engine.doudizhu.ai.worlds.WorldSampler.deal`), the yardstick of
 the same run; ``hard`` is what the search uses
-(:meth:`~engine.doudizhu.ai_worlds.WorldSampler.sample`, passes and
+(:meth:`~engine.doudizhu.ai.worlds.WorldSampler.sample`, passes and
 auction read, and a farmer read as a simple player dealt only what its turns
 allow); ``truth`` returns the true hands and must score 1 (a check of the
 scoring).
@@ -43,7 +43,7 @@ from typing import Any
 
 from bench.report import log
 from client_cli.arena import make_policy
-from engine.doudizhu.ai_worlds import WorldSampler
+from engine.doudizhu.ai.worlds import WorldSampler
 from engine.doudizhu.combos import ACE, NUM_RANKS, unpack
 from engine.doudizhu.game import DoudizhuGame
 from engine.doudizhu.state import DoudizhuState, DoudizhuView

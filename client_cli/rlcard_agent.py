@@ -23,7 +23,7 @@ restored afterwards), so arena runs are reproducible.
 
 **Bidding**: RLCard's rule agent has no auction.  This policy bids by hand
 strength with a fixed rule: Cardavia's strength measure
-(:func:`engine.doudizhu.ai_normal.bid_strength`: jokers, twos, aces and
+(:func:`engine.doudizhu.ai.normal.bid_strength`: jokers, twos, aces and
 bombs minus 1.2 per play the hand needs) against :data:`BID_THRESHOLDS`
 (bid 1 from -3, 2 from 0, 3 from 3: a middling hand passes), the same rule
 in every seat and every duplicate lineup.
@@ -35,12 +35,13 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from engine.doudizhu.ai_normal import FULL_PACKED, choose_bid
+from engine.doudizhu.ai.normal import FULL_PACKED, choose_bid
 from engine.doudizhu.combos import NUM_RANKS, RANKS, Move
 from engine.doudizhu.game import read_play
 from engine.doudizhu.hands import mask_of, packed_counts
 from engine.doudizhu.state import Action, DoudizhuView, Pass, Play
 from engine.game import Budget
+from engine.policy import BasePolicy
 
 BID_THRESHOLDS = (-3.0, 0.0, 3.0)
 """Strength the adapter needs to bid 1, 2, 3 for RLCard's agent."""
@@ -132,8 +133,9 @@ def action_for(legal: Sequence[Action], answer: str) -> Action | None:
     return matches[0]
 
 
-class RLCardRulePolicy:
-    """RLCard's ``DouDizhuRuleAgentV1`` behind Cardavia's policy interface."""
+class RLCardRulePolicy(BasePolicy[DoudizhuView, Action]):
+    """RLCard's ``DouDizhuRuleAgentV1`` behind Cardavia's policy interface
+    (:class:`engine.policy.BasePolicy`: its ``choose`` checks ``legal`` first)."""
 
     name = "rlcard-rule"
 
@@ -144,16 +146,10 @@ class RLCardRulePolicy:
 
         self._agent = DouDizhuRuleAgentV1()
 
-    def choose(
-        self,
-        view: DoudizhuView,
-        legal: Sequence[Action],
-        rng: random.Random,
-        budget: Budget | None = None,
+    def decide(
+        self, view: DoudizhuView, legal: Sequence[Action], rng: random.Random, budget: Budget | None
     ) -> Action:
         """Bid by hand strength; in the play, ask RLCard's agent with the seat's view."""
-        if not legal:
-            raise ValueError("no legal action to choose from")
         if view.phase == "bidding":
             return choose_bid(view, legal, BID_THRESHOLDS)
         import numpy as np

@@ -15,11 +15,11 @@ from pathlib import Path
 AI: tuple[str, ...] = (
     "engine/doudizhu/combos.py",
     "engine/doudizhu/hands.py",
-    "engine/doudizhu/ai_hand.py",
-    "engine/doudizhu/ai_normal.py",
-    "engine/doudizhu/ai_bidding.py",
-    "engine/doudizhu/ai_worlds.py",
-    "engine/doudizhu/ai_search.py",
+    "engine/doudizhu/ai/hand.py",
+    "engine/doudizhu/ai/normal.py",
+    "engine/doudizhu/ai/bidding.py",
+    "engine/doudizhu/ai/worlds.py",
+    "engine/doudizhu/ai/search.py",
 )
 """Dou Dizhu's rank-level combinations and card masks and its AI, whose search
 runs on packed integers and gains most (twice the play-outs in the same
@@ -117,8 +117,8 @@ def module_name(path: str) -> str:
 
 
 def _libraries(source: Path) -> Iterator[Path]:
-    """The compiled libraries of the module ``source`` (``ai_search.py`` →
-    ``ai_search.cpython-311-x86_64-linux-gnu.so``)."""
+    """The compiled libraries of the module ``source`` (``search.py`` →
+    ``search.cpython-311-x86_64-linux-gnu.so``)."""
     return source.parent.glob(f"{source.stem}.*.so")
 
 

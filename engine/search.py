@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from engine.game import Budget, Game, resolve_budget
+from engine.policy import SearchPolicy
 from engine.rng import shuffle
 
 S = TypeVar("S")
@@ -62,7 +63,7 @@ DEFAULT_BUDGET = Budget(iterations=400, seconds=0.2)
 EXPLORATION = 0.7
 
 
-class DeterminizedSearch:
+class DeterminizedSearch(SearchPolicy[Any, Any]):
     """Flat UCB1 over root actions, each iteration in a freshly sampled world."""
 
     def __init__(
@@ -73,15 +74,10 @@ class DeterminizedSearch:
         self.default_budget = default_budget
         self.last_iterations = 0
 
-    def choose(
-        self, view: Any, legal: Sequence[Any], rng: random.Random, budget: Budget | None = None
+    def decide(
+        self, view: Any, legal: Sequence[Any], rng: random.Random, budget: Budget | None
     ) -> Any:
         """The legal action with the best mean outcome over sampled worlds."""
-        if not legal:
-            raise ValueError("no legal action to choose from")
-        if len(legal) == 1:
-            self.last_iterations = 0
-            return legal[0]
         budget = resolve_budget(budget, self.default_budget)
         spec = self.spec
         game = spec.game

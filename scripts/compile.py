@@ -3,7 +3,7 @@
 
 ``python scripts/compile.py`` builds each module of
 :data:`engine.compiled.COMPILED` into a shared library next to its source
-(``engine/doudizhu/ai_search.py`` → ``engine/doudizhu/ai_search.cpython-311-
+(``engine/doudizhu/ai/search.py`` → ``engine/doudizhu/ai/search.cpython-311-
 x86_64-linux-gnu.so``), which Python then imports in place of the source: the
 same code, type-checked, run as C.  Dou Dizhu ``hard`` then buys about twice
 the play-outs in the same think time, and the same play-outs cost half the

@@ -334,7 +334,7 @@ def test_each_policy_is_told_the_lineup_as_a_table_shows_its_seats():
 
 
 def test_told_of_unmodelled_opponents_hard_plays_as_when_told_nothing():
-    # greedy is not a kind hard models (ai_search.MODELLED): it hedges either way
+    # greedy is not a kind hard models (engine.doudizhu.ai.search.MODELLED): it hedges either way
     budget = Budget(iterations=20)
     told = run("doudizhu", "hard", "greedy", 2, 3, {}, budget=budget)
     anonymous = run("doudizhu", "hard", "greedy", 2, 3, {}, budget=budget, anonymous=True)

@@ -28,8 +28,8 @@ PLAY = textwrap.dedent(
     import json, random
     from engine.codec import to_plain
     from engine.compiled import loaded
-    from engine.doudizhu.ai_normal import NormalPolicy
-    from engine.doudizhu.ai_search import HardPolicy
+    from engine.doudizhu.ai.normal import NormalPolicy
+    from engine.doudizhu.ai.search import HardPolicy
     from engine.doudizhu.state import DoudizhuOptions
     from engine.game import Budget, IllegalAction
     from engine.registry import get_game
@@ -286,10 +286,10 @@ def test_a_source_changed_after_compiling_is_stale(built: Path, tmp_path: Path) 
 def test_the_server_refuses_to_start_on_a_stale_library(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(server.main, "stale", lambda: ["engine/doudizhu/ai_search.py"])
+    monkeypatch.setattr(server.main, "stale", lambda: ["engine/doudizhu/ai/search.py"])
     assert server.main.main(["--port", "0"]) == 2
     err = capsys.readouterr().err
-    assert "engine/doudizhu/ai_search.py" in err
+    assert "engine/doudizhu/ai/search.py" in err
     assert f"scripts/compile.py --root {compiled.ROOT}" in err
 
 

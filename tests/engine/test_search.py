@@ -6,7 +6,7 @@ import math
 import random
 
 from engine.game import Budget, resolve_budget
-from engine.scopa.policies import determinized_policy
+from engine.scopa.ai.determinized import determinized_policy
 from engine.search import ChoiceChance, keep_likely, survivors
 from tests.engine.scopa.helpers import GAME, position
 

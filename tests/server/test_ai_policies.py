@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from engine.doudizhu import ai_hand
+from engine.doudizhu.ai import hand as ai_hand
 from engine.registry import GAMES, policy_names
 from server.ai.pool import AiRunner
 

@@ -15,7 +15,7 @@ import pytest
 
 from engine.cards import GERMAN_32, Card
 from engine.schafkopf import SchafkopfState
-from engine.schafkopf.policies import GreedyPolicy
+from engine.schafkopf.ai.greedy import GreedyPolicy
 from engine.schafkopf.rules import mode_of
 from tests.engine.schafkopf.helpers import GAME, bid, columns, deal, play, plays
 from tests.engine.schafkopf.test_scoring_examples import RUFER_PLAIN_WIN, RUFER_SCHNEIDER

@@ -18,7 +18,7 @@ from engine.cards import GERMAN_32
 from engine.codec import from_plain, to_plain
 from engine.game import IllegalAction
 from engine.schafkopf import PlayCard, SchafkopfState, SchafkopfView
-from engine.schafkopf.policies import GreedyPolicy
+from engine.schafkopf.ai.greedy import GreedyPolicy
 from engine.schafkopf.state import Action
 from tests.engine.schafkopf.helpers import GAME
 
