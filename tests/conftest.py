@@ -6,6 +6,13 @@ from collections.abc import Iterator
 
 import pytest
 import structlog
+from hypothesis import settings
+
+settings.register_profile("cardavia", deadline=None)
+settings.load_profile("cardavia")
+"""No per-example deadline: the suite runs four workers on two cores beside servers and a
+browser, where an example's time says nothing about the code (a 200 ms deadline failed a
+codec property at 328 ms on a loaded machine).  Slow code is found by the benchmarks."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
