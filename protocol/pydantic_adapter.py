@@ -8,12 +8,13 @@ values; ``__pydantic_fields_set__``; ``__pydantic_extra__``;
 ``__pydantic_private__``) through their descriptors, as pydantic's
 ``model_construct`` does, without that method's keyword call and its walk over
 every field's alias and default.  Those slots are pydantic's internals, which a
-release may rename or change (``pyproject.toml`` bounds pydantic below its next
-minor version for that).  So each is tried here on a real model, through what
-pydantic's public API reads back (the fields, ``model_fields_set``,
-``model_extra``, equality, ``model_copy``); a slot that is missing or behaves
-otherwise is named in :data:`FELL_BACK`, and the codec then builds every message
-with :func:`construct_public` (``model_construct``: slower, the same message).
+release may rename or change (``pyproject.toml`` bounds pydantic below 3, where they
+are pydantic 2's; a 2.x release that moves one is caught here).  So each is tried
+here on a real model, through what pydantic's public API reads back (the fields,
+``model_fields_set``, ``model_extra``, equality, ``model_copy``); a slot that is
+missing or behaves otherwise is named in :data:`FELL_BACK`, and the codec then
+builds every message with :func:`construct_public` (``model_construct``: slower,
+the same message).
 ``tests/protocol/test_pydantic_adapter.py`` fails when anything fell back on the
 installed pydantic, so that an upgrade that moved a slot is noticed.
 """
