@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from typing import Any
 
 import pytest
 from websockets.asyncio.server import ServerConnection
@@ -71,36 +72,23 @@ class _OutputElsewhere(ServerProtocol):
         return out
 
 
+def _kept_elsewhere(shown: object) -> Any:
+    """An attribute websockets sets that always reads back ``shown``: the value is kept
+    under another name."""
+    return property(lambda self: shown, lambda self, value: None)
+
+
 class _FragmentsUnflagged(ServerProtocol):
     """A websockets that tracks fragments under other names."""
 
-    @property
-    def expect_continuation_frame(self) -> bool:
-        return False
-
-    @expect_continuation_frame.setter
-    def expect_continuation_frame(self, value: bool) -> None:
-        self._sending = value
-
-    @property
-    def current_size(self) -> int | None:
-        return None
-
-    @current_size.setter
-    def current_size(self, value: int | None) -> None:
-        self._reading = value
+    expect_continuation_frame = _kept_elsewhere(False)
+    current_size = _kept_elsewhere(None)
 
 
 class _LimitElsewhere(ServerProtocol):
     """A websockets keeping its message size limit under another name."""
 
-    @property
-    def max_message_size(self) -> int | None:
-        return None
-
-    @max_message_size.setter
-    def max_message_size(self, value: int | None) -> None:
-        self._limit = value
+    max_message_size = _kept_elsewhere(None)
 
 
 class _NoEvents(ServerConnection):
