@@ -23,6 +23,7 @@ from websockets.http11 import Request, Response
 
 from engine import compiled
 from protocol import client_messages as cm
+from protocol import pydantic_adapter
 from protocol.base import PROTOCOL_VERSION
 from protocol.codec import encode, encode_json
 from protocol.errors import ErrorCode
@@ -32,7 +33,7 @@ from server.cluster.bus import Bus
 from server.cluster.leases import Cluster
 from server.config import ServerConfig
 from server.lobby import Lobby
-from server.net import batching, keepalive, static
+from server.net import batching, keepalive, static, websockets_adapter
 from server.net.batching import BatchingServerConnection
 from server.net.connection import Connection
 from server.net.flusher import Flusher
@@ -229,6 +230,11 @@ class CardaviaServer:
         self._log.info(
             "listening", url=self.url, protocol=PROTOCOL_VERSION, compiled=len(compiled.loaded())
         )
+        fell_back = [use.value for use in websockets_adapter.FELL_BACK] + [
+            f"pydantic {slot.value}" for slot in pydantic_adapter.FELL_BACK
+        ]
+        if fell_back:  # an upgrade moved an internal: served by the slower public path
+            self._log.warning("dependency_internals_fell_back", uses=sorted(fell_back))
 
     def _peers(self) -> Iterator[BatchingServerConnection]:
         """The open connections, for the keepalive."""

@@ -14,6 +14,8 @@ from websockets.protocol import State
 from websockets.server import ServerProtocol
 
 from client_cli.client import Client, play_table, random_chooser
+from protocol import pydantic_adapter
+from protocol.pydantic_adapter import Slot
 from server.app import running_server
 from server.net import batching, connection, websockets_adapter
 from server.net.batching import BatchingServerConnection
@@ -227,3 +229,18 @@ async def test_a_game_is_served_on_the_public_paths(
             assert server._keepalive is None and conn.ws.ping_interval == 30.0
         assert len(framed) > 10  # every message framed by websockets
         await client.close()
+
+
+async def test_a_server_on_a_fallback_says_so_when_it_starts(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with running_server(FAST):
+        pass
+    assert "dependency_internals_fell_back" not in capsys.readouterr().out
+    monkeypatch.setattr(websockets_adapter, "FELL_BACK", frozenset({WsProbe.STATE}))
+    monkeypatch.setattr(pydantic_adapter, "FELL_BACK", frozenset({Slot.EXTRA}))
+    async with running_server(FAST):
+        pass
+    out = capsys.readouterr().out
+    assert "dependency_internals_fell_back" in out
+    assert "ServerProtocol._state" in out and "pydantic __pydantic_extra__" in out
