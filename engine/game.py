@@ -17,12 +17,10 @@ and boardgame.io (``view`` strips the secret parts before anything leaves).
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 import math
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -290,75 +288,3 @@ class Game(ABC, Generic[OptT, S, A, V]):
     @abstractmethod
     def card_zones(self, state: S) -> Mapping[str, Sequence[Card]]:
         """Every card of the current deal by where it lies (hands, table, piles …)."""
-
-
-TO_ACT: tuple[tuple[Seat, ...], ...] = tuple((seat,) for seat in range(16))
-"""``(seat,)`` for each seat, one tuple each: a ``to_act`` of one seat is always the
-same object, so the views of a state (and of the next states while the turn stays)
-share it, and :class:`engine.codec.PlainMemo` converts it once."""
-
-_K = TypeVar("_K")
-_T = TypeVar("_T")
-
-
-class Interned(dict[_K, _T]):
-    """One shared object per key, made by ``make(key)`` when first asked for
-    (``table[key]``); at most ``kept`` are kept, then it starts afresh (what was
-    handed out stays as it is).
-
-    For values the engine builds again and again (a legal move, the counts of
-    the hands): each comes back as the very same object, which
-    :class:`engine.codec.PlainMemo` and the codec's kept moves then convert once.
-    """
-
-    def __init__(self, make: Callable[[_K], _T], kept: int) -> None:
-        super().__init__()
-        self._make = make
-        self._kept = kept
-
-    def __missing__(self, key: _K) -> _T:
-        if len(self) >= self._kept:
-            self.clear()
-        value = self[key] = self._make(key)
-        return value
-
-
-_Counts = TypeVar("_Counts", bound=tuple[int, ...])
-_COUNTS: Interned[tuple[int, ...], Any] = Interned(lambda counts: counts, 4096)
-
-
-def shared_counts(counts: _Counts) -> _Counts:
-    """``counts`` (integers only: cards per hand, say) as one shared object per value.
-
-    Every seat's view of a state then holds the very same tuple, which
-    :class:`engine.codec.PlainMemo` converts once for all of them (at most
-    4,096 values are kept, :class:`Interned`).
-    """
-    found: _Counts = _COUNTS[counts]
-    return found
-
-
-def replace(obj: S, **changes: Any) -> S:
-    """``dataclasses.replace`` with a precise type for mypy, and faster: the class is
-    called with its fields positionally (a keyword call to a class builds a dict of
-    its arguments, and ``dataclasses.replace`` looks at every field's kind first)."""
-    cls = type(obj)
-    names = _INIT_FIELDS.get(cls)
-    if names is None:
-        names = _INIT_FIELDS[cls] = _init_fields(cls)
-    if not names or not changes.keys() <= names[1]:  # an InitVar, or a field not to set
-        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
-    return cls(*[changes[n] if n in changes else getattr(obj, n) for n in names[0]])
-
-
-def _init_fields(cls: type) -> tuple[tuple[str, ...], frozenset[str]] | tuple[()]:
-    """The fields ``cls.__init__`` takes, in order and as a set; empty when it takes
-    anything else too (an ``InitVar``: :func:`dataclasses.replace` handles that)."""
-    names = tuple(f.name for f in dataclasses.fields(cls) if f.init)
-    if tuple(inspect.signature(cls).parameters) != names:
-        return ()
-    return names, frozenset(names)
-
-
-_INIT_FIELDS: dict[type, tuple[tuple[str, ...], frozenset[str]] | tuple[()]] = {}
-"""Per class :func:`replace` met, :func:`_init_fields`' answer."""

@@ -17,6 +17,7 @@ import ormsgpack
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
 
+from protocol import pydantic_adapter
 from protocol.client_messages import ClientMessage
 from protocol.errors import ErrorCode
 from protocol.server_messages import ServerMessage
@@ -101,6 +102,8 @@ def unchecked(cls: type[_B], fields: dict[str, Any]) -> _B:
     names, name_set = _field_names(cls)
     if tuple(fields) != names:
         raise ValueError(f"{cls.__name__} has the fields {names}, not {tuple(fields)}")
+    if not _BY_SLOTS:  # pydantic moved a slot (protocol.pydantic_adapter): its public path
+        return _construct_public(cls, fields)
     message = _new(cls)
     _set_dict(message, fields)  # the slots of BaseModel, set through their descriptors
     _set_fields_set(message, name_set.copy())
@@ -109,11 +112,15 @@ def unchecked(cls: type[_B], fields: dict[str, Any]) -> _B:
     return message
 
 
+# pydantic's private slots, probed at import by protocol.pydantic_adapter (the only
+# place that names them), bound to Final names here: compiled, C statics
+_BY_SLOTS: Final = pydantic_adapter.BY_SLOTS
+_construct_public: Final = pydantic_adapter.construct_public
 _new: Final = object.__new__
-_set_dict: Final = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set: Final = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra: Final = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private: Final = BaseModel.__dict__["__pydantic_private__"].__set__
+_set_dict: Final = pydantic_adapter.SET_DICT
+_set_fields_set: Final = pydantic_adapter.SET_FIELDS_SET
+_set_extra: Final = pydantic_adapter.SET_EXTRA
+_set_private: Final = pydantic_adapter.SET_PRIVATE
 
 
 _FIELD_NAMES: Final[dict[type, tuple[tuple[str, ...], set[str]]]] = {}

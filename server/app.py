@@ -23,6 +23,7 @@ from websockets.http11 import Request, Response
 
 from engine import compiled
 from protocol import client_messages as cm
+from protocol import pydantic_adapter
 from protocol.base import PROTOCOL_VERSION
 from protocol.codec import encode, encode_json
 from protocol.errors import ErrorCode
@@ -32,7 +33,7 @@ from server.cluster.bus import Bus
 from server.cluster.leases import Cluster
 from server.config import ServerConfig, parse_networks
 from server.lobby import Lobby
-from server.net import keepalive, static
+from server.net import batching, keepalive, static, websockets_adapter
 from server.net.batching import BatchingServerConnection
 from server.net.connection import Connection
 from server.net.flusher import Flusher
@@ -203,6 +204,9 @@ class CardaviaServer:
         says what to fix) and the recorded tables nobody holds are rebuilt.
         """
         await self._start_cluster()
+        connection = batching.SERVER_CONNECTION
+        ours = connection is BatchingServerConnection  # else websockets' own, and its keepalive
+        pings = self.config.ping_interval if self.config.ping_interval > 0 else None
         self._server = await serve(
             self._handler,
             self.config.host,
@@ -211,11 +215,12 @@ class CardaviaServer:
             select_subprotocol=select_subprotocol,
             max_size=self.config.max_frame,
             compression=None,
-            ping_interval=None,  # one keepalive for every connection (server.net.keepalive)
-            ping_timeout=None,
+            # one keepalive for every connection (server.net.keepalive), with ours
+            ping_interval=None if ours else pings,
+            ping_timeout=None if ours else self.config.ping_timeout,
             close_timeout=self.config.ping_timeout,
             ssl=tls_context(self.config),
-            create_connection=BatchingServerConnection,
+            create_connection=connection,
         )
         sock = next(iter(self._server.sockets))
         self.port = sock.getsockname()[1]
@@ -223,7 +228,7 @@ class CardaviaServer:
         # start: clients can connect meanwhile, and /readyz waits for them (warmed())
         self._warming = asyncio.create_task(self._warm())
         self._sweeper = asyncio.create_task(self._sweep())
-        if self.config.ping_interval > 0:
+        if ours and pings is not None:
             self._keepalive = asyncio.create_task(
                 keepalive.run(
                     self._peers, self.config.ping_interval, self.config.ping_timeout, time.monotonic
@@ -232,6 +237,11 @@ class CardaviaServer:
         self._log.info(
             "listening", url=self.url, protocol=PROTOCOL_VERSION, compiled=len(compiled.loaded())
         )
+        fell_back = [use.value for use in websockets_adapter.FELL_BACK] + [
+            f"pydantic {slot.value}" for slot in pydantic_adapter.FELL_BACK
+        ]
+        if fell_back:  # an upgrade moved an internal: served by the slower public path
+            self._log.warning("dependency_internals_fell_back", uses=sorted(fell_back))
 
     def _peers(self) -> Iterator[BatchingServerConnection]:
         """The open connections, for the keepalive."""

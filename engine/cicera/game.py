@@ -26,18 +26,16 @@ from engine.cicera.state import (
     TeamBonuses,
 )
 from engine.game import (
-    TO_ACT,
     Event,
     Game,
     IllegalAction,
     Result,
     Seat,
     Transition,
-    replace,
-    shared_counts,
 )
 from engine.reasons import Reason, Why
 from engine.rng import derive_rng, new_seed, shuffle
+from engine.sharing import TO_ACT, replace, shared_counts
 
 SEATS = 4
 HAND_SIZE = 12
@@ -226,10 +224,12 @@ class CiceraGame(Game[CiceraOptions, CiceraState, Play, CiceraView]):
             bonuses = capture_bonuses(seat, card, captured, table, state.last_play)
             if team_of(seat) == 0:
                 piles = (piles[0] + taken + (card,), piles[1])
-                team_bonuses = (team_bonuses[0].add(bonuses), team_bonuses[1])
+                if bonuses:  # else the very same pair stays (engine.sharing)
+                    team_bonuses = (team_bonuses[0].add(bonuses), team_bonuses[1])
             else:
                 piles = (piles[0], piles[1] + taken + (card,))
-                team_bonuses = (team_bonuses[0], team_bonuses[1].add(bonuses))
+                if bonuses:
+                    team_bonuses = (team_bonuses[0], team_bonuses[1].add(bonuses))
             last_capturer = seat
         else:
             table = state.table + (card,)

@@ -44,17 +44,16 @@ from engine.doudizhu.state import (
     Turn,
 )
 from engine.game import (
-    TO_ACT,
     Event,
     Game,
     IllegalAction,
     Result,
     Seat,
     Transition,
-    shared_counts,
 )
 from engine.reasons import Reason, Why, codes
 from engine.rng import derive_rng, new_seed, shuffle
+from engine.sharing import TO_ACT, shared_counts
 
 HAND_SIZE = 17
 BOTTOM_SIZE = 3

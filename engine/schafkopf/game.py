@@ -20,16 +20,12 @@ from typing import Any
 
 from engine.cards import GERMAN_32, Card
 from engine.game import (
-    TO_ACT,
     Event,
     Game,
     IllegalAction,
-    Interned,
     Result,
     Seat,
     Transition,
-    replace,
-    shared_counts,
 )
 from engine.reasons import Reason, Why
 from engine.rng import derive_rng, new_seed, shuffle
@@ -68,6 +64,7 @@ from engine.schafkopf.state import (
     SchafkopfView,
     Trick,
 )
+from engine.sharing import TO_ACT, Interned, replace, shared_counts
 
 SEATS = 4
 HAND_SIZE = 8

@@ -7,16 +7,12 @@ from collections.abc import Mapping, Sequence
 
 from engine.cards import SCOPA_40, Card, format_cards
 from engine.game import (
-    TO_ACT,
     Event,
     Game,
     IllegalAction,
-    Interned,
     Result,
     Seat,
     Transition,
-    replace,
-    shared_counts,
 )
 from engine.reasons import Reason, ReasonArg, Why, codes
 from engine.rng import derive_rng, new_seed, shuffle
@@ -38,6 +34,7 @@ from engine.scopa.state import (
     ScopaState,
     ScopaView,
 )
+from engine.sharing import TO_ACT, Interned, replace, shared_counts
 
 HAND_SIZE = 3
 TABLE_SIZE = 4

@@ -3,11 +3,15 @@
 Kept apart from :mod:`server.net.connection` and plain Python: it extends
 websockets' own connection class, and compiled (``scripts/compile.py``) it
 crashed in the garbage collector; the rest of the hot path is compiled.
+
+What it uses of websockets' internals (the hooks it overrides, the protocol's
+attributes it reads) is probed at import in :mod:`server.net.websockets_adapter`;
+where a hook does not hold, the server runs websockets' own connection class
+instead (:data:`SERVER_CONNECTION`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -16,57 +20,26 @@ from websockets.asyncio.server import ServerConnection
 from websockets.frames import DATA_OPCODES
 from websockets.frames import Frame as WsFrame
 from websockets.protocol import Event, State
-from websockets.server import ServerProtocol
 
 from server.net import keepalive
 from server.net.frames import FrameSplitter
+from server.net.websockets_adapter import (
+    HOOKS,
+    MESSAGE_LIMIT,
+    READ_AT_ONCE,
+    READING_FRAGMENT,
+    STATE_OF,
+    write_queued,
+)
 
 _monotonic = time.monotonic
 """The clock of :attr:`BatchingServerConnection.heard_at` (a global: read on every read)."""
 OPEN = State.OPEN
 
 
-def _state_kept_in_slot() -> bool:
-    """Whether websockets' protocol keeps its state in its ``_state`` attribute, which
-    its own methods read (its ``state`` property returns it, a Python call): tried
-    on a protocol object, so that another version keeping it elsewhere is noticed."""
-    protocol = ServerProtocol()
-    try:
-        if protocol._state is not protocol.state:
-            return False
-        protocol.state = State.CLOSED
-        return protocol._state is State.CLOSED
-    except AttributeError:
-        return False
-
-
-STATE_IN_SLOT = _state_kept_in_slot()
-"""Whether a protocol's state may be read as ``protocol._state`` (checked once, at
-import), without the property's Python call: it is read at every message in and
-every write out, as ``protocol._state if STATE_IN_SLOT else protocol.state``."""
-
-
-def _writes_kept_in_list() -> bool:
-    """Whether websockets' protocol queues its output in its ``writes`` list, which
-    ``data_to_send`` hands over and empties: tried on a protocol object, so that
-    another version keeping it elsewhere is noticed."""
-    protocol = ServerProtocol()
-    try:
-        writes = protocol.writes
-        if type(writes) is not list or writes:
-            return False
-        writes.append(b"x")
-        return protocol.data_to_send() == [b"x"] and protocol.writes == []
-    except AttributeError:
-        return False
-
-
-WRITES_IN_LIST = _writes_kept_in_list()
-"""Whether a protocol with nothing of its own to send (pings' answers, a close)
-can be told by an empty ``protocol.writes`` (checked once, at import): the
-connection then writes the frames it built by hand straight to the transport,
-without :meth:`BatchingServerConnection.send_data`'s Python call and
-``data_to_send``'s new list at every write."""
+_state_of = STATE_OF
+_reading_fragment = READING_FRAGMENT
+"""websockets' internals read on every read (server.net.websockets_adapter), as globals."""
 
 
 class BatchingServerConnection(ServerConnection):
@@ -121,8 +94,8 @@ class BatchingServerConnection(ServerConnection):
             if (  # the conditions of the class docstring (inline: a call less per message)
                 payload is None
                 or handler is None
-                or (protocol._state if STATE_IN_SLOT else protocol.state) is not OPEN
-                or protocol.expect_continuation_frame
+                or _state_of(protocol) is not OPEN
+                or _reading_fragment(protocol) is not None  # a client's fragments under way
                 or not handler(payload)
             ):
                 super().data_received(whole)
@@ -136,8 +109,8 @@ class BatchingServerConnection(ServerConnection):
         if handshake is None or self.protocol.state is not State.OPEN:
             return None
         self._handshake = None
-        size = self.protocol.max_message_size
-        if not handshake.endswith(b"\r\n\r\n") or size is None:
+        size = MESSAGE_LIMIT(self.protocol)
+        if not READ_AT_ONCE or not handshake.endswith(b"\r\n\r\n") or size is None:
             return None
         self._splitter = FrameSplitter(size)
         return self._splitter
@@ -183,21 +156,15 @@ class BatchingServerConnection(ServerConnection):
         self.transport.abort()
 
     def send_data(self, frames: list[bytes] | None = None) -> None:
-        """Write every pending frame with one ``transport.write``; an empty chunk is EOF."""
-        writes = self.protocol.data_to_send()  # most often nothing is pending
-        chunks = [w for w in writes if w] if writes else writes
-        eof = len(chunks) < len(writes)  # websockets asks to half-close the TCP connection
-        if frames and not eof:  # after an EOF nothing may be written
-            chunks = chunks + frames if chunks else frames
-        if chunks:
-            self.transport.write(chunks[0] if len(chunks) == 1 else b"".join(chunks))
-        if eof:
-            if self.transport.can_write_eof():
-                with contextlib.suppress(Exception):  # uvloop may raise RuntimeError here
-                    self.transport.write_eof()
-            else:
-                self.transport.close()
+        """Write every pending frame, then ``frames``, with one ``transport.write``
+        (:func:`server.net.websockets_adapter.write_queued`)."""
+        write_queued(self.protocol, self.transport, frames)
 
 
 _HANDSHAKE_BYTES = 65536
 """Handshake bytes kept to find the request's end; a longer one is left to websockets."""
+
+SERVER_CONNECTION: type[ServerConnection] = BatchingServerConnection if HOOKS else ServerConnection
+"""The class of the server's connections: websockets' own where a hook this one
+overrides did not hold (``server.net.websockets_adapter.HOOKS``), with its own
+keepalive (``server.app``)."""

@@ -35,13 +35,19 @@ from protocol.codec import (
 )
 from protocol.errors import ErrorCode
 from protocol.server_messages import Error, Pong, TableChanged, Welcome
-from server.net.batching import OPEN, STATE_IN_SLOT, WRITES_IN_LIST, BatchingServerConnection
+from server.net.batching import OPEN, BatchingServerConnection
 from server.net.frames import BINARY, TEXT, frame
 from server.net.host import Host
 from server.net.outbox import Queued, drop_superseded, kind_of, summarised_table
 from server.net.static import is_json
 from server.net.view_changes import FEATURE as VIEW_CHANGES
 from server.net.view_changes import ViewsSent
+from server.net.websockets_adapter import (
+    OUTPUT_QUEUED,
+    SENDING_FRAGMENT,
+    STATE_OF,
+    write_queued,
+)
 from server.ops.logs import get_logger
 from server.ops.metric_series import CounterSeries
 from server.players.ratelimit import Strikes, TokenBucket
@@ -59,8 +65,11 @@ _ERROR: Final = Error
 _TABLE_CHANGED: Final = TableChanged
 _BATCHING: Final = BatchingServerConnection
 _OPEN: Final = OPEN
-_STATE_IN_SLOT: Final = STATE_IN_SLOT
-_WRITES_IN_LIST: Final = WRITES_IN_LIST
+# websockets' internals, or their public fallbacks (server.net.websockets_adapter)
+_STATE_OF: Final = STATE_OF
+_OUTPUT_QUEUED: Final = OUTPUT_QUEUED
+_SENDING_FRAGMENT: Final = SENDING_FRAGMENT
+_WRITE_QUEUED: Final = write_queued
 
 OUTBOX_LIMIT: Final = 2000
 """Messages queued for a client before it counts as too slow and is dropped."""
@@ -192,21 +201,21 @@ class Connection:
             return
         self._outbox = []
         protocol = self._protocol
-        if (protocol._state if _STATE_IN_SLOT else protocol.state) is not _OPEN:
+        if _STATE_OF(protocol) is not _OPEN:
             return
         self._depth.observe_count(len(queued))
         try:
             # frames built by hand (see BatchingServerConnection): open (checked
             # above), no extension, no fragmented message under way
             hand_framed = self._hand_framed
-            if hand_framed is not None and not protocol.expect_continuation_frame:
+            if hand_framed is not None and not _SENDING_FRAGMENT(protocol):
                 if self.json:  # a browser: JSON text, encoded for this connection
                     frames = [frame(TEXT, self._json(m)) for m in queued]
                 else:
                     frames = [
                         frame(BINARY, m.data if isinstance(m, Frame) else encode(m)) for m in queued
                     ]
-                if _WRITES_IN_LIST and transport is not None and not protocol.writes:
+                if transport is not None and not _OUTPUT_QUEUED(protocol):
                     # websockets has nothing of its own queued: straight to the socket
                     transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
                 else:
@@ -219,7 +228,7 @@ class Connection:
                     ws.protocol.send_binary(
                         message.data if isinstance(message, Frame) else encode(message)
                     )
-            ws.send_data()
+            _WRITE_QUEUED(protocol, ws.transport)
         except Exception as exc:  # the socket failed: end the connection, as websockets does
             self._log.warning("write_failed", error=repr(exc))
             ws.transport.abort()

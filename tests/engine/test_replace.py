@@ -1,4 +1,4 @@
-"""engine.game.replace: what dataclasses.replace does, by a positional call of the class."""
+"""engine.sharing.replace: what dataclasses.replace does, by a positional call of the class."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.game import replace
 from engine.registry import GAMES
+from engine.sharing import replace
 
 
 @dataclass(frozen=True)

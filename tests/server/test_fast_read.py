@@ -17,9 +17,10 @@ from websockets.protocol import State
 
 from protocol import client_messages as cm
 from server.app import CardaviaServer
-from server.net import batching as ws_batching
+from server.net import websockets_adapter
 from server.net.batching import BatchingServerConnection
 from server.net.connection import Connection
+from server.net.websockets_adapter import WsProbe
 from tests.server.helpers import next_message
 
 _ids = itertools.count(100)
@@ -344,8 +345,9 @@ async def test_the_state_is_read_from_websockets_own_attribute_all_along(
     server: CardaviaServer, game: Game
 ) -> None:
     """websockets keeps the protocol's state in ``_state`` (the property returns it):
-    the hot path reads that, and it follows the state until the connection is closed."""
-    assert ws_batching.STATE_IN_SLOT
+    the hot path reads that (server.net.websockets_adapter), and it follows the state
+    until the connection is closed."""
+    assert WsProbe.STATE not in websockets_adapter.FELL_BACK
     protocols = [ws.protocol for ws in _server_side(server)]
     assert [p._state for p in protocols] == [p.state for p in protocols] == [State.OPEN] * 2
     for ws in game.seats:  # the server's connections come in no particular order
@@ -357,31 +359,13 @@ async def test_the_state_is_read_from_websockets_own_attribute_all_along(
     assert [p._state for p in protocols] == [p.state for p in protocols] == [State.CLOSED] * 2
 
 
-def test_a_websockets_keeping_the_state_elsewhere_is_read_through_the_property(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    class Elsewhere:
-        def __init__(self) -> None:
-            self._kept = State.CONNECTING
-
-        @property
-        def state(self) -> State:
-            return self._kept
-
-        @state.setter
-        def state(self, state: State) -> None:
-            self._kept = state
-
-    monkeypatch.setattr(ws_batching, "ServerProtocol", Elsewhere)
-    assert not ws_batching._state_kept_in_slot()
-
-
 async def test_frames_built_by_hand_go_straight_to_the_socket(
     server: CardaviaServer, game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With nothing of websockets' own queued, an update is written to the transport
-    directly, not through ``send_data`` (``ws_batching.WRITES_IN_LIST``)."""
-    assert ws_batching.WRITES_IN_LIST
+    directly, not through ``send_data`` (websockets' ``writes``, read through
+    ``server.net.websockets_adapter.OUTPUT_QUEUED``, is empty)."""
+    assert WsProbe.OUTPUT not in websockets_adapter.FELL_BACK
     calls: list[int] = []
     real = BatchingServerConnection.send_data
 
@@ -421,16 +405,16 @@ async def test_what_websockets_queued_is_written_before_the_frames_built_by_hand
         assert len(first) > 4
 
 
-def test_a_websockets_keeping_its_output_elsewhere_is_written_through_send_data(
-    monkeypatch: pytest.MonkeyPatch,
+async def test_a_whole_frame_inside_a_fragmented_message_fails_the_connection(
+    server: CardaviaServer,
 ) -> None:
-    class Elsewhere:
-        def __init__(self) -> None:
-            self._out: list[bytes] = []
-
-        def data_to_send(self) -> list[bytes]:
-            out, self._out = self._out, []
-            return out
-
-    monkeypatch.setattr(ws_batching, "ServerProtocol", Elsewhere)
-    assert not ws_batching._writes_kept_in_list()
+    """A final binary frame while the client's fragmented message is unfinished breaks
+    RFC 6455 5.4: websockets fails the connection (1002), also when the frame is a
+    message the server could read at once."""
+    ws = await _hello(server.url, "Cy")
+    first = Frame(Opcode.BINARY, b"\x81", fin=False).serialize(mask=True, extensions=[])
+    ws.transport.write(first + _wire(_pack({"type": "ping", "id": 5})))
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:  # no pong comes first
+            assert (await asyncio.wait_for(next_message(ws), 10))["type"] != "pong"
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1002
