@@ -16,7 +16,7 @@ from engine.registry import GAMES, get_game
 from engine.sharing import TO_ACT, Interned, replace, shared_counts
 from protocol.codec import Frame
 from server.net.view_changes import ViewsSent, changed_fields
-from server.tables.updates import UpdateBuilder
+from server.tables.updates import Change, UpdateBuilder
 
 _SCALARS = (int, str, float, bool, type(None))
 """Values whose identity nobody relies on (small, compared by value where it matters)."""
@@ -90,14 +90,14 @@ def test_unchanged_plain_forms_are_shared_and_only_changes_go_to_a_connection() 
     hint names exactly the fields that are not, and the connection sends those."""
     game = get_game("scopa")
     states = _plays("scopa", 5, 3)
-    builder = UpdateBuilder("t1")
+    builder = UpdateBuilder()
     sent = ViewsSent()
     frames: list[tuple[Frame, Frame]] = []
     for version, state in enumerate(states[:2]):
+        change = Change("t1", game_no=1, version=version, actor=None, by=None, timer=None)
         (_, frame), _spectators = builder.updates(
-            game, state, (), humans=[(0, "p0")], spectators=("s",), game_no=1,
-            version=version, actor=None, by=None, timer=None,
-        )  # fmt: skip
+            game, state, (), change, humans=[(0, "p0")], spectators=("s",)
+        )
         assert isinstance(frame, Frame)
         out = sent.outgoing(frame, frame.message_type)
         assert isinstance(out, Frame)

@@ -4,7 +4,6 @@ public path as the fallback, and games served the same on the fallbacks."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from typing import Any
 
 import pytest
@@ -212,7 +211,7 @@ async def test_a_game_is_served_on_the_public_paths(
         send_binary(self, data, fin)
 
     monkeypatch.setattr(ServerProtocol, "send_binary", counted)
-    config = dataclasses.replace(FAST, ping_interval=30.0)
+    config = FAST.replace(ping_interval=30.0)
     async with running_server(config) as server:
         client = await Client.connect(server.url, "Ann")
         options = {"seat": 0, "ai": [{"seat": 1, "level": "random"}], "game": {"target": 1}}
