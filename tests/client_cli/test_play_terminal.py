@@ -10,7 +10,6 @@ import signal
 import stat
 import sys
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pexpect
@@ -38,7 +37,7 @@ def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(scope="module")
 def srv() -> Iterator[LiveServer]:
     """A server whose grace outlasts a restarted client (the AI would play on after it)."""
-    with live_server(replace(FAST, disconnect_grace=60.0)) as server:
+    with live_server(FAST.replace(disconnect_grace=60.0)) as server:
         yield server
 
 
