@@ -28,7 +28,7 @@ async def test_finished_tables_leave_the_listing(server: CardaviaServer) -> None
 def test_bad_log_level_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--log-level", "loud"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "debug, info, warning, error or critical" in err
+    assert err.count("\n") == 1 and "'debug', 'info', 'warning', 'error' or 'critical'" in err
 
 
 def test_port_in_use_is_one_human_line(capsys: pytest.CaptureFixture[str]) -> None:
