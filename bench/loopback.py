@@ -1,6 +1,6 @@
 """Servers for benchmarks and audits, whose clients all connect from 127.0.0.1.
 
-The per-address caps (README, "Limits against abuse") would count every
+The per-address caps (docs/running.md, "Limits against abuse") would count every
 client as one address, so these servers turn them off; the per-session caps
 stay as they are.
 """

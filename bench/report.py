@@ -1,6 +1,6 @@
 """What every benchmark reports the same way: progress on stderr and nearest-rank quantiles.
 
-The benchmarks' convention (README, Benchmarks): progress goes to stderr, the
+The benchmarks' convention (docs/benchmarks.md): progress goes to stderr, the
 last line of stdout is one JSON object with the figures.
 """
 

@@ -4,9 +4,10 @@ States, views, events and actions are immutable values, built anew on every
 move, in every seat's view and in every play-out of the AI's searches.  The
 ``__init__`` that :mod:`dataclasses` writes for a frozen class sets each field
 through ``object.__setattr__`` (a global lookup, an attribute lookup and a
-generic call per field), which makes an 18-field view cost about 2.4 µs to
-build.  :func:`fast_init` writes the same ``__init__`` (same parameters,
-defaults, factories, ``__post_init__``) without a call per field:
+generic call per field), which makes building a view with many fields a
+measurable part of a move (docs/performance.md, The engine).  :func:`fast_init`
+writes the same ``__init__`` (same parameters, defaults, factories,
+``__post_init__``) without a call per field:
 
 * a class of :data:`TWIN_FIELDS` fields or more, with no base but ``object``,
   gets a *builder twin*: a plain class with the very same slots (so the same
@@ -15,10 +16,10 @@ defaults, factories, ``__post_init__``) without a call per field:
   Python runs without a call), and turns it back (``__class__`` assignment,
   which CPython allows between classes of one layout).  Nothing else can see
   the instance meanwhile, and only an instance of the class itself is turned
-  (a subclass's instance takes the path below).  19 fields: 0.46 µs against
-  0.94 µs with the descriptors;
+  (a subclass's instance takes the path below); for many fields it beats
+  even the descriptors below;
 * any other sets each slot through its own descriptor's ``__set__`` (one C
-  call per field, no lookup), about 45 ns a field.
+  call per field, no lookup).
 
 Instances, equality, hashing, ``repr`` and immutability are untouched.
 """
@@ -36,8 +37,9 @@ _NO_ARGUMENT = object()
 """The default of a parameter whose field has a ``default_factory``."""
 
 TWIN_FIELDS = 6
-"""Fields from which :func:`fast_init` builds through a twin class (two ``__class__``
-assignments, about 0.1 µs each, against 45 ns a field saved: even at 4 to 5)."""
+"""Fields from which :func:`fast_init` builds through a twin class: its two
+``__class__`` assignments cost about what the descriptors cost for 4 or 5 fields,
+so from 6 the twin saves (docs/performance.md, The engine)."""
 
 
 def fast_init(cls: type[_T]) -> type[_T]:

@@ -67,10 +67,11 @@ def encode(message: BaseModel) -> bytes:
     """The msgpack frame of ``message``.
 
     The same bytes as packing ``message.model_dump()`` with ``msgpack``, without
-    building that copy: ormsgpack (msgpack in Rust, about 2× faster on views)
-    walks the model's own field values, nested models included (protocol models
-    hold only fields, no private or computed attributes); map keys may be
-    integers, as plain data's are.
+    building that copy: ormsgpack (msgpack in Rust, faster on views:
+    docs/performance.md, A move through the server) walks the model's own
+    field values, nested models included (protocol models hold only fields,
+    no private or computed attributes); map keys may be integers, as plain
+    data's are.
     """
     return ormsgpack.packb(message.__dict__, default=_fields_of, option=_PACK_OPTIONS)
 
@@ -186,8 +187,7 @@ class Frame:
         Both constructors call :class:`Frame` itself, not ``cls`` (the class is
         final): compiled (``scripts/compile.py``), that builds the frame
         directly, while a call of ``cls`` went through Python's generic call
-        with keywords, about 3,000 instructions a frame at eight frames a
-        Schafkopf move."""
+        with keywords, once for every frame of every move (docs/performance.md)."""
         return Frame(None, None, message_type=message_type, fields=fields, hint=hint)
 
     @property
@@ -238,11 +238,10 @@ def _unpack(frame: bytes | str, *, trusted: bool) -> dict[str, Any]:
     """The map in a msgpack ``frame``; raise :class:`FrameError`.
 
     ``trusted``: a frame a Cardavia server wrote (for clients): unpacked by
-    ormsgpack, in less than half the time on a view (11 µs against 26 µs for
-    a Schafkopf update), into lists, with text keys only, as strictly as
-    ``msgpack`` except that bytes after the map are not looked at.  A client's
-    frame (the server's edge) is unpacked by ``msgpack``, which refuses those,
-    arrays as tuples.
+    ormsgpack, the faster of the two on a view (docs/performance.md), into
+    lists, with text keys only, as strictly as ``msgpack`` except that bytes
+    after the map are not looked at.  A client's frame (the server's edge) is
+    unpacked by ``msgpack``, which refuses those, arrays as tuples.
     """
     if isinstance(frame, str):
         raise FrameError(ErrorCode.BAD_MESSAGE, "send binary frames holding msgpack, not text")

@@ -412,7 +412,7 @@ class CardaviaServer:
         # the handshake is over: drop websockets' closure for select_subprotocol, which
         # refers back to the connection (connection -> protocol -> closure -> connection),
         # so that a closed connection is freed at once instead of waiting as cyclic
-        # garbage for a full collection (the periodic thaw: hundreds of ms at 1,000 tables)
+        # garbage for a full collection (a long stall at many tables: server.main)
         vars(ws.protocol).pop("select_subprotocol", None)
         conn = Connection(ws, self)
         if ws.request is not None:

@@ -55,8 +55,8 @@ async def keep_heap_frozen(every: float, thaw_every: float, growth: float = THAW
     mostly live on, so they are frozen (:func:`gc.freeze`, a constant-time
     move of the generations' lists) and collections only walk what is newer.
     While thousands of clients connect, what survives piles up fast: frozen
-    every 2 s it made middle-generation collections of 50–80 ms (1,000 Dou
-    Dizhu tables, ``bench.load --pace human``); every 0.5 s, none over 50 ms.
+    every few seconds, the middle generation's collections grew long; frozen
+    more often, they stay short (docs/performance.md, The server process).
 
     Frozen objects still die by reference counting; only reference cycles
     among them would stay, and the server's objects make none (a closed
@@ -64,11 +64,12 @@ async def keep_heap_frozen(every: float, thaw_every: float, growth: float = THAW
     ``tests/server/test_hot_path.py``).  So the frozen heap is handed back to
     the collector (:func:`gc.unfreeze`) only when it has outgrown its size
     after the last full collection (what leaked would show there), not on a
-    clock: thawed every 5 minutes, the full collection of 1,000 busy tables
-    stalled the loop for 0.7 s each time and freed nothing.  Looking costs a
-    walk of the frozen list (:func:`gc.get_freeze_count`: about 15 ms per
-    million objects).  The first look only takes the measure: a server that
-    has just started grows with its connections and tables, not with garbage.
+    clock: thawed on a clock, the full collection of a thousand busy tables
+    stalled the loop each time and freed nothing.  Looking costs a walk of
+    the frozen list (:func:`gc.get_freeze_count`), so it is done only every
+    so often (figures: docs/performance.md, The server process).  The first
+    look only takes the measure: a server that has just started grows with
+    its connections and tables, not with garbage.
     """
     baseline: int | None = None
     since_look = 0.0

@@ -41,12 +41,11 @@ Design:
   (``WORKER_NICE``): when the cores are busy, the loop comes first.
   (``SCHED_IDLE`` measured no better and could starve the AI on a busy host.)
 
-Measured with ``python -m bench.ai_fairness --tables 6 --seconds 8`` (2
-shared cores, the strongest Scopa AI, think 0.25 s): a human's act→update
-p99 2.2 ms idle, 5.7 ms beside the AI tables in process mode, 173 ms in
-thread mode (the searches hold the GIL), hence processes by default.
-With ``--tables 20 --level greedy`` the AI-only pace holds the AI tables to
-100 moves/s and the human's p99 stays within 1.0–1.3× idle in both modes.
+Measured with ``python -m bench.ai_fairness`` (docs/performance.md, The server
+process): beside all-AI tables a human's act→update p99 stays near idle in
+process mode and not in thread mode (the searches hold the GIL), hence
+processes by default; with cheap policies the AI-only pace keeps it near idle
+in both modes.
 * **Fallbacks off the loop too.** The fallback policy (``normal`` where the
   game has one, else its weakest) runs in a small pool of its own
   (``FALLBACK_WORKERS`` processes or threads, as the main pool), apart from

@@ -11,14 +11,11 @@ first moves' updates until the last one is handled.
 
 Why after the reads, not at the end of each read callback: a write to a
 client that sleeps in its poll wakes it, and the wake-up is most of the
-write's cost (``python -m bench.wakeup``: a loopback write took 21–32 µs to
-a reader asleep in its poll, 9–12 µs to a busy one, on a 2-vCPU VM).
-Writes issued back to back find the client's process still awake from the
-first.  At 10 Scopa tables at
-full speed, writing after the reads rather than after each read lowered the
-server's CPU per move from 267 to 248 µs (medians; lower in 9 of 10
-alternating pairs of ``python -m bench.load --game scopa --tables 10
---seconds 6 --only game``); at 1,000 tables at human pace nothing changed.
+write's cost (``python -m bench.wakeup``).  Writes issued back to back find
+the client's process still awake from the first, so writing after the reads
+rather than after each read lowers the server's CPU a move at busy tables
+and changes nothing at human pace (``python -m bench.load``; figures:
+docs/performance.md, A move through the server).
 """
 
 from __future__ import annotations

@@ -14,10 +14,9 @@ and one task (:func:`run`) passes over every connection each :func:`tick`
 
 So a frozen peer (SIGSTOP, a dead network) is dropped within
 :func:`detection_bound` seconds of its last word (17 s by default).
-Measured with ``python -m bench.load --game doudizhu --tables 1000 --pace
-human`` (3,000 connections, 4 alternating runs each): the server's CPU a
-move was 915 µs on average against 995 with websockets' keepalive (897 with
-no pings at all); with ``--idle 5000``, 18.4 KB a connection against 20.0.
+One task for all connections, instead of websockets' task per connection,
+costs less CPU a move and less memory a connection (``python -m bench.load``;
+docs/performance.md, A move through the server).
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ CLOSE_REASON = "keepalive ping timeout"
 TICKS_PER_PERIOD = 4
 """Looks per ``min(interval, timeout)``: each adds at most that period / 4 to a detection."""
 MAX_TICK = 1.0
-"""Seconds between looks at most (each look walks every connection: about 0.3 µs each)."""
+"""Seconds between looks at most (each look walks every connection, cheaply)."""
 SLICES = 20
 """A look is spread over this many slices of the connections (see :func:`run`)."""
 

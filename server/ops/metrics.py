@@ -11,7 +11,8 @@ of that first call, and every later call must use the same label names.
 Counters and histograms are kept in plain Python (:class:`_Family`, no
 per-sample work beyond an addition and a bisection: :mod:`server.ops.metric_series`) and turned into
 Prometheus families at each scrape: the action path records several samples
-per move, and prometheus-client's own classes cost ~3 µs each.  Samples are
+per move, and prometheus-client's own classes cost a lock and several calls each
+(docs/performance.md, A move through the server).  Samples are
 recorded on the event loop's thread only (the AI's worker threads hand their
 results back to it), so a sample takes no lock; the family's lock guards its
 set of series, and a scrape copies each series' counts whole.

@@ -9,8 +9,8 @@ such commands for all tables: those that arrive while a batch is on its way
 wait and go together in the next one, as one write of the commands (packed
 by hiredis, in C), their replies read in order on a connection the lane
 keeps.  redis-py's pipeline takes a connection from the pool for each batch
-and packs and wraps every command in Python: about 96 µs of CPU per append
-in batches of one, against 42 µs this way, on this machine.  The cluster
+and packs and wraps every command in Python, which cost an append much more
+CPU than it takes this way (docs/performance.md, The server process).  The cluster
 bus publishes through a lane of its own (:meth:`CommitLane.send`).
 
 Failures: a connection that fails (Redis restarted, cut off, a timeout) is

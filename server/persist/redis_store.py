@@ -174,7 +174,8 @@ T = TypeVar("T")
 
 CHUNK = 500
 """Tables (or players) per Redis call of a periodic pass over all of them: each call's
-packing and answer then cost the event loop about a millisecond, not tens of them."""
+packing and answer then hold the event loop briefly, where one call for them all held
+it as long as all the calls together."""
 
 
 def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
@@ -376,8 +377,8 @@ class RedisStore:
         """Recorded tables that nobody holds a lease on (takeover candidates).
 
         Looked up inside Redis (one script, answering with those ids only): the
-        scan runs every second, and a pipeline of one check per table cost the
-        event loop about 15 ms per 1,000 tables."""
+        scan runs every second, and a pipeline of one check per table held the
+        event loop in proportion to the tables (docs/performance.md)."""
         prefix, suffix = self._k("t", ""), ":lease"
         ids = await self._run("orphans", [self._k("tables")], [prefix, suffix])
         return sorted(_text(t) for t in ids)

@@ -69,8 +69,9 @@ class SessionStore:
 
     async def touch(self, players: Iterable[Player]) -> None:
         """Refresh the expiry of connected players' sessions, in calls of
-        :data:`~server.persist.redis_store.CHUNK` keys (a pipeline of two commands per player
-        for 3,000 players held the event loop about 100 ms)."""
+        :data:`~server.persist.redis_store.CHUNK` keys (one pipeline of two commands per
+        player for every connected player held the event loop too long:
+        docs/performance.md)."""
         keys: list[str] = []
         for player in players:
             keys.append(self._token_key(token_digest(player.token)))

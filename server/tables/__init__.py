@@ -1,1 +1,2 @@
-"""A table: its sans-I/O core, the actor that drives it, its values, updates, options and chat."""
+"""A table: its sans-I/O core, the actor that drives it, its commands, values, updates,
+options and chat (docs/architecture.md, The path of a move)."""

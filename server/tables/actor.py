@@ -597,7 +597,7 @@ class TableActor:
         replay = self._replay
         if replay is None or replay.game_no != wanted.game_no:
             # kept: a finished game does not change, and rebuilding it replays every move
-            # (6 ms for a Scopa match to 11, against 0.2 ms to copy and encode it)
+            # of the match, where a kept one is only copied and encoded
             replay = build_replay(self.id, self.core.game, self.core.setup.game_options, wanted)
             self._replay = replay
         self._reply(command, replay.model_copy(update={"ref": command.ref}))

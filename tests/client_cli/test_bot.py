@@ -118,7 +118,7 @@ def test_unreachable_server(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_readme_example_bot_runs(srv: LiveServer) -> None:
-    """examples/bot.py (the README's "Write a bot") plays a whole game."""
+    """examples/bot.py (docs/bots.md, "Write a bot") plays a whole game."""
     proc = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "bot.py"), srv.url, "cicera"],
         cwd=ROOT,

@@ -12,7 +12,7 @@ the worlds the seat cannot tell apart.
 
 The generic :class:`engine.search.DeterminizedSearch` plays its rollouts
 through ``Game.apply`` with frozen states; here the simulation runs on small
-mutable lists of card numbers (a few microseconds a play), which buys many
+mutable lists of card numbers, without a new state a play, which buys many
 more iterations inside the time target: :func:`playout` keeps each seat's
 count of the cards it has seen by rank as the deal goes on, and table sums
 come from a cache by the table's pattern of values.  The simulator
@@ -557,9 +557,8 @@ def playout(world: World, rng: random.Random) -> tuple[int, int]:
 
 
 DEFAULT_BUDGET = Budget(iterations=5000, seconds=0.22)
-"""At the server's 250 ms a decision buys about 1,450 playouts on a loaded two-core
-machine and about 2,800 scaled to a whole core (``bench.cicera_search --default``: about
-11,000 playouts per CPU second, 1.6 times the first version's); 250 ms is the median target."""
+"""Capped a little under the decision-time goal (docs/performance.md, The AI): the time
+binds, not the count; what the cap buys: ``python -m bench.cicera_search --default``."""
 CANDIDATES = 8
 """Root plays searched: the best by the ``normal`` score (the rest rarely win)."""
 

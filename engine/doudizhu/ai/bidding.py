@@ -166,8 +166,8 @@ def auction_world(
     seat (from the cards the earlier seat left) up to :data:`SEAT_TRIES` times,
     then taking the draw nearest its calls.  Over the calls of 300 random auctions
     of ``normal`` bidders (50 worlds each) 0.2% of the worlds fall back, against
-    1.6% when whole worlds were drawn 12 times and all their hands read (5.5
-    hands read a world, now 4.9); the share of worlds breaking a call is the
+    1.6% when whole worlds were drawn 12 times and all their hands read (now
+    fewer hands are read a world); the share of worlds breaking a call is the
     same (0.37).
     """
     order = ((seat + 1) % 3, (seat + 2) % 3)

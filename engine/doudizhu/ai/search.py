@@ -26,7 +26,7 @@ hand its turns allow such a player.  These hedges are for players of unknown
 kind: a seat the table shows as the server's own AI (:data:`MODELLED`, told
 by :meth:`HardPolicy.knowing`) is played as ``normal`` with none of them.
 Everything runs on rank counts, so a rollout
-costs well under a millisecond; the sampler uses the view only (its own
+builds no state objects; the sampler uses the view only (its own
 hand, the public plays and passes, the public bottom and the hand counts).
 
 Candidate moves: the ``normal`` choice, the first play of every group of
@@ -81,10 +81,9 @@ from engine.search import survivors
 
 DEFAULT_BUDGET = Budget(iterations=2000, seconds=0.22)
 BID_BUDGET = Budget(iterations=2000, seconds=0.2)
-"""A bid: its play-outs (up to three a world); the time cap binds (at the server's
-0.25 s, a median of about 190 on a 2-core machine, 430–520 compiled, with the
-collector held off as in the AI workers: ``python -m bench.ai_latency --games
-doudizhu``; it was capped at 200 before the compiled build)."""
+"""A bid: its play-outs (up to three a world); at the server's think time the time
+cap binds, not the count (``python -m bench.ai_latency --games doudizhu``, with the
+collector held off as in the AI workers; docs/performance.md)."""
 NEAR_MISS = 0.3
 OPPONENT_NOISE = 0.1
 MAX_CANDIDATES = 10

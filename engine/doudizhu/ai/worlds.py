@@ -135,8 +135,8 @@ class WorldSampler:
     0.70 of the hidden cards in the right hand against 0.65 without this
     reading, 0.63 dealt at random; against ``normal`` they are the same
     (``python -m bench.doudizhu_worlds --deals 10 --players rlcard-rule`` or
-    ``normal``).  The capped deal costs about 8 µs a world more than the
-    plain one, against some 230 µs a play-out.  Against RLCard's agent with
+    ``normal``).  The capped deal costs little beside a play-out
+    (docs/performance.md, The AI).  Against RLCard's agent with
     fixed roles at the play-outs the server's think time buys (``cardavia
     arena --game doudizhu --a hard --b rlcard-rule --fixed-roles --role
     landlord --iterations 1800 --deals 40 --seed S``, seeds 1–8, 960 games,
@@ -164,9 +164,9 @@ class WorldSampler:
     a search-free upper bound of it (``modeled_want_at_least``) settles the
     strong hands of seats that passed first, about a quarter of the checks.
     So reading costs little: at fixed play-outs a decision takes about the
-    CPU time it took without the reading (0.54× its first version's), and the
-    server's think time buys a median of 1,540–2,000 play-outs a move on a
-    2-core machine (``bench.ai_latency``, four runs).
+    CPU time it took without the reading, and the server's think time buys
+    about as many play-outs as before (``python -m bench.search --game
+    doudizhu``, ``python -m bench.ai_latency``; docs/performance.md, The AI).
     """
 
     def __init__(self, view: DoudizhuView, modelled: frozenset[int] = frozenset()) -> None:

@@ -111,7 +111,8 @@ def match_values(seat: int, totals: tuple[int, int], target: int) -> ValueTable:
 
 DEFAULT_BUDGET = Budget(iterations=5000, seconds=0.2)
 """Sampled worlds per decision (an iteration: one world, every root play rolled out in
-it), capped by 0.2 s of thinking (the decision-time goal is a 250 ms median)."""
+it), capped by 0.2 s of thinking, within the decision-time goal (docs/performance.md,
+The AI)."""
 
 SOLVE_STOCK = 0
 """Each world is solved exactly (minimax) instead of rolled out once the stock holds at
