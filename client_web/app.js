@@ -103,8 +103,9 @@ function hello() {
     return;
   }
   // update_ref: an act's answer may be the mover's own update; view_changes: an update's
-  // view holds only what changed, merged in onView (docs/protocol.md, "Optional features")
-  const msg = { type: "hello", version: PROTOCOL_VERSION, name: name || "player", features: ["update_ref", "view_changes"] };
+  // view holds only what changed, merged in onView; reasons: a refused move says why as
+  // data, put into the page's words by errorMessage (docs/protocol.md, "Optional features")
+  const msg = { type: "hello", version: PROTOCOL_VERSION, name: name || "player", features: ["update_ref", "view_changes", "reasons"] };
   if (token) msg.token = token;
   send(msg, (reply) => {
     if (reply.type === "error" && reply.code === "bad_token") {
@@ -172,7 +173,7 @@ function receive(msg) {
       if (app.table && app.table.info.id === msg.table) closeTable();
       break;
     case "error":
-      if (!done) toast(errorMessage(S, msg)); // by code, in the page's language
+      if (!done) toast(errorMessage(S, msg, app.table ? app.table.info.game : "", pattern())); // in the page's language
       break;
     case "shutdown":
       toast(msg.reason);

@@ -2,7 +2,7 @@
 // switch in the header, and the texts built from the strings tables (error
 // messages by code, game terms by the engine's identifiers). docs/languages.md.
 
-import { suitName } from "/static/cards.js";
+import { cardName, rankLabel, suitName } from "/static/cards.js";
 
 /** The languages the page speaks, each labelled with its own name. */
 export const LANGUAGES = {
@@ -91,13 +91,62 @@ function lookup(strings, key) {
   return typeof found === "string" ? found : undefined;
 }
 
-/** A server error for the player: the message for its code in the strings table,
- * else the server's own (English) message. */
-export function errorMessage(strings, error) {
+/** A server error for the player. A refused move that says why (the ``reasons``
+ * feature, docs/protocol.md) in the page's words for ``reasons.<key>``, its cards and
+ * suits named as ``game``'s table in ``pattern`` names them, else (a reason this page
+ * has no sentence for) the server's own message; any other error by its code, else
+ * the server's message. */
+export function errorMessage(strings, error, game = "", pattern = "french") {
+  if (error.reason && typeof error.reason === "object") {
+    return reasonText(strings, game, pattern, error.reason) ?? serverMessage(strings, error);
+  }
   const known = lookup(strings, "errors." + error.code);
   if (known !== undefined) return known;
+  return serverMessage(strings, error);
+}
+
+function serverMessage(strings, error) {
   const format = lookup(strings, "error") || "{message}";
   return format.replaceAll("{message}", String(error.message || error.code || ""));
+}
+
+/** Why the rules refused a move (``{key, params}``, engine/reasons.py) as the sentence
+ * ``reasons.<key>`` filled with its parameters in words; undefined when the page has
+ * no sentence for the key or a placeholder stays unfilled (a newer server). */
+export function reasonText(strings, game, pattern, reason) {
+  const sentence = lookup(strings, "reasons." + reason.key);
+  if (sentence === undefined) return undefined;
+  const args = reasonArgs(strings, game, pattern, reason.params || {});
+  const text = sentence.replace(/\{([a-z_]+)\}/g, (whole, name) => (Object.hasOwn(args, name) ? args[name] : whole));
+  return /\{[a-z_]+\}/.test(text) ? undefined : text;
+}
+
+/** A reason's parameters in words, each by the kind its name tells (engine/reasons.py):
+ * cards by the names the page gives them (Dou Dizhu, whose suits never matter, by the
+ * rank its faces show), a suit by the pattern's name and its ace as the card (``ace``,
+ * the called ace's name on this deck), combinations and contracts by their terms. */
+function reasonArgs(strings, game, pattern, params) {
+  const card = (code) => {
+    const c = String(code);
+    if (game !== "doudizhu" || c[1] === "J") return cardName(c, strings, pattern);
+    return rankLabel(c[0], strings, pattern);
+  };
+  const cards = (codes) => codes.map(card).join(game === "doudizhu" ? " " : ", ");
+  const args = {};
+  for (const [name, value] of Object.entries(params)) {
+    if ((name === "card" || name === "called_ace") && typeof value === "string") args[name] = card(value);
+    else if ((name === "cards" || name === "last_cards") && Array.isArray(value)) args[name] = cards(value);
+    else if (name === "choices" && Array.isArray(value)) {
+      const or = lookup(strings, "or") || " or ";
+      args[name] = value.map((group) => String(group).split(" ").map(card).join(" + ")).join(or);
+    } else if (name === "suit" && typeof value === "string") {
+      args.suit = suitName(value, strings, pattern);
+      args.ace = cardName("A" + value, strings, pattern);
+    } else if (name === "combo" || name === "last_combo") args[name] = term(strings, "doudizhu", value);
+    else if (name === "contract" || name === "above") args[name] = term(strings, "schafkopf", value);
+    else args[name] = String(value);
+  }
+  return args;
 }
 
 /** A game term by the engine's identifier (``terms.<game>.<id>``; ``foo_award`` is

@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
+import client_cli
 import client_web
 from engine.cards import PATTERNS, Pattern
 from engine.cicera.state import TeamBonuses
 from engine.doudizhu.combos import COMBOS
+from engine.reasons import Why
 from engine.registry import GAMES, POLICIES
 from engine.schafkopf.rules import CONTRACTS
 from protocol.errors import ErrorCode
@@ -144,6 +146,30 @@ def test_every_error_code_has_a_message(lang: str) -> None:
     errors = TABLES[lang]["errors"]
     assert sorted(set(ErrorCode) - set(errors)) == []
     assert sorted(set(errors) - set(ErrorCode)) == []  # no message for a code gone
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_reason_has_a_sentence(lang: str) -> None:
+    """Each of the engine's reasons (engine.reasons.Why) has its page sentence and no
+    sentence is left for a reason gone; not English standing in."""
+    reasons = TABLES[lang]["reasons"]
+    assert sorted(set(Why) - set(reasons)) == []
+    assert sorted(set(reasons) - set(Why)) == []
+    english = TABLES["en"]["reasons"]
+    assert lang == "en" or [k for k in reasons if reasons[k] == english[k]] == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_reason_names_what_the_terminal_s_sentence_names(lang: str) -> None:
+    """The page's sentence names the parameters the terminal's names (client_cli/i18n,
+    which the engine's reasons are checked against), except that the page may name a
+    suit's ace as its card (``{ace}``, from ``suit``)."""
+    terminal = json.loads(
+        (Path(client_cli.__file__).parent / "i18n" / f"{lang}.json").read_text(encoding="utf-8")
+    )["reasons"]
+    for key, text in TABLES[lang]["reasons"].items():
+        names = {"suit" if n == "ace" else n for n in _PLACEHOLDER.findall(text)}
+        assert names == set(_PLACEHOLDER.findall(terminal[key])), (lang, key)
 
 
 def test_the_terms_name_what_the_engines_use() -> None:
