@@ -15,7 +15,7 @@ from typing import Any
 
 from websockets.exceptions import InvalidHandshake
 
-from client_cli.client import Client, ClientClosed, ServerError, table_peers
+from client_cli.client import Client, ClientClosed, RequestTimeout, ServerError, table_peers
 from client_cli.common import EXIT_OK, CliError
 from client_cli.lang import Language, language
 from client_cli.moves import Ask, Pick, Refuse, Send, choose_move, key_range
@@ -140,7 +140,8 @@ class PlaySession:
 
     async def _events(self, lines: Lines) -> AsyncIterator[tuple[str, Any]]:
         """Messages and typed lines as they come, whichever first."""
-        net: asyncio.Task[Any] = asyncio.ensure_future(self.client.receive())
+        reading = self.client
+        net: asyncio.Task[Any] = asyncio.ensure_future(reading.receive())
         typed: asyncio.Task[str | None] = asyncio.ensure_future(lines.get())
         try:
             while True:
@@ -149,13 +150,15 @@ class PlaySession:
                     try:
                         msg = net.result()
                     except ClientClosed as exc:
-                        if await self.reconnect(exc):
+                        if reading is not self.client or await self.reconnect(exc):
+                            # resumed already (a request went unanswered): read the new one
+                            reading = self.client
                             net = asyncio.ensure_future(self.client.receive())
                             continue
                         self.screen.show([self.lang.t("session.closed", reason=exc.reason)])
                         self.done = 1 if not self.over else EXIT_OK
                         return
-                    net = asyncio.ensure_future(self.client.receive())
+                    net = asyncio.ensure_future(reading.receive())
                     yield "net", msg
                 if typed in done:
                     line = typed.result()
@@ -410,6 +413,12 @@ class PlaySession:
         except ServerError as exc:
             self.screen.show([self.refused(exc)])
             self.reprompt()
+        except RequestTimeout as exc:  # resume on a new connection: its snapshot resyncs
+            if not await self.reconnect(ClientClosed(None, str(exc))):
+                self.screen.show([self.lang.t("session.closed", reason=exc)])
+                self.done = 1 if not self.over else EXIT_OK
+        except ClientClosed:
+            pass  # the connection dropped: the message loop resumes the session
         except CliError as exc:
             self.screen.show([str(exc)])
             self.reprompt()
