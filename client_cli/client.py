@@ -491,6 +491,10 @@ REQUEST_TIMEOUT = 20.0
 answers at once, but a request routed to a server process that has just died or
 frozen is never answered (it reaches the table's new owner once sent again)."""
 
+_SEND_AGAIN = ("store_unavailable", "table_moving")
+"""Refusals after which :func:`play_table` sends the same move again: nothing changed
+(or, for ``table_moving``, the version the move carries keeps it from counting twice)."""
+
 STORE_RETRY_DELAYS = (0.25, 0.5, 1.0, 2.0, *([4.0] * 29))
 """Seconds :func:`play_table` waits before each new try of a move refused with
 ``store_unavailable`` (the server's store is down, nothing changed: about two
@@ -607,7 +611,8 @@ async def play_table(
 
     Reads the client's pushed messages (passing each to ``on_message``);
     acts whenever the seat has legal actions at a version not yet tried.  A
-    move refused because the server's store is unavailable (nothing changed),
+    move refused because the server's store is unavailable (nothing changed) or
+    its table is still moving after the library's own retries (``table_moving``),
     or left without an answer (:class:`RequestTimeout`: the version it carries
     keeps it from counting twice), is sent again after a pause
     (:data:`STORE_RETRY_DELAYS`), unless an update came meanwhile.
@@ -634,7 +639,7 @@ async def play_table(
             try:
                 await client.act(table, action, seat=state.seat, version=state.version)
             except (ServerError, RequestTimeout) as exc:
-                if isinstance(exc, RequestTimeout) or exc.code == "store_unavailable":
+                if isinstance(exc, RequestTimeout) or exc.code in _SEND_AGAIN:
                     delay = next(waits, None)
                     if delay is None:
                         raise

@@ -1,0 +1,60 @@
+"""The terminal session after a request that got no answer: it resumes, never a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from typing import Any
+
+import pytest
+
+from client_cli import play_session
+from client_cli.client import RequestTimeout
+from client_cli.play_session import PlaySession
+from client_cli.terminal import Screen
+from protocol import server_messages as sm
+from protocol.models import SeatInfo, TableInfo
+
+
+class Silent:
+    """A client whose moves are never answered (the table's server process died)."""
+
+    token, name, player_id, ca_file, resumed = "t", "me", "p", None, True
+
+    def __init__(self) -> None:
+        self.tables: dict[str, object] = {"T": object()}
+        self.closed = False
+
+    async def act(self, table: str, action: object, **_: object) -> None:
+        raise RequestTimeout("no answer to act within 20.0 s")
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+async def test_an_unanswered_move_resumes_the_session_in_one_go(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fresh = Silent()
+
+    async def connect(*_: Any, **__: Any) -> Silent:
+        return fresh
+
+    monkeypatch.setattr(play_session.Client, "connect", connect)
+    monkeypatch.setattr(play_session, "RECONNECT_DELAYS", (0.0,))
+    seats = tuple(SeatInfo(seat=i, kind="human" if i == 0 else "ai") for i in range(2))
+    info = TableInfo(
+        id="T", game="scopa", title="Scopa", status="playing", seats=seats,
+        spectators=0, private=False, quick=False, owner="p", game_no=1, version=1,
+        turn_timer=None, ai_delay=0.0, options={},
+    )  # fmt: skip
+    out = io.StringIO()
+    old = Silent()
+    session = PlaySession(old, sm.Joined(table=info, seat=0), Screen(out), url="ws://x")  # type: ignore[arg-type]
+    view = {"seat": 0, "to_act": [0], "legal": [{"type": "play", "card": "7D", "capture": []}]}
+    session.on_message(sm.Snapshot(table="T", game_no=1, version=2, seat=0, view=view))
+    await asyncio.wait_for(session.on_line("1"), 5)  # no exception escapes
+    text = out.getvalue()
+    assert "no answer to act within 20.0 s" in text and "Reconnected." in text
+    assert "Traceback" not in text
+    assert session.client is fresh and old.closed and session.done is None
