@@ -289,6 +289,11 @@ class Bus:
                     await pool.release(conn)
 
     # -- the front: this process holds the client's connection ------------------------
+    @property
+    def unanswered(self) -> int:
+        """Forwarded requests whose answer has not passed here yet."""
+        return sum(len(waiting) for waiting in self._forwarded.values())
+
     def hold_limit(self) -> float:
         """Seconds a request for a moving table waits for it (held, or unanswered by
         an owner that may have died): a dead owner's lease runs out within one lease

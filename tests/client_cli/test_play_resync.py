@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from client_cli import play_session
-from client_cli.client import RequestTimeout
+from client_cli.client import Client, RequestTimeout
 from client_cli.play_session import PlaySession
 from client_cli.terminal import Screen
 from protocol import server_messages as sm
@@ -40,7 +40,7 @@ async def test_an_unanswered_move_resumes_the_session_in_one_go(
     async def connect(*_: Any, **__: Any) -> Silent:
         return fresh
 
-    monkeypatch.setattr(play_session.Client, "connect", connect)
+    monkeypatch.setattr(Client, "connect", connect)
     monkeypatch.setattr(play_session, "RECONNECT_DELAYS", (0.0,))
     seats = tuple(SeatInfo(seat=i, kind="human" if i == 0 else "ai") for i in range(2))
     info = TableInfo(
@@ -57,4 +57,5 @@ async def test_an_unanswered_move_resumes_the_session_in_one_go(
     text = out.getvalue()
     assert "no answer to act within 20.0 s" in text and "Reconnected." in text
     assert "Traceback" not in text
-    assert session.client is fresh and old.closed and session.done is None
+    now: Any = session.client
+    assert now is fresh and old.closed and session.done is None

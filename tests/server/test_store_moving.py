@@ -16,12 +16,17 @@ from typing import Any
 import pytest
 from redis import asyncio as aioredis
 
-from client_cli.client import Client
+from client_cli.client import Client, ServerError
 from protocol import client_messages as cm
 from protocol import server_messages as sm
 from protocol.codec import encode
 from tests.server.helpers import Recorder, play_random
-from tests.server.redis_fixture import SERVER_FLAGS, RedisServer, ServerProcess
+from tests.server.redis_fixture import (
+    SERVER_FLAGS,
+    RedisServer,
+    ServerProcess,
+    fast_redis_config,
+)
 from tests.server.test_store_restart import logged
 
 pytestmark = pytest.mark.heavy  # seconds of failover each: run first (tests/conftest.py)
@@ -38,7 +43,8 @@ async def lease_holder(redis_url: str, table: str) -> str | None:
         raw = await redis.get(f"cardavia:t:{table}:lease")
     finally:
         await redis.aclose()
-    return None if raw is None else raw.decode().rsplit(":", 1)[0]
+    text = raw.decode() if isinstance(raw, bytes) else raw
+    return None if text is None else text.rsplit(":", 1)[0]
 
 
 def killed(proc: ServerProcess) -> None:
@@ -60,7 +66,7 @@ async def answers(client: Client, *msgs: Any) -> dict[int, tuple[Any, float]]:
     while len(got) < len(msgs):
         reply = await client.receive(15)
         ref = getattr(reply, "ref", None)
-        if ref in {m.id for m in msgs} and ref not in got:
+        if isinstance(ref, int) and ref in {m.id for m in msgs} and ref not in got:
             got[ref] = (reply, time.monotonic() - start)
     return got
 
@@ -70,6 +76,29 @@ async def answer(client: Client, msg: Any) -> tuple[Any, float]:
     return (await answers(client, msg))[msg.id]
 
 
+def two_processes(
+    redis_url: str, servers: list[ServerProcess]
+) -> tuple[ServerProcess, ServerProcess]:
+    """Two started server processes on one Redis: ``a`` to own the tables, ``b`` the front."""
+    a, b = ServerProcess(redis_url), ServerProcess(redis_url)
+    servers += [a, b]
+    a.start()
+    b.start()
+    return a, b
+
+
+async def joined_to_move(
+    redis_url: str, mover: Client, other: Client, table: str
+) -> tuple[Any, int, list[tuple[int, object, str]]]:
+    """``mover`` joins ``other``'s table and gets the turn: the move it will send, the
+    version it is for, and the table's log so far."""
+    await mover.join(table)
+    await mover.wait_for(lambda m: isinstance(m, sm.Update | sm.Snapshot) and m.table == table, 10)
+    await until_turn(mover, other, table)
+    state = mover.tables[table]
+    return state.legal[0], state.version, await logged(redis_url, table)
+
+
 async def until_turn(mover: Client, other: Client, table: str) -> None:
     """Let ``other`` play (its first legal move each time) until ``mover`` may act."""
     for _ in range(10):
@@ -77,20 +106,18 @@ async def until_turn(mover: Client, other: Client, table: str) -> None:
             return
         version = other.tables[table].version
         await other.act(table, other.tables[table].legal[0])
-        await mover.wait_for(
-            lambda m, v=version: isinstance(m, sm.Update) and m.table == table and m.version > v,
-            10,
-        )
+
+        def moved_on(m: Any, v: int = version) -> bool:
+            return isinstance(m, sm.Update) and m.table == table and m.version > v
+
+        await mover.wait_for(moved_on, 10)
     raise AssertionError("the seat never got the turn")
 
 
 async def test_every_table_request_is_answered_while_the_owner_is_killed(
     redis_server: RedisServer, servers: list[ServerProcess]
 ) -> None:
-    a, b = ServerProcess(redis_server.url), ServerProcess(redis_server.url)
-    servers += [a, b]
-    a.start()
-    b.start()
+    a, b = two_processes(redis_server.url, servers)
     ann = await Client.connect(a.url, "ann")
     bob, dan, erin, fred = [await Client.connect(b.url, n) for n in ("bob", "dan", "erin", "fred")]
     # a finished game at a (rematch, replay), a waiting table (join), one in play (act, chat,
@@ -102,15 +129,10 @@ async def test_every_table_request_is_answered_while_the_owner_is_killed(
     )
     waiting = (await ann.create_table("scopa", {"seat": 0})).table.id
     playing = (await ann.create_table("scopa", {"seat": 0})).table.id
-    await bob.join(playing)
-    await bob.wait_for(lambda m: isinstance(m, sm.Update | sm.Snapshot) and m.table == playing, 10)
-    await until_turn(bob, ann, playing)
-    state = bob.tables[playing]
-    move, version = state.legal[0], state.version
-    before = await logged(redis_server.url, playing)
+    move, version, before = await joined_to_move(redis_server.url, bob, ann, playing)
 
     killed(a)
-    requests = {
+    requests: dict[Client, list[Any]] = {
         bob: [
             cm.Act(id=101, table=playing, seat=1, version=version, action=move),
             cm.Chat(id=102, table=playing, text="still there?"),
@@ -149,19 +171,11 @@ async def test_a_request_the_dying_owner_heard_is_refused_and_the_library_retrie
     """The owner freezes with the requests in hand, then is killed: the front sees
     nobody listening any more and refuses them with ``table_moving`` (they may or may
     not have been applied); the client library sends them again by itself."""
-    a, b = ServerProcess(redis_server.url), ServerProcess(redis_server.url)
-    servers += [a, b]
-    a.start()
-    b.start()
+    a, b = two_processes(redis_server.url, servers)
     ann = await Client.connect(a.url, "ann")
     bob = await Client.connect(b.url, "bob")
     table = (await ann.create_table("scopa", {"seat": 0})).table.id
-    await bob.join(table)
-    await bob.wait_for(lambda m: isinstance(m, sm.Update | sm.Snapshot) and m.table == table, 10)
-    await until_turn(bob, ann, table)
-    state = bob.tables[table]
-    move, version = state.legal[0], state.version
-    before = await logged(redis_server.url, table)
+    move, version, before = await joined_to_move(redis_server.url, bob, ann, table)
 
     a.signal(signal.SIGSTOP)
     chat = asyncio.create_task(bob.chat(table, "hello?"))  # the library: retried by itself
@@ -215,3 +229,26 @@ async def test_a_restarted_process_answers_for_the_tables_of_the_one_it_replaces
     assert isinstance(chat[0], sm.Ok) and isinstance(spectate[0], sm.Joined)
     await ann.close()
     await carl.close()
+
+
+async def test_the_front_forgets_each_forwarded_request_once_answered(
+    redis_server: RedisServer,
+) -> None:
+    """Answers are matched to the requests the front forwarded (by their ``ref``, read
+    from the owner's bytes), so none is left to be refused later as unanswered."""
+    from server.app import running_server
+
+    config = fast_redis_config(redis_server.url)
+    async with running_server(config) as owner, running_server(config) as front:
+        assert front.bus is not None
+        ann = await Client.connect(owner.url, "ann")
+        bob = await Client.connect(front.url, "bob")
+        table = (await ann.create_table("scopa", {"seat": 0})).table.id
+        move, version, _ = await joined_to_move(redis_server.url, bob, ann, table)
+        await bob.chat(table, "hello")
+        await bob.act(table, move, version=version)  # answered by bob's own update
+        with pytest.raises(ServerError):
+            await bob.act(table, move, version=version)  # refused: an error answers too
+        assert front.bus.unanswered == 0
+        await ann.close()
+        await bob.close()
