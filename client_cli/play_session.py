@@ -75,6 +75,10 @@ class PlaySession:
         self.game_no = 0
         self.moves: list[dict[str, Any]] = []
         self.moves_version = -1
+        self.unsent: tuple[int, Any] | None = None
+        """A move (its version, the action) whose answer the dropped connection never
+        brought: sent again if the table is back at that version (the version keeps
+        it from counting twice)."""
         self.over = False
         self.done: int | None = None
 
@@ -297,8 +301,12 @@ class PlaySession:
                 lines.extend(self.render.event(event))
             self.screen.show(lines)
         legal = list(msg.view.get("legal") or []) if self.seat is not None else []
+        unsent, self.unsent = self.unsent, None
         if legal and not self.over:
             self.moves, self.moves_version = legal, msg.version
+            if unsent is not None and unsent[0] == msg.version and unsent[1] in legal:
+                self._auto = asyncio.ensure_future(self.send_unprompted(None, unsent[1]))
+                return
             self.show_turn(msg.timer_s)
         else:
             self.moves = []
@@ -312,7 +320,7 @@ class PlaySession:
         assert self.view is not None
         if self.auto_pass and [a.get("type") for a in self.moves] == ["pass"]:
             self.screen.show([self.lang.t("session.auto_pass")])
-            self._auto = asyncio.ensure_future(self.send_move(0))
+            self._auto = asyncio.ensure_future(self.send_unprompted(0))
             return
         width, rows = terminal_size() if self.screen.tty else (100, 1000)
         self.render.width = width
@@ -505,6 +513,9 @@ class PlaySession:
         self.screen.ask(None)
         try:
             await self.client.act(self.table, action, seat=self.seat, version=version)
+        except (ClientClosed, RequestTimeout):
+            self.unsent = (version, action)  # the resumed session's snapshot sends it again
+            raise
         except ServerError as exc:
             if exc.code in ("stale_version", "not_your_turn", "not_playing"):
                 self.screen.show([self.lang.t("session.too_late")])
@@ -520,6 +531,17 @@ class PlaySession:
             if self.version == version:
                 self.moves = legal
                 self.reprompt()
+
+    async def send_unprompted(self, index: int | None, action: Any = None) -> None:
+        """:meth:`send_move` for a move nobody typed (auto-pass, a move sent again): a
+        dropped connection or a missing answer resumes the session, as a typed move's
+        does (its snapshot then sends the move once more)."""
+        try:
+            await self.send_move(index, action)
+        except ClientClosed:
+            pass  # the message loop resumes the session
+        except RequestTimeout:
+            await self.client.close()  # the message loop resumes on a new connection
 
     async def again(self) -> None:
         if not self.over:

@@ -32,12 +32,23 @@ class Silent:
         self.closed = True
 
 
+class Answering(Silent):
+    """The resumed session's client: its moves are answered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.acts: list[tuple[object, object]] = []
+
+    async def act(self, table: str, action: object, **kw: object) -> None:
+        self.acts.append((action, kw.get("version")))
+
+
 async def test_an_unanswered_move_resumes_the_session_in_one_go(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fresh = Silent()
+    fresh = Answering()
 
-    async def connect(*_: Any, **__: Any) -> Silent:
+    async def connect(*_: Any, **__: Any) -> Answering:
         return fresh
 
     monkeypatch.setattr(Client, "connect", connect)
@@ -51,7 +62,9 @@ async def test_an_unanswered_move_resumes_the_session_in_one_go(
     out = io.StringIO()
     old = Silent()
     session = PlaySession(old, sm.Joined(table=info, seat=0), Screen(out), url="ws://x")  # type: ignore[arg-type]
-    view = {"seat": 0, "to_act": [0], "legal": [{"type": "play", "card": "7D", "capture": []}]}
+    view: dict[str, Any] = {
+        "seat": 0, "to_act": [0], "legal": [{"type": "play", "card": "7D", "capture": []}],
+    }  # fmt: skip
     session.on_message(sm.Snapshot(table="T", game_no=1, version=2, seat=0, view=view))
     await asyncio.wait_for(session.on_line("1"), 5)  # no exception escapes
     text = out.getvalue()
@@ -59,3 +72,12 @@ async def test_an_unanswered_move_resumes_the_session_in_one_go(
     assert "Traceback" not in text
     now: Any = session.client
     assert now is fresh and old.closed and session.done is None
+    # the table's snapshot on the new connection: still at that version, the move goes again
+    move = view["legal"][0]
+    session.on_message(sm.Snapshot(table="T", game_no=1, version=2, seat=0, view=view))
+    await asyncio.sleep(0.01)
+    assert fresh.acts == [(move, 2)]
+    # once only: a later snapshot at the same version does not send it a third time
+    session.on_message(sm.Snapshot(table="T", game_no=1, version=2, seat=0, view=view))
+    await asyncio.sleep(0.01)
+    assert fresh.acts == [(move, 2)]
