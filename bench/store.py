@@ -18,6 +18,16 @@ the kill to the first move the new owner applied (as a bot sees it),
 ``all_resumed_s`` the time until every table moved again;
 ``lost_moves`` counts acknowledged moves missing from the log in Redis,
 ``doubled_moves`` logged human moves that no bot sent at that version.
+Half as many more tables (at least one) of the first process have their
+second seat played by a bot connected to the second process, which also
+chats there after the kill: its moves and chat lines sent while the tables
+move go through the second process to the dead owner.  ``window_requests``
+counts the requests (moves, chat) those bots sent from the kill until a
+lease TTL and 2 s after it, ``unanswered`` the requests of the whole run that
+got no answer within the client's request timeout (must be 0), and
+``slowest_window_answer_s`` the longest wait for an answer in the window
+(a ``table_moving`` refusal sent again by the client library counts until
+its final answer).
 
 Progress goes to stderr; the last line of stdout is one JSON object.
 """
@@ -26,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
@@ -45,13 +56,26 @@ from redis import asyncio as aioredis
 
 from bench.loopback import NO_ADDRESS_CAPS, no_address_cap_flags
 from bench.procstat import answers_ok
-from client_cli.client import Client, ClientClosed, ServerError, random_chooser, reconnect
+from client_cli.client import (
+    Client,
+    ClientClosed,
+    RequestTimeout,
+    ServerError,
+    random_chooser,
+    reconnect,
+)
 from server.app import running_server
 from server.config import ServerConfig
 from server.ops.logs import configure
 
 ROUNDS = 4
+LEASE_TTL = 5.0
+"""The servers' default lease TTL: the window in which a killed owner's tables move."""
+CHAT_EVERY = 3.1
+"""Seconds between two chat lines of a remote seat (the default allows 20 a minute)."""
 OPTIONS = {"seat": 0, "ai": [{"seat": 1, "level": "random"}], "game": {"target": 100}}
+REMOTE_OPTIONS = {"seat": 0, "game": {"target": 100}}
+"""A table whose second seat waits for a person (a bot at the other process)."""
 
 
 def _free_port() -> int:
@@ -134,14 +158,41 @@ def redis_server() -> Iterator[str]:
         yield redis.url
 
 
+@dataclasses.dataclass(frozen=True)
+class Asked:
+    """One request a bot sent: when (monotonic clock), how long its answer took
+    (``None``: no answer within the client's request timeout)."""
+
+    at: float
+    took: float | None
+
+
 @dataclasses.dataclass
 class Bot:
-    """One bot at one table: what it sent and what was acknowledged, by (game, version)."""
+    """One bot at one table: what it sent and what was acknowledged, by (game, version);
+    its requests' answer times."""
 
     client: Client
     table: str
+    seat: int = 0
     sent: dict[tuple[int, int], Any] = dataclasses.field(default_factory=dict)
     acked: dict[tuple[int, int], Any] = dataclasses.field(default_factory=dict)
+    asked: list[Asked] = dataclasses.field(default_factory=list)
+
+    async def timed(self, request: Any) -> bool:
+        """Await ``request`` (a call of the client), noting how long its answer took;
+        whether it came (a refusal is an answer: :class:`ServerError` is raised)."""
+        at = time.monotonic()
+        try:
+            await request
+        except RequestTimeout:
+            self.asked.append(Asked(at, None))
+            return False
+        except ServerError:
+            self.asked.append(Asked(at, time.monotonic() - at))
+            raise
+        self.asked.append(Asked(at, time.monotonic() - at))
+        return True
 
 
 async def play(bot: Bot, until: float, url: str | None = None, pause: float = 0.0) -> None:
@@ -155,8 +206,9 @@ async def play(bot: Bot, until: float, url: str | None = None, pause: float = 0.
                 key = (state.game_no, state.version)
                 bot.sent[key] = action
                 try:
-                    await bot.client.act(bot.table, action, seat=state.seat, version=key[1])
-                    bot.acked[key] = action
+                    act = bot.client.act(bot.table, action, seat=state.seat, version=key[1])
+                    if await bot.timed(act):
+                        bot.acked[key] = action
                 except ServerError as exc:
                     if exc.code not in ("stale_version", "not_your_turn", "store_unavailable"):
                         raise
@@ -173,6 +225,18 @@ async def play(bot: Bot, until: float, url: str | None = None, pause: float = 0.
             if back is None:
                 raise
             bot.client = back
+
+
+async def chat(bot: Bot, start: asyncio.Event, until: float) -> None:
+    """Once ``start`` is set, say a line at the bot's table every :data:`CHAT_EVERY`
+    seconds until ``until``."""
+    await start.wait()
+    n = 0
+    while time.monotonic() < until:
+        n += 1
+        with contextlib.suppress(ServerError, ClientClosed):  # refused or gone: answered
+            await bot.timed(bot.client.chat(bot.table, f"line {n}"))
+        await asyncio.sleep(CHAT_EVERY)
 
 
 def _moves(metrics: Any) -> float:
@@ -240,8 +304,9 @@ def _start_server(url: str) -> tuple[subprocess.Popen[bytes], int]:
     return proc, port
 
 
-async def _logged(url: str, table: str) -> dict[tuple[int, int], Any]:
-    """Human moves of every game of ``table`` in Redis, by (game, version they were sent at)."""
+async def _logged(url: str, table: str, seat: int = 0) -> dict[tuple[int, int], Any]:
+    """Human moves at ``seat`` of every game of ``table`` in Redis, by (game, version they
+    were sent at)."""
     redis = aioredis.Redis.from_url(url)
     out: dict[tuple[int, int], Any] = {}
     try:
@@ -258,8 +323,8 @@ async def _logged(url: str, table: str) -> dict[tuple[int, int], Any]:
         await redis.aclose()
     for number, start, log in games:
         for i, raw in enumerate(log):
-            seat, action, by = msgpack.unpackb(raw, raw=False)
-            if seat == 0 and by == "human":
+            logged_seat, action, by = msgpack.unpackb(raw, raw=False)
+            if logged_seat == seat and by == "human":
                 out[(number, start + i)] = action
     return out
 
@@ -271,14 +336,22 @@ async def failover(seconds: float, tables: int, graceful: bool = False) -> dict[
         first, first_port = _start_server(url)
         second, second_port = _start_server(url)
         try:
-            bots = []
+            bots, remote = [], []
+            owner, other = f"ws://127.0.0.1:{first_port}", f"ws://127.0.0.1:{second_port}"
             for i in range(tables):
-                client = await Client.connect(f"ws://127.0.0.1:{first_port}", f"bot{i}")
+                client = await Client.connect(owner, f"bot{i}")
                 joined = await client.create_table("scopa", OPTIONS)
                 bots.append(Bot(client, joined.table.id))
+            for i in range(max(1, tables // 2)):  # seat 1 played through the other process
+                client = await Client.connect(owner, f"host{i}")
+                joined = await client.create_table("scopa", REMOTE_OPTIONS)
+                guest = await Client.connect(other, f"guest{i}")
+                await guest.join(joined.table.id)
+                remote += [Bot(client, joined.table.id), Bot(guest, joined.table.id, seat=1)]
             until = time.monotonic() + seconds
-            other = f"ws://127.0.0.1:{second_port}"
-            players = [asyncio.create_task(play(b, until, other, 0.02)) for b in bots]
+            kill = asyncio.Event()
+            players = [asyncio.create_task(play(b, until, other, 0.02)) for b in bots + remote]
+            players += [asyncio.create_task(chat(b, kill, until)) for b in remote if b.seat]
             await asyncio.sleep(seconds / 4)
             versions = {b.table: b.client.tables[b.table].version for b in bots}
             old_clients = {b.table: b.client for b in bots}
@@ -286,6 +359,7 @@ async def failover(seconds: float, tables: int, graceful: bool = False) -> dict[
             print(f"{how.name} the owner of {tables} busy tables", file=sys.stderr)
             first.send_signal(how)
             killed = time.monotonic()
+            kill.set()
             resumed: dict[str, float] = {}  # table -> seconds from the kill to its first move
             while len(resumed) < len(bots) and time.monotonic() < until:
                 await asyncio.sleep(0.01)
@@ -306,12 +380,14 @@ async def failover(seconds: float, tables: int, graceful: bool = False) -> dict[
             )
             await asyncio.gather(*players)
             lost = doubled = moves = 0
-            for b in bots:
-                logged = await _logged(url, b.table)
+            for b in bots + remote:
+                logged = await _logged(url, b.table, b.seat)
                 moves += len(logged)
                 lost += sum(1 for k, a in b.acked.items() if logged.get(k) != a)
                 doubled += sum(1 for k, a in logged.items() if b.sent.get(k) != a)
                 await b.client.close()
+            end = killed + LEASE_TTL + 2.0
+            window = [a for b in remote if b.seat for a in b.asked if killed <= a.at <= end]
         finally:
             for proc in (first, second):
                 if proc.poll() is None:
@@ -326,6 +402,9 @@ async def failover(seconds: float, tables: int, graceful: bool = False) -> dict[
         "all_resumed_s": None if last is None else round(last, 2),
         "lost_moves": lost,
         "doubled_moves": doubled,
+        "window_requests": len(window),
+        "unanswered": sum(1 for b in bots + remote for a in b.asked if a.took is None),
+        "slowest_window_answer_s": round(max((a.took or 0.0 for a in window), default=0.0), 2),
     }
 
 

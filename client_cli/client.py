@@ -31,6 +31,7 @@ import asyncio
 import contextlib
 import inspect
 import itertools
+import math
 import random
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -68,6 +69,12 @@ RATE_LIMIT_GAP = (0.02, 0.5)
 """First and largest gap between sends once rate-limited (the first matches the default
 50 messages/s): it doubles with each new refusal and shrinks by 2 % with each success,
 to none once it is below an eighth of the first."""
+MOVING_RETRY_FOR = 30.0
+"""Seconds a request refused with ``table_moving`` (its table's server process stopped;
+another one is taking the table over) keeps being sent again, each time after the
+pause the server suggests (its ``detail``), before :class:`ServerError` is raised."""
+MOVING_PAUSE = (0.1, 5.0)
+"""Bounds of that pause (a missing or odd hint counts as 1 s)."""
 Chooser = Callable[[dict[str, Any]], Any]
 """Picks an action (plain data) from a seat's view (plain data); may be async."""
 
@@ -314,13 +321,27 @@ class Client:
         await self.ws.send(frame)
 
     async def _request(self, msg: Any, expect: type[M]) -> M:
-        """Send ``msg`` and wait for its reply; retry (backing off) while rate-limited.
+        """Send ``msg`` and wait for its reply; retry (backing off) while rate-limited,
+        and while its table moves to another server process (``table_moving``: sent
+        again after the server's hint, for up to :data:`MOVING_RETRY_FOR` seconds; an
+        ``act`` carries the table version, so it is never applied twice).
 
         A ``rate_limited`` answer pauses every request of this client, not only
         the refused one, and from then on requests are paced (a gap that grows
         with new refusals and shrinks with successes), so retries do not pile
         up refusals (which the server counts as strikes) while its bucket refills.
         """
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + MOVING_RETRY_FOR
+        while True:
+            try:
+                return await self._request_paced(msg, expect)
+            except ServerError as exc:
+                if exc.code != "table_moving" or loop.time() >= give_up:
+                    raise
+                await asyncio.sleep(moving_pause(exc.error.detail))
+
+    async def _request_paced(self, msg: Any, expect: type[M]) -> M:
         loop = asyncio.get_running_loop()
         for attempt in range(RATE_LIMIT_RETRIES):
             now = loop.time()
@@ -472,6 +493,10 @@ REQUEST_TIMEOUT = 20.0
 answers at once, but a request routed to a server process that has just died or
 frozen is never answered (it reaches the table's new owner once sent again)."""
 
+_SEND_AGAIN = ("store_unavailable", "table_moving")
+"""Refusals after which :func:`play_table` sends the same move again: nothing changed
+(or, for ``table_moving``, the version the move carries keeps it from counting twice)."""
+
 STORE_RETRY_DELAYS = (0.25, 0.5, 1.0, 2.0, *([4.0] * 29))
 """Seconds :func:`play_table` waits before each new try of a move refused with
 ``store_unavailable`` (the server's store is down, nothing changed: about two
@@ -509,6 +534,17 @@ async def reconnect(
             continue
         return client
     return None
+
+
+def moving_pause(detail: str | None) -> float:
+    """Seconds to wait before sending again a request refused with ``table_moving``:
+    the server's hint (its ``detail``), within :data:`MOVING_PAUSE`."""
+    try:
+        pause = float(detail) if detail is not None else 1.0
+    except ValueError:
+        pause = 1.0
+    low, high = MOVING_PAUSE
+    return min(high, max(low, pause)) if math.isfinite(pause) else 1.0
 
 
 # -- choosing moves ------------------------------------------------------------
@@ -577,7 +613,8 @@ async def play_table(
 
     Reads the client's pushed messages (passing each to ``on_message``);
     acts whenever the seat has legal actions at a version not yet tried.  A
-    move refused because the server's store is unavailable (nothing changed),
+    move refused because the server's store is unavailable (nothing changed) or
+    its table is still moving after the library's own retries (``table_moving``),
     or left without an answer (:class:`RequestTimeout`: the version it carries
     keeps it from counting twice), is sent again after a pause
     (:data:`STORE_RETRY_DELAYS`), unless an update came meanwhile.
@@ -604,7 +641,7 @@ async def play_table(
             try:
                 await client.act(table, action, seat=state.seat, version=state.version)
             except (ServerError, RequestTimeout) as exc:
-                if isinstance(exc, RequestTimeout) or exc.code == "store_unavailable":
+                if isinstance(exc, RequestTimeout) or exc.code in _SEND_AGAIN:
                     delay = next(waits, None)
                     if delay is None:
                         raise

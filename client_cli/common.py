@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 from websockets.exceptions import InvalidHandshake, InvalidURI
 
-from client_cli.client import Client, ClientClosed, ServerError
+from client_cli.client import Client, ClientClosed, RequestTimeout, ServerError
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -116,6 +116,9 @@ def run(main: Coroutine[Any, Any, int]) -> int:
         return EXIT_FAILED
     except ClientClosed as exc:
         print(f"cardavia: the server closed the connection {exc.reason}".rstrip(), file=sys.stderr)
+        return EXIT_FAILED
+    except RequestTimeout as exc:  # one line, never a traceback
+        print(f"cardavia: {exc}; try again", file=sys.stderr)
         return EXIT_FAILED
     except ValidationError as exc:
         first = exc.errors()[0] if exc.errors() else {}

@@ -15,7 +15,7 @@ from typing import Any
 
 from websockets.exceptions import InvalidHandshake
 
-from client_cli.client import Client, ClientClosed, ServerError, table_peers
+from client_cli.client import Client, ClientClosed, RequestTimeout, ServerError, table_peers
 from client_cli.common import EXIT_OK, CliError
 from client_cli.lang import Language, language
 from client_cli.moves import Ask, Pick, Refuse, Send, choose_move, key_range
@@ -75,6 +75,10 @@ class PlaySession:
         self.game_no = 0
         self.moves: list[dict[str, Any]] = []
         self.moves_version = -1
+        self.unsent: tuple[int, Any] | None = None
+        """A move (its version, the action) whose answer the dropped connection never
+        brought: sent again if the table is back at that version (the version keeps
+        it from counting twice)."""
         self.over = False
         self.done: int | None = None
         self.quitting = False
@@ -142,7 +146,8 @@ class PlaySession:
 
     async def _events(self, lines: Lines) -> AsyncIterator[tuple[str, Any]]:
         """Messages and typed lines as they come, whichever first."""
-        net: asyncio.Task[Any] = asyncio.ensure_future(self.client.receive())
+        reading = self.client
+        net: asyncio.Task[Any] = asyncio.ensure_future(reading.receive())
         typed: asyncio.Task[str | None] = asyncio.ensure_future(lines.get())
         try:
             while True:
@@ -151,13 +156,15 @@ class PlaySession:
                     try:
                         msg = net.result()
                     except ClientClosed as exc:
-                        if await self.reconnect(exc):
+                        if reading is not self.client or await self.reconnect(exc):
+                            # resumed already (a request went unanswered): read the new one
+                            reading = self.client
                             net = asyncio.ensure_future(self.client.receive())
                             continue
                         self.screen.show([self.lang.t("session.closed", reason=exc.reason)])
                         self.done = 1 if not self.over else EXIT_OK
                         return
-                    net = asyncio.ensure_future(self.client.receive())
+                    net = asyncio.ensure_future(reading.receive())
                     yield "net", msg
                 if typed in done:
                     line = typed.result()
@@ -297,8 +304,12 @@ class PlaySession:
                 lines.extend(self.render.event(event))
             self.screen.show(lines)
         legal = list(msg.view.get("legal") or []) if self.seat is not None else []
+        unsent, self.unsent = self.unsent, None
         if legal and not self.over:
             self.moves, self.moves_version = legal, msg.version
+            if unsent is not None and unsent[0] == msg.version and unsent[1] in legal:
+                self._auto = asyncio.ensure_future(self.send_unprompted(None, unsent[1]))
+                return
             self.show_turn(msg.timer_s)
         else:
             self.moves = []
@@ -312,7 +323,7 @@ class PlaySession:
         assert self.view is not None
         if self.auto_pass and [a.get("type") for a in self.moves] == ["pass"]:
             self.screen.show([self.lang.t("session.auto_pass")])
-            self._auto = asyncio.ensure_future(self.send_move(0))
+            self._auto = asyncio.ensure_future(self.send_unprompted(0))
             return
         width, rows = self.screen_size()
         self.render.width = width
@@ -427,6 +438,12 @@ class PlaySession:
         except ServerError as exc:
             self.screen.show([self.refused(exc)])
             self.reprompt()
+        except RequestTimeout as exc:  # resume on a new connection: its snapshot resyncs
+            if not await self.reconnect(ClientClosed(None, str(exc))):
+                self.screen.show([self.lang.t("session.closed", reason=exc)])
+                self.done = 1 if not self.over else EXIT_OK
+        except ClientClosed:
+            pass  # the connection dropped: the message loop resumes the session
         except CliError as exc:
             self.screen.show([str(exc)])
             self.reprompt()
@@ -523,6 +540,9 @@ class PlaySession:
         self.screen.ask(None)
         try:
             await self.client.act(self.table, action, seat=self.seat, version=version)
+        except (ClientClosed, RequestTimeout):
+            self.unsent = (version, action)  # the resumed session's snapshot sends it again
+            raise
         except ServerError as exc:
             if exc.code in ("stale_version", "not_your_turn", "not_playing"):
                 self.screen.show([self.lang.t("session.too_late")])
@@ -545,6 +565,17 @@ class PlaySession:
             if self.version == version:
                 self.moves = legal
                 self.reprompt()
+
+    async def send_unprompted(self, index: int | None, action: Any = None) -> None:
+        """:meth:`send_move` for a move nobody typed (auto-pass, a move sent again): a
+        dropped connection or a missing answer resumes the session, as a typed move's
+        does (its snapshot then sends the move once more)."""
+        try:
+            await self.send_move(index, action)
+        except ClientClosed:
+            pass  # the message loop resumes the session
+        except RequestTimeout:
+            await self.client.close()  # the message loop resumes on a new connection
 
     async def again(self) -> None:
         if not self.over:

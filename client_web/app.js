@@ -88,11 +88,40 @@ function connect() {
   };
 }
 
-function send(message, onReply) {
+// A request that names a table is sent again while the table moves to another server
+// process (error table_moving, its detail the seconds to wait), for up to MOVING_RETRY_MS;
+// one left without any answer for ANSWER_TIMEOUT_MS ends the connection, and the resumed
+// session's snapshots resync the page (docs/protocol.md, docs/scaling.md).
+const MOVING_RETRY_MS = 30000;
+const ANSWER_TIMEOUT_MS = 20000;
+
+function send(message, onReply, givenUp = Date.now() + MOVING_RETRY_MS) {
   if (!app.ws || app.ws.readyState !== WebSocket.OPEN) return;
   const id = app.nextId++;
-  if (onReply) app.waiting.set(id, onReply);
-  app.ws.send(JSON.stringify({ ...message, id }));
+  const ws = app.ws;
+  if (message.table === undefined) {
+    if (onReply) app.waiting.set(id, onReply);
+  } else {
+    const timer = setTimeout(() => {
+      if (app.ws === ws && app.waiting.has(id)) ws.close(4000, "no answer");
+    }, ANSWER_TIMEOUT_MS);
+    app.waiting.set(id, (reply) => {
+      clearTimeout(timer);
+      if (reply.type === "error" && reply.code === "table_moving" && Date.now() < givenUp) {
+        const pause = Math.min(5000, Math.max(100, 1000 * (Number(reply.detail) || 1)));
+        setStatus(t("reconnecting"));
+        setTimeout(() => {
+          if (app.ws === ws && app.welcome) setStatus(app.welcome.name);
+          send(message, onReply, givenUp);
+        }, pause);
+      } else if (onReply) {
+        onReply(reply);
+      } else if (reply.type === "error") {
+        toast(errorMessage(S, reply));
+      }
+    });
+  }
+  ws.send(JSON.stringify({ ...message, id }));
 }
 
 function hello() {

@@ -52,5 +52,10 @@ class ErrorCode(StrEnum):
     """Another player at the table already uses this (or a look-alike) display name."""
     STORE_UNAVAILABLE = "store_unavailable"
     """The durable store cannot be reached; the request had no effect (retry later)."""
+    TABLE_MOVING = "table_moving"
+    """The table's server process stopped and another one is taking the table over; the
+    request was not applied (or, if the process stopped while handling it, perhaps was:
+    a move carries the table's version, so sending it again never applies it twice).
+    ``detail`` holds the seconds to wait before sending it again (e.g. ``"1.0"``)."""
     INTERNAL_ERROR = "internal_error"
     """A bug on the server; the request had no effect."""

@@ -11,11 +11,27 @@ carries the connection's optional protocol features, so the owner answers
 as the client asked: an ``act`` with its update under ``update_ref``).  Presence
 (disconnect, reconnect, an expired session) follows the same way.
 
-Pub/sub delivers at most once: a request lost while Redis restarts gets no
-answer (the client's request times out and it retries; an ``act`` carries
-the table version, so a retry is never applied twice).  Nothing durable
-travels here: the table's record is written by its owner before any message
-about it is sent.
+Every request the front forwards is answered, even while its table moves
+(its owner died, another process takes it over):
+
+* Redis says how many processes heard a ``PUBLISH``: none means the owner is
+  gone (a killed process's subscription ends with its connection), so nobody
+  saw the request and the front holds it (:class:`Held`): it watches the
+  table's lease, takes the table over itself the moment the lease has
+  expired (:meth:`~server.cluster.leases.Cluster.take`), and then handles the
+  request here or sends it to the new owner; if the table is not back within
+  :meth:`Bus.hold_limit` the request is refused with ``table_moving`` (and a
+  retry hint in ``detail``).  A request for a table between two owners
+  (lease expired, not taken yet) is held the same way.
+* A request an owner heard but did not answer (it died meanwhile, or froze)
+  is tracked (:class:`Forwarded`) until its answer comes back; when the
+  owner's channel has no listener any more, or the same limit passed, the
+  front refuses it with ``table_moving``: it may have been applied, so it is
+  not sent again by the server (a client sending an ``act`` again is safe: it
+  carries the table version, so it is never applied twice).
+
+Nothing durable travels here: the table's record is written by its owner
+before any message about it is sent.
 """
 
 from __future__ import annotations
@@ -23,6 +39,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import msgpack  # type: ignore[import-untyped]
@@ -54,6 +72,48 @@ STOP_TIMEOUT = 3.0
 """Seconds the bus's tasks get to end when the server stops."""
 
 
+RETRY_AFTER = 1.0
+"""Seconds a client refused with ``table_moving`` is told to wait before sending again."""
+
+WATCH_PERIOD = 0.5
+"""Seconds between two checks that the owners of unanswered forwarded requests still
+listen (and between two looks at a held request's table, at most)."""
+
+
+@dataclass(frozen=True)
+class Forwarded:
+    """A request the front sent to a table's owner, its answer not seen yet."""
+
+    player_id: str
+    ref: int
+    table: str
+    owner: str
+    sent_at: float
+    """Event-loop time it was published."""
+    deadline: float
+    """Event-loop time after which the front refuses it with ``table_moving``."""
+
+
+@dataclass(frozen=True)
+class Held:
+    """A request nobody heard (its table's owner is gone), waiting for the table."""
+
+    player: Player
+    msg: Any
+    table: str
+    deadline: float
+    """Event-loop time after which it is refused with ``table_moving``."""
+
+
+@dataclass(frozen=True)
+class Posted:
+    """A message waiting in the outbox; ``unheard`` runs if no process heard it."""
+
+    node: str
+    data: bytes
+    unheard: Callable[[], None] | None = None
+
+
 _RELAYED_AS_IS = frozenset({"update", "ok", "snapshot", "game_over", "chat", "table"})
 """Messages a front passes on to a msgpack connection without decoding them."""
 
@@ -70,6 +130,26 @@ def _kind(raw: bytes) -> str | None:
     except Exception:  # msgpack raises several types; the full decode will refuse it
         return None
     return kind if isinstance(kind, str) else None
+
+
+def _text(raw: bytes | str) -> str:
+    return raw.decode() if isinstance(raw, bytes) else raw
+
+
+def _ref(raw: bytes) -> int | None:
+    """The ``ref`` of an encoded server message (the request it answers), or None,
+    read without decoding the other fields."""
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(raw)
+    try:
+        for _ in range(unpacker.read_map_header()):
+            if unpacker.unpack() == "ref":
+                ref = unpacker.unpack()
+                return ref if isinstance(ref, int) else None
+            unpacker.skip()
+    except Exception:  # msgpack raises several types; not an answer we can match
+        return None
+    return None
 
 
 class RemoteLink:
@@ -97,13 +177,25 @@ class RemoteLink:
         )
 
 
+class Taker(Protocol):
+    """Takes over a table whose lease expired, now (:class:`server.cluster.leases.Cluster`)."""
+
+    async def take(self, table_id: str) -> None:
+        """Take ``table_id`` over now, if its lease is gone."""
+
+
 class Server(Protocol):
     """What the bus needs of the server it routes for (:class:`server.app.CardaviaServer`):
-    its lobby, to handle a request that came from another process, and to hold a task."""
+    its lobby, to handle a request that came from another process, to hold a task, and
+    the takeover of tables, to take a moving table a held request waits for."""
 
     @property
     def lobby(self) -> Lobby:
         """This process's tables."""
+
+    @property
+    def cluster(self) -> Taker | None:
+        """The leases' keeper (None until the server has started it)."""
 
     async def dispatch(self, player: Player, msg: cm.ClientMessage, *, route: bool = True) -> None:
         """Handle one request of ``player`` (``route`` False: here, whatever the table)."""
@@ -120,7 +212,10 @@ class Bus:
         self.app = app
         self.lobby = app.lobby
         self.node = store.node
-        self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(OUTBOX_LIMIT)
+        self._outbox: asyncio.Queue[Posted] = asyncio.Queue(OUTBOX_LIMIT)
+        self._forwarded: dict[str, dict[int, Forwarded]] = {}
+        """Requests sent to owners and not answered yet, by player id and request id."""
+
         self._tasks: list[asyncio.Task[None]] = []
         self._subscribed = asyncio.Event()
         self._index_read: tuple[float, dict[str, dict[str, Any]]] | None = None
@@ -138,6 +233,7 @@ class Bus:
         self._tasks = [
             asyncio.create_task(self._listen(), name="bus-listen"),
             asyncio.create_task(self._publish(), name="bus-publish"),
+            asyncio.create_task(self._watch(), name="bus-watch"),
         ]
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._subscribed.wait(), 5.0)
@@ -150,12 +246,18 @@ class Bus:
         if self._tasks:
             await asyncio.wait(self._tasks, timeout=STOP_TIMEOUT)
 
-    def post(self, node: str, payload: dict[str, Any]) -> None:
-        """Queue a message for another process (never blocks)."""
+    def post(
+        self, node: str, payload: dict[str, Any], unheard: Callable[[], None] | None = None
+    ) -> None:
+        """Queue a message for another process (never blocks); ``unheard`` runs when
+        no process heard it (nobody listens on that channel, or it could not be sent)."""
         try:
-            self._outbox.put_nowait((node, msgpack.packb(payload, use_bin_type=True)))
+            data = msgpack.packb(payload, use_bin_type=True)
+            self._outbox.put_nowait(Posted(node, data, unheard))
         except asyncio.QueueFull:
             self._log.warning("bus_outbox_full")
+            if unheard is not None:
+                unheard()
 
     async def _publish(self) -> None:
         lane = CommitLane(self.store.redis)  # its own connection, kept: one write a batch
@@ -165,9 +267,15 @@ class Bus:
                 while not self._outbox.empty() and len(batch) < 500:
                     batch.append(self._outbox.get_nowait())
                 try:
-                    await lane.send([("PUBLISH", self.channel(node), data) for node, data in batch])
+                    heard = await lane.send(
+                        [("PUBLISH", self.channel(p.node), p.data) for p in batch]
+                    )
                 except StoreUnavailable as exc:
                     self._log.warning("bus_publish_failed", dropped=len(batch), error=str(exc))
+                    heard = [None] * len(batch)
+                for posted, listeners in zip(batch, heard, strict=True):
+                    if posted.unheard is not None and listeners in (0, None):
+                        posted.unheard()
         finally:
             await lane.close()
 
@@ -207,27 +315,189 @@ class Bus:
                     await pool.release(conn)
 
     # -- the front: this process holds the client's connection ------------------------
+    @property
+    def unanswered(self) -> int:
+        """Forwarded requests whose answer has not passed here yet."""
+        return sum(len(waiting) for waiting in self._forwarded.values())
+
+    def hold_limit(self) -> float:
+        """Seconds a request for a moving table waits for it (held, or unanswered by
+        an owner that may have died): a dead owner's lease runs out within one lease
+        TTL, and the front then takes the table at once; a second more covers the
+        rebuild and the polling."""
+        return self.store.lease_ttl + 1.0
+
     async def forward(self, player: Player, msg: Any, table_id: str) -> None:
-        """Send a request for a table owned elsewhere to its owner."""
+        """Send a request for a table owned elsewhere to its owner; held while the
+        table moves (see the module docstring)."""
         owner = await self.store.owner_of(table_id)
         if owner is None or owner == self.node:
-            if await self.store.exists(table_id):
-                raise RequestError(
-                    ErrorCode.STORE_UNAVAILABLE,
-                    "the table is moving to another server process; retry in a few seconds",
+            if not await self.store.exists(table_id):
+                raise RequestError(ErrorCode.NOT_FOUND, f"no table {table_id!r}")
+            self._hold(Held(player, msg, table_id, self._now() + self.hold_limit()))
+            return
+        self._send(player, msg, table_id, owner, self._now() + self.hold_limit())
+
+    @staticmethod
+    def _now() -> float:
+        return asyncio.get_running_loop().time()
+
+    def _command(self, player: Player, msg: Any) -> dict[str, Any]:
+        """The bus message carrying ``msg`` to a table's owner."""
+        return {
+            "t": "cmd",
+            "pid": player.player_id,
+            "name": player.name,
+            "from": self.node,
+            "frame": encode(msg),
+            "features": list(player.link.features) if player.link is not None else [],
+        }
+
+    def _send(self, player: Player, msg: Any, table_id: str, owner: str, deadline: float) -> None:
+        """Publish ``msg`` to ``owner``; tracked until answered; held if nobody heard it."""
+        forwarded = self._track(player, msg, table_id, owner, deadline)
+
+        def unheard() -> None:
+            if forwarded is not None:
+                waiting = self._forwarded.get(player.player_id, {})
+                if waiting.get(forwarded.ref) is forwarded:
+                    self._unforward(player.player_id, forwarded.ref)
+            self._hold(Held(player, msg, table_id, deadline))
+
+        self.post(owner, self._command(player, msg), unheard)
+
+    def _unforward(self, player_id: str, ref: int) -> Forwarded | None:
+        """Stop tracking a forwarded request (answered, or refused here)."""
+        waiting = self._forwarded.get(player_id)
+        if waiting is None:
+            return None
+        forwarded = waiting.pop(ref, None)
+        if not waiting:
+            del self._forwarded[player_id]
+        return forwarded
+
+    def _hold(self, held: Held) -> None:
+        self.app.keep(asyncio.create_task(self._until_back(held)))
+
+    async def _until_back(self, held: Held) -> None:
+        """Wait for ``held``'s table to be back, then handle the request here (this
+        process took the table) or send it to the new owner; refuse it with
+        ``table_moving`` once its deadline passed.  Nobody heard it before, so
+        handling it now applies it once."""
+        player, msg, table_id = held.player, held.msg, held.table
+        poll = min(WATCH_PERIOD, max(0.05, self.store.lease_ttl / 10))
+        while True:
+            try:
+                if table_id in self.lobby.tables:
+                    await self.app.dispatch(player, msg, route=False)
+                    return
+                owner = await self.store.owner_of(table_id)
+                if owner is not None and owner != self.node:
+                    tracked = self._track(player, msg, table_id, owner, held.deadline)
+                    data = msgpack.packb(self._command(player, msg), use_bin_type=True)
+                    if await self._publish_now(owner, data):
+                        return
+                    if tracked is not None:
+                        self._unforward(tracked.player_id, tracked.ref)
+                elif owner is None:
+                    if not await self.store.exists(table_id):
+                        raise RequestError(ErrorCode.NOT_FOUND, f"no table {table_id!r}")
+                    cluster = self.app.cluster
+                    if cluster is not None:  # the lease is gone: take it now
+                        await cluster.take(table_id)
+                        if table_id in self.lobby.tables:
+                            continue
+            except RequestError as exc:
+                player.send(
+                    sm.Error(
+                        ref=msg.id,
+                        code=exc.code,
+                        message=exc.message,
+                        detail=exc.detail,
+                        table=table_id,
+                    )
                 )
-            raise RequestError(ErrorCode.NOT_FOUND, f"no table {table_id!r}")
-        self.post(
-            owner,
-            {
-                "t": "cmd",
-                "pid": player.player_id,
-                "name": player.name,
-                "from": self.node,
-                "frame": encode(msg),
-                "features": list(player.link.features) if player.link is not None else [],
-            },
+                return
+            except StoreUnavailable as exc:
+                self._log.warning("bus_hold_store_unavailable", error=str(exc))
+            except Exception as exc:  # a bug must not leave the request unanswered
+                self._log.exception("held_request_failed", type=msg.type, error=repr(exc))
+                player.send(
+                    sm.Error(
+                        ref=msg.id,
+                        code=ErrorCode.INTERNAL_ERROR,
+                        message="the server failed on this request; it had no effect",
+                    )
+                )
+                return
+            if self._now() >= held.deadline:
+                player.send(self._moving(msg.id, table_id))
+                self._log.info("request_refused_moving", table=table_id, type=msg.type)
+                return
+            await asyncio.sleep(poll)
+
+    async def _publish_now(self, owner: str, data: bytes) -> bool:
+        """Publish on ``owner``'s channel now; whether a process heard it."""
+        try:
+            return bool(await self.store.redis.publish(self.channel(owner), data))
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"Redis did not answer: {exc}") from None
+
+    def _track(
+        self, player: Player, msg: Any, table_id: str, owner: str, deadline: float
+    ) -> Forwarded | None:
+        """Remember a request sent to ``owner`` until its answer passes here (one
+        without an id cannot be matched to its answer: not tracked)."""
+        if msg.id is None:
+            return None
+        forwarded = Forwarded(player.player_id, msg.id, table_id, owner, self._now(), deadline)
+        self._forwarded.setdefault(player.player_id, {})[msg.id] = forwarded
+        return forwarded
+
+    @staticmethod
+    def _moving(ref: int | None, table_id: str) -> sm.Error:
+        return sm.Error(
+            ref=ref,
+            code=ErrorCode.TABLE_MOVING,
+            message="the table is moving to another server process; send it again soon",
+            detail=f"{RETRY_AFTER:.1f}",
+            table=table_id,
         )
+
+    async def _watch(self) -> None:
+        """Refuse, with ``table_moving``, forwarded requests whose owner stopped
+        listening before answering (it died) or that passed their deadline (it froze)."""
+        while True:
+            await asyncio.sleep(WATCH_PERIOD)
+            try:
+                await self._check_forwarded()
+            except Exception as exc:  # keep watching whatever one pass met
+                self._log.warning("bus_watch_failed", error=repr(exc))
+
+    async def _check_forwarded(self) -> None:
+        now = self._now()
+        due = [
+            f
+            for waiting in self._forwarded.values()
+            for f in waiting.values()
+            if now - f.sent_at >= WATCH_PERIOD
+        ]
+        if not due:
+            return
+        owners = sorted({f.owner for f in due})
+        try:
+            counts = await self.store.redis.pubsub_numsub(*(self.channel(o) for o in owners))
+        except (RedisError, OSError):
+            counts = []  # the store is away: only the deadlines decide
+        listening = {_text(channel) for channel, n in counts if n}
+        for f in due:
+            if self.channel(f.owner) in listening and now < f.deadline:
+                continue
+            self._unforward(f.player_id, f.ref)
+            player = self.lobby.sessions.get(f.player_id)
+            if player is not None:
+                player.send(self._moving(f.ref, f.table))
+            self._log.info("forwarded_request_unanswered", table=f.table, owner=f.owner)
 
     def presence(self, player: Player, table_id: str, presence: type[Presence]) -> None:
         """A player's disconnect / reconnect / expiry, for a table owned elsewhere."""
@@ -323,6 +593,10 @@ class Bus:
         change what the player's session knows, errors (counted here) and
         anything for a JSON connection are decoded first.
         """
+        if pid in self._forwarded:
+            ref = _ref(raw)
+            if ref is not None:
+                self._unforward(pid, ref)
         player = self.lobby.sessions.get(pid)
         link = None if player is None else player.link
         if player is None or link is None or isinstance(link, RemoteLink):

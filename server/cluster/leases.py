@@ -136,6 +136,13 @@ class Cluster:
             if isinstance(result, BaseException):
                 raise result  # StoreUnavailable: _take logs everything else itself
 
+    async def take(self, table_id: str) -> None:
+        """Take one table whose lease has expired over now, without waiting for the next
+        scan: a front holding requests for it (:meth:`server.cluster.bus.Bus.forward`)
+        saw the lease gone.  Raises :class:`StoreUnavailable`."""
+        if self._now() >= self._hold_until:  # Redis just back: the owners renew first
+            await self._take(table_id)
+
     async def _take(self, table_id: str) -> None:
         """Take one table over and rebuild it, if nobody took it meanwhile."""
         if table_id in self.lobby.tables or not await self.store.acquire(table_id):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bench.store import throughput
+import pytest
+
+from bench.store import LEASE_TTL, failover, throughput
 
 
 async def test_throughput_runs_past_the_per_address_caps() -> None:
@@ -12,3 +14,14 @@ async def test_throughput_runs_past_the_per_address_caps() -> None:
     assert report["tables"] == 21
     assert report["memory_moves_per_s"] > 0 and report["redis_moves_per_s"] > 0
     assert 0 < report["ratio"] < 10
+
+
+@pytest.mark.heavy  # a real failover: the default 5 s lease runs out
+async def test_failover_answers_every_request_sent_while_the_tables_move() -> None:
+    """Moves and chat lines sent through the second process to the killed owner's
+    tables, before their leases ran out, are all answered; no move lost or doubled."""
+    report = await failover(seconds=12.0, tables=1)
+    assert report["window_requests"] > 0
+    assert report["unanswered"] == 0
+    assert report["lost_moves"] == report["doubled_moves"] == 0
+    assert report["slowest_window_answer_s"] <= LEASE_TTL + 2.0

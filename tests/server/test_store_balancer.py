@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -147,3 +148,55 @@ async def test_cardavia_bot_reconnects_through_the_balancer(
         summary = json.loads(out.decode().strip().splitlines()[-1])
         assert summary["bots"][0]["error"] is None
         assert summary["bots"][0]["scores"]
+
+
+def test_a_move_typed_as_the_owner_dies_behind_the_balancer_is_applied(
+    servers: list[ServerProcess], redis_server: RedisServer
+) -> None:
+    """The issue's case: ``cardavia play`` through the balancer, the owner SIGKILLed on
+    the player's turn, a card typed at once.  The terminal reconnects, the move is
+    applied once (held at the surviving process until it took the table, or sent again
+    after the resume), play goes on; no traceback.  The default 5 s lease: the resume
+    is over long before it runs out, so the move goes out while the table moves."""
+    import io
+
+    from tests.client_cli.spawn import LIVE, spawn_cli
+
+    prompt = r"Your move \[([^\]]+)\]:" + LIVE
+    with behind_haproxy(servers, redis_server, "--lease-ttl", "5") as url:
+        child = spawn_cli(
+            "play", "scopa", "--url", url, "--name", "ann", "--level", "random",
+            "--ai-delay", "0", "-o", "target=1", timeout=30,
+        )  # fmt: skip
+        child.logfile_read = io.StringIO()
+        _play_through_the_kill(child, prompt, servers, redis_server)
+    out = child.logfile_read.getvalue()
+    assert "Traceback" not in out and "RequestTimeout" not in out, out[-3000:]
+
+
+def _play_through_the_kill(
+    child: Any, prompt: str, servers: list[ServerProcess], redis_server: RedisServer
+) -> None:
+    try:
+        child.expect(prompt)
+        owner = next(s for s in servers if (s.health() or {}).get("tables") == 1)
+        owner.signal(signal.SIGKILL)
+        child.sendline("1")
+        child.expect("Reconnected.")
+        child.expect(prompt)  # the move applied, the AI answered: ann's turn again
+        table = asyncio.run(_only_table(redis_server.url))
+        moves = human_moves(asyncio.run(logged(redis_server.url, table)))
+        assert len(moves) == 1, moves
+    finally:
+        child.terminate(force=True)
+
+
+async def _only_table(redis_url: str) -> str:
+    from redis import asyncio as aioredis
+
+    redis = aioredis.Redis.from_url(redis_url)
+    try:
+        (table,) = await redis.smembers("cardavia:tables")
+    finally:
+        await redis.aclose()
+    return bytes(table).decode()
