@@ -52,6 +52,11 @@ _SILENT: Final = frozenset(
 _AT_ONCE: Final = ("act", "rematch")
 """Commands handled in the caller's turn when the table is idle (:meth:`TableActor.submit`):
 the moves, and the rematch vote every seated human sends after each game."""
+TIMER_SLACK_S: Final = 0.002
+"""Added to each wait for the core's next wakeup: uvloop counts a timer's delay and its
+clock in whole milliseconds, so the timer may fire a millisecond or two before
+``time.monotonic`` reaches the moment, and the tick would find nothing due yet (the
+core keeps that wakeup, :meth:`TableCore.next_wakeup`: the actor would tick again at once)."""
 STORE_RETRY_S: Final = 1.0
 """After the store failed, the table retries what is due (timers, AI turns) this much later."""
 _ROLLBACK: Final = (
@@ -255,7 +260,11 @@ class TableActor:
                 return self.queue.popleft()
             self._waiter = waiter = loop.create_future()
             self._waiting_until = wake
-            timer = None if wake is None else loop.call_later(wake - now, _time_up, waiter)
+            timer = (
+                None
+                if wake is None
+                else loop.call_later(wake - now + TIMER_SLACK_S, _time_up, waiter)
+            )
             try:
                 timed_out = await waiter
             finally:
@@ -506,9 +515,14 @@ class TableActor:
         self.pending_joins = max(0, self.pending_joins - 1)
         player = command.player
         assert player is not None
-        eff = self.core.join(player.player_id, player.name, command.args, self.clock())
+        eff = self.core.join(
+            player.player_id, player.name, command.args, self.clock(), present=player.connected
+        )
         await self._persist(eff)
         seat = self.core.seat_of(player.player_id)
+        if seat is None:  # gone before it was seated (a quick-play table does not seat them)
+            await self._deliver(eff)
+            return
         player.tables[self.id] = seat
         self._reply(
             command,
@@ -560,8 +574,11 @@ class TableActor:
             await self._commit(self.core.leave(player.player_id, self.clock()))
 
     async def _on_disconnect(self, command: Command) -> None:
-        assert command.player is not None
-        await self._commit(self.core.disconnect(command.player.player_id, self.clock()))
+        player = command.player
+        assert player is not None
+        await self._commit(self.core.disconnect(player.player_id, self.clock()))
+        if not self.core.is_member(player.player_id):  # a waiting quick-play seat given up
+            player.tables.pop(self.id, None)
 
     async def _on_reconnect(self, command: Command) -> None:
         assert command.player is not None
