@@ -521,6 +521,7 @@ class TableActor:
         await self._persist(eff)
         seat = self.core.seat_of(player.player_id)
         if seat is None:  # gone before it was seated (a quick-play table does not seat them)
+            eff.closed = eff.closed and not self.pending_joins  # not if somebody is coming
             await self._deliver(eff)
             return
         player.tables[self.id] = seat
@@ -576,9 +577,13 @@ class TableActor:
     async def _on_disconnect(self, command: Command) -> None:
         player = command.player
         assert player is not None
+        seated = self.core.seat_of(player.player_id) is not None
         await self._commit(self.core.disconnect(player.player_id, self.clock()))
-        if not self.core.is_member(player.player_id):  # a waiting quick-play seat given up
+        if seated and not self.core.is_member(player.player_id):
+            # a waiting quick-play seat given up; a player back already (their resume
+            # came before this) is told, as their welcome still listed the table
             player.tables.pop(self.id, None)
+            player.send(Left(table=self.id))
 
     async def _on_reconnect(self, command: Command) -> None:
         assert command.player is not None
