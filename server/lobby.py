@@ -340,6 +340,7 @@ class Lobby:
             max_spectators=self.config.max_spectators_per_table,
             waiting_grace=self.config.waiting_table_grace,
             ai_table_linger=self.config.ai_table_linger,
+            created=now,
         )
         self.quotas.reserve_table(table_id, player)
         try:
@@ -465,6 +466,7 @@ class Lobby:
             max_spectators=self.config.max_spectators_per_table,
             waiting_grace=self.config.waiting_table_grace,
             ai_table_linger=self.config.ai_table_linger,
+            created=self.clock(),  # what is due already: the tick :meth:`restore` queues
         )
         restore_core(core, record, self.clock(), time.time())
         return core

@@ -72,6 +72,7 @@ class TableCore:
         max_spectators: int | None = None,
         waiting_grace: float | None = None,
         ai_table_linger: float = 30.0,
+        created: float = float("-inf"),
     ) -> None:
         self.id = table_id
         self.setup = setup
@@ -106,9 +107,10 @@ class TableCore:
         """Spectators whose connection dropped, and since when."""
         self.ai_table_linger = ai_table_linger
         self.finished_at: float | None = None
-        self._ticked_at = float("-inf")
-        """The clock of the last :meth:`tick`: what was due by then has been handled
-        (:meth:`next_wakeup`)."""
+        self._ticked_at = created
+        """The clock of the last :meth:`tick` (at first, the table's creation: a fill due
+        at once is the tick its creator queues after their join): what was due by then
+        has been handled (:meth:`next_wakeup`)."""
         self._decoder = decoder_for(self.game)
         self._listed: tuple[float, TableInfo] | None = None
         """The lobby summary last built, and when (:meth:`listed_info`)."""

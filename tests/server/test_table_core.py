@@ -162,6 +162,17 @@ def test_a_wakeup_no_tick_has_seen_stays_due() -> None:
     assert core.next_wakeup(25.001) is None
 
 
+def test_a_fill_due_at_creation_waits_for_the_creators_join() -> None:
+    """A table created to fill at once (the page's "AI takes the empty seats"): the
+    moment it was created at counts as seen, so the actor's first wakeup is not a tick
+    ahead of the creator's join; the tick queued after the join fills it."""
+    core = make_core(fill_at=5.0, created=5.0)
+    assert core.next_wakeup(5.001) is None
+    core.join("p0", "P0", 0, 5.001)
+    assert core.tick(5.002).started is not None
+    assert core.seats[0].kind == "human" and core.seats[1].kind == "ai"
+
+
 def test_a_waiting_quick_play_seat_is_given_up_when_its_connection_closes() -> None:
     core = make_core("doudizhu", quick=True, fill_at=10.0)
     core.join("p0", "P0", None, 0.0)
