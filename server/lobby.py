@@ -269,6 +269,7 @@ class Lobby:
                 and len(core.free_seats()) > actor.pending_joins
                 and not core.is_member(player.player_id)
                 and not core.name_taken(player.name)
+                and self._all_here(core)
             ):
                 actor.pending_joins += 1
                 actor.submit(Join(player, msg.id, None))
@@ -290,6 +291,7 @@ class Lobby:
                 and core.game.id == msg.game
                 and core.status == "waiting"
                 and not core.is_member(player.player_id)
+                and self._all_here(core)
             ):
                 continue
             n = len(core.seats)
@@ -302,6 +304,18 @@ class Lobby:
                     actor.submit(Join(player, msg.id, seat))
                     return actor
         return None
+
+    def _all_here(self, core: TableCore) -> bool:
+        """Whether every human seated at ``core`` is connected: quick play never seats a
+        newcomer with somebody who is gone (their seat at a waiting quick-play table is
+        given up once the table handles the disconnect, :meth:`TableCore.disconnect`;
+        this covers the moments before it does)."""
+        for slot in core.seats:
+            if slot.kind == "human" and slot.player_id is not None:
+                player = self.sessions.get(slot.player_id)
+                if not slot.connected or player is None or not player.connected:
+                    return False
+        return True
 
     def _game(self, game_id: str) -> Any:
         game = GAMES.get(game_id)
@@ -348,6 +362,7 @@ class Lobby:
             max_spectators=self.config.max_spectators_per_table,
             waiting_grace=self.config.waiting_table_grace,
             ai_table_linger=self.config.ai_table_linger,
+            created=now,
         )
         self.quotas.reserve_table(table_id, player)
         try:
@@ -474,6 +489,7 @@ class Lobby:
             max_spectators=self.config.max_spectators_per_table,
             waiting_grace=self.config.waiting_table_grace,
             ai_table_linger=self.config.ai_table_linger,
+            created=self.clock(),  # what is due already: the tick :meth:`restore` queues
         )
         restore_core(core, record, self.clock(), time.time())
         return core

@@ -581,6 +581,8 @@ class Bus:
                 and info["status"] == "waiting"
                 and (msg.level is None or entry.get("fill_level") == msg.level)
                 and any(s["kind"] == "empty" for s in info["seats"])
+                # nobody gone: their seat is being given up (Lobby._all_here)
+                and all(s["connected"] for s in info["seats"] if s["kind"] == "human")
                 and player.player_id not in entry.get("members", ())
             ):
                 return table_id

@@ -76,6 +76,11 @@ def _time_up(waiter: asyncio.Future[bool]) -> None:
         waiter.set_result(True)
 
 
+TIMER_SLACK_S: Final = 0.002
+"""Added to each wait for the core's next wakeup: uvloop counts a timer's delay and its
+clock in whole milliseconds, so the timer may fire a millisecond or two before
+``time.monotonic`` reaches the moment, and the tick would find nothing due yet (the
+core keeps that wakeup, :meth:`TableCore.next_wakeup`: the actor would tick again at once)."""
 STORE_RETRY_S: Final = 1.0
 """After the store failed, the table retries what is due (timers, AI turns) this much later."""
 
@@ -225,7 +230,11 @@ class TableActor:
                 return self.queue.popleft()
             self._waiter = waiter = loop.create_future()
             self._waiting_until = wake
-            timer = None if wake is None else loop.call_later(wake - now, _time_up, waiter)
+            timer = (
+                None
+                if wake is None
+                else loop.call_later(wake - now + TIMER_SLACK_S, _time_up, waiter)
+            )
             try:
                 timed_out = await waiter
             finally:
@@ -281,7 +290,7 @@ class TableActor:
             elif isinstance(command, GetReplay):
                 self._on_replay(command)
             elif isinstance(command, Disconnect):
-                await self._commit(self.core.disconnect(command.player.player_id, self.clock()))
+                await self._on_disconnect(command)
             elif isinstance(command, Reconnect):
                 await self._commit(self.core.reconnect(command.player.player_id, self.clock()))
             elif isinstance(command, Forget):
@@ -498,9 +507,15 @@ class TableActor:
     async def _on_join(self, command: Join) -> None:
         self.pending_joins = max(0, self.pending_joins - 1)
         player = command.player
-        eff = self.core.join(player.player_id, player.name, command.seat, self.clock())
+        eff = self.core.join(
+            player.player_id, player.name, command.seat, self.clock(), present=player.connected
+        )
         await self._persist(eff)
         seat = self.core.seat_of(player.player_id)
+        if seat is None:  # gone before it was seated (a quick-play table does not seat them)
+            eff.closed = eff.closed and not self.pending_joins  # not if somebody is coming
+            await self._deliver(eff)
+            return
         player.tables[self.id] = seat
         self._reply(
             command,
@@ -547,6 +562,16 @@ class TableActor:
         player_id = command.player.player_id
         if self.core.is_member(player_id):
             await self._commit(self.core.leave(player_id, self.clock()))
+
+    async def _on_disconnect(self, command: Disconnect) -> None:
+        player = command.player
+        seated = self.core.seat_of(player.player_id) is not None
+        await self._commit(self.core.disconnect(player.player_id, self.clock()))
+        if seated and not self.core.is_member(player.player_id):
+            # a waiting quick-play seat given up; a player back already (their resume
+            # came before this) is told, as their welcome still listed the table
+            player.tables.pop(self.id, None)
+            player.send(Left(table=self.id))
 
     async def _on_start(self, command: Start) -> None:
         eff = self.core.request_start(command.player.player_id, self.clock())

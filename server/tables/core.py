@@ -94,6 +94,7 @@ class Checkpoint:
     __slots__ = (
         "_covered_seen",
         "_listed",
+        "_ticked_at",
         "archive",
         "fill_at",
         "finished_at",
@@ -131,6 +132,7 @@ class Checkpoint:
         self.finished_at: Final = core.finished_at
         self._covered_seen: Final = core._covered_seen  # replaced, never changed in place
         self._listed: Final = core._listed
+        self._ticked_at: Final = core._ticked_at
 
 
 class TableCore:
@@ -155,6 +157,7 @@ class TableCore:
         max_spectators: int | None = None,
         waiting_grace: float | None = None,
         ai_table_linger: float = 30.0,
+        created: float = float("-inf"),
     ) -> None:
         self.id = table_id
         self.setup = setup
@@ -189,6 +192,10 @@ class TableCore:
         """Spectators whose connection dropped, and since when."""
         self.ai_table_linger = ai_table_linger
         self.finished_at: float | None = None
+        self._ticked_at = created
+        """The clock of the last :meth:`tick` (at first, the table's creation: a fill due
+        at once is the tick its creator queues after their join): what was due by then
+        has been handled (:meth:`next_wakeup`)."""
         self._decoder = decoder_for(self.game)
         self._listed: tuple[float, TableInfo] | None = None
         """The lobby summary last built, and when (:meth:`listed_info`)."""
@@ -227,6 +234,7 @@ class TableCore:
         self.finished_at = checkpoint.finished_at
         self._covered_seen = checkpoint._covered_seen
         self._listed = checkpoint._listed
+        self._ticked_at = checkpoint._ticked_at
 
     # -- who is here ---------------------------------------------------------
     def seat_of(self, player_id: str) -> int | None:
@@ -375,8 +383,16 @@ class TableCore:
         )
 
     # -- seating -------------------------------------------------------------
-    def join(self, player_id: str, name: str, seat: int | None, now: float) -> Effects:
-        """Seat ``player_id`` (at ``seat`` or the first free one); start when full."""
+    def join(
+        self, player_id: str, name: str, seat: int | None, now: float, *, present: bool = True
+    ) -> Effects:
+        """Seat ``player_id`` (at ``seat`` or the first free one); start when full.
+
+        ``present`` False: the player's connection closed while the join waited its
+        turn; the seat is taken as by a player who then disconnected (:meth:`disconnect`),
+        so a quick-play table still waiting does not seat them at all, and closes
+        if it was opened for them.
+        """
         held = self.seat_of(player_id)
         if held is not None:
             raise RequestError(ErrorCode.FORBIDDEN, f"you already hold seat {held} here")
@@ -392,12 +408,21 @@ class TableCore:
         elif seat not in free:
             raise RequestError(ErrorCode.TABLE_FULL, f"seat {seat} is taken")
         self._check_name(player_id, name)
+        if not present and self._gives_up_seats():
+            return Effects(closed=not self.members())
         self.spectators.pop(player_id, None)
         self.spectators_away.pop(player_id, None)
         self.seats[seat] = SeatSlot(kind="human", player_id=player_id, name=name)
         if self.owner is None:
             self.owner = player_id
-        return self._start_if_full(now)
+        eff = self._start_if_full(now)
+        return eff if present else self._merge(eff, self.disconnect(player_id, now))
+
+    def _gives_up_seats(self) -> bool:
+        """Whether a seat here is given up when its player's connection closes: at a
+        quick-play table that still waits, where the wait is for people who are there
+        (a session that is gone must not hold a seat, nor be matched with a newcomer)."""
+        return self.quick and self.status == "waiting"
 
     def spectate(self, player_id: str, name: str, now: float) -> Effects:
         """Watch the table: a snapshot of the spectator view if a game is on."""
@@ -446,12 +471,16 @@ class TableCore:
         return eff
 
     def disconnect(self, player_id: str, now: float) -> Effects:
-        """The player's connection dropped: their seat waits, then the AI covers."""
+        """The player's connection dropped: their seat waits, then the AI covers; at a
+        quick-play table that still waits the seat is given up, as by :meth:`leave` (the
+        table closes when nobody is left), see :meth:`_gives_up_seats`."""
         seat = self.seat_of(player_id)
         if seat is None:
             if player_id in self.spectators:
                 self.spectators_away[player_id] = now
             return Effects()
+        if self._gives_up_seats():
+            return self.leave(player_id, now)
         slot = self.seats[seat]
         slot.connected = False
         slot.away_since = now
@@ -655,7 +684,15 @@ class TableCore:
         return turns
 
     def next_wakeup(self, now: float) -> float | None:
-        """The next moment something happens by itself (fill, grace or timer expiry)."""
+        """The next moment something happens by itself (fill, grace or timer expiry).
+
+        A moment that came since the last :meth:`tick` is still returned (due: the
+        actor ticks at once); only those a tick has seen are dropped. A timer may
+        fire a little before this core's clock reaches its moment (uvloop's clock
+        counts whole milliseconds), and that early tick must not lose the wakeup:
+        a quick-play table whose fill was dropped so waited for the next person or
+        an away player's grace (issue 53).
+        """
         times: list[float] = []
         status = self.status
         if status == "waiting" and self.fill_at is not None:
@@ -673,7 +710,8 @@ class TableCore:
             abandoned = self.abandoned_until()
             if abandoned is not None:
                 times.append(abandoned)
-        future = [t for t in times if t > now]
+        seen = self._ticked_at
+        future = [t for t in times if t > seen]
         if status == "finished":
             closes_at = self.closes_at()  # an AI-only table's close is due even when past
             if closes_at is not None:
@@ -684,6 +722,7 @@ class TableCore:
         """Time passed: fill a table whose wait is over; start one that is full;
         tell everybody when the AI starts covering an absent human; close a waiting
         table whose humans have all been gone for ``waiting_grace``."""
+        self._ticked_at = now
         abandoned = self.abandoned_until()
         if abandoned is not None and now >= abandoned:
             return Effects(closed=True)

@@ -146,6 +146,69 @@ def test_quick_fill_after_wait() -> None:
     )
 
 
+def test_a_wakeup_no_tick_has_seen_stays_due() -> None:
+    """A timer that fires a little early (uvloop's clock counts milliseconds) ticks
+    before the fill is due; the fill stays the next wakeup, due once its moment has
+    passed, instead of being dropped as past (issue 53: the table then waited for the
+    next person or an away player's grace)."""
+    core = make_core("doudizhu", quick=True, fill_at=10.0)
+    core.join("p0", "P0", None, 0.0)
+    assert core.tick(9.9995).started is None  # early: nothing is due yet
+    assert core.next_wakeup(10.0005) == 10.0  # past, not yet seen by a tick: due
+    assert core.tick(10.0005).started is not None and core.status == "playing"
+    # a grace expiry the same way; once a tick has seen it, it is not due again
+    core.disconnect("p0", 20.0)
+    core.tick(24.9995)  # the grace is 5 s (make_core)
+    assert core.next_wakeup(25.0005) == 25.0
+    core.tick(25.0005)
+    assert core.info(25.0005).seats[0].ai_covering
+    assert core.next_wakeup(25.001) is None
+
+
+def test_a_fill_due_at_creation_waits_for_the_creators_join() -> None:
+    """A table created to fill at once (the page's "AI takes the empty seats"): the
+    moment it was created at counts as seen, so the actor's first wakeup is not a tick
+    ahead of the creator's join; the tick queued after the join fills it."""
+    core = make_core(fill_at=5.0, created=5.0)
+    assert core.next_wakeup(5.001) is None
+    core.join("p0", "P0", 0, 5.001)
+    assert core.tick(5.002).started is not None
+    assert core.seats[0].kind == "human" and core.seats[1].kind == "ai"
+
+
+def test_a_waiting_quick_play_seat_is_given_up_when_its_connection_closes() -> None:
+    core = make_core("doudizhu", quick=True, fill_at=10.0)
+    core.join("p0", "P0", None, 0.0)
+    core.join("p1", "P1", None, 1.0)
+    eff = core.disconnect("p0", 2.0)
+    assert not eff.closed and core.seats[0].kind == "empty" and core.owner == "p1"
+    assert not core.is_member("p0") and core.next_wakeup(2.0) == 10.0
+    (changed,) = messages_for(messages(eff.outs), "p1")  # the other one sees the seat free
+    assert isinstance(changed, sm.TableChanged) and changed.table.seats[0].kind == "empty"
+    assert core.disconnect("p1", 3.0).closed  # nobody left: the table closes
+    # a quick-play table that plays keeps the seat for the grace, as any table
+    started = make_core("scopa", quick=True, fill_at=10.0)
+    started.join("p0", "P0", None, 0.0)
+    started.tick(10.0)
+    assert not started.disconnect("p0", 11.0).closed
+    assert started.seats[0].kind == "human" and not started.seats[0].connected
+
+
+def test_a_join_that_comes_after_its_player_left() -> None:
+    """The connection closed while the join waited its turn: a waiting quick-play table
+    does not seat the player (and closes if opened for them); another table seats them
+    as away."""
+    core = make_core("doudizhu", quick=True, fill_at=10.0)
+    assert core.join("p0", "P0", 0, 0.0, present=False).closed and not core.members()
+    core = make_core("doudizhu", quick=True, fill_at=10.0)
+    core.join("p0", "P0", 0, 0.0)
+    eff = core.join("p1", "P1", None, 0.5, present=False)
+    assert not eff.closed and core.members() == ["p0"] and core.free_seats() == [1, 2]
+    created = make_core("scopa")
+    created.join("p0", "P0", 0, 0.0, present=False)
+    assert created.seats[0].kind == "human" and created.seats[0].away_since == 0.0
+
+
 def test_leave_and_close() -> None:
     core = seated(make_core())
     eff = core.leave("p0", 1.0)
