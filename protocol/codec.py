@@ -177,7 +177,7 @@ class Frame:
         without making the message.
 
         Both constructors call :class:`Frame` itself, not ``cls`` (the class is
-        final): compiled (``scripts/compile.py``), that builds the frame
+        final): compiled (``python -m compiled.build``), that builds the frame
         directly, while a call of ``cls`` went through Python's generic call
         with keywords, about 3,000 instructions a frame at eight frames a
         Schafkopf move."""

@@ -21,7 +21,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from engine import compiled
+from compiled.runtime import loaded as compiled_loaded
 from protocol import client_messages as cm
 from protocol.base import PROTOCOL_VERSION
 from protocol.codec import encode, encode_json
@@ -223,7 +223,7 @@ class CardaviaServer:
                 )
             )
         self._log.info(
-            "listening", url=self.url, protocol=PROTOCOL_VERSION, compiled=len(compiled.loaded())
+            "listening", url=self.url, protocol=PROTOCOL_VERSION, compiled=len(compiled_loaded())
         )
 
     def _peers(self) -> Iterator[BatchingServerConnection]:

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from server.app import CardaviaServer
     from server.tables.reach import TableReach
 
-# Final names, read on every move: see engine.compiled.HOT_PATH.
+# Final names, read on every move: see compiled.modules.HOT_PATH.
 _ACT: Final = Act
 _PING: Final = Ping
 _AT_ONCE: Final = (Act, Rematch)

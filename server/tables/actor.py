@@ -82,7 +82,7 @@ class Command:
     """A request from a player: ``kind`` names it, ``ref`` is echoed in the reply.
 
     ``received`` (``time.perf_counter``) is when it was made, for the latency metrics.
-    Not a dataclass: compiled (:data:`engine.compiled.HOT_PATH`), a dataclass's
+    Not a dataclass: compiled (:data:`compiled.modules.HOT_PATH`), a dataclass's
     ``__init__`` is the interpreted one :mod:`dataclasses` writes (about 0.7 µs
     here, a move's every command), where this one is native; the fields are Final
     (never reassigned).

@@ -4,7 +4,7 @@ Every move names its table; the connection that read it hands it here
 (:meth:`TableReach.act`), which finds the table the player may reach
 (:meth:`TableReach.find`: ``not_found`` otherwise, a private table's invite
 checked) and queues the move on its actor.  Compiled with the hot path
-(:data:`engine.compiled.HOT_PATH`), a move reaches its table without a call
+(:data:`compiled.modules.HOT_PATH`), a move reaches its table without a call
 into interpreted code; the lobby (:mod:`server.lobby`) keeps the tables and
 finds them through the same :class:`TableReach`.
 """

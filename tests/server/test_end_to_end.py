@@ -37,7 +37,7 @@ async def _finish(
     assert replay.result == results[0]
     assert all(r == results[0] for r in results)
     # the record of the table is options + seed + action log, and rebuilds the same game
-    record = await server.persist.store.load(table)
+    record = await server.store.load(table)
     assert record is not None
     assert [a.action for a in record.actions] == [s.action for s in replay.steps]
     first_version = 1

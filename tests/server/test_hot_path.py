@@ -113,7 +113,7 @@ async def test_closed_connections_sessions_and_tables_leave_no_reference_cycles(
                 await asyncio.wait_for(play_table(client, table, random_chooser(i)), 30)
                 await client.close()
             deadline = asyncio.get_running_loop().time() + 10
-            while server.lobby.tables or len(server.players.sessions) or server.connections:
+            while server.lobby.tables or len(server.sessions) or server.connections:
                 assert asyncio.get_running_loop().time() < deadline, "not all gone"
                 await asyncio.sleep(0.05)
             await asyncio.sleep(0.1)
