@@ -70,16 +70,20 @@ read on every move from modules that are not compiled (message classes,
 other global a lookup in the module's dict at each use."""
 
 GAMES: Final[tuple[str, ...]] = (
-    "engine/schafkopf/state.py",
-    "engine/schafkopf/hidden.py",
     "engine/schafkopf/rules.py",
     "engine/schafkopf/game.py",
 )
-"""Schafkopf's rules, state and views.  Their value classes are frozen, slotted
-dataclasses with :func:`engine.frozen.fast_init`'s ``__init__``, a decorator
-mypyc does not know: they stay Python classes, built and read as in plain
-Python, and the rules' code around them runs compiled.  Its AI stays plain
-Python."""
+"""Schafkopf's rules and its game (moves applied, views made), compiled around its
+values, which stay plain Python (:mod:`engine.schafkopf.state`,
+:mod:`engine.schafkopf.hidden`): frozen, slotted dataclasses with
+:func:`engine.frozen.fast_init`'s ``__init__``.  Compiled as they are, mypyc
+leaves such classes Python classes (it knows no ``fast_init``), and a Python
+class defined in a compiled module was slower to build and read than plain;
+as native classes they would need a source written for mypyc (it makes a
+class's annotations evaluated types, which :mod:`engine.codec` plans by; it
+unboxes fixed length tuples, so an unchanged field is no longer the same object;
+its classes do not pickle through ``__init__``; and it loses dataclasses'
+``ClassVar`` s).  Its AI stays plain Python."""
 
 GENERATED: Final[tuple[str, ...]] = ("compiled/codec_converters.py",)
 """The module the build writes into its copy of the sources and compiles, whose
