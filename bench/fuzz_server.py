@@ -235,7 +235,7 @@ def snapshot(server: CardaviaServer) -> Snapshot:
             info = core.info(now).model_dump(exclude={"turn_timer"})
             view = None if core.state is None else to_plain(core.game.view(core.state, None))
             tables[tid] = (info, sorted(core.spectators), view)
-    return Snapshot(frozenset(server.lobby.tables), len(server.players.sessions), tables)
+    return Snapshot(frozenset(server.lobby.tables), len(server.sessions), tables)
 
 
 @dataclass(frozen=True)

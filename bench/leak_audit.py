@@ -332,7 +332,7 @@ async def audit_game(
         clients.extend(connections[1:])
         await asyncio.sleep(0.05)  # frames still in flight after game_over
         actor = server.lobby.tables[table]
-        record = await server.persist.store.load(table)
+        record = await server.store.load(table)
         if record is None or record.seed is None:
             raise RuntimeError(f"table {table} has no record")
         game_options = game.options(record.options.get("game") or {})

@@ -11,8 +11,17 @@ from engine.frozen import fast_init
 from engine.game import GameOptions
 
 Hand = tuple[Card, ...]
-Hands = tuple[Hand, Hand, Hand, Hand]
-Four = tuple[int, int, int, int]
+Hands = tuple[Hand, ...]
+"""The four seats' hands, seat by seat."""
+Four = tuple[int, ...]
+"""A number per seat, seat by seat (always four).
+
+Typed as a tuple of any length, not as four ints: compiled (the optional build
+compiles :mod:`engine.schafkopf.game`), a value of a fixed length tuple type is
+kept as four C values and made into a new tuple where it is stored, so a view's
+unchanged field would not be the very object of the view before, which is how
+:class:`engine.codec.PlainMemo` tells an unchanged field (and the game shares
+its seats' card counts between the views)."""
 
 Phase = Literal["bidding", "play", "over"]
 
@@ -115,7 +124,7 @@ class Trick:
     """A completed trick: the cards in order of play from ``leader``."""
 
     leader: int
-    cards: tuple[Card, Card, Card, Card]
+    cards: tuple[Card, ...]  # four, in order of play (see Four)
     winner: int
     points: int
 
