@@ -82,8 +82,9 @@ class defined in a compiled module was slower to build and read than plain;
 as native classes they would need a source written for mypyc (it makes a
 class's annotations evaluated types, which :mod:`engine.codec` plans by; it
 unboxes fixed length tuples, so an unchanged field is no longer the same object;
-its classes do not pickle through ``__init__``; and it loses dataclasses'
-``ClassVar`` s).  Its AI stays plain Python."""
+its classes do not pickle through ``__init__``; and it loses a dataclass's
+class variables).  What the values hold is typed so that compiled code passes it on as
+the very same objects (:data:`engine.schafkopf.state.Four`).  Its AI stays plain Python."""
 
 GENERATED: Final[tuple[str, ...]] = ("compiled/codec_converters.py",)
 """The module the build writes into its copy of the sources and compiles, whose
