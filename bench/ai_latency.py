@@ -11,7 +11,7 @@ are left out (they cost nothing).  Goal: p50 ≤ 250 ms and p99 ≤ 400 ms per
 game.  It also reports the median iterations a search bought in that time,
 per phase (``iterations_p50``: what ``cardavia arena --iterations`` should be
 given to measure the server's strength), and how many modules ran compiled
-(``compiled``, see ``scripts/compile.py``).
+(``compiled``, see ``python -m compiled.build``).
 
 The yardstick, measured in the same run: a fixed pure-Python loop (about
 20 ms of CPU on an idle core) timed before every decision; its median over
@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.report import log, percentile
-from engine import collector, compiled
+from compiled.runtime import loaded as compiled_loaded
+from engine import collector
 from engine.game import Budget
 from engine.registry import GAMES, get_game, get_policy
 from server.ai.pool import seeded_choice
@@ -164,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {
         "level": LEVEL,
         "think_s": args.think,
-        "compiled": len(compiled.loaded()),
+        "compiled": len(compiled_loaded()),
         "collector": args.collector,
         "games": {},
     }

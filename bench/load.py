@@ -13,7 +13,7 @@ connection of the table).  It reports moves/s, delivered messages/s (and a
 move: messages, bytes, messages by type),
 p50/p90/p99 action→update latency, the server's CPU (from ``/proc``) and RSS,
 and the ratios against each yardstick; ``compiled`` is how many modules the
-server runs compiled (``scripts/compile.py``: compiled, a Schafkopf move at 500
+server runs compiled (``python -m compiled.build``: compiled, a Schafkopf move at 500
 tables costs the server about a third less CPU).
 
 ``--servers N`` runs the game on N ``cardavia-server`` processes sharing a
@@ -63,7 +63,7 @@ from bench.procstat import (
     rss_bytes,
 )
 from bench.report import log, percentile
-from engine.compiled import ROOT, built
+from compiled.runtime import ROOT, built
 from engine.registry import GAMES
 from protocol.base import FEATURES
 from server.config import usable_cpus
@@ -474,7 +474,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "store": "redis" if _on_redis(args) else "memory",
         "servers": args.servers,
         "cpus": usable_cpus(),
-        # modules the server runs compiled (scripts/compile.py): a compiled one is faster
+        # modules the server runs compiled (python -m compiled.build): a compiled one is faster
         "compiled": len(built(Path(args.server_dir) if args.server_dir else ROOT)),
     }
     targets = args.only or ("game", "echo", "fanout")

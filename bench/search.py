@@ -37,7 +37,7 @@ from typing import Any
 
 from bench.ai_latency import spin
 from bench.report import log, percentile
-from engine import compiled
+from compiled.runtime import loaded as compiled_loaded
 from engine.codec import to_plain
 from engine.game import Budget
 from engine.registry import GAMES, get_game, get_policy
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None, game_id: str | None = None) -> int:
         "game": game,
         "decisions": len(views),
         "iterations": args.iterations,
-        "compiled": len(compiled.loaded()),
+        "compiled": len(compiled_loaded()),
     }
     report.update(fixed_run(game, views, args.iterations))
     if args.default:

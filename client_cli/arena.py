@@ -35,7 +35,7 @@ from typing import Any
 
 from client_cli.arena_roles import FIXED_ROLES, Lineup
 from client_cli.options import add_option_argument
-from engine import compiled
+from compiled.runtime import loaded as compiled_loaded
 from engine.collector import held_off
 from engine.game import Budget, Game, OptionsError
 from engine.policy import Policy, seated
@@ -430,7 +430,7 @@ def run(
         "decision_ms_p99": round(_pct(tally.times["a"], 0.99), 3),
         "b_decision_ms_p50": round(_pct(tally.times["b"], 0.5), 3),
         "b_decision_ms_p99": round(_pct(tally.times["b"], 0.99), 3),
-        "compiled": len(compiled.loaded()),  # decision times depend on it (scripts/compile.py)
+        "compiled": len(compiled_loaded()),  # decision times depend on it (compiled.build)
     }
     if par:
         edges = [w - p for w, p in zip(tally.deal_wins, tally.deal_par, strict=True)]

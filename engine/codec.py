@@ -262,9 +262,9 @@ def _dataclass_converter(cls: type, *, shared: bool = False) -> Callable[..., di
 CONVERTER_SOURCES: Final[dict[str, None]] = {}
 """The source of every conversion :func:`_dataclass_converter` generated so far.
 
-``scripts/compile.py`` plays a few games of each (``engine.codec_build.
-converter_sources``), writes the sources they generated into one module,
-:data:`engine.compiled.GENERATED`, and compiles it with the hot path: a
+The optional build (``python -m compiled.build``) plays a few games of each
+(``compiled.converters.converter_sources``), writes the sources they generated
+into one module, ``compiled.codec_converters``, and compiles it: a
 conversion whose source is one of them is then that compiled function
 (:func:`_built_converters`), the very same code run as C, instead of the
 interpreted one.  A class changed since the build generates another source,
@@ -293,10 +293,10 @@ def converter_namespace() -> dict[str, Any]:
 @cache
 def _built_converters() -> dict[str, Callable[..., dict[str, Any]]]:
     """The compiled conversions by their source (see :data:`CONVERTER_SOURCES`); none
-    unless the build's module is there."""
+    unless the optional build's module is there (then only as a library)."""
     try:
-        from engine import codec_converters  # type: ignore[attr-defined]
-    except ImportError:
+        from compiled import codec_converters  # type: ignore[attr-defined]
+    except ImportError:  # no build: the interpreted conversions
         return {}
     return dict(codec_converters.BY_SOURCE)
 

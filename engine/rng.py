@@ -29,7 +29,7 @@ def shuffle(rng: random.Random, items: list[Any]) -> None:
     This is :meth:`random.Random.shuffle`'s algorithm (Python 3.11): for each
     position from the last down to the second, a draw below its count by
     ``getrandbits`` with rejection, then a swap.  Compiled with the hot path
-    (:data:`engine.compiled.HOT_PATH`), a deal shuffles without
+    (:data:`compiled.modules.HOT_PATH`), a deal shuffles without
     going through ``random``'s Python code, and the deals a seed gives
     stay those of every recorded game (a test compares both on many seeds).
     """

@@ -185,7 +185,7 @@ class Frame:
         without making the message.
 
         Both constructors call :class:`Frame` itself, not ``cls`` (the class is
-        final): compiled (``scripts/compile.py``), that builds the frame
+        final): compiled (``python -m compiled.build``), that builds the frame
         directly, while a call of ``cls`` went through Python's generic call
         with keywords, once for every frame of every move (docs/performance.md)."""
         return Frame(None, None, message_type=message_type, fields=fields, hint=hint)

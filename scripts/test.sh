@@ -4,6 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # the Redis store tests run Debian's redis-server, the balancer test Debian's haproxy,
 # the browser tests (tests/client_web) Debian's chromium, the compiled build's test gcc
+# (tests/engine/test_compiled.py compiles once a run, into a copy, and runs the engine's
+# conformance suite and the server's socket tests there too: the build the image ships)
 for pkg in redis-server haproxy chromium gcc; do
   if ! command -v "$pkg" >/dev/null && ! [ -x /usr/sbin/"$pkg" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

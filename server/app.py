@@ -21,7 +21,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from engine import compiled
+from compiled.runtime import loaded as compiled_loaded
 from protocol import client_messages as cm
 from protocol import pydantic_adapter
 from protocol.base import PROTOCOL_VERSION
@@ -235,7 +235,7 @@ class CardaviaServer:
                 )
             )
         self._log.info(
-            "listening", url=self.url, protocol=PROTOCOL_VERSION, compiled=len(compiled.loaded())
+            "listening", url=self.url, protocol=PROTOCOL_VERSION, compiled=len(compiled_loaded())
         )
         fell_back = [use.value for use in websockets_adapter.FELL_BACK] + [
             f"pydantic {slot.value}" for slot in pydantic_adapter.FELL_BACK

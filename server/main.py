@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from engine.compiled import ROOT, stale
+from compiled.runtime import ROOT, stale
 from server.app import CardaviaServer
 from server.config import ConfigError, ServerConfig, load_config
 from server.ops.logs import configure, get_logger
@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if changed:
         print(
             "cardavia-server: compiled modules are older than their sources "
-            f"({', '.join(changed)}): compile again with `python scripts/compile.py "
+            f"({', '.join(changed)}): compile again with `python -m compiled.build "
             f"--root {ROOT}`, or add --clean to run them as plain Python",
             file=sys.stderr,
         )

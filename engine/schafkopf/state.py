@@ -4,21 +4,84 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 from engine.cards import Card
 from engine.frozen import fast_init
-from engine.schafkopf.actions import Announce as Announce
-from engine.schafkopf.actions import ContractKind as ContractKind
-from engine.schafkopf.actions import Pass as Pass
-from engine.schafkopf.actions import PlayCard as PlayCard
-from engine.schafkopf.options import SchafkopfOptions as SchafkopfOptions
+from engine.game import GameOptions
 
 Hand = tuple[Card, ...]
-Hands = tuple[Hand, Hand, Hand, Hand]
-Four = tuple[int, int, int, int]
+Hands = tuple[Hand, ...]
+"""The four seats' hands, seat by seat."""
+Four = tuple[int, ...]
+"""A number per seat, seat by seat (always four).
+
+Typed as a tuple of any length, not as four ints: compiled (the optional build
+compiles :mod:`engine.schafkopf.game`), a value of a fixed length tuple type is
+kept as four C values and made into a new tuple where it is stored, so a view's
+unchanged field would not be the very object of the view before, which is how
+:class:`engine.codec.PlainMemo` tells an unchanged field (and the game shares
+its seats' card counts between the views)."""
 
 Phase = Literal["bidding", "play", "over"]
+
+
+@dataclass(frozen=True)
+class SchafkopfOptions(GameOptions):
+    """Table options: the pattern (naming only) and the number of deals (The table).
+
+    ``deals`` counts passed-out deals too: each deal moves the dealer left.
+    """
+
+    deals: int = 4
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.deals <= 100:
+            raise ValueError("deals must be between 1 and 100")
+
+
+# -- actions -------------------------------------------------------------------
+ContractKind = Literal["rufer", "wenz", "solo", "wenz_tout", "solo_tout", "sie"]
+"""The contracts, lowest first (Contracts and bidding)."""
+
+
+@fast_init
+@dataclass(frozen=True, slots=True)
+class Announce:
+    """Announce a contract in full (Contracts and bidding, **Decision**).
+
+    ``suit`` is the called ace's suit for Rufer (``E``, ``G`` or ``S``), the
+    trump suit for Solo and Solo Tout, and ``None`` for Wenz, Wenz Tout and Sie.
+    """
+
+    kind: ClassVar[str] = "announce"
+    interned: ClassVar[bool] = True
+    """The game's legal moves hold one Announce per contract and suit
+    (:data:`engine.schafkopf.rules.ANNOUNCE`; engine.codec keeps their plain forms)."""
+    contract: ContractKind
+    suit: str | None = None
+
+
+@fast_init
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Pass in the bidding round."""
+
+    kind: ClassVar[str] = "pass"
+    interned: ClassVar[bool] = True
+    """The game's legal moves hold one Pass (engine.codec keeps its plain form)."""
+
+
+@fast_init
+@dataclass(frozen=True, slots=True)
+class PlayCard:
+    """Play ``card`` from the hand to the current trick."""
+
+    kind: ClassVar[str] = "play"
+    interned: ClassVar[bool] = True
+    """The game's legal moves hold one PlayCard per card (engine.codec keeps their
+    plain forms)."""
+    card: Card
 
 
 Action = Announce | Pass | PlayCard
@@ -61,7 +124,7 @@ class Trick:
     """A completed trick: the cards in order of play from ``leader``."""
 
     leader: int
-    cards: tuple[Card, Card, Card, Card]
+    cards: tuple[Card, ...]  # four, in order of play (see Four)
     winner: int
     points: int
 

@@ -1,7 +1,7 @@
 """websockets' server connection, batching its writes and reading moves at once.
 
 Kept apart from :mod:`server.net.connection` and plain Python: it extends
-websockets' own connection class, and compiled (``scripts/compile.py``) it
+websockets' own connection class, and compiled (``python -m compiled.build``) it
 crashed in the garbage collector; the rest of the hot path is compiled.
 
 What it uses of websockets' internals (the hooks it overrides, the protocol's

@@ -55,7 +55,7 @@ from server.players.sessions import NameError_, Player, validate_name
 from server.tables.options import RequestError
 from server.tables.reach import TableReach
 
-# Final names, read on every move: see engine.compiled.HOT_PATH.
+# Final names, read on every move: see compiled.modules.HOT_PATH.
 _PING: Final = Ping
 _HELLO: Final = Hello
 _AT_ONCE: Final = (Act, Rematch)

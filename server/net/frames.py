@@ -5,7 +5,7 @@ cheaper than websockets' own framing, and cuts a client's bytes into whole
 frames (:class:`FrameSplitter`) so that a move is handled in the callback
 that read it; :class:`server.net.batching.BatchingServerConnection` uses both,
 and leaves every other frame to websockets.  Compiled with the hot path
-(``scripts/compile.py``).
+(``python -m compiled.build``).
 """
 
 from __future__ import annotations

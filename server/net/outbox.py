@@ -26,7 +26,7 @@ from protocol.server_messages import GameOver, Snapshot, TableChanged, Update
 Queued = BaseModel | Frame
 """A message, or a frame already encoded (:class:`~protocol.codec.Frame`)."""
 
-# Final names, read on every move: see engine.compiled.HOT_PATH.
+# Final names, read on every move: see compiled.modules.HOT_PATH.
 _TABLE_CHANGED: Final = TableChanged
 
 _GAME_MESSAGES: Final[frozenset[type[BaseModel]]] = frozenset({Update, Snapshot, GameOver})

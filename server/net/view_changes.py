@@ -31,7 +31,7 @@ from protocol.codec import Frame
 from protocol.server_messages import Left, Snapshot, TableClosed, Update
 from server.net.outbox import Queued
 
-# Final names, read on every move: see engine.compiled.HOT_PATH.
+# Final names, read on every move: see compiled.modules.HOT_PATH.
 _UPDATE: Final = Update
 _SNAPSHOT: Final = Snapshot
 _GONE: Final = (TableClosed, Left)

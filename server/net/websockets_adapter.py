@@ -29,7 +29,7 @@ installed websockets, so that an upgrade is noticed, and serves a game on the
 fallbacks.
 
 The chosen paths are bound to module names once (:class:`Paths`); the compiled
-connection reads them into Final names of its own (``engine.compiled.HOT_PATH``):
+connection reads them into Final names of its own (``compiled.modules.HOT_PATH``):
 an attribute getter each, no Python call per message.
 """
 

@@ -1,7 +1,7 @@
 """One labelled series of a counter or a histogram, as :mod:`server.ops.metrics` keeps them.
 
 A sample is an addition (and, for a histogram, a bisection): the action path
-records several a move.  Compiled with the hot path (``scripts/compile.py``).
+records several a move.  Compiled with the hot path (``python -m compiled.build``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import threading
 from bisect import bisect_left
 from typing import Final
 
-# Final names, read on every move: see engine.compiled.HOT_PATH.
+# Final names, read on every move: see compiled.modules.HOT_PATH.
 _bisect_left: Final = bisect_left
 
 SMALL_COUNTS: Final = 64

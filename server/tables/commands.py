@@ -8,7 +8,7 @@ handled is an error in ``mypy``, at the dispatch, before anything runs).
 its command, whichever way it arrived (a connection here, the bus from
 another process).
 
-Not dataclasses: compiled (:data:`engine.compiled.HOT_PATH`), a dataclass's
+Not dataclasses: compiled (:data:`compiled.modules.HOT_PATH`), a dataclass's
 ``__init__`` is the interpreted one :mod:`dataclasses` writes, where a
 hand-written one is native; a move makes one per request.  Their fields are
 ``Final`` (never reassigned); ``kind`` names the command in the logs.

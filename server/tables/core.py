@@ -43,7 +43,7 @@ from server.tables.values import (
     Status,
 )
 
-# Final names, read on every move: see engine.compiled.HOT_PATH.
+# Final names, read on every move: see compiled.modules.HOT_PATH.
 _LOGGED_ACTION: Final = LoggedAction
 _EFFECTS: Final = Effects
 _CHANGE: Final = Change

@@ -6,7 +6,7 @@ Every move names its table; the connection that read it hands it here
 checked) and queues the move on its actor as its command
 (:func:`server.tables.commands.command_of`).  A request that came from
 another process (:mod:`server.cluster.bus`) takes the same way.  Compiled with the hot path
-(:data:`engine.compiled.HOT_PATH`), a move reaches its table without a call
+(:data:`compiled.modules.HOT_PATH`), a move reaches its table without a call
 into interpreted code; the lobby (:mod:`server.lobby`) keeps the tables and
 finds them through the same :class:`TableReach`.
 """

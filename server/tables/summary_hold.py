@@ -20,7 +20,7 @@ from typing import Final
 from protocol.server_messages import TableChanged
 from server.tables.values import Out
 
-# Final names, read on every move: see engine.compiled.HOT_PATH.
+# Final names, read on every move: see compiled.modules.HOT_PATH.
 _TABLE_CHANGED: Final = TableChanged
 
 HOLD_S = 0.02

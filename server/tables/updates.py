@@ -16,7 +16,7 @@ from protocol.codec import Frame
 from protocol.server_messages import Update
 from server.tables.values import ActedBy, Out
 
-# Final names, read on every move: see engine.compiled.HOT_PATH.
+# Final names, read on every move: see compiled.modules.HOT_PATH.
 _UPDATE: Final = Update
 
 

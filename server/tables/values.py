@@ -4,7 +4,7 @@
 :class:`Effects` (messages to send, what to persist); the table actor
 (:mod:`server.tables.actor`) persists, then sends them.
 
-Compiled with the hot path (:data:`engine.compiled.HOT_PATH`), these are
+Compiled with the hot path (:data:`compiled.modules.HOT_PATH`), these are
 native classes: the core and the actor read their fields directly, not by
 attribute lookups.
 """
@@ -79,7 +79,7 @@ class FinishedGame:
 class Effects:
     """What a command did: messages to send and what to persist before sending them.
 
-    Not a dataclass: every command makes one, and compiled (:data:`engine.compiled.HOT_PATH`)
+    Not a dataclass: every command makes one, and compiled (:data:`compiled.modules.HOT_PATH`)
     a dataclass's ``__init__`` is the interpreted one :mod:`dataclasses` writes.
     """
 

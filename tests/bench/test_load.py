@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench.load import _median_figures, main
-from engine.compiled import built
+from compiled.runtime import built
 
 pytestmark = pytest.mark.heavy  # tens of seconds: run first (tests/conftest.py)
 

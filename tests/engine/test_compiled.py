@@ -1,6 +1,10 @@
-"""The compiled build (``scripts/compile.py``, mypyc): it loads, decides exactly as plain
-Python does, refuses malformed input the same way, serves games through the fuzzer and
-the leak audit as plain Python does, and a stale library is caught."""
+"""The compiled build (``python -m compiled.build``, mypyc): it loads, decides exactly as
+plain Python does, refuses malformed input the same way, passes the engine's conformance
+suite and the server's socket tests, serves games through the fuzzer and the leak audit
+as plain Python does, and a stale library is caught.
+
+The sources are compiled once per run, into a copy (the ``built`` fixture), and every
+check here runs against that copy: what the Docker image ships is what is tested."""
 
 from __future__ import annotations
 
@@ -16,8 +20,9 @@ from typing import Any
 import pytest
 
 import server.main
-from engine import compiled
-from engine.compiled import COMPILED, GENERATED, HOT_PATH, compiled_files, module_name, stale
+from compiled import runtime
+from compiled.modules import COMPILED, GENERATED, HOT_PATH, module_name
+from compiled.runtime import compiled_files, stale
 
 pytestmark = pytest.mark.heavy  # tens of seconds: run first (tests/conftest.py)
 
@@ -27,7 +32,7 @@ PLAY = textwrap.dedent(
     """
     import json, random
     from engine.codec import to_plain
-    from engine.compiled import loaded
+    from compiled.runtime import loaded
     from engine.doudizhu.ai.normal import NormalPolicy
     from engine.doudizhu.ai.search import HardPolicy
     from engine.doudizhu.state import DoudizhuOptions
@@ -84,7 +89,7 @@ SERVE = textwrap.dedent(
     """
     import contextlib, io, json
     from bench import fuzz, leak_audit
-    from engine.compiled import loaded
+    from compiled.runtime import loaded
 
     def last_json(main, argv):
         out = io.StringIO()
@@ -140,7 +145,7 @@ CONVERT = CONVERTED + textwrap.dedent(
 GENERATE = CONVERTED + textwrap.dedent(
     """
     import types
-    from engine.codec_build import converter_module, converter_sources
+    from compiled.converters import converter_module, converter_sources
     sources = converter_sources(seeds=1)
     module = types.ModuleType("generated")
     exec(compile(converter_module(sources), "generated", "exec"), module.__dict__)
@@ -155,21 +160,35 @@ GENERATE = CONVERTED + textwrap.dedent(
         "shared": len([s for s in sources if "\\ndef convert(v, mine" in s]),
         "plain": len([s for s in sources if "\\ndef convert(v):" in s]),
         "names": sorted({f.__name__[:2] for f in codec._SHARED_CONVERTERS.values()}),
-        "typed": converter_module(sources).count("(v: _V"),
     }))
     """
 )
 
-PACKAGES = ("engine", "protocol", "server", "client_web", "bench", "client_cli", "scripts")
-"""What the build and the runs need of the project."""
+PACKAGES = ("engine", "protocol", "server", "client_web", "bench", "client_cli", "compiled")
+"""What the build and the runs need of the project (and ``tests``, with ``pyproject.toml``
+for pytest's settings, in the compiled copy: :data:`AGAINST_COMPILED`)."""
+
+AGAINST_COMPILED = (
+    "tests/engine/test_conformance.py",
+    "tests/server/test_end_to_end.py",
+    "tests/server/test_hot_path.py",
+    "tests/server/test_fast_read.py",
+    "tests/server/test_errors.py",
+)
+"""The test files run again against the compiled copy: the engine's conformance suite
+and the server's tests over real sockets (whole games, the hot path, the fast read of
+moves, malformed input)."""
 
 
-def _copy(to: Path, libraries_of: Path | None = None) -> Path:
-    """A copy of the project's sources that the build and the runs need, with the
-    compiled libraries of the copy ``libraries_of`` if given."""
-    skip = shutil.ignore_patterns("*.so", "__pycache__")
-    for package in PACKAGES:
+def _copy(to: Path, libraries_of: Path | None = None, tests: bool = False) -> Path:
+    """A copy of the project's sources that the build and the runs need (with the
+    tests if ``tests``), with the compiled libraries of the copy ``libraries_of`` if
+    given."""
+    skip = shutil.ignore_patterns("*.so", "__pycache__", "screenshots")
+    for package in (*PACKAGES, "tests") if tests else PACKAGES:
         shutil.copytree(ROOT / package, to / package, ignore=skip)
+    if tests:
+        shutil.copy2(ROOT / "pyproject.toml", to / "pyproject.toml")
     if libraries_of is not None:
         for library in compiled_files(libraries_of):
             shutil.copy2(library, to / library.relative_to(libraries_of))
@@ -189,13 +208,14 @@ def _run(root: Path, code: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the sources with :data:`COMPILED` compiled in it (unoptimised C:
-    the same code and decisions, built in under half the time)."""
-    root = _copy(tmp_path_factory.mktemp("compiled"))
+    """A copy of the sources and tests with :data:`COMPILED` compiled in it, once a
+    run (unoptimised C: the same code and decisions, built in under half the time)."""
+    root = _copy(tmp_path_factory.mktemp("compiled"), tests=True)
     done = subprocess.run(
         [
             sys.executable,
-            "scripts/compile.py",
+            "-m",
+            "compiled.build",
             "--root",
             str(root),
             "--jobs",
@@ -204,9 +224,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "0",
         ],
         cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=400,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert f"compiled {len(COMPILED + GENERATED)} modules" in done.stdout
@@ -255,7 +276,6 @@ def test_the_generated_module_converts_as_the_sources_it_was_made_from(plain: Pa
     assert out["sources"] and out["same"]
     assert out["shared"] >= 4 and out["plain"] >= 10  # every game's view; events, moves
     assert out["names"] == ["_c"]  # the conversions in use came from the module
-    assert out["typed"] >= 4  # Schafkopf's native values (view, bid, trick ...), typed by class
 
 
 def test_a_compiled_server_serves_the_fuzzer_and_the_leak_audit_as_plain_python_does(
@@ -290,7 +310,7 @@ def test_the_server_refuses_to_start_on_a_stale_library(
     assert server.main.main(["--port", "0"]) == 2
     err = capsys.readouterr().err
     assert "engine/doudizhu/ai/search.py" in err
-    assert f"scripts/compile.py --root {compiled.ROOT}" in err
+    assert f"python -m compiled.build --root {runtime.ROOT}" in err
 
 
 def test_clean_removes_the_libraries_and_a_wrong_root_is_refused(
@@ -298,9 +318,37 @@ def test_clean_removes_the_libraries_and_a_wrong_root_is_refused(
 ) -> None:
     root = _copy(tmp_path / "copy", libraries_of=built)
     assert any(compiled_files(root))
-    script = [sys.executable, str(root / "scripts" / "compile.py")]
-    done = subprocess.run([*script, "--root", str(root), "--clean"], capture_output=True, text=True)
+    script = [sys.executable, "-m", "compiled.build"]
+    run = {"cwd": root, "env": {**os.environ, "PYTHONPATH": str(root)}}
+    done = subprocess.run(
+        [*script, "--root", str(root), "--clean"], capture_output=True, text=True, **run
+    )
     assert done.returncode == 0 and f"removed {len(COMPILED + GENERATED) + 1}" in done.stdout
     assert not any(compiled_files(root))
-    done = subprocess.run([*script, "--root", str(tmp_path)], capture_output=True, text=True)
+    done = subprocess.run([*script, "--root", str(tmp_path)], capture_output=True, text=True, **run)
     assert done.returncode == 2 and "holds no engine/" in done.stderr
+
+
+@pytest.mark.timeout(900)
+def test_the_conformance_suite_and_the_socket_tests_pass_against_the_compiled_build(
+    built: Path,
+) -> None:
+    """:data:`AGAINST_COMPILED`, run in the compiled copy: every module of the build
+    loads compiled there, and each test passes as in plain Python."""
+    args = [*AGAINST_COMPILED, "-q", "-p", "no:cacheprovider", "-n", "0"]
+    code = (
+        "import sys, pytest\n"
+        "from compiled.runtime import loaded\n"
+        "print('loaded', len(loaded()), flush=True)\n"
+        f"sys.exit(pytest.main({args!r}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=built,
+        env={**os.environ, "PYTHONPATH": str(built)},
+        capture_output=True,
+        text=True,
+        timeout=850,
+    )
+    assert f"loaded {len(COMPILED + GENERATED)}\n" in done.stdout, done.stdout[-3000:]
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]  # 5: none collected

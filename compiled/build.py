@@ -1,28 +1,24 @@
-"""Compile Dou Dizhu's AI and the server's hot path to C extensions with mypyc
+"""Compile the modules of :mod:`compiled.modules` to C extensions with mypyc
 (optional, for production).
 
-``python scripts/compile.py`` builds each module of
-:data:`engine.compiled.COMPILED` into a shared library next to its source
+``python -m compiled.build`` builds each module of
+:data:`compiled.modules.COMPILED` into a shared library next to its source
 (``engine/doudizhu/ai/search.py`` → ``engine/doudizhu/ai/search.cpython-311-
 x86_64-linux-gnu.so``), which Python then imports in place of the source: the
-same code, type-checked, run as C.  Dou Dizhu ``hard`` then buys about twice
-the play-outs in the same think time, and the same play-outs cost half the
-CPU; a move through the server takes about a fifth fewer instructions
-(:data:`engine.compiled.HOT_PATH` gives the figures).  It also writes the
-conversions to plain data that :mod:`engine.codec` generates for the games'
-values into one module of its build and compiles it
-(:data:`engine.compiled.GENERATED`).  ``--clean`` removes the libraries again;
-``--root DIR`` compiles the copy of the project under ``DIR`` (a
-``site-packages`` that ``pip install .`` filled, as ``deploy/Dockerfile`` does).
+same code, type-checked, run as C.  It also writes the conversions to plain
+data that :mod:`engine.codec` generates for the games' values into one module
+and compiles it (:data:`compiled.modules.GENERATED`, its library put in this
+package).  ``--clean`` removes the libraries again; ``--root DIR`` compiles the
+copy of the project under ``DIR`` (a ``site-packages`` that ``pip install .``
+filled, as ``deploy/Dockerfile`` does).
 
 Nothing needs it: without a C compiler or without running it, everything runs
-as plain Python, with the same results (``tests/engine/test_compiled.py``
-checks that compiled and plain code make the same decisions, and runs a
-compiled server through the fuzzer and the leak audit).  An edited source
+as plain Python, with the same results (``tests/engine/test_compiled.py``).
+The sources are compiled as they are, never rewritten first.  An edited source
 is not recompiled by itself: the server refuses to start with a compiled module
-older than its source (:func:`engine.compiled.stale`), so run this again after
-a change, or ``--clean`` while developing.  Needs mypy (the ``dev`` extra), a C
-compiler and the Python headers.
+older than its source (:func:`compiled.runtime.stale`), so run this again after
+a change, or ``--clean`` while developing.  Needs the pinned mypy (the ``dev``
+extra: mypyc), setuptools, a C compiler and the Python headers.
 """
 
 from __future__ import annotations
@@ -35,19 +31,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from compiled.modules import COMPILED, GENERATED, GROUP
+from compiled.runtime import ROOT, compiled_files
 
-from engine.compiled import (  # noqa: E402
-    COMPILED,
-    GENERATED,
-    GROUP,
-    NATIVE_VALUES,
-    compiled_files,
-)
-from engine.native_build import native_values  # noqa: E402
-
-PACKAGES = ("client_web", "engine", "protocol", "server")
+PACKAGES = ("client_web", "compiled", "engine", "protocol", "server")
 """The project's packages the build copies: those of the compiled modules and
 what they import (``server/net/static.py`` serves ``client_web``)."""
 
@@ -63,9 +50,9 @@ def clean(root: Path) -> int:
 
 def _converters_of(stage: Path) -> str:
     """The source of :data:`GENERATED`'s module, made by the staged copy's own engine
-    (:func:`engine.codec_build.converter_module`), in a process of its own: this
+    (:func:`compiled.converters.converter_module`), in a process of its own: this
     one imported the engine of ``ROOT``, maybe compiled from older sources."""
-    code = "import sys, engine.codec_build as c; sys.stdout.write(c.converter_module())"
+    code = "import sys, compiled.converters as c; sys.stdout.write(c.converter_module())"
     done = subprocess.run(
         [sys.executable, "-c", code],
         cwd=stage,
@@ -97,8 +84,6 @@ def build(root: Path, jobs: int, opt_level: str) -> None:
         for package in PACKAGES:
             shutil.copytree(root / package, stage / package, ignore=skip)
         (stage / GENERATED[0]).write_text(_converters_of(stage))
-        for path in NATIVE_VALUES:  # after the conversions, made by the plain copy
-            (stage / path).write_text(native_values((stage / path).read_text()))
         os.chdir(stage)
         try:
             extensions = mypycify(
@@ -123,7 +108,9 @@ def build(root: Path, jobs: int, opt_level: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m compiled.build", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--clean", action="store_true", help="remove the compiled libraries")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel C jobs")
     parser.add_argument(

@@ -1,10 +1,10 @@
-"""The module of compiled conversions that ``scripts/compile.py`` writes into its build.
+"""The module of compiled conversions that :mod:`compiled.build` writes into its build.
 
 :mod:`engine.codec` generates the source of a conversion to plain data per
 class it meets (:data:`engine.codec.CONVERTER_SOURCES`).  The build plays a
 few seeded games of each game to collect them (:func:`converter_sources`),
 writes them as one typed module (:func:`converter_module`,
-:data:`engine.compiled.GENERATED`) and compiles it with the hot path.
+:data:`compiled.modules.GENERATED`) and compiles it with the hot path.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ import random
 import re
 
 from engine.codec import CONVERTER_SOURCES, PlainMemo, converter_namespace, to_plain
-from engine.compiled import NATIVE_VALUES, ROOT, module_name
-from engine.native_build import native_classes
 from engine.registry import GAMES
 
 _TYPED_NAMES = {
@@ -58,20 +56,18 @@ def converter_sources(seeds: int = 3) -> list[str]:
 
 
 def converter_module(sources: list[str] | None = None) -> str:
-    """The module of :data:`GENERATED`: each of ``sources`` (by default
-    :func:`converter_sources`) as a typed function, and ``BY_SOURCE``, each
+    """The module of :data:`~compiled.modules.GENERATED`: each of ``sources`` (by
+    default :func:`converter_sources`) as a typed function, and ``BY_SOURCE``, each
     function by the source it was made from.
 
     The code is the source's own, with its arguments and locals typed and
     ``_list``, ``_map`` and ``_sorted`` (bound to the builtins) called by their
-    builtin names, which mypyc runs directly.  The value converted is typed as its
-    class (named on the source's first line) when that class is native
-    (:data:`engine.compiled.NATIVE_VALUES`): compiled, its fields are read directly."""
+    builtin names, which mypyc runs directly."""
     if sources is None:
         sources = converter_sources()
     names = sorted(converter_namespace())
     lines = [
-        '"""engine.codec\'s generated conversions, compiled: written by scripts/compile.py',
+        '"""engine.codec\'s generated conversions, compiled: written by compiled.build',
         'into its build (see engine.codec.CONVERTER_SOURCES).  Not for editing."""',
         "",
         "from __future__ import annotations",
@@ -85,24 +81,13 @@ def converter_module(sources: list[str] | None = None) -> str:
     for name in names:
         typed = _TYPED_NAMES.get(name)
         lines.append(f"{name}: Final{f'[{typed}]' if typed else ''} = _NAMES[{name!r}]")
-    native = {
-        (module_name(path), name)
-        for path in NATIVE_VALUES
-        for name in native_classes((ROOT / path).read_text())
-    }
-    imports: list[str] = []
     table = []
     for i, source in enumerate(sources):
-        named, head, body = source.split("\n", 2)
-        module, _, qualname = named.removeprefix("# ").rpartition(".")
-        value = "Any"
-        if (module, qualname) in native:  # made a native class: its fields read directly
-            value = f"_V{i}"
-            imports.append(f"from {module} import {qualname} as {value}")
+        _, head, body = source.split("\n", 2)
         if head == "def convert(v, mine, prev, ch):":
-            signature = f"v: {value}, mine: list[Any], prev: list[Any] | None, ch: dict[str, Any]"
+            signature = "v: Any, mine: list[Any], prev: list[Any] | None, ch: dict[str, Any]"
         elif head == "def convert(v):":
-            signature = f"v: {value}"
+            signature = "v: Any"
         else:  # pragma: no cover - engine.codec generates only these two
             raise ValueError(f"unexpected conversion: {head}")
         local = sorted(set(re.findall(r"\b(r\d+|x|t|k|c)\b(?= =| :=)", body)))
@@ -115,6 +100,4 @@ def converter_module(sources: list[str] | None = None) -> str:
         lines.append(body.rstrip("\n"))
         table.append(f"    {source!r}: _c{i},")
     lines += ["", "", "BY_SOURCE: Final[dict[str, Any]] = {", *table, "}", ""]
-    at = lines.index("from engine import codec as _codec") + 1
-    lines[at:at] = imports
     return "\n".join(lines)
