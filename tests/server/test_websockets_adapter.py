@@ -4,6 +4,7 @@ public path as the fallback, and games served the same on the fallbacks."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
 
 import pytest
@@ -26,6 +27,7 @@ from server.net.websockets_adapter import (
     probe,
     write_queued,
 )
+from server.ops import logs
 from tests.server.helpers import FAST
 
 
@@ -233,6 +235,7 @@ async def test_a_game_is_served_on_the_public_paths(
 async def test_a_server_on_a_fallback_says_so_when_it_starts(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    logs.configure("info", sys.stdout)  # whatever an earlier test in this worker set
     async with running_server(FAST):
         pass
     assert "dependency_internals_fell_back" not in capsys.readouterr().out
