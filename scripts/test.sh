@@ -3,8 +3,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the Redis store tests run Debian's redis-server, the balancer test Debian's haproxy,
-# the browser tests (tests/client_web) Debian's chromium, the compiled build's test gcc
-for pkg in redis-server haproxy chromium gcc; do
+# the browser tests (tests/client_web) Debian's chromium, the compiled build's test gcc,
+# the database tests Debian's postgresql (its binaries live in /usr/lib/postgresql/*/bin)
+for pkg in redis-server haproxy chromium gcc postgresql; do
+  if [ "$pkg" = postgresql ] && compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null; then
+    continue
+  fi
   if ! command -v "$pkg" >/dev/null && ! [ -x /usr/sbin/"$pkg" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       apt-get update && apt-get install -y "$pkg"
