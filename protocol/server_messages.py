@@ -230,6 +230,17 @@ class HintReply(Model):
     level: str
 
 
+class Account(Model):
+    """The answer to ``register`` and ``login``: this session is now the account's
+    (``bot``: a bot account, shown as a bot wherever its name is)."""
+
+    type: Literal["account"] = "account"
+    ref: Ref = None
+    account_id: str
+    name: str
+    bot: bool = False
+
+
 class TableClosed(Model):
     """The table is gone (everybody left, or the server shuts down)."""
 
@@ -262,7 +273,8 @@ ServerMessage = Annotated[
     | Replay
     | HintReply
     | TableClosed
-    | Shutdown,
+    | Shutdown
+    | Account,
     Field(discriminator="type"),
 ]
 """Every message the server may send, told apart by ``type``."""
@@ -285,4 +297,5 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     HintReply,
     TableClosed,
     Shutdown,
+    Account,
 )

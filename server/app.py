@@ -39,9 +39,12 @@ from server.net.flusher import Flusher
 from server.net.static import select_subprotocol
 from server.ops.logs import configure, get_logger
 from server.ops.metrics import CONTENT_TYPE, Metrics, Reading
+from server.persist.db.engine import Database
 from server.persist.redis_store import RedisStore
 from server.persist.session_store import SessionStore
 from server.persist.store import Store, StoreUnavailable, make_store
+from server.players import account_requests
+from server.players.accounts import Accounts
 from server.players.quotas import address_group, client_address
 from server.players.sessions import Player, Sessions
 from server.tables import hints
@@ -105,6 +108,13 @@ class CardaviaServer:
             ai_only_rate=config.ai_only_moves_per_s,
         )
         self.lobby = Lobby(config, self.store, self.sessions, self.ai, clock, metrics=self.metrics)
+        self.accounts = Accounts(
+            Database(config.database),
+            backoff=config.login_backoff,
+            backoff_max=config.login_backoff_max,
+        )
+        """Registered players (server.players.accounts), in the SQL database."""
+        self.sessions.name_taken = self.accounts.taken
         self.connections: set[Connection] = set()
         self.port = 0
         self._server: Server | None = None
@@ -196,6 +206,7 @@ class CardaviaServer:
         With the redis store, Redis must answer first (else :class:`StoreUnavailable`
         says what to fix) and the recorded tables nobody holds are rebuilt.
         """
+        await self.accounts.open()  # the database, migrated (server.persist.db)
         await self._start_cluster()
         self._server = await serve(
             self._handler,
@@ -282,6 +293,7 @@ class CardaviaServer:
         close = getattr(self.store, "close", None)
         if close is not None:
             await self._bounded(close(), "store")
+        await self._bounded(self.accounts.close(), "database")
         self.ai.shutdown()
         self._log.info("stopped")
 
@@ -466,6 +478,8 @@ class CardaviaServer:
             actor = lobby.find(player, msg.table)
             args = msg.text if isinstance(msg, cm.Chat) else getattr(msg, "game_no", None)
             actor.submit(Command(_TABLE_COMMANDS[type(msg)], player, msg.id, args))
+        elif isinstance(msg, account_requests.ACCOUNT_REQUESTS):
+            await account_requests.handle(self, self.accounts, player, msg)
         else:  # pragma: no cover - every message type is handled above
             raise RequestError(ErrorCode.BAD_MESSAGE, f"unexpected message {msg.type!r}")
 

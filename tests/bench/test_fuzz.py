@@ -33,6 +33,13 @@ def test_snapshots_notice_a_changed_table() -> None:
     assert before.changed(busy) == ["table a (no longer quiet)"]
 
 
+def test_snapshots_notice_accounts_and_logins() -> None:
+    before = fuzz.Snapshot(frozenset(), 2, {}, frozenset({"ann"}), ())
+    registered = fuzz.Snapshot(frozenset(), 2, {}, frozenset({"ann", "bea"}), ("a_1",))
+    assert before.changed(registered) == ["accounts ['bea']", "logged-in sessions"]
+    assert {"register", "login", "logout", "change_password", "delete_account"} <= set(fuzz.TYPES)
+
+
 def test_snapshots_count_a_new_table_or_a_quiet_one_gone_but_not_a_busy_one_ending() -> None:
     """Table b was busy (an AI game, a waiting table about to expire): it may end by itself
     while a request is refused (seen in 240 s runs); a quiet table may not, nor may one appear."""
