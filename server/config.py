@@ -50,6 +50,15 @@ DEFAULT_AI_WORKERS = max(1, min(AI_WORKERS_MAX_DEFAULT, usable_cpus() - 1))
 competing with the loop for every core make humans wait), at most 8."""
 
 
+def default_data_dir() -> str:
+    """``$XDG_DATA_HOME/cardavia``, else ``~/.local/share/cardavia`` (the XDG base
+    directory convention: where a user's programs keep data that should last)."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
+    return os.path.join(base, "cardavia")
+
+
 def parse_networks(spec: str) -> tuple[Network, ...]:
     """The networks of a comma-separated list of IPs and CIDRs (``trusted_proxies``);
     raise ValueError naming the part that is neither."""
@@ -331,9 +340,10 @@ class ServerConfig(BaseSettings):
 
     # -- accounts: the SQL database --
     data_dir: str = Field(
-        default="~/.local/share/cardavia",
+        default="",
         description="Folder of the server's own files: the default SQLite database"
-        " (cardavia.db), created on first start (~ is the home folder).",
+        " (cardavia.db), created on first start (empty: $XDG_DATA_HOME/cardavia, by"
+        " default ~/.local/share/cardavia).",
     )
     database_url: str = Field(
         default="",
@@ -398,7 +408,7 @@ class ServerConfig(BaseSettings):
         """The database's URL: ``database_url``, else the SQLite file in ``data_dir``."""
         if self.database_url:
             return self.database_url
-        folder = os.path.expanduser(self.data_dir)
+        folder = os.path.expanduser(self.data_dir) if self.data_dir else default_data_dir()
         return f"sqlite+aiosqlite:///{os.path.join(folder, 'cardavia.db')}"
 
     @field_validator("redis_prefix")
