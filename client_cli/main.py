@@ -24,6 +24,7 @@ COMMANDS: tuple[str, ...] = (
     "arena",
     "arena_compare",
     "schema",
+    "account",
 )
 
 

@@ -1,0 +1,83 @@
+"""``cardavia login`` / ``cardavia logout`` against a real server: the credentials file
+(mode 0600), wrong passwords, registration, and a later session logged in by itself."""
+
+from __future__ import annotations
+
+import io
+import json
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from client_cli.client import Client
+from client_cli.credentials import CredentialFile, Credentials
+from client_cli.main import main
+from tests.client_cli.live_server import FAST, LiveServer, live_server
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture(scope="module")
+def srv() -> Iterator[LiveServer]:
+    with live_server(FAST.replace(login_backoff=0.01)) as server:
+        yield server
+
+
+@pytest.fixture
+def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    return tmp_path / "cardavia" / "accounts.json"
+
+
+def typed(monkeypatch: pytest.MonkeyPatch, password: str) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(password + "\n"))
+
+
+def test_register_keeps_the_credentials_owner_only(
+    srv: LiveServer,
+    state: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    typed(monkeypatch, PASSWORD)
+    args = ["login", "--url", srv.url, "--name", "Cli", "--register", "--password-stdin"]
+    assert main(args) == 0
+    assert "as Cli" in capsys.readouterr().out
+    assert stat.S_IMODE(state.stat().st_mode) == 0o600
+    assert json.loads(state.read_text())[srv.url] == {"name": "Cli", "password": PASSWORD}
+    kept = CredentialFile().get(srv.url)
+    assert kept is not None and PASSWORD not in repr(kept)
+    # a later session logs in with what was kept
+    client = srv.run(Client.connect(srv.url, login=kept.login))
+    assert client.account is not None and client.name == "Cli"
+    srv.run(client.close())
+    assert main(["logout", "--url", srv.url]) == 0
+    assert srv.url not in json.loads(state.read_text())
+    assert "logged out" in capsys.readouterr().out
+
+
+def test_a_wrong_password_keeps_nothing(
+    srv: LiveServer,
+    state: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    typed(monkeypatch, PASSWORD)
+    assert main(["login", "--url", srv.url, "--name", "Dee", "--register", "--password-stdin"]) == 0
+    state.unlink()
+    typed(monkeypatch, "not the password")
+    assert main(["login", "--url", srv.url, "--name", "Dee", "--password-stdin"]) == 1
+    err = capsys.readouterr().err
+    assert "bad_credentials" in err and "not the password" not in err
+    assert not state.exists()
+    typed(monkeypatch, "")
+    assert main(["login", "--url", srv.url, "--name", "Dee", "--password-stdin"]) == 2
+
+
+def test_logout_without_an_account_says_so(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    CredentialFile().put(Credentials("ws://elsewhere:1", "Ann", PASSWORD))
+    assert main(["logout", "--url", "ws://nowhere:1"]) == 0
+    assert "no account kept" in capsys.readouterr().out
+    assert CredentialFile().get("ws://elsewhere:1") is not None
