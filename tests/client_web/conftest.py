@@ -6,7 +6,6 @@ Screenshots of every page of a failed test land in ``tests/client_web/screenshot
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
 from collections.abc import AsyncIterator, Generator
 from pathlib import Path
@@ -28,7 +27,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SCREENSHOTS = Path(__file__).parent / "screenshots"
-CONFIG = dataclasses.replace(FAST, connect_rate_per_address=1000.0)
+CONFIG = FAST.replace(connect_rate_per_address=1000.0)
 
 
 def chromium_path() -> str:
