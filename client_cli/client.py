@@ -165,13 +165,15 @@ class Client:
         ca_file: str | None = None,
         features: tuple[str, ...] = FEATURES,
         login: tuple[str, str] | None = None,
+        api_token: str | None = None,
     ) -> Client:
         """Connect to ``url`` and open a session (resume it when ``token`` is given).
 
         ``login`` (name, password): open a new session and log it in to that
         account (:meth:`login`; the hello uses a guest name, since an anonymous
         session may not take a registered one).  A resumed session (``token``)
-        is still logged in to its account.
+        is still logged in to its account.  ``api_token``: likewise for a bot, with
+        one of its API tokens (:meth:`bot_login`).
 
         A ``wss://`` URL is verified against the system's CAs, or against the
         PEM file ``ca_file`` (e.g. a self-signed server certificate).
@@ -188,7 +190,7 @@ class Client:
         client = cls(ws)
         client.ca_file = ca_file
         client._reader = asyncio.create_task(client._read())
-        if login is not None and token is None:
+        if (login is not None or api_token is not None) and token is None:
             name = f"guest {secrets.randbelow(10**6)}"
         try:
             welcome = await asyncio.wait_for(
@@ -201,6 +203,8 @@ class Client:
             client._welcomed(welcome)
             if login is not None and token is None:
                 await client.login(*login)
+            elif api_token is not None and token is None:
+                await client.bot_login(api_token)
         except BaseException:
             await client.close()
             raise
@@ -354,6 +358,26 @@ class Client:
         """Delete the account for good; the server then closes the connection."""
         await self._request(cm.DeleteAccount(password=password), sm.Ok)
         self.account = None
+
+    async def bot_login(self, api_token: str) -> sm.Account:
+        """Log this session in to the bot whose API token this is."""
+        return self._logged_in(await self._request(cm.BotLogin(token=api_token), sm.Account))
+
+    async def create_bot(self, name: str) -> sm.Bot:
+        """Create a bot account owned by the logged-in account."""
+        return await self._request(cm.CreateBot(name=name), sm.Bot)
+
+    async def list_bots(self) -> tuple[sm.BotInfo, ...]:
+        """The logged-in account's bots and their tokens (ids and labels)."""
+        return (await self._request(cm.ListBots(), sm.Bots)).bots
+
+    async def create_api_token(self, bot: str, label: str) -> sm.ApiToken:
+        """A new API token for the bot ``bot`` (an account id); ``.token`` is shown once."""
+        return await self._request(cm.CreateApiToken(bot=bot, label=label), sm.ApiToken)
+
+    async def revoke_api_token(self, token_id: str) -> None:
+        """Revoke one of your bots' API tokens (the bot's sessions end)."""
+        await self._request(cm.RevokeApiToken(token_id=token_id), sm.Ok)
 
     async def send_raw(self, frame: bytes | str) -> None:
         """Send a frame as is (for testing servers); replies arrive as pushed messages."""

@@ -784,7 +784,7 @@ function seatName(s) {
   if (!s) return "";
   if (s.kind === "empty") return t("seat_empty", { n: s.seat });
   if (s.kind === "ai") return s.level ? t("seat_ai_level", { n: s.seat, level: tOr("levels." + s.level, s.level) }) : t("seat_ai", { n: s.seat });
-  const name = s.name || "?";
+  const name = s.bot ? t("seat_bot", { name: s.name || "?" }) : s.name || "?"; // a bot account
   if (s.ai_covering) return t("seat_away_ai", { name });
   return s.connected ? name : t("seat_away", { name });
 }

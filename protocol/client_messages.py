@@ -214,6 +214,48 @@ class DeleteAccount(Model):
     password: Password
 
 
+class CreateBot(Model):
+    """Create a bot account named ``name``, owned by the logged-in (human) account;
+    answered by ``bot``. A bot has no password: it logs in with API tokens."""
+
+    type: Literal["create_bot"] = "create_bot"
+    id: RequestId | None = None
+    name: AccountName
+
+
+class ListBots(Model):
+    """The logged-in account's bots and their tokens (ids and labels); answered by ``bots``."""
+
+    type: Literal["list_bots"] = "list_bots"
+    id: RequestId | None = None
+
+
+class CreateApiToken(Model):
+    """A new API token for one of the logged-in account's bots; answered by ``api_token``,
+    which shows the token this once."""
+
+    type: Literal["create_api_token"] = "create_api_token"
+    id: RequestId | None = None
+    bot: Annotated[str, Field(min_length=1, max_length=32)]
+    label: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class RevokeApiToken(Model):
+    """Revoke an API token of one of the logged-in account's bots (its bot's sessions end)."""
+
+    type: Literal["revoke_api_token"] = "revoke_api_token"
+    id: RequestId | None = None
+    token_id: Annotated[str, Field(min_length=1, max_length=32)]
+
+
+class BotLogin(Model):
+    """Log this session in to the bot whose API ``token`` this is; answered by ``account``."""
+
+    type: Literal["bot_login"] = "bot_login"
+    id: RequestId | None = None
+    token: Annotated[str, Field(min_length=1, max_length=128, repr=False)]
+
+
 class Ping(Model):
     """Answered by ``pong``."""
 
@@ -241,7 +283,12 @@ ClientMessage = Annotated[
     | Login
     | Logout
     | ChangePassword
-    | DeleteAccount,
+    | DeleteAccount
+    | CreateBot
+    | ListBots
+    | CreateApiToken
+    | RevokeApiToken
+    | BotLogin,
     Field(discriminator="type"),
 ]
 """Every message a client may send, told apart by ``type``."""
@@ -267,4 +314,9 @@ CLIENT_MESSAGES: tuple[type[Model], ...] = (
     Logout,
     ChangePassword,
     DeleteAccount,
+    CreateBot,
+    ListBots,
+    CreateApiToken,
+    RevokeApiToken,
+    BotLogin,
 )

@@ -241,6 +241,50 @@ class Account(Model):
     bot: bool = False
 
 
+class Bot(Model):
+    """The answer to ``create_bot``: the new bot account (it has no token yet)."""
+
+    type: Literal["bot"] = "bot"
+    ref: Ref = None
+    account_id: str
+    name: str
+
+
+class TokenInfo(Model):
+    """An API token as listed: its id and label, never the token."""
+
+    token_id: str
+    label: str
+
+
+class BotInfo(Model):
+    """A bot account and its live API tokens."""
+
+    account_id: str
+    name: str
+    tokens: tuple[TokenInfo, ...]
+
+
+class Bots(Model):
+    """The answer to ``list_bots``."""
+
+    type: Literal["bots"] = "bots"
+    ref: Ref = None
+    bots: tuple[BotInfo, ...]
+
+
+class ApiToken(Model):
+    """The answer to ``create_api_token``: ``token`` is shown this once (the server keeps
+    only its digest); a bot logs in with it (``bot_login``)."""
+
+    type: Literal["api_token"] = "api_token"
+    ref: Ref = None
+    token_id: str
+    bot: str
+    label: str
+    token: str = Field(repr=False)
+
+
 class TableClosed(Model):
     """The table is gone (everybody left, or the server shuts down)."""
 
@@ -274,7 +318,10 @@ ServerMessage = Annotated[
     | HintReply
     | TableClosed
     | Shutdown
-    | Account,
+    | Account
+    | Bot
+    | Bots
+    | ApiToken,
     Field(discriminator="type"),
 ]
 """Every message the server may send, told apart by ``type``."""
@@ -298,4 +345,7 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     TableClosed,
     Shutdown,
     Account,
+    Bot,
+    Bots,
+    ApiToken,
 )

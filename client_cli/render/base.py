@@ -78,6 +78,8 @@ def seat_name(seat: SeatInfo, *, levels: bool = True, lang: Language | None = No
             return lang.t("seat.ai_level", n=seat.seat, level=lang.level(seat.level))
         return lang.t("seat.ai", n=seat.seat)
     name = seat.name or lang.t("seat.player", n=seat.seat)
+    if seat.bot:  # a bot account: always shown as one (docs/protocol.md, "Bots")
+        name = lang.t("seat.bot", name=name)
     if seat.ai_covering:
         return lang.t("seat.away_ai", name=name)
     if not seat.connected:

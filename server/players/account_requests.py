@@ -7,6 +7,11 @@ it the account's name, so it is refused while the session is at a table (the
 name shown there would change under the other players).  Logout and deletion end
 the session: its token stops working, its seats go to the AI, the connection
 closes and the client may say ``hello`` again.
+
+Bots: a logged-in person creates bot accounts (``create_bot``) and their API
+tokens (``create_api_token``, shown once; ``revoke_api_token`` ends the bot's
+sessions too); a bot's session logs in with a token (``bot_login``), never a
+password.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import TYPE_CHECKING
 from protocol import client_messages as cm
 from protocol.errors import ErrorCode
 from protocol.server_messages import Account as AccountMessage
-from protocol.server_messages import Ok
+from protocol.server_messages import ApiToken, Bot, BotInfo, Bots, Ok, TokenInfo
 from server.ops.logs import get_logger
 from server.players.accounts import Account, Accounts
 from server.players.sessions import Player
@@ -25,7 +30,18 @@ from server.tables.options import RequestError
 if TYPE_CHECKING:
     from server.app import CardaviaServer
 
-ACCOUNT_REQUESTS = (cm.Register, cm.Login, cm.Logout, cm.ChangePassword, cm.DeleteAccount)
+ACCOUNT_REQUESTS = (
+    cm.Register,
+    cm.Login,
+    cm.Logout,
+    cm.ChangePassword,
+    cm.DeleteAccount,
+    cm.CreateBot,
+    cm.ListBots,
+    cm.CreateApiToken,
+    cm.RevokeApiToken,
+    cm.BotLogin,
+)
 """The messages :func:`handle` answers."""
 
 LOGGED_OUT = 1000
@@ -76,12 +92,58 @@ async def handle(app: CardaviaServer, accounts: Accounts, player: Player, msg: o
         _log.info("password_changed", account=account.account_id)
     elif isinstance(msg, cm.DeleteAccount):
         account = _logged_in(player)
-        await accounts.delete(account, msg.password, player.address)
+        gone = await accounts.delete(account, msg.password, player.address)
         player.send(Ok(ref=msg.id))
-        for other in app.sessions.of_account(account.account_id):
-            await end_session(app, other, "the account was deleted")
+        for account_id in gone:  # the account's sessions, and its bots'
+            for other in app.sessions.of_account(account_id):
+                await end_session(app, other, "the account was deleted")
         _log.info("account_deleted", account=account.account_id)
-    else:  # pragma: no cover - the app dispatches only ACCOUNT_REQUESTS here
+    elif isinstance(msg, cm.BotLogin):
+        _may_log_in(player)
+        account = await accounts.token_login(msg.token, player.address)
+        _log.info("bot_logged_in", account=account.account_id, player=player.player_id)
+        await _bind(app, player, account, msg.id)
+    else:
+        await _bots(app, accounts, player, msg)
+
+
+async def _bots(app: CardaviaServer, accounts: Accounts, player: Player, msg: object) -> None:
+    """The requests of a bot's owner: create bots, list them, make and revoke tokens."""
+    owner = _logged_in(player)
+    if isinstance(msg, cm.CreateBot):
+        bot = await accounts.create_bot(owner, msg.name)
+        player.send(Bot(ref=msg.id, account_id=bot.account_id, name=bot.name))
+        _log.info("bot_created", account=bot.account_id, owner=owner.account_id)
+    elif isinstance(msg, cm.ListBots):
+        bots = await accounts.bots(owner)
+        listed = tuple(
+            BotInfo(
+                account_id=b.account.account_id,
+                name=b.account.name,
+                tokens=tuple(TokenInfo(token_id=t.token_id, label=t.label) for t in b.tokens),
+            )
+            for b in bots
+        )
+        player.send(Bots(ref=msg.id, bots=listed))
+    elif isinstance(msg, cm.CreateApiToken):
+        made = await accounts.create_token(owner, msg.bot, msg.label)
+        player.send(
+            ApiToken(
+                ref=msg.id,
+                token_id=made.token_id,
+                bot=made.bot.account_id,
+                label=made.label,
+                token=made.token,
+            )
+        )
+        _log.info("api_token_created", account=made.bot.account_id, token_id=made.token_id)
+    elif isinstance(msg, cm.RevokeApiToken):
+        bot = await accounts.revoke_token(owner, msg.token_id)
+        player.send(Ok(ref=msg.id))
+        for other in app.sessions.of_account(bot.account_id):  # a revoked token cuts access
+            await end_session(app, other, "the bot's API token was revoked")
+        _log.info("api_token_revoked", account=bot.account_id, token_id=msg.token_id)
+    else:  # pragma: no cover - handle() passes only the owner's requests here
         raise RequestError(ErrorCode.BAD_MESSAGE, "not an account request")
 
 

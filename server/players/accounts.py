@@ -18,6 +18,7 @@ account exists.  Passwords are never logged, kept, or put in errors.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
 import time
 from collections.abc import Callable, Iterable
@@ -27,12 +28,12 @@ from datetime import UTC, datetime
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
 from protocol.errors import ErrorCode
 from server.persist.db.engine import Database
-from server.persist.db.models import AccountRow
+from server.persist.db.models import AccountRow, ApiTokenRow
 from server.players.names import NameError_, skeleton, validate_name
 from server.tables.options import RequestError
 
@@ -43,6 +44,15 @@ PASSWORD_MAX = 256
 the hashing work one request may ask for."""
 THROTTLE_KEYS_MAX = 100_000
 """Names and addresses the throttle remembers at most; past it the oldest quiet ones go."""
+
+BOTS_MAX = 10
+"""Bot accounts one person may own."""
+TOKENS_MAX = 10
+"""API tokens one bot may hold at once."""
+TOKEN_PREFIX = "cdv_"
+"""API tokens start with this, so that secret scanners and people can tell them."""
+LABEL_MAX = 64
+"""Longest token label, in characters."""
 
 BAD_CREDENTIALS = "wrong name or password"
 """The one answer to a failed login, whichever part was wrong."""
@@ -55,6 +65,37 @@ class Account:
     account_id: str
     name: str
     bot: bool = False
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """An API token as its owner sees it later: never the token itself."""
+
+    token_id: str
+    label: str
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """A bot account and its live tokens."""
+
+    account: Account
+    tokens: tuple[TokenInfo, ...]
+
+
+@dataclass(frozen=True)
+class NewToken:
+    """A token just made: ``token`` is shown this once (only its digest is kept)."""
+
+    token_id: str
+    bot: Account
+    label: str
+    token: str
+
+
+def token_digest(token: str) -> str:
+    """The SHA-256 of an API token, as kept (a token is random: no salt or slow hash needed)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def check_password(password: str) -> None:
@@ -304,17 +345,20 @@ class Accounts:
         await self._verify(account, password, address)
         await self._set_password(account.account_id, new_password)
 
-    async def delete(self, account: Account, password: str, address: str) -> None:
-        """Delete the account, its bots and their tokens, after checking the password."""
+    async def delete(self, account: Account, password: str, address: str) -> tuple[str, ...]:
+        """Delete the account, its bots and their tokens, after checking the password;
+        the ids of the accounts gone (it and its bots)."""
         await self._verify(account, password, address)
         async with self.db.session() as session:
-            owned = await session.execute(
-                select(AccountRow.skeleton).where(
-                    (AccountRow.account_id == account.account_id)
-                    | (AccountRow.owner_id == account.account_id)
+            owned = (
+                await session.execute(
+                    select(AccountRow.account_id, AccountRow.skeleton).where(
+                        (AccountRow.account_id == account.account_id)
+                        | (AccountRow.owner_id == account.account_id)
+                    )
                 )
-            )
-            gone = set(owned.scalars())
+            ).all()
+            gone = {key for _, key in owned}
             await session.execute(
                 delete(AccountRow).where(AccountRow.owner_id == account.account_id)
             )
@@ -322,6 +366,127 @@ class Accounts:
                 delete(AccountRow).where(AccountRow.account_id == account.account_id)
             )
         self._skeletons -= gone
+        return tuple(account_id for account_id, _ in owned)
+
+    # -- bots and their API tokens -----------------------------------------------------
+
+    async def create_bot(self, owner: Account, name: str) -> Account:
+        """A bot account named ``name``, owned by the (human) ``owner``; it has no password."""
+        if owner.bot:
+            raise RequestError(ErrorCode.FORBIDDEN, "a bot cannot own bots")
+        name = _checked_name(name)
+        key = skeleton(name)
+        if key in self._skeletons:
+            raise RequestError(ErrorCode.NAME_TAKEN, "an account already has this name")
+        row = AccountRow(
+            account_id="a_" + secrets.token_hex(8),
+            name=name,
+            skeleton=key,
+            password_hash=None,
+            bot=True,
+            owner_id=owner.account_id,
+            created_at=_now(),
+        )
+        try:
+            async with self.db.session() as session:
+                owned = await session.scalar(
+                    select(func.count()).where(AccountRow.owner_id == owner.account_id)
+                )
+                if (owned or 0) >= BOTS_MAX:
+                    raise RequestError(
+                        ErrorCode.QUOTA_EXCEEDED, f"an account owns at most {BOTS_MAX} bots"
+                    )
+                session.add(row)
+        except IntegrityError:
+            self._skeletons.add(key)
+            raise RequestError(ErrorCode.NAME_TAKEN, "an account already has this name") from None
+        self._skeletons.add(key)
+        return _account(row)
+
+    async def _owned_bot(self, owner: Account, bot_id: str) -> AccountRow:
+        async with self.db.session() as session:
+            row = await session.get(AccountRow, bot_id)
+        if row is None or not row.bot or row.owner_id != owner.account_id:
+            raise RequestError(ErrorCode.NOT_FOUND, "you own no bot with this id")
+        return row
+
+    async def create_token(self, owner: Account, bot_id: str, label: str) -> NewToken:
+        """A new API token for ``owner``'s bot ``bot_id``."""
+        label = label.strip()
+        if not label or len(label) > LABEL_MAX or not label.isprintable():
+            raise RequestError(
+                ErrorCode.BAD_OPTIONS, f"a label is 1 to {LABEL_MAX} printable characters"
+            )
+        bot = await self._owned_bot(owner, bot_id)
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        row = ApiTokenRow(
+            token_id="t_" + secrets.token_hex(8),
+            account_id=bot.account_id,
+            digest=token_digest(token),
+            label=label,
+            created_at=_now(),
+            uses=0,
+        )
+        async with self.db.session() as session:
+            held = await session.scalar(
+                select(func.count()).where(ApiTokenRow.account_id == bot.account_id)
+            )
+            if (held or 0) >= TOKENS_MAX:
+                raise RequestError(
+                    ErrorCode.QUOTA_EXCEEDED, f"a bot holds at most {TOKENS_MAX} tokens"
+                )
+            session.add(row)
+        return NewToken(row.token_id, _account(bot), label, token)
+
+    async def revoke_token(self, owner: Account, token_id: str) -> Account:
+        """Revoke ``owner``'s bot's token ``token_id``; the bot it belonged to."""
+        async with self.db.session() as session:
+            token = await session.get(ApiTokenRow, token_id)
+            bot = None if token is None else await session.get(AccountRow, token.account_id)
+            if token is None or bot is None or bot.owner_id != owner.account_id:
+                raise RequestError(ErrorCode.NOT_FOUND, "you own no token with this id")
+            await session.delete(token)
+        return _account(bot)
+
+    async def bots(self, owner: Account) -> tuple[BotInfo, ...]:
+        """``owner``'s bots with their tokens (ids and labels), oldest first."""
+        async with self.db.session() as session:
+            bots = (
+                await session.execute(
+                    select(AccountRow)
+                    .where(AccountRow.owner_id == owner.account_id)
+                    .order_by(AccountRow.created_at, AccountRow.account_id)
+                )
+            ).scalars()
+            out = []
+            for bot in list(bots):
+                tokens = (
+                    await session.execute(
+                        select(ApiTokenRow)
+                        .where(ApiTokenRow.account_id == bot.account_id)
+                        .order_by(ApiTokenRow.created_at, ApiTokenRow.token_id)
+                    )
+                ).scalars()
+                infos = tuple(TokenInfo(t.token_id, t.label) for t in tokens)
+                out.append(BotInfo(_account(bot), infos))
+        return tuple(out)
+
+    async def token_login(self, token: str, address: str) -> Account:
+        """The bot whose API token ``token`` is; ``bad_credentials`` for any other (failures
+        slow the address down, as failed logins do)."""
+        keys = (address_key(address),)
+        self._check_throttle(keys)
+        async with self.db.session() as session:
+            row = await session.scalar(
+                select(ApiTokenRow).where(ApiTokenRow.digest == token_digest(token))
+            )
+            bot = None if row is None else await session.get(AccountRow, row.account_id)
+            if row is not None:
+                row.uses += 1
+        if bot is None:
+            self.throttle.failed(keys, self.clock())
+            raise RequestError(ErrorCode.BAD_CREDENTIALS, "unknown API token")
+        return _account(bot)
 
     async def get(self, account_id: str) -> Account | None:
         """The account ``account_id``, if it still exists."""

@@ -506,7 +506,8 @@ class TableActor:
         self.pending_joins = max(0, self.pending_joins - 1)
         player = command.player
         assert player is not None
-        eff = self.core.join(player.player_id, player.name, command.args, self.clock())
+        bot = player.account is not None and player.account.bot
+        eff = self.core.join(player.player_id, player.name, command.args, self.clock(), bot=bot)
         await self._persist(eff)
         seat = self.core.seat_of(player.player_id)
         player.tables[self.id] = seat

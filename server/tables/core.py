@@ -224,7 +224,7 @@ class TableCore:
         """Seat ``i``'s summary: the one built last, if nothing in it changed since (a
         table's summary is built at every change of seating or status, and each
         rematch vote is one, while the seats mostly stay as they were)."""
-        key = (slot.kind, slot.player_id, slot.name, level, slot.connected, covering)
+        key = (slot.kind, slot.player_id, slot.name, level, slot.connected, covering, slot.bot)
         cached = self._seat_infos[i]
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -238,6 +238,7 @@ class TableCore:
                 "level": level,
                 "connected": slot.connected,
                 "ai_covering": covering,
+                "bot": slot.bot,
             },
         )
         self._seat_infos[i] = (key, info)
@@ -262,8 +263,11 @@ class TableCore:
         )
 
     # -- seating -------------------------------------------------------------
-    def join(self, player_id: str, name: str, seat: int | None, now: float) -> Effects:
-        """Seat ``player_id`` (at ``seat`` or the first free one); start when full."""
+    def join(
+        self, player_id: str, name: str, seat: int | None, now: float, *, bot: bool = False
+    ) -> Effects:
+        """Seat ``player_id`` (at ``seat`` or the first free one; ``bot``: a bot account's
+        session, labelled so in the seat's summary); start when full."""
         held = self.seat_of(player_id)
         if held is not None:
             raise RequestError(ErrorCode.FORBIDDEN, f"you already hold seat {held} here")
@@ -281,7 +285,7 @@ class TableCore:
         self._check_name(player_id, name)
         self.spectators.pop(player_id, None)
         self.spectators_away.pop(player_id, None)
-        self.seats[seat] = SeatSlot(kind="human", player_id=player_id, name=name)
+        self.seats[seat] = SeatSlot(kind="human", player_id=player_id, name=name, bot=bot)
         if self.owner is None:
             self.owner = player_id
         return self._start_if_full(now)

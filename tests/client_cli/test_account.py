@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +20,7 @@ from client_cli.main import main
 from tests.client_cli.live_server import FAST, LiveServer, live_server
 
 PASSWORD = "correct horse battery"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -81,3 +85,26 @@ def test_logout_without_an_account_says_so(state: Path, capsys: pytest.CaptureFi
     assert main(["logout", "--url", "ws://nowhere:1"]) == 0
     assert "no account kept" in capsys.readouterr().out
     assert CredentialFile().get("ws://elsewhere:1") is not None
+
+
+def test_the_example_bot_plays_as_a_bot_account(srv: LiveServer) -> None:
+    """examples/bot.py with CARDAVIA_BOT_TOKEN logs in to the bot and plays a game."""
+
+    async def make_token(url: str) -> str:
+        async with await Client.connect(url, "Owner") as owner:
+            await owner.register("Owner", PASSWORD)
+            bot = await owner.create_bot("Example Bot")
+            return (await owner.create_api_token(bot.account_id, "example")).token
+
+    token = srv.call(make_token)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "bot.py"), srv.url, "scopa"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "CARDAVIA_BOT_TOKEN": token},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "as Example Bot" in proc.stdout and "winners [" in proc.stdout
+    assert token not in proc.stdout + proc.stderr

@@ -84,6 +84,11 @@ CLIENT_SAMPLES: list[Any] = [
     cm.Logout(id=18),
     cm.ChangePassword(id=19, password="correct horse", new_password="battery staple"),
     cm.DeleteAccount(id=20, password="battery staple"),
+    cm.CreateBot(id=21, name="Robo"),
+    cm.ListBots(id=22),
+    cm.CreateApiToken(id=23, bot="a_1", label="laptop"),
+    cm.RevokeApiToken(id=24, token_id="t_1"),
+    cm.BotLogin(id=25, token="cdv_secret"),
 ]
 
 SERVER_SAMPLES: list[Any] = [
@@ -139,6 +144,16 @@ SERVER_SAMPLES: list[Any] = [
     sm.TableClosed(table="t1", reason="everybody left"),
     sm.Shutdown(reason="bye"),
     sm.Account(ref=11, account_id="a_1", name="Ann", bot=False),
+    sm.Bot(ref=12, account_id="a_2", name="Robo"),
+    sm.Bots(
+        ref=13,
+        bots=(
+            sm.BotInfo(
+                account_id="a_2", name="Robo", tokens=(sm.TokenInfo(token_id="t_1", label="x"),)
+            ),
+        ),
+    ),
+    sm.ApiToken(ref=14, token_id="t_1", bot="a_2", label="x", token="cdv_secret"),
 ]
 
 
@@ -214,6 +229,8 @@ def test_passwords_never_show_in_reprs_or_errors() -> None:
         cm.Login(name="Ann", password=secret),
         cm.ChangePassword(password=secret, new_password=secret + "!"),
         cm.DeleteAccount(password=secret),
+        cm.BotLogin(token=secret),
+        sm.ApiToken(token_id="t", bot="a", label="x", token=secret),
     ):
         assert secret not in repr(message) and secret not in str(message)
     with pytest.raises(FrameError) as info:  # too long: the error names the field only

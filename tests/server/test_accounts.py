@@ -21,7 +21,7 @@ from protocol.base import PROTOCOL_VERSION
 from protocol.errors import ErrorCode
 from server.app import CardaviaServer, running_server
 from server.persist.db.engine import Database, sqlite_url
-from server.persist.db.models import AccountRow
+from server.persist.db.models import AccountRow, ApiTokenRow
 from server.players.accounts import (
     PASSWORD_MAX,
     PASSWORD_MIN,
@@ -32,6 +32,7 @@ from server.players.accounts import (
     ThrottleKey,
     after_failure,
     check_password,
+    token_digest,
 )
 from server.tables.options import RequestError
 from tests.server.helpers import FAST, next_message
@@ -390,3 +391,60 @@ async def test_logins_do_not_stall_the_event_loop(tmp_path: Path) -> None:
             for client in await started:
                 await client.close()
         assert worst < 0.25, worst
+
+
+# -- bots and their API tokens ----------------------------------------------------------------
+
+
+async def test_bots_log_in_with_tokens_never_a_password(accounts: Accounts) -> None:
+    ann = await accounts.register("Ann", PASSWORD)
+    bot = await accounts.create_bot(ann, "Robo")
+    assert bot.bot and accounts.taken("R0B0")
+    made = await accounts.create_token(ann, bot.account_id, "laptop")
+    assert made.token.startswith("cdv_")
+    assert await accounts.token_login(made.token, "a") == bot
+    await refused(ErrorCode.BAD_CREDENTIALS, accounts.login("Robo", "", "b"))  # no password
+    listed = await accounts.bots(ann)
+    assert [(b.account.name, [t.label for t in b.tokens]) for b in listed] == [("Robo", ["laptop"])]
+    async with accounts.db.session() as session:  # only the digest is kept
+        stored = await session.scalar(select(ApiTokenRow.digest))
+    assert stored == token_digest(made.token) and made.token not in stored
+    assert await accounts.revoke_token(ann, made.token_id) == bot
+    await refused(ErrorCode.BAD_CREDENTIALS, accounts.token_login(made.token, "c"))
+
+
+async def test_only_the_owner_manages_a_bot(accounts: Accounts) -> None:
+    ann = await accounts.register("Ann", PASSWORD)
+    bea = await accounts.register("Bea", PASSWORD)
+    bot = await accounts.create_bot(ann, "Robo")
+    await refused(ErrorCode.NOT_FOUND, accounts.create_token(bea, bot.account_id, "x"))
+    made = await accounts.create_token(ann, bot.account_id, "x")
+    await refused(ErrorCode.NOT_FOUND, accounts.revoke_token(bea, made.token_id))
+    await refused(ErrorCode.FORBIDDEN, accounts.create_bot(bot, "Robo Two"))
+    await refused(ErrorCode.BAD_OPTIONS, accounts.create_token(ann, bot.account_id, "\x00"))
+    await refused(ErrorCode.NAME_TAKEN, accounts.create_bot(ann, "ann"))
+    assert set(await accounts.delete(ann, PASSWORD, "a")) == {ann.account_id, bot.account_id}
+    assert not accounts.taken("Robo")
+    await refused(ErrorCode.BAD_CREDENTIALS, accounts.token_login(made.token, "b"))
+
+
+async def test_a_bot_seat_is_labelled_before_anyone_joins(account_server: CardaviaServer) -> None:
+    url = account_server.url
+    async with await Client.connect(url, "Ann") as ann:
+        await ann.register("Ann", PASSWORD)
+        bot = await ann.create_bot("Robo")
+        token = await ann.create_api_token(bot.account_id, "ci")
+        assert [b.name for b in await ann.list_bots()] == ["Robo"]
+        robo = await Client.connect(url, api_token=token.token)
+        assert robo.account is not None and robo.account.bot and robo.name == "Robo"
+        joined = await robo.create_table("scopa")
+        async with await Client.connect(url, "Cid") as cid:
+            (listed,) = [t for t in await cid.list_tables() if t.id == joined.table.id]
+            assert [(s.name, s.bot) for s in listed.seats if s.kind == "human"] == [("Robo", True)]
+        await ann.revoke_api_token(token.token_id)  # the bot's session ends with its token
+        with pytest.raises(ClientClosed):
+            while True:
+                await robo.receive(5.0)
+        with pytest.raises(ServerError) as caught:
+            await Client.connect(url, api_token=token.token)
+        assert caught.value.code == ErrorCode.BAD_CREDENTIALS
