@@ -18,8 +18,11 @@ account exists.  Passwords are never logged, kept, or put in errors.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import os
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +35,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
 from protocol.errors import ErrorCode
+from server.config import usable_cpus
 from server.persist.db.engine import Database
 from server.persist.db.models import AccountRow, ApiTokenRow
 from server.players.names import NameError_, skeleton, validate_name
@@ -186,17 +190,41 @@ def address_key(address: str) -> ThrottleKey:
 # -- hashing, off the event loop -------------------------------------------------------
 
 
+HASH_WORKERS_MAX = 4
+"""Hashing threads at most (each hash takes one core for its whole time)."""
+HASH_NICENESS = 10
+"""How much lower than the event loop's the hashing threads' CPU priority is (Linux
+``nice``): when cores are short, moves are served first and logins wait."""
+
+
+def default_hasher() -> PasswordHasher:
+    """Argon2id with OWASP's recommended minimum (19 MiB, 2 passes, one lane): one core
+    per hash, so concurrent logins spread over the cores instead of each taking several."""
+    return PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
+
+
+def _lower_priority() -> None:
+    """Run this (hashing) thread at a lower CPU priority than the event loop's."""
+    with contextlib.suppress(AttributeError, OSError):  # not Linux, or not allowed
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), HASH_NICENESS)
+
+
 class Hasher:
-    """Argon2id (argon2-cffi's RFC 9106 defaults) in a few worker threads.
+    """Argon2id (:func:`default_hasher`) in a few worker threads.
 
     The hash is memory-hard on purpose; running it in threads keeps the event
-    loop free (argon2's C code releases the GIL), and a small pool bounds how
+    loop free (argon2's C code releases the GIL), the threads run at a lower
+    priority than the loop (:data:`HASH_NICENESS`), and a small pool bounds how
     much memory and CPU concurrent logins may take.
     """
 
-    def __init__(self, workers: int = 2, hasher: PasswordHasher | None = None) -> None:
-        self._hasher = hasher or PasswordHasher()
-        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="argon2")
+    def __init__(self, workers: int | None = None, hasher: PasswordHasher | None = None) -> None:
+        self._hasher = hasher or default_hasher()
+        if workers is None:  # as the AI workers: one core is left to the event loop
+            workers = max(1, min(HASH_WORKERS_MAX, usable_cpus() - 1))
+        self._pool = ThreadPoolExecutor(
+            workers, thread_name_prefix="argon2", initializer=_lower_priority
+        )
         self._dummy: str | None = None
 
     async def hash(self, password: str) -> str:
