@@ -11,13 +11,11 @@ minutes after its connection).  ``cardavia logout`` removes the entry.
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from client_cli.seatfile import state_dir
+from client_cli.seatfile import read_object, state_dir, write_private
 
 
 @dataclass(frozen=True)
@@ -44,20 +42,7 @@ class CredentialFile:
         self.path = path if path is not None else state_dir() / "accounts.json"
 
     def _read(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
-
-    def _write(self, data: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=1, sort_keys=True)
-        os.chmod(tmp, 0o600)  # an older file of wider mode is replaced, not kept
-        os.replace(tmp, self.path)
+        return read_object(self.path)
 
     def get(self, url: str) -> Credentials | None:
         """The account kept for ``url``, if any."""
@@ -73,7 +58,7 @@ class CredentialFile:
         """Keep ``credentials`` (replacing what was kept for its URL)."""
         data = self._read()
         data[credentials.url] = {"name": credentials.name, "password": credentials.password}
-        self._write(data)
+        write_private(self.path, data)
 
     def forget(self, url: str) -> bool:
         """Forget the account kept for ``url``; whether there was one."""
@@ -81,5 +66,5 @@ class CredentialFile:
         if data.pop(url, None) is None:
             return False
         with contextlib.suppress(OSError):
-            self._write(data)
+            write_private(self.path, data)
         return True

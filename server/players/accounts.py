@@ -33,11 +33,13 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.sql.elements import ColumnElement
 
 from protocol.errors import ErrorCode
 from server.config import usable_cpus
 from server.persist.db.engine import Database
-from server.persist.db.models import AccountRow, ApiTokenRow
+from server.persist.db.models import AccountRow, ApiTokenRow, Base
 from server.players.names import NameError_, skeleton, validate_name
 from server.tables.options import RequestError
 
@@ -273,6 +275,17 @@ def _account(row: AccountRow) -> Account:
     return Account(account_id=row.account_id, name=row.name, bot=row.bot)
 
 
+async def _add_within(
+    session: AsyncSession, row: Base, counted: ColumnElement[bool], cap: int, limit: str
+) -> None:
+    """Add ``row`` unless ``cap`` rows of its table already match ``counted``
+    (``quota_exceeded``, saying ``limit``)."""
+    held = await session.scalar(select(func.count()).select_from(type(row)).where(counted))
+    if (held or 0) >= cap:
+        raise RequestError(ErrorCode.QUOTA_EXCEEDED, limit)
+    session.add(row)
+
+
 def _checked_name(raw: str) -> str:
     try:
         return validate_name(raw)
@@ -324,27 +337,27 @@ class Accounts:
 
     async def register(self, name: str, password: str) -> Account:
         """A new account; ``bad_name``, ``bad_password`` or ``name_taken`` change nothing."""
-        name = _checked_name(name)
         check_password(password)
+        row = self._new_row(name)
+        row.password_hash = await self.hasher.hash(password)
+        return await self._insert(row)
+
+    def _new_row(self, raw_name: str, owner: Account | None = None) -> AccountRow:
+        """A new account's row (``owner``'s bot, without a password, when given), its
+        name checked (``bad_name``) and free (``name_taken``); not stored yet."""
+        name = _checked_name(raw_name)
         key = skeleton(name)
         if key in self._skeletons:
             raise RequestError(ErrorCode.NAME_TAKEN, "an account already has this name")
-        row = AccountRow(
+        return AccountRow(
             account_id="a_" + secrets.token_hex(8),
             name=name,
             skeleton=key,
-            password_hash=await self.hasher.hash(password),
-            bot=False,
+            password_hash=None,
+            bot=owner is not None,
+            owner_id=None if owner is None else owner.account_id,
             created_at=_now(),
         )
-        try:
-            async with self.db.session() as session:
-                session.add(row)
-        except IntegrityError:  # registered meanwhile (here or by another process)
-            self._skeletons.add(key)
-            raise RequestError(ErrorCode.NAME_TAKEN, "an account already has this name") from None
-        self._skeletons.add(key)
-        return _account(row)
 
     async def login(self, name: str, password: str, address: str) -> Account:
         """The account ``name`` if ``password`` is its own; else ``bad_credentials``
@@ -402,33 +415,24 @@ class Accounts:
         """A bot account named ``name``, owned by the (human) ``owner``; it has no password."""
         if owner.bot:
             raise RequestError(ErrorCode.FORBIDDEN, "a bot cannot own bots")
-        name = _checked_name(name)
-        key = skeleton(name)
-        if key in self._skeletons:
-            raise RequestError(ErrorCode.NAME_TAKEN, "an account already has this name")
-        row = AccountRow(
-            account_id="a_" + secrets.token_hex(8),
-            name=name,
-            skeleton=key,
-            password_hash=None,
-            bot=True,
-            owner_id=owner.account_id,
-            created_at=_now(),
-        )
+        row = self._new_row(name, owner)
+        return await self._insert(row, owner.account_id)
+
+    async def _insert(self, row: AccountRow, owner_id: str | None = None) -> Account:
+        """Add the account ``row`` (a bot of ``owner_id``: within :data:`BOTS_MAX`);
+        ``name_taken`` if its skeleton was registered meanwhile (here or elsewhere)."""
         try:
             async with self.db.session() as session:
-                owned = await session.scalar(
-                    select(func.count()).where(AccountRow.owner_id == owner.account_id)
-                )
-                if (owned or 0) >= BOTS_MAX:
-                    raise RequestError(
-                        ErrorCode.QUOTA_EXCEEDED, f"an account owns at most {BOTS_MAX} bots"
-                    )
-                session.add(row)
+                if owner_id is None:
+                    session.add(row)
+                else:
+                    owned = AccountRow.owner_id == owner_id
+                    limit = f"an account owns at most {BOTS_MAX} bots"
+                    await _add_within(session, row, owned, BOTS_MAX, limit)
         except IntegrityError:
-            self._skeletons.add(key)
+            self._skeletons.add(row.skeleton)
             raise RequestError(ErrorCode.NAME_TAKEN, "an account already has this name") from None
-        self._skeletons.add(key)
+        self._skeletons.add(row.skeleton)
         return _account(row)
 
     async def _owned_bot(self, owner: Account, bot_id: str) -> AccountRow:
@@ -456,14 +460,9 @@ class Accounts:
             uses=0,
         )
         async with self.db.session() as session:
-            held = await session.scalar(
-                select(func.count()).where(ApiTokenRow.account_id == bot.account_id)
-            )
-            if (held or 0) >= TOKENS_MAX:
-                raise RequestError(
-                    ErrorCode.QUOTA_EXCEEDED, f"a bot holds at most {TOKENS_MAX} tokens"
-                )
-            session.add(row)
+            held = ApiTokenRow.account_id == bot.account_id
+            limit = f"a bot holds at most {TOKENS_MAX} tokens"
+            await _add_within(session, row, held, TOKENS_MAX, limit)
         return NewToken(row.token_id, _account(bot), label, token)
 
     async def revoke_token(self, owner: Account, token_id: str) -> Account:
