@@ -176,7 +176,7 @@ class CardaviaServer:
             ) from None
         player = self.sessions.get(found[0])
         if player is None:
-            player = Player(player_id=found[0], name=found[1], token=token)
+            player = Player(player_id=found[0], name=found[1], token=token, account=found.account)
         elif player.token:  # a session of this process under another token: not this one
             return
         player.token = token  # a stand-in for a player connected elsewhere, now here

@@ -37,6 +37,7 @@ from server.players.accounts import (
 )
 from server.tables.options import RequestError
 from tests.server.helpers import FAST, next_message
+from tests.server.redis_fixture import RedisServer, fast_redis_config
 
 PASSWORD = "correct horse battery"
 
@@ -465,3 +466,24 @@ async def test_a_bot_seat_is_labelled_before_anyone_joins(account_server: Cardav
         with pytest.raises(ServerError) as caught:
             await Client.connect(url, api_token=token.token)
         assert caught.value.code == ErrorCode.BAD_CREDENTIALS
+
+
+async def test_a_resume_on_another_process_stays_logged_in(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Two processes share Redis (sessions) and one database: a session logged in on
+    one, resumed on the other, is still the account's there."""
+    config = fast_redis_config(redis_server.url, database_url=sqlite_url(tmp_path / "c.db"))
+    async with running_server(config) as one, running_server(config) as two:
+        one.accounts.hasher = two.accounts.hasher = fast_hasher()
+        first = await Client.connect(one.url, "Ann")
+        await first.register("Ann", PASSWORD)
+        token = first.token
+        await first.close()
+        again = await Client.connect(two.url, "ignored", token=token)
+        assert again.resumed and again.name == "Ann"
+        player = two.sessions.get(again.player_id)
+        assert player is not None and player.account is not None
+        assert player.account.name == "Ann" and not player.account.bot
+        await again.logout()  # needs a login: not_logged_in if the binding were lost
+        await again.close()
