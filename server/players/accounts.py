@@ -38,6 +38,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from protocol.errors import ErrorCode
 from server.config import usable_cpus
+from server.ops.logs import get_logger
 from server.persist.db.engine import Database
 from server.persist.db.models import AccountRow, ApiTokenRow, Base
 from server.players.names import NameError_, skeleton, validate_name
@@ -48,6 +49,9 @@ PASSWORD_MIN = 8
 PASSWORD_MAX = 256
 """Longest password, in characters: room for passphrases and managers, and a bound on
 the hashing work one request may ask for."""
+NAMES_REFRESH_S = 15.0
+"""Seconds between re-reads of the registered names on a shared database (PostgreSQL:
+other processes register too)."""
 THROTTLE_KEYS_MAX = 100_000
 """Names and addresses the throttle remembers at most; past it the oldest quiet ones go."""
 
@@ -297,7 +301,9 @@ class Accounts:
     """Registration, login, password changes and deletion over one :class:`Database`.
 
     :meth:`taken` answers from memory (the skeletons of every account, read at
-    :meth:`open` and kept current here), so a ``hello`` needs no query.
+    :meth:`open` and kept current here), so a ``hello`` needs no query.  On a
+    shared database (PostgreSQL) other processes register and delete too: the
+    names are read again every :data:`NAMES_REFRESH_S` seconds.
     """
 
     def __init__(
@@ -314,16 +320,36 @@ class Accounts:
         self.throttle = LoginThrottle(backoff, backoff_max)
         self.clock = clock
         self._skeletons: set[str] = set()
+        self._refresher: asyncio.Task[None] | None = None
 
-    async def open(self) -> None:
-        """Open (migrate) the database and read the names taken."""
+    async def open(self, refresh_every: float | None = NAMES_REFRESH_S) -> None:
+        """Open (migrate) the database and read the names taken; on a shared database,
+        read them again every ``refresh_every`` seconds (``None``: never)."""
         await self.db.open()
+        await self.refresh()
+        if refresh_every is not None and not self.db.sqlite:
+            self._refresher = asyncio.create_task(self._refresh_loop(refresh_every))
+
+    async def refresh(self) -> None:
+        """Read the registered names again (those other processes registered or deleted)."""
         async with self.db.session() as session:
             found = await session.execute(select(AccountRow.skeleton))
             self._skeletons = set(found.scalars())
 
+    async def _refresh_loop(self, period: float) -> None:
+        log = get_logger(component="accounts")
+        while True:
+            await asyncio.sleep(period)
+            try:
+                await self.refresh()
+            except Exception as exc:  # the database is away: keep the names known
+                log.warning("names_not_refreshed", error=repr(exc))
+
     async def close(self) -> None:
-        """Close the database and the hashing threads."""
+        """Stop the refreshes; close the database and the hashing threads."""
+        if self._refresher is not None:
+            self._refresher.cancel()
+            await asyncio.gather(self._refresher, return_exceptions=True)
         await self.db.close()
         self.hasher.close()
 

@@ -239,6 +239,24 @@ async def test_change_password_and_delete(accounts: Accounts) -> None:
     assert await accounts.get(ann.account_id) is None
 
 
+async def test_other_processes_registrations_are_seen(database_url: str) -> None:
+    here = Accounts(Database(database_url), hasher=fast_hasher())
+    there = Accounts(Database(database_url), hasher=fast_hasher())
+    await here.open(refresh_every=0.05)
+    await there.open()
+    try:
+        await there.register("Ann", PASSWORD)
+        if here.db.sqlite:  # one process per SQLite file: nobody else registers there
+            assert here._refresher is None
+            await here.refresh()
+        else:
+            await asyncio.sleep(0.3)
+        assert here.taken("ANN")
+    finally:
+        await here.close()
+        await there.close()
+
+
 async def test_accounts_outlive_a_restart(database_url: str) -> None:
     first = Accounts(Database(database_url), hasher=fast_hasher())
     await first.open()
