@@ -1120,7 +1120,7 @@ function chatView() {
   return h(
     "section",
     { class: "chat" },
-    h("ul", {}, table.chat.map((c) => h("li", {}, h("b", {}, c.name + ": "), c.text))),
+    h("ul", {}, table.chat.map((c) => h("li", {}, h("b", {}, (c.bot ? t("seat_bot", { name: c.name }) : c.name) + ": "), c.text))),
     h(
       "form",
       {

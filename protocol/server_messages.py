@@ -182,6 +182,8 @@ class ChatLine(Model):
     name: str
     seat: Seat | None
     text: str
+    bot: bool = False
+    """Said by a bot account (clients show it as a bot)."""
 
 
 class ReplayStep(Model):

@@ -25,6 +25,7 @@ from client_cli.lang import Language, language
 from client_cli.style import Style, columns, visible_len, wrap
 from engine.cards import PATTERNS, CardError, Pattern
 from protocol.models import SeatInfo, TableInfo
+from protocol.server_messages import ChatLine
 
 _SKIP_VIEW_KEYS = frozenset({"legal", "options", "seat", "to_act", "history"})
 _CARD_KEYS = frozenset({"card", "cards", "capture", "captured", "hand", "table", "bottom", "trick"})
@@ -66,6 +67,11 @@ class Seats:
         if seat is None or seat == self.me:
             return text[:1].upper() + text[1:]
         return text
+
+
+def chat_name(line: ChatLine, lang: Language | None = None) -> str:
+    """Who said a chat line: the name, marked when a bot account said it."""
+    return (lang or language()).t("seat.bot", name=line.name) if line.bot else line.name
 
 
 def seat_name(seat: SeatInfo, *, levels: bool = True, lang: Language | None = None) -> str:

@@ -676,5 +676,8 @@ class TableCore:
         line = self.chat_rules.line(player_id, text, now)
         seat = self.seat_of(player_id)
         name = self.seats[seat].name if seat is not None else self.spectators[player_id]
-        msg = ChatLine(table=self.id, player_id=player_id, name=name or "", seat=seat, text=line)
+        bot = seat is not None and self.seats[seat].bot
+        msg = ChatLine(
+            table=self.id, player_id=player_id, name=name or "", seat=seat, text=line, bot=bot
+        )
         return Effects(outs=self._to_all(msg))

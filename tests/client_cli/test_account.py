@@ -16,7 +16,11 @@ import pytest
 
 from client_cli.client import Client
 from client_cli.credentials import CredentialFile, Credentials
+from client_cli.lang import language
 from client_cli.main import main
+from client_cli.render import chat_name, seat_name
+from protocol.models import SeatInfo
+from protocol.server_messages import ChatLine
 from tests.client_cli.live_server import FAST, LiveServer, live_server
 
 PASSWORD = "correct horse battery"
@@ -108,3 +112,12 @@ def test_the_example_bot_plays_as_a_bot_account(srv: LiveServer) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "as Example Bot" in proc.stdout and "winners [" in proc.stdout
     assert token not in proc.stdout + proc.stderr
+
+
+def test_bots_are_labelled_in_seats_and_chat() -> None:
+    lang = language("de")
+    seat = SeatInfo(seat=1, kind="human", player_id="p_1", name="Robo", bot=True)
+    assert seat_name(seat, lang=lang) == "Robo (Bot)"
+    assert seat_name(seat.model_copy(update={"bot": False}), lang=lang) == "Robo"
+    line = ChatLine(table="t", player_id="p_1", name="Robo", seat=1, text="hi", bot=True)
+    assert chat_name(line, lang) == "Robo (Bot)"

@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 from websockets.asyncio.client import connect
 
 from client_cli.client import Client, ClientClosed, ServerError
+from protocol import server_messages as sm
 from protocol.base import PROTOCOL_VERSION
 from protocol.errors import ErrorCode
 from server.app import CardaviaServer, running_server
@@ -477,6 +478,9 @@ async def test_a_bot_seat_is_labelled_before_anyone_joins(account_server: Cardav
         async with await Client.connect(url, "Cid") as cid:
             (listed,) = [t for t in await cid.list_tables() if t.id == joined.table.id]
             assert [(s.name, s.bot) for s in listed.seats if s.kind == "human"] == [("Robo", True)]
+        await robo.chat(joined.table.id, "beep")
+        line = await robo.wait_for(lambda m: isinstance(m, sm.ChatLine))
+        assert (line.name, line.bot) == ("Robo", True)
         await ann.revoke_api_token(token.token_id)  # the bot's session ends with its token
         with pytest.raises(ClientClosed):
             while True:
