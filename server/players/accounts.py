@@ -503,26 +503,20 @@ class Accounts:
 
     async def bots(self, owner: Account) -> tuple[BotInfo, ...]:
         """``owner``'s bots with their tokens (ids and labels), oldest first."""
+        oldest = (AccountRow.created_at, AccountRow.account_id)
+        mine = AccountRow.owner_id == owner.account_id
         async with self.db.session() as session:
-            bots = (
-                await session.execute(
-                    select(AccountRow)
-                    .where(AccountRow.owner_id == owner.account_id)
-                    .order_by(AccountRow.created_at, AccountRow.account_id)
-                )
-            ).scalars()
-            out = []
-            for bot in list(bots):
-                tokens = (
-                    await session.execute(
-                        select(ApiTokenRow)
-                        .where(ApiTokenRow.account_id == bot.account_id)
-                        .order_by(ApiTokenRow.created_at, ApiTokenRow.token_id)
-                    )
-                ).scalars()
-                infos = tuple(TokenInfo(t.token_id, t.label) for t in tokens)
-                out.append(BotInfo(_account(bot), infos))
-        return tuple(out)
+            bots = list(await session.scalars(select(AccountRow).where(mine).order_by(*oldest)))
+            tokens = await session.execute(
+                select(ApiTokenRow.account_id, ApiTokenRow.token_id, ApiTokenRow.label)
+                .join(AccountRow, AccountRow.account_id == ApiTokenRow.account_id)
+                .where(mine)
+                .order_by(ApiTokenRow.created_at, ApiTokenRow.token_id)
+            )
+            held: dict[str, list[TokenInfo]] = {}
+            for account_id, token_id, label in tokens:
+                held.setdefault(account_id, []).append(TokenInfo(token_id, label))
+        return tuple(BotInfo(_account(bot), tuple(held.get(bot.account_id, ()))) for bot in bots)
 
     async def token_login(self, token: str, address: str) -> Account:
         """The bot whose API token ``token`` is; ``bad_credentials`` for any other (failures
