@@ -22,6 +22,7 @@ from protocol import server_messages as sm
 from protocol.base import PROTOCOL_VERSION
 from protocol.errors import ErrorCode
 from server.app import CardaviaServer, running_server
+from server.main import main as server_main
 from server.persist.db.engine import Database, sqlite_url
 from server.persist.db.models import AccountRow, ApiTokenRow
 from server.players.accounts import (
@@ -509,3 +510,13 @@ async def test_a_resume_on_another_process_stays_logged_in(
         assert player.account.name == "Ann" and not player.account.bot
         await again.logout()  # needs a login: not_logged_in if the binding were lost
         await again.close()
+
+
+def test_the_server_command_names_a_database_it_cannot_open(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    url = "postgresql+asyncpg://nobody:secret@127.0.0.1:1/none"
+    assert server_main(["--port", "0", "--ai-mode", "thread", "--database-url", url]) == 1
+    err = capsys.readouterr().err
+    assert "cardavia-server: the database" in err and "cannot be opened" in err
+    assert "secret" not in err
