@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sqlalchemy.exc import DBAPIError
+
 from protocol import client_messages as cm
 from protocol.errors import ErrorCode
 from protocol.server_messages import Account as AccountMessage
@@ -66,7 +68,18 @@ def _may_log_in(player: Player) -> None:
 
 
 async def handle(app: CardaviaServer, accounts: Accounts, player: Player, msg: object) -> None:
-    """Answer one account request of ``player``."""
+    """Answer one account request of ``player``; ``store_unavailable`` when the
+    database cannot be reached (its transaction rolled back: nothing changed)."""
+    try:
+        await _handle(app, accounts, player, msg)
+    except (DBAPIError, OSError) as exc:
+        _log.warning("database_unavailable", type=type(msg).__name__, error=type(exc).__name__)
+        raise RequestError(
+            ErrorCode.STORE_UNAVAILABLE, "accounts cannot be reached now; retry soon"
+        ) from None
+
+
+async def _handle(app: CardaviaServer, accounts: Accounts, player: Player, msg: object) -> None:
     if isinstance(msg, cm.Register):
         _may_log_in(player)
         account = await accounts.register(msg.name, msg.password)

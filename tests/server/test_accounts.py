@@ -520,3 +520,18 @@ def test_the_server_command_names_a_database_it_cannot_open(
     err = capsys.readouterr().err
     assert "cardavia-server: the database" in err and "cannot be opened" in err
     assert "secret" not in err
+
+
+async def test_an_unreachable_database_is_store_unavailable(account_server: CardaviaServer) -> None:
+    async with await Client.connect(account_server.url, "Ann") as ann:
+        await ann.register("Ann", PASSWORD)
+        working = account_server.accounts.db
+        account_server.accounts.db = Database("postgresql+asyncpg://nobody:x@127.0.0.1:1/none")
+        try:
+            with pytest.raises(ServerError) as caught:
+                await ann.change_password(PASSWORD, "another secret")
+            assert caught.value.code == ErrorCode.STORE_UNAVAILABLE
+        finally:
+            await account_server.accounts.db.close()
+            account_server.accounts.db = working
+        assert await account_server.accounts.login("Ann", PASSWORD, "b")  # unchanged
