@@ -72,7 +72,10 @@ from protocol.client_messages import CLIENT_MESSAGES
 T = TypeVar("T")
 
 REPLY_TIMEOUT = 10.0
-REPLIES = frozenset({"welcome", "error", "ok", "pong", "games", "tables", "joined", "left"})
+REPLIES = frozenset(
+    {"welcome", "error", "ok", "pong", "games", "tables", "joined", "left", "hint"}
+    | {"account", "bot", "bots", "api_token"}  # the account requests' answers
+)
 """Message types that answer a request (``replay`` too, checked separately)."""
 
 TYPES = tuple(m.model_fields["type"].default for m in CLIENT_MESSAGES)
