@@ -72,10 +72,15 @@ from protocol.client_messages import CLIENT_MESSAGES
 T = TypeVar("T")
 
 REPLY_TIMEOUT = 10.0
-REPLIES = frozenset({"welcome", "error", "ok", "pong", "games", "tables", "joined", "left", "hint"})
+REPLIES = frozenset(
+    {"welcome", "error", "ok", "pong", "games", "tables", "joined", "left", "hint"}
+    | {"account", "bot", "bots", "api_token"}  # the account requests' answers
+)
 """Message types that answer a request (``replay`` too, checked separately)."""
 
 TYPES = tuple(m.model_fields["type"].default for m in CLIENT_MESSAGES)
+SESSION_ENDED = 1000
+"""The close code after ``logout`` and ``delete_account`` (server.players.account_requests)."""
 
 
 # -- junk ----------------------------------------------------------------------
@@ -271,7 +276,11 @@ class Fuzzer:
         old = self.sessions[index]
         self.tally.internal_errors += old.internal_errors
         old.close()
-        self.sessions[index] = self._session(f"fuzz-{index}", old.token)
+        try:
+            self.sessions[index] = self._session(f"fuzz-{index}", old.token)
+        except RuntimeError:  # the session ended (logout …): its token is revoked
+            self.sessions[index] = self._session(f"fuzz-{index}-{next(self.ids)}")
+            self.seats.pop(index, None)
 
     def finish(self) -> None:
         """Close the connections and add up what they saw."""
@@ -372,7 +381,9 @@ class Fuzzer:
             conn.request({"type": "ping"}, fence)
             return None
         except Closed as exc:
-            if oversized and exc.code == 1009:
+            # 1009: a frame over max_frame; 1000: the server ended the session on
+            # purpose (logout, delete_account, or the account's password changed)
+            if (oversized and exc.code == 1009) or exc.code == SESSION_ENDED:
                 self.tally.expected_closes += 1
             else:
                 self.tally.crashes += 1
@@ -493,6 +504,9 @@ class Fuzzer:
         if name == "name":
             names = st.sampled_from(["alice", "Server", "AI (hard)", " ", "\u3164", "Аnn"])
             return draw(names | st.text(max_size=24), label="name")
+        if name in ("password", "new_password"):
+            hostile = ["correct horse", "short", "x" * 300, "' OR '1'='1' --", "\x00" * 9]
+            return draw(st.sampled_from(hostile) | st.text(max_size=40), label=name)
         if name == "token":
             dead = _choose(data, self.dead_tokens, "dead token")
             return draw(st.just(dead) | st.text(max_size=40) | st.none(), label="token")

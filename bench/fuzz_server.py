@@ -41,6 +41,8 @@ CONFIG = ServerConfig(
     max_tables=400,
     max_created_tables_per_session=20,
     max_waiting_tables_per_session=20,
+    database_url="sqlite+aiosqlite://",  # accounts in memory: register and login are fuzzed too
+    login_backoff=0.01,
     **NO_ADDRESS_CAPS,
 )
 """Fast AI and short waits; rate limits and the per-address caps (every fuzzing client comes
@@ -195,6 +197,10 @@ class Snapshot:
     lobby: frozenset[str]
     sessions: int
     tables: dict[str, Any]
+    accounts: frozenset[str] = frozenset()
+    """The registered names (skeletons)."""
+    logged_in: tuple[str, ...] = ()
+    """The account of each logged-in session, sorted."""
 
     def changed(self, after: Snapshot) -> list[str]:
         """What differs in ``after`` (quiescent tables of ``self`` only)."""
@@ -207,6 +213,10 @@ class Snapshot:
             out.append(f"lobby tables gone {gone}, new {new}")
         if after.sessions != self.sessions:
             out.append(f"sessions {self.sessions} -> {after.sessions}")
+        if after.accounts != self.accounts:
+            out.append(f"accounts {sorted(self.accounts ^ after.accounts)}")
+        if after.logged_in != self.logged_in:
+            out.append("logged-in sessions")
         for tid, before in self.tables.items():
             now = after.tables.get(tid)
             if now is None:
@@ -235,7 +245,14 @@ def snapshot(server: CardaviaServer) -> Snapshot:
             info = core.info(now).model_dump(exclude={"turn_timer"})
             view = None if core.state is None else to_plain(core.game.view(core.state, None))
             tables[tid] = (info, sorted(core.spectators), view)
-    return Snapshot(frozenset(server.lobby.tables), len(server.sessions), tables)
+    logged_in = tuple(sorted(p.account.account_id for p in server.sessions if p.account))
+    return Snapshot(
+        frozenset(server.lobby.tables),
+        len(server.sessions),
+        tables,
+        server.accounts.registered(),
+        logged_in,
+    )
 
 
 @dataclass(frozen=True)

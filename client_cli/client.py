@@ -33,6 +33,7 @@ import inspect
 import itertools
 import math
 import random
+import secrets
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -143,6 +144,8 @@ class Client:
         self.name = ""
         self.token = ""
         self.resumed = False
+        self.account: sm.Account | None = None
+        """The account this session is logged in to (:meth:`login`, :meth:`register`)."""
         self.ca_file: str | None = None
         self.request_timeout: float | None = REQUEST_TIMEOUT
         """Seconds a request waits for its answer before :class:`RequestTimeout`."""
@@ -170,8 +173,16 @@ class Client:
         open_timeout: float = 10.0,
         ca_file: str | None = None,
         features: tuple[str, ...] = FEATURES,
+        login: tuple[str, str] | None = None,
+        api_token: str | None = None,
     ) -> Client:
         """Connect to ``url`` and open a session (resume it when ``token`` is given).
+
+        ``login`` (name, password): open a new session and log it in to that
+        account (:meth:`login`; the hello uses a guest name, since an anonymous
+        session may not take a registered one).  A resumed session (``token``)
+        is still logged in to its account.  ``api_token``: likewise for a bot, with
+        one of its API tokens (:meth:`bot_login`).
 
         A ``wss://`` URL is verified against the system's CAs, or against the
         PEM file ``ca_file`` (e.g. a self-signed server certificate).
@@ -188,6 +199,8 @@ class Client:
         client = cls(ws)
         client.ca_file = ca_file
         client._reader = asyncio.create_task(client._read())
+        if (login is not None or api_token is not None) and token is None:
+            name = f"guest {secrets.randbelow(10**6)}"
         try:
             welcome = await asyncio.wait_for(
                 client._request(
@@ -196,16 +209,23 @@ class Client:
                 ),
                 open_timeout,
             )
+            client._welcomed(welcome)
+            if login is not None and token is None:
+                await client.login(*login)
+            elif api_token is not None and token is None:
+                await client.bot_login(api_token)
         except BaseException:
             await client.close()
             raise
-        client.player_id = welcome.player_id
-        client.name = welcome.name
-        client.token = welcome.token
-        client.resumed = welcome.resumed
-        for table_id in welcome.tables:
-            client.tables.setdefault(table_id, TableState(table_id, None))
         return client
+
+    def _welcomed(self, welcome: sm.Welcome) -> None:
+        self.player_id = welcome.player_id
+        self.name = welcome.name
+        self.token = welcome.token
+        self.resumed = welcome.resumed
+        for table_id in welcome.tables:
+            self.tables.setdefault(table_id, TableState(table_id, None))
 
     async def close(self) -> None:
         """Close the connection (the session stays resumable with :attr:`token`)."""
@@ -315,6 +335,58 @@ class Client:
     async def ping(self) -> None:
         """A round trip to the server."""
         await self._request(cm.Ping(), sm.Pong)
+
+    # -- accounts ----------------------------------------------------------------
+    async def register(self, name: str, password: str) -> sm.Account:
+        """Create an account and log this session in to it (its name becomes the account's)."""
+        return self._logged_in(
+            await self._request(cm.Register(name=name, password=password), sm.Account)
+        )
+
+    async def login(self, name: str, password: str) -> sm.Account:
+        """Log this session in to an account (``bad_credentials``, ``login_throttled`` …)."""
+        return self._logged_in(
+            await self._request(cm.Login(name=name, password=password), sm.Account)
+        )
+
+    def _logged_in(self, account: sm.Account) -> sm.Account:
+        self.account = account
+        self.name = account.name
+        return account
+
+    async def logout(self) -> None:
+        """End this session (its token stops working); the server then closes the connection."""
+        await self._request(cm.Logout(), sm.Ok)
+        self.account = None
+
+    async def change_password(self, password: str, new_password: str) -> None:
+        """Change the account's password (the account's other sessions end)."""
+        await self._request(cm.ChangePassword(password=password, new_password=new_password), sm.Ok)
+
+    async def delete_account(self, password: str) -> None:
+        """Delete the account for good; the server then closes the connection."""
+        await self._request(cm.DeleteAccount(password=password), sm.Ok)
+        self.account = None
+
+    async def bot_login(self, api_token: str) -> sm.Account:
+        """Log this session in to the bot whose API token this is."""
+        return self._logged_in(await self._request(cm.BotLogin(token=api_token), sm.Account))
+
+    async def create_bot(self, name: str) -> sm.Bot:
+        """Create a bot account owned by the logged-in account."""
+        return await self._request(cm.CreateBot(name=name), sm.Bot)
+
+    async def list_bots(self) -> tuple[sm.BotInfo, ...]:
+        """The logged-in account's bots and their tokens (ids and labels)."""
+        return (await self._request(cm.ListBots(), sm.Bots)).bots
+
+    async def create_api_token(self, bot: str, label: str) -> sm.ApiToken:
+        """A new API token for the bot ``bot`` (an account id); ``.token`` is shown once."""
+        return await self._request(cm.CreateApiToken(bot=bot, label=label), sm.ApiToken)
+
+    async def revoke_api_token(self, token_id: str) -> None:
+        """Revoke one of your bots' API tokens (the bot's sessions end)."""
+        await self._request(cm.RevokeApiToken(token_id=token_id), sm.Ok)
 
     async def send_raw(self, frame: bytes | str) -> None:
         """Send a frame as is (for testing servers); replies arrive as pushed messages."""

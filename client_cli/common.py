@@ -51,11 +51,14 @@ async def connect(
     timeout: float = 10.0,
     token: str | None = None,
     ca_file: str | None = None,
+    login: tuple[str, str] | None = None,
 ) -> Client:
-    """Open a session at ``url`` (resume it with ``token``); raise :class:`CliError` saying
-    why not."""
+    """Open a session at ``url`` (resume it with ``token``; log it in with ``login``,
+    name and password); raise :class:`CliError` saying why not."""
     try:
-        return await Client.connect(url, name, token=token, open_timeout=timeout, ca_file=ca_file)
+        return await Client.connect(
+            url, name, token=token, open_timeout=timeout, ca_file=ca_file, login=login
+        )
     except InvalidURI:
         raise CliError(
             f"bad server URL {url!r}: expected ws://HOST:PORT or wss://HOST:PORT", EXIT_USAGE

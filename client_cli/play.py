@@ -44,6 +44,7 @@ from client_cli.common import (
     parse_options,
     refused,
 )
+from client_cli.credentials import CredentialFile
 from client_cli.lang import Language, add_lang, run_with_lang
 from client_cli.options import PORT, SECONDS, TURN_SECONDS, number_in
 from client_cli.play_session import PlaySession
@@ -161,7 +162,9 @@ async def play_at(url: str, args: argparse.Namespace, lang: Language, *, embedde
     """Connect to ``url``, resume the seat held there or take one as asked, and play."""
     screen = Screen()
     seats = None if embedded else SeatFile()
-    held = seats.get(url, args.name) if seats is not None else None
+    kept = None if embedded else CredentialFile().get(url)  # cardavia login
+    name = kept.name if kept is not None else args.name
+    held = seats.get(url, name) if seats is not None else None
     resumed: tuple[Client, sm.Joined | None, list[Any]] | None = None
     if (
         held is not None
@@ -174,7 +177,8 @@ async def play_at(url: str, args: argparse.Namespace, lang: Language, *, embedde
     if resumed is not None:
         client, joined, pending = resumed
     else:
-        client, joined = await connect(url, args.name, ca_file=args.ca_file), None
+        login = kept.login if kept is not None else None
+        client, joined = await connect(url, name, ca_file=args.ca_file, login=login), None
     session: PlaySession | None = None
     try:
         if joined is None:

@@ -19,7 +19,7 @@ from client_cli.client import Client, ClientClosed, RequestTimeout, ServerError,
 from client_cli.common import EXIT_OK, CliError
 from client_cli.lang import Language, language
 from client_cli.moves import Ask, Pick, Refuse, Send, choose_move, key_range
-from client_cli.render import Renderer, Seats, renderer_for, seat_name
+from client_cli.render import Renderer, Seats, chat_name, renderer_for, seat_name
 from client_cli.rulebook import rules_lines
 from client_cli.seatfile import HeldSeat, SeatFile
 from client_cli.style import Style, colour_wanted, terminal_size
@@ -259,7 +259,7 @@ class PlaySession:
             self.screen.show(["", *self.render.result_lines(msg.result), *self.absent_lines()])
             self.screen.ask(self.lang.t("session.again_prompt"))
         elif isinstance(msg, sm.ChatLine) and msg.table == self.table:
-            self.screen.show([f"[{msg.name}] {msg.text}"])
+            self.screen.show([f"[{chat_name(msg, self.lang)}] {msg.text}"])
         elif isinstance(msg, sm.TableClosed) and msg.table == self.table:
             self.screen.show([self.lang.t("session.table_closed", reason=msg.reason)])
             self.forget()

@@ -36,6 +36,27 @@ def state_dir() -> Path:
     return Path(base) / "cardavia"
 
 
+def read_object(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path`` (empty when the file is missing or holds anything else)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_private(path: Path, data: dict[str, Any]) -> None:
+    """Replace ``path`` with ``data`` as JSON, readable by its owner only (mode 0600, its
+    folder 0700): these files hold secrets (session tokens, passwords)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump(data, out, indent=1, sort_keys=True)
+    os.chmod(tmp, 0o600)  # an older file of wider mode is replaced, not kept
+    os.replace(tmp, path)
+
+
 class SeatFile:
     """Read and write the held seats (a JSON object keyed by server URL)."""
 
@@ -43,20 +64,10 @@ class SeatFile:
         self.path = path if path is not None else state_dir() / "seats.json"
 
     def _read(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        return read_object(self.path)
 
     def _write(self, data: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=1, sort_keys=True)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, self.path)
+        write_private(self.path, data)
 
     @staticmethod
     def key(url: str, name: str) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 from client_cli.client import ClientClosed, ServerError
 from client_cli.common import EXIT_FAILED, EXIT_OK, CliError, add_ca_file, connect, refused
 from client_cli.lang import Language, add_lang, run_with_lang
-from client_cli.render import Seats, renderer_for, seat_name
+from client_cli.render import Seats, chat_name, renderer_for, seat_name
 from protocol import server_messages as sm
 
 
@@ -78,7 +78,7 @@ async def watch_main(args: argparse.Namespace, lang: Language) -> int:
                     print("\n".join(lines), file=out, flush=True)
                     return EXIT_OK
             elif isinstance(msg, sm.ChatLine) and msg.table == joined.table.id:
-                lines.append(f"[{msg.name}] {msg.text}")
+                lines.append(f"[{chat_name(msg)}] {msg.text}")
             elif isinstance(msg, sm.TableClosed) and msg.table == joined.table.id:
                 print(lang.t("session.table_closed", reason=msg.reason), flush=True)
                 return EXIT_OK

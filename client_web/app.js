@@ -18,6 +18,8 @@ const app = {
   waiting: new Map(), // request id -> callback(reply)
   retry: 0,
   welcome: null,
+  account: null, // the account this session is logged in to: {account_id, name, bot}
+  afterWelcome: null, // a login or registration asked for before the session opened
   games: [],
   tables: [],
   table: null, // the table shown: {info, seat, invite, view, version, timer, result, chat, last}
@@ -224,7 +226,15 @@ function onWelcome(msg) {
   app.retry = 0;
   store.setItem("cardavia.token", msg.token);
   store.setItem("cardavia.name", msg.name);
-  setStatus(msg.name);
+  // a resumed session is still logged in; a new one is a guest's until it logs in
+  app.account = msg.resumed ? JSON.parse(store.getItem("cardavia.account") || "null") : null;
+  if (!app.account) store.removeItem("cardavia.account");
+  showName();
+  if (app.afterWelcome) {
+    const next = app.afterWelcome;
+    app.afterWelcome = null;
+    next();
+  }
   send({ type: "list_games" });
   listTables();
   const params = hashParams();
@@ -241,6 +251,87 @@ function onWelcome(msg) {
 
 function listTables() {
   send({ type: "list_tables" });
+}
+
+// ---------------------------------------------------------------- accounts
+function showName() {
+  if (!app.welcome) return;
+  setStatus(app.account ? t("account.signed_in", { name: app.account.name }) : app.welcome.name);
+}
+
+/** Log in (or register) as ``name``; before a session is open, a guest one opens first
+ * (a registered name is not for a hello: docs/protocol.md, "Accounts"). */
+function signIn(type, name, password) {
+  const go = () =>
+    send({ type, name, password }, (reply) => {
+      if (reply.type === "account") onAccount(reply);
+      else if (reply.type === "error") toast(errorMessage(S, reply));
+    });
+  if (app.welcome) {
+    go();
+    return;
+  }
+  app.afterWelcome = go;
+  store.setItem("cardavia.name", "guest " + Math.floor(Math.random() * 1e6));
+  hello();
+}
+
+function onAccount(msg) {
+  app.account = { account_id: msg.account_id, name: msg.name, bot: msg.bot };
+  store.setItem("cardavia.account", JSON.stringify(app.account));
+  store.setItem("cardavia.name", msg.name);
+  showName();
+  render(true);
+}
+
+/** Log out: the server ends the session and closes the connection; the page then
+ * reconnects as nobody and asks for a name again. */
+function logout() {
+  send({ type: "logout" }, (reply) => {
+    if (reply.type !== "ok") {
+      toast(errorMessage(S, reply));
+      return;
+    }
+    app.account = null;
+    for (const key of ["cardavia.account", "cardavia.token", "cardavia.name"]) store.removeItem(key);
+  });
+}
+
+function accountView() {
+  if (app.account) {
+    return h(
+      "section",
+      { class: "account" },
+      h("span", { class: "signed-in" }, t("account.signed_in", { name: app.account.name })),
+      " ",
+      h("button", { type: "button", id: "logout", on: { click: logout } }, t("account.logout")),
+    );
+  }
+  const name = h("input", { id: "account-name", maxlength: 24, required: true, autocomplete: "username" });
+  const password = h("input", { id: "account-password", type: "password", minlength: 8, maxlength: 256, required: true, autocomplete: "current-password" });
+  const submit = (type) => (ev) => {
+    ev.preventDefault();
+    if (!form.reportValidity()) return;
+    signIn(type, name.value.trim(), password.value);
+    password.value = "";
+  };
+  const form = h(
+    "form",
+    { class: "account", on: { submit: submit("login") } },
+    h("h2", {}, t("account.title")),
+    h("p", {}, t("account.guest")),
+    h("label", { for: "account-name" }, t("account.name")),
+    name,
+    h("label", { for: "account-password" }, t("account.password")),
+    password,
+    h(
+      "div",
+      { class: "buttons" },
+      h("button", { type: "submit", id: "login" }, t("account.login")),
+      h("button", { type: "button", id: "register", on: { click: submit("register") } }, t("account.register")),
+    ),
+  );
+  return form;
 }
 
 function openTable(info, seat, invite) {
@@ -619,7 +710,7 @@ function renderName() {
     input,
     h("button", { type: "submit", id: "save-name" }, t("save_name")),
   );
-  main().replaceChildren(form);
+  main().replaceChildren(form, accountView());
 }
 
 function optionInputs(game) {
@@ -695,6 +786,7 @@ function lobbyView() {
   return h(
     "div",
     { class: "lobby", data: { games: app.games.length } },
+    accountView(),
     h("section", {}, h("h2", {}, t("games")), games),
     h("section", {}, h("h2", {}, t("open_tables")), h("ul", { class: "tables" }, tableRows())),
   );
@@ -722,7 +814,7 @@ function seatName(s) {
   if (!s) return "";
   if (s.kind === "empty") return t("seat_empty", { n: s.seat });
   if (s.kind === "ai") return s.level ? t("seat_ai_level", { n: s.seat, level: tOr("levels." + s.level, s.level) }) : t("seat_ai", { n: s.seat });
-  const name = s.name || "?";
+  const name = s.bot ? t("seat_bot", { name: s.name || "?" }) : s.name || "?"; // a bot account
   if (s.ai_covering) return t("seat_away_ai", { name });
   return s.connected ? name : t("seat_away", { name });
 }
@@ -1058,7 +1150,7 @@ function chatView() {
   return h(
     "section",
     { class: "chat" },
-    h("ul", {}, table.chat.map((c) => h("li", {}, h("b", {}, c.name + ": "), c.text))),
+    h("ul", {}, table.chat.map((c) => h("li", {}, h("b", {}, (c.bot ? t("seat_bot", { name: c.name }) : c.name) + ": "), c.text))),
     h(
       "form",
       {
@@ -1112,7 +1204,7 @@ async function setLanguage(code) {
   }
   const sound = document.getElementById("sound");
   if (sound) sound.setAttribute("aria-label", (sound.title = t("sound")));
-  if (app.welcome) setStatus(app.welcome.name);
+  if (app.welcome) showName();
   else setStatus(app.retry ? t("reconnecting") : t("connecting"));
 }
 

@@ -2,9 +2,13 @@
 
 Start a server (``cardavia-server``), then, with the project's Python (where
 ``cardavia`` is installed): ``.venv/bin/python examples/bot.py ws://127.0.0.1:8765 scopa``
+
+With ``CARDAVIA_BOT_TOKEN`` set to one of a bot account's API tokens (docs/protocol.md,
+"Bots"), it plays as that bot, shown as a bot at the table; else as a guest.
 """
 
 import asyncio
+import os
 import random
 import sys
 
@@ -19,9 +23,10 @@ def choose(view: dict) -> dict:
 
 
 async def main(url: str, game: str) -> None:
-    async with await Client.connect(url, "capture-bot") as client:
+    token = os.environ.get("CARDAVIA_BOT_TOKEN")  # a bot account's API token, if any
+    async with await Client.connect(url, "capture-bot", api_token=token) as client:
         joined = await client.quick_play(game)  # join a waiting table, or open one
-        print(f"playing {game} at table {joined.table.id}, seat {joined.seat}")
+        print(f"playing {game} at table {joined.table.id}, seat {joined.seat}, as {client.name}")
         result = await play_table(client, joined.table.id, choose)  # until the game ends
         print(f"scores {result['scores']}, winners {result['winners']}")
 

@@ -158,6 +158,104 @@ class Hint(Model):
     table: TableId
 
 
+AccountName = Annotated[str, Field(min_length=1, max_length=256)]
+"""A name as typed; the server normalises and checks it (server.players.names)."""
+Password = Annotated[str, Field(min_length=1, max_length=1024, repr=False)]
+"""A password as typed (its length rules: server.players.accounts); never shown in a repr."""
+
+
+class Register(Model):
+    """Create an account named ``name`` and log this session in to it.
+
+    Answered by ``account``.  The session must be at no table (its name changes).
+    """
+
+    type: Literal["register"] = "register"
+    id: RequestId | None = None
+    name: AccountName
+    password: Password
+
+
+class Login(Model):
+    """Log this session in to the account ``name``; answered by ``account``.
+
+    A wrong password and an unknown name get the same ``bad_credentials``; after
+    failures the name and the address must wait (``login_throttled``).
+    """
+
+    type: Literal["login"] = "login"
+    id: RequestId | None = None
+    name: AccountName
+    password: Password
+
+
+class Logout(Model):
+    """End this session (its token stops working); answered by ``ok``, then the
+    connection closes (1000) and the client may say ``hello`` again, anonymously."""
+
+    type: Literal["logout"] = "logout"
+    id: RequestId | None = None
+
+
+class ChangePassword(Model):
+    """Change the logged-in account's password (the current one is asked again)."""
+
+    type: Literal["change_password"] = "change_password"
+    id: RequestId | None = None
+    password: Password
+    new_password: Password
+
+
+class DeleteAccount(Model):
+    """Delete the logged-in account for good (with its bots), then as ``logout``."""
+
+    type: Literal["delete_account"] = "delete_account"
+    id: RequestId | None = None
+    password: Password
+
+
+class CreateBot(Model):
+    """Create a bot account named ``name``, owned by the logged-in (human) account;
+    answered by ``bot``. A bot has no password: it logs in with API tokens."""
+
+    type: Literal["create_bot"] = "create_bot"
+    id: RequestId | None = None
+    name: AccountName
+
+
+class ListBots(Model):
+    """The logged-in account's bots and their tokens (ids and labels); answered by ``bots``."""
+
+    type: Literal["list_bots"] = "list_bots"
+    id: RequestId | None = None
+
+
+class CreateApiToken(Model):
+    """A new API token for one of the logged-in account's bots; answered by ``api_token``,
+    which shows the token this once."""
+
+    type: Literal["create_api_token"] = "create_api_token"
+    id: RequestId | None = None
+    bot: Annotated[str, Field(min_length=1, max_length=32)]
+    label: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class RevokeApiToken(Model):
+    """Revoke an API token of one of the logged-in account's bots (its bot's sessions end)."""
+
+    type: Literal["revoke_api_token"] = "revoke_api_token"
+    id: RequestId | None = None
+    token_id: Annotated[str, Field(min_length=1, max_length=32)]
+
+
+class BotLogin(Model):
+    """Log this session in to the bot whose API ``token`` this is; answered by ``account``."""
+
+    type: Literal["bot_login"] = "bot_login"
+    id: RequestId | None = None
+    token: Annotated[str, Field(min_length=1, max_length=128, repr=False)]
+
+
 class Ping(Model):
     """Answered by ``pong``."""
 
@@ -180,7 +278,17 @@ ClientMessage = Annotated[
     | Rematch
     | GetReplay
     | Hint
-    | Ping,
+    | Ping
+    | Register
+    | Login
+    | Logout
+    | ChangePassword
+    | DeleteAccount
+    | CreateBot
+    | ListBots
+    | CreateApiToken
+    | RevokeApiToken
+    | BotLogin,
     Field(discriminator="type"),
 ]
 """Every message a client may send, told apart by ``type``."""
@@ -201,4 +309,14 @@ CLIENT_MESSAGES: tuple[type[Model], ...] = (
     GetReplay,
     Hint,
     Ping,
+    Register,
+    Login,
+    Logout,
+    ChangePassword,
+    DeleteAccount,
+    CreateBot,
+    ListBots,
+    CreateApiToken,
+    RevokeApiToken,
+    BotLogin,
 )

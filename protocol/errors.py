@@ -57,5 +57,13 @@ class ErrorCode(StrEnum):
     request was not applied (or, if the process stopped while handling it, perhaps was:
     a move carries the table's version, so sending it again never applies it twice).
     ``detail`` holds the seconds to wait before sending it again (e.g. ``"1.0"``)."""
+    BAD_PASSWORD = "bad_password"
+    """A new password that is too short or too long (``detail``: ``too_short``, ``too_long``)."""
+    BAD_CREDENTIALS = "bad_credentials"
+    """A wrong name or password (the same answer for both: no account-existence oracle)."""
+    LOGIN_THROTTLED = "login_throttled"
+    """Too many failed logins for this name or address; ``detail``: seconds to wait."""
+    NOT_LOGGED_IN = "not_logged_in"
+    """An account request from a session that is not logged in."""
     INTERNAL_ERROR = "internal_error"
     """A bug on the server; the request had no effect."""

@@ -67,6 +67,8 @@ class SeatInfo(Model):
     level: PolicyName | None = None
     connected: bool = True
     ai_covering: bool = False
+    bot: bool = False
+    """The human seat's player is a bot account: clients show it as a bot."""
 
 
 class TableInfo(Model):

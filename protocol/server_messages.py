@@ -197,6 +197,8 @@ class ChatLine(Model):
     name: str
     seat: Seat | None
     text: str
+    bot: bool = False
+    """Said by a bot account (clients show it as a bot)."""
 
 
 class ReplayStep(Model):
@@ -245,6 +247,61 @@ class HintReply(Model):
     level: str
 
 
+class Account(Model):
+    """The answer to ``register`` and ``login``: this session is now the account's
+    (``bot``: a bot account, shown as a bot wherever its name is)."""
+
+    type: Literal["account"] = "account"
+    ref: Ref = None
+    account_id: str
+    name: str
+    bot: bool = False
+
+
+class Bot(Model):
+    """The answer to ``create_bot``: the new bot account (it has no token yet)."""
+
+    type: Literal["bot"] = "bot"
+    ref: Ref = None
+    account_id: str
+    name: str
+
+
+class TokenInfo(Model):
+    """An API token as listed: its id and label, never the token."""
+
+    token_id: str
+    label: str
+
+
+class BotInfo(Model):
+    """A bot account and its live API tokens."""
+
+    account_id: str
+    name: str
+    tokens: tuple[TokenInfo, ...]
+
+
+class Bots(Model):
+    """The answer to ``list_bots``."""
+
+    type: Literal["bots"] = "bots"
+    ref: Ref = None
+    bots: tuple[BotInfo, ...]
+
+
+class ApiToken(Model):
+    """The answer to ``create_api_token``: ``token`` is shown this once (the server keeps
+    only its digest); a bot logs in with it (``bot_login``)."""
+
+    type: Literal["api_token"] = "api_token"
+    ref: Ref = None
+    token_id: str
+    bot: str
+    label: str
+    token: str = Field(repr=False)
+
+
 class TableClosed(Model):
     """The table is gone (everybody left, or the server shuts down)."""
 
@@ -277,7 +334,11 @@ ServerMessage = Annotated[
     | Replay
     | HintReply
     | TableClosed
-    | Shutdown,
+    | Shutdown
+    | Account
+    | Bot
+    | Bots
+    | ApiToken,
     Field(discriminator="type"),
 ]
 """Every message the server may send, told apart by ``type``."""
@@ -300,4 +361,8 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     HintReply,
     TableClosed,
     Shutdown,
+    Account,
+    Bot,
+    Bots,
+    ApiToken,
 )

@@ -5,8 +5,12 @@ cd "$(dirname "$0")/.."
 # the Redis store tests run Debian's redis-server, the balancer test Debian's haproxy,
 # the browser tests (tests/client_web) Debian's chromium, the compiled build's test gcc
 # (tests/engine/test_compiled.py compiles once a run, into a copy, and runs the engine's
-# conformance suite and the server's socket tests there too: the build the image ships)
-for pkg in redis-server haproxy chromium gcc; do
+# conformance suite and the server's socket tests there too: the build the image ships),
+# the database tests Debian's postgresql (its binaries live in /usr/lib/postgresql/*/bin)
+for pkg in redis-server haproxy chromium gcc postgresql; do
+  if [ "$pkg" = postgresql ] && compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null; then
+    continue
+  fi
   if ! command -v "$pkg" >/dev/null && ! [ -x /usr/sbin/"$pkg" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       apt-get update && apt-get install -y "$pkg"

@@ -40,9 +40,12 @@ from server.net.flusher import Flusher
 from server.net.static import select_subprotocol
 from server.ops.logs import configure, get_logger
 from server.ops.metrics import CONTENT_TYPE, Metrics, Reading
+from server.persist.db.engine import Database
 from server.persist.redis_store import RedisStore
 from server.persist.session_store import SessionStore
 from server.persist.store import Store, StoreUnavailable, make_store
+from server.players import account_requests
+from server.players.accounts import Accounts
 from server.players.quotas import Quotas, address_group, client_address
 from server.players.sessions import Link, Player, Sessions
 from server.tables import hints
@@ -98,6 +101,13 @@ class CardaviaServer:
             ai_only_rate=config.ai_only_moves_per_s,
         )
         self.lobby = Lobby(config, self.store, self.sessions, self.ai, clock, metrics=self.metrics)
+        self.accounts = Accounts(
+            Database(config.database),
+            backoff=config.login_backoff,
+            backoff_max=config.login_backoff_max,
+        )
+        """Registered players (server.players.accounts), in the SQL database."""
+        self.sessions.name_taken = self.accounts.taken
         self.connections: set[Connection] = set()
         self.port = 0
         self._server: Server | None = None
@@ -173,7 +183,7 @@ class CardaviaServer:
             ) from None
         player = self.sessions.get(found[0])
         if player is None:
-            player = Player(player_id=found[0], name=found[1], token=token)
+            player = Player(player_id=found[0], name=found[1], token=token, account=found.account)
         elif player.token:  # a session of this process under another token: not this one
             return
         player.token = token  # a stand-in for a player connected elsewhere, now here
@@ -203,6 +213,7 @@ class CardaviaServer:
         With the redis store, Redis must answer first (else :class:`StoreUnavailable`
         says what to fix) and the recorded tables nobody holds are rebuilt.
         """
+        await self.accounts.open()  # the database, migrated (server.persist.db)
         await self._start_cluster()
         connection = batching.SERVER_CONNECTION
         ours = connection is BatchingServerConnection  # else websockets' own, and its keepalive
@@ -298,6 +309,7 @@ class CardaviaServer:
         close = getattr(self.store, "close", None)
         if close is not None:
             await self._bounded(close(), "store")
+        await self._bounded(self.accounts.close(), "database")
         self.ai.shutdown()
         self._log.info("stopped")
 
@@ -480,6 +492,8 @@ class CardaviaServer:
             actor.submit(Spectate(player, msg.id))
         elif isinstance(msg, cm.Hint):  # checked now, answered from the AI pool (tables.hints)
             self.keep(hints.start(lobby.find(player, msg.table), self.ai, player, msg))
+        elif isinstance(msg, account_requests.ACCOUNT_REQUESTS):
+            await account_requests.handle(self, self.accounts, player, msg)
         elif isinstance(msg, cm.Hello | cm.Ping):  # the connection answers these itself
             raise RequestError(ErrorCode.BAD_MESSAGE, f"unexpected message {msg.type!r}")
         else:

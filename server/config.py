@@ -50,6 +50,15 @@ DEFAULT_AI_WORKERS = max(1, min(AI_WORKERS_MAX_DEFAULT, usable_cpus() - 1))
 competing with the loop for every core make humans wait), at most 8."""
 
 
+def default_data_dir() -> str:
+    """``$XDG_DATA_HOME/cardavia``, else ``~/.local/share/cardavia`` (the XDG base
+    directory convention: where a user's programs keep data that should last)."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
+    return os.path.join(base, "cardavia")
+
+
 def parse_networks(spec: str) -> tuple[Network, ...]:
     """The networks of a comma-separated list of IPs and CIDRs (``trusted_proxies``);
     raise ValueError naming the part that is neither."""
@@ -329,6 +338,30 @@ class ServerConfig(BaseSettings):
         " all busy waits for one (up to store_timeout) instead of failing.",
     )
 
+    # -- accounts: the SQL database --
+    data_dir: str = Field(
+        default="",
+        description="Folder of the server's own files: the default SQLite database"
+        " (cardavia.db), created on first start (empty: $XDG_DATA_HOME/cardavia, by"
+        " default ~/.local/share/cardavia).",
+    )
+    database_url: str = Field(
+        default="",
+        description="SQL database of accounts (empty: the SQLite file data_dir/cardavia.db;"
+        " postgresql+asyncpg://user:password@host/db for deployments).",
+    )
+    login_backoff: float = Field(
+        default=1.0,
+        gt=0,
+        description="Seconds a name or address must wait after a failed login; doubled at each"
+        " further failure (see login_backoff_max), forgotten after a success.",
+    )
+    login_backoff_max: float = Field(
+        default=300.0,
+        gt=0,
+        description="Longest wait, in seconds, that failed logins impose on a name or address.",
+    )
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -360,6 +393,23 @@ class ServerConfig(BaseSettings):
         if not value.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("must start with redis://, rediss:// or unix://")
         return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_scheme(cls, value: str) -> str:
+        if value and not value.startswith(("sqlite+aiosqlite://", "postgresql+asyncpg://")):
+            raise ValueError(
+                "must be empty or start with sqlite+aiosqlite:// or postgresql+asyncpg://"
+            )
+        return value
+
+    @property
+    def database(self) -> str:
+        """The database's URL: ``database_url``, else the SQLite file in ``data_dir``."""
+        if self.database_url:
+            return self.database_url
+        folder = os.path.expanduser(self.data_dir) if self.data_dir else default_data_dir()
+        return f"sqlite+aiosqlite:///{os.path.join(folder, 'cardavia.db')}"
 
     @field_validator("redis_prefix")
     @classmethod

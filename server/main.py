@@ -20,6 +20,7 @@ from server.app import CardaviaServer
 from server.config import ConfigError, ServerConfig, load_config
 from server.ops.logs import configure, get_logger
 from server.ops.loops import run_with_loop
+from server.persist.db.engine import DatabaseError
 from server.persist.store import StoreUnavailable
 
 
@@ -175,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure(config.log_level)
     try:
         run_with_loop(serve_until_stopped(config), config.loop)
-    except StoreUnavailable as exc:
+    except (StoreUnavailable, DatabaseError) as exc:  # Redis, or the accounts' database
         print(f"cardavia-server: {exc}", file=sys.stderr)
         return 1
     except ImportError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -24,6 +25,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     alone after the others are done.
     """
     items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Servers started by the tests (in-process or as commands) keep their default
+    SQLite database (server.config.default_data_dir) in a folder of this test
+    session, never in the user's own ``~/.local/share/cardavia`` (whose accounts
+    would make a test's display name taken)."""
+    saved = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))
+    yield
+    if saved is None:
+        os.environ.pop("XDG_DATA_HOME", None)
+    else:
+        os.environ["XDG_DATA_HOME"] = saved
 
 
 @pytest.fixture(autouse=True)

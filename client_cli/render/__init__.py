@@ -7,7 +7,7 @@ game this client has no renderer for (it still plays: every view carries
 
 from __future__ import annotations
 
-from client_cli.render.base import Renderer, Seats, seat_name
+from client_cli.render.base import Renderer, Seats, chat_name, seat_name
 from client_cli.render.cicera import CiceraRenderer
 from client_cli.render.doudizhu import DoudizhuRenderer
 from client_cli.render.schafkopf import SchafkopfRenderer
@@ -20,7 +20,7 @@ RENDERERS: dict[str, type[Renderer]] = {
     "schafkopf": SchafkopfRenderer,
 }
 
-__all__ = ["RENDERERS", "Renderer", "Seats", "renderer_for", "seat_name"]
+__all__ = ["RENDERERS", "Renderer", "Seats", "chat_name", "renderer_for", "seat_name"]
 
 
 def renderer_for(game: str, seats: Seats | None = None, pattern: str | None = None) -> Renderer:

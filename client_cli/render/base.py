@@ -25,6 +25,7 @@ from client_cli.lang import Language, language
 from client_cli.style import Style, columns, visible_len, wrap
 from engine.cards import PATTERNS, CardError, Pattern
 from protocol.models import SeatInfo, TableInfo
+from protocol.server_messages import ChatLine
 
 _SKIP_VIEW_KEYS = frozenset({"legal", "options", "seat", "to_act", "history"})
 _CARD_KEYS = frozenset({"card", "cards", "capture", "captured", "hand", "table", "bottom", "trick"})
@@ -68,6 +69,11 @@ class Seats:
         return text
 
 
+def chat_name(line: ChatLine, lang: Language | None = None) -> str:
+    """Who said a chat line: the name, marked when a bot account said it."""
+    return (lang or language()).t("seat.bot", name=line.name) if line.bot else line.name
+
+
 def seat_name(seat: SeatInfo, *, levels: bool = True, lang: Language | None = None) -> str:
     """A seat as the lobby shows it: the player's name, or AI (with its level)."""
     lang = lang or language()
@@ -78,6 +84,8 @@ def seat_name(seat: SeatInfo, *, levels: bool = True, lang: Language | None = No
             return lang.t("seat.ai_level", n=seat.seat, level=lang.level(seat.level))
         return lang.t("seat.ai", n=seat.seat)
     name = seat.name or lang.t("seat.player", n=seat.seat)
+    if seat.bot:  # a bot account: always shown as one (docs/protocol.md, "Bots")
+        name = lang.t("seat.bot", name=name)
     if seat.ai_covering:
         return lang.t("seat.away_ai", name=name)
     if not seat.connected:

@@ -1,6 +1,7 @@
 """Sessions in Redis, so a resume token works after a restart or on another process.
 
-Only what a resume needs is kept: the player id and name, under the SHA-256
+Only what a resume needs is kept: the player id and name (and the account the
+session is logged in to, if any: a resume on another process stays logged in), under the SHA-256
 of the token (the token itself is never stored), with an expiry of
 ``session_ttl`` refreshed while the player is connected.  Which tables the
 player is at is not kept here: the tables' own records say who sits and
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from redis import asyncio as aioredis
 from redis.exceptions import RedisError
@@ -19,6 +21,7 @@ from redis.exceptions import RedisError
 from server.ops.logs import get_logger
 from server.persist.redis_store import chunks
 from server.persist.store import StoreUnavailable
+from server.players.accounts import Account
 from server.players.sessions import Player
 
 _SAVE = """
@@ -33,6 +36,14 @@ _TOUCH = """
 for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ARGV[1]) end
 return #KEYS
 """
+
+
+class StoredSession(NamedTuple):
+    """A session as Redis keeps it."""
+
+    player_id: str
+    name: str
+    account: Account | None = None
 
 
 def token_digest(token: str) -> str:
@@ -60,7 +71,11 @@ class SessionStore:
     async def save(self, player: Player) -> None:
         """Record (or refresh) the player's session under its current token."""
         digest = token_digest(player.token)
-        value = json.dumps({"player_id": player.player_id, "name": player.name})
+        record: dict[str, object] = {"player_id": player.player_id, "name": player.name}
+        if player.account is not None:
+            account = player.account
+            record["account"] = [account.account_id, account.name, account.bot]
+        value = json.dumps(record)
         keys = [self._token_key(digest), self._player_key(player.player_id)]
         try:
             await self._save(keys=keys, args=[digest, value, self.ttl, self._token_key("")])
@@ -82,8 +97,8 @@ class SessionStore:
         except (RedisError, OSError) as exc:
             self._log.warning("sessions_not_refreshed", error=repr(exc))
 
-    async def load(self, token: str) -> tuple[str, str] | None:
-        """``(player_id, name)`` of the session holding ``token``, or ``None``."""
+    async def load(self, token: str) -> StoredSession | None:
+        """The session holding ``token``, or ``None``."""
         try:
             raw = await self.redis.get(self._token_key(token_digest(token)))
         except (RedisError, OSError) as exc:
@@ -91,7 +106,9 @@ class SessionStore:
         if raw is None:
             return None
         data = json.loads(raw)
-        return str(data["player_id"]), str(data["name"])
+        held = data.get("account")  # absent: anonymous, or saved before accounts
+        account = None if not held else Account(str(held[0]), str(held[1]), bool(held[2]))
+        return StoredSession(str(data["player_id"]), str(data["name"]), account)
 
     async def forget(self, player: Player) -> None:
         """Drop an expired session."""

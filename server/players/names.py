@@ -20,10 +20,11 @@ Uniqueness at a table compares :func:`skeleton` s: casefold, NFKC, accents
 dropped, and the small look-alike table :data:`LOOKALIKES` (Cyrillic and
 Greek letters that look Latin, ``0``/``o``, ``1``/``l``/``i``, ``rn``/``m``,
 ``vv``/``w``) applied, so "Аnn" (Cyrillic А) and "ANN" collide with "Ann".
-The table is written by hand from Unicode character names; it is not the
-full Unicode confusables list (UTS #39): look-alikes from other scripts
-(Cherokee, Armenian, Coptic …) and multi-letter shapes beyond the two above
-are not folded.
+Before that table, every character is mapped to its prototype in the Unicode
+confusables data (UTS #39, ``confusables.txt``, as the confusable-homoglyphs
+package ships it: :data:`CONFUSABLES`), so look-alikes from other scripts
+(Cherokee, Armenian, Coptic, mathematical letters …) fold too.  Registered
+accounts are unique by skeleton (:mod:`server.players.accounts`).
 
 Chat lines (:func:`clean_chat`) keep any visible text; format characters
 (bidi controls, zero-width characters, BOM, tags) and blank fillers are
@@ -35,6 +36,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
+
+from confusable_homoglyphs import utils as confusable_data  # type: ignore[import-untyped]
 
 NAME_MAX = 24
 """Longest display name, in characters (after normalisation)."""
@@ -159,13 +163,45 @@ class NameError_(ValueError):
     """A display name that is refused; the message says why."""
 
 
+_DIRECTION_MARKS = str.maketrans("", "", "\u200e\u200f")
+"""The data wraps right-to-left prototypes in these marks (for display only)."""
+
+
+@cache
+def confusables() -> dict[str, str]:
+    """Character → its UTS #39 prototype (one or more characters), from the data file.
+
+    The file lists each source with its prototype and each prototype with its
+    sources; a character listing one look-alike is a source.  Where two list
+    only each other, both map to the smaller, so either way they fold alike.
+    ASCII characters keep their own shape here (the data maps ``m`` to ``rn``,
+    ``I`` to ``l``): :data:`_SHAPES` folds those in :func:`skeleton` alone, so
+    that :func:`is_reserved` still sees the letters typed.
+    """
+    data: dict[str, list[dict[str, str]]] = confusable_data.load("confusables.json")
+    out: dict[str, str] = {}
+    for char, entries in data.items():
+        if len(char) != 1 or char.isascii() or len(entries) != 1:
+            continue
+        target = entries[0]["c"].translate(_DIRECTION_MARKS)
+        back = data.get(target, [])
+        if len(back) == 1 and back[0]["c"].translate(_DIRECTION_MARKS) == char:
+            target = min(char, target)
+        if target and target != char:
+            out[char] = target
+    return out
+
+
 def _fold(text: str) -> str:
-    """Casefold, NFKC, accents dropped, script look-alikes mapped to Latin."""
+    """Casefold, NFKC, accents dropped, confusables mapped to their prototypes
+    (:func:`confusables`), script look-alikes mapped to Latin."""
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
     bare = "".join(
         ch for ch in unicodedata.normalize("NFD", folded) if not unicodedata.combining(ch)
     )
-    return "".join(LOOKALIKES.get(ch, ch) for ch in bare)
+    table = confusables()
+    prototypes = "".join(table.get(ch, ch) for ch in bare).casefold()
+    return "".join(LOOKALIKES.get(ch, ch) for ch in prototypes)
 
 
 def skeleton(name: str) -> str:

@@ -8,6 +8,10 @@ and hands out a fresh token (the old one stops working).
 A session without a connection expires after ``session_ttl``, except while
 it holds a seat in a game in progress: then it is kept until that game ends
 (the AI covers its turns after the grace), up to ``playing_session_ttl``.
+
+A session may be bound to an account (``login``, ``register``:
+:mod:`server.players.accounts`); each device logged in has its own session.
+A new session may not take a registered name (:attr:`Sessions.name_taken`).
 """
 
 from __future__ import annotations
@@ -15,12 +19,17 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel
 
 from protocol.codec import Frame
+from protocol.errors import ErrorCode
 from server.players.names import NAME_MAX, NameError_, validate_name
+from server.tables.options import RequestError
+
+if TYPE_CHECKING:
+    from server.players.accounts import Account
 
 __all__ = ["NAME_MAX", "Link", "NameError_", "Player", "Sessions", "validate_name"]
 
@@ -57,6 +66,8 @@ class Player:
     spare_token: str | None = None
     """The token the last resume used: still valid until the new connection sends a
     message after ``welcome`` (so a ``welcome`` lost on the way costs no session)."""
+    account: Account | None = None
+    """The account this session is logged in to (``None``: anonymous)."""
 
     @property
     def connected(self) -> bool:
@@ -75,9 +86,17 @@ class Sessions:
     def __init__(self) -> None:
         self._by_token: dict[str, Player] = {}
         self._by_id: dict[str, Player] = {}
+        self.name_taken: Callable[[str], bool] = lambda _: False
+        """Whether a name (or a look-alike) belongs to an account: an anonymous
+        session may not take it (the app sets it: ``Accounts.taken``)."""
 
     def open(self, name: str, link: Link, address: str = "") -> Player:
-        """A new session for ``name`` (already validated) attached to ``link``."""
+        """A new session for ``name`` (already validated) attached to ``link``;
+        ``name_taken`` if an account has that name (nothing changes)."""
+        if self.name_taken(name):
+            raise RequestError(
+                ErrorCode.NAME_TAKEN, "an account has this name: log in to use it, or pick another"
+            )
         player = Player(
             player_id="p_" + secrets.token_hex(8),
             name=name,
@@ -120,6 +139,10 @@ class Sessions:
         if by_token:
             self._by_token[player.token] = player
         self._by_id[player.player_id] = player
+
+    def of_account(self, account_id: str) -> list[Player]:
+        """The sessions logged in to ``account_id`` (one per device)."""
+        return [p for p in self._by_id.values() if p.account and p.account.account_id == account_id]
 
     def get(self, player_id: str) -> Player | None:
         """The session of ``player_id``."""

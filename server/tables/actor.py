@@ -507,8 +507,14 @@ class TableActor:
     async def _on_join(self, command: Join) -> None:
         self.pending_joins = max(0, self.pending_joins - 1)
         player = command.player
+        bot = player.account is not None and player.account.bot
         eff = self.core.join(
-            player.player_id, player.name, command.seat, self.clock(), present=player.connected
+            player.player_id,
+            player.name,
+            command.seat,
+            self.clock(),
+            present=player.connected,
+            bot=bot,
         )
         await self._persist(eff)
         seat = self.core.seat_of(player.player_id)

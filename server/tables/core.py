@@ -345,7 +345,7 @@ class TableCore:
         """Seat ``i``'s summary: the one built last, if nothing in it changed since (a
         table's summary is built at every change of seating or status, and each
         rematch vote is one, while the seats mostly stay as they were)."""
-        key = (slot.kind, slot.player_id, slot.name, level, slot.connected, covering)
+        key = (slot.kind, slot.player_id, slot.name, level, slot.connected, covering, slot.bot)
         cached = self._seat_infos[i]
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -359,6 +359,7 @@ class TableCore:
                 "level": level,
                 "connected": slot.connected,
                 "ai_covering": covering,
+                "bot": slot.bot,
             },
         )
         self._seat_infos[i] = (key, info)
@@ -384,10 +385,18 @@ class TableCore:
 
     # -- seating -------------------------------------------------------------
     def join(
-        self, player_id: str, name: str, seat: int | None, now: float, *, present: bool = True
+        self,
+        player_id: str,
+        name: str,
+        seat: int | None,
+        now: float,
+        *,
+        present: bool = True,
+        bot: bool = False,
     ) -> Effects:
         """Seat ``player_id`` (at ``seat`` or the first free one); start when full.
 
+        ``bot``: a bot account's session, labelled so in the seat's summary.
         ``present`` False: the player's connection closed while the join waited its
         turn; the seat is taken as by a player who then disconnected (:meth:`disconnect`),
         so a quick-play table still waiting does not seat them at all, and closes
@@ -412,7 +421,7 @@ class TableCore:
             return Effects(closed=not self.members())
         self.spectators.pop(player_id, None)
         self.spectators_away.pop(player_id, None)
-        self.seats[seat] = SeatSlot(kind="human", player_id=player_id, name=name)
+        self.seats[seat] = SeatSlot(kind="human", player_id=player_id, name=name, bot=bot)
         if self.owner is None:
             self.owner = player_id
         eff = self._start_if_full(now)
@@ -812,7 +821,10 @@ class TableCore:
         line = self.chat_rules.line(player_id, text, now)
         seat = self.seat_of(player_id)
         name = self.seats[seat].name if seat is not None else self.spectators[player_id]
-        msg = ChatLine(table=self.id, player_id=player_id, name=name or "", seat=seat, text=line)
+        bot = seat is not None and self.seats[seat].bot
+        msg = ChatLine(
+            table=self.id, player_id=player_id, name=name or "", seat=seat, text=line, bot=bot
+        )
         return Effects(outs=self._to_all(msg))
 
 

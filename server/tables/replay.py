@@ -79,6 +79,7 @@ def table_meta(core: TableCore, mono_now: float, wall_now: float) -> dict[str, A
                 "name": s.name,
                 "level": s.level,
                 "left": s.left,
+                "bot": s.bot,
             }
             for s in core.seats
         ],
@@ -128,6 +129,7 @@ def restore_core(core: TableCore, record: TableRecord, mono_now: float, wall_now
             name=slot["name"],
             level=slot["level"],
             left=bool(slot["left"]),
+            bot=bool(slot.get("bot", False)),  # absent in records written before bots
         )
         if slot["kind"] == "human":
             core.seats[i].connected = False

@@ -41,6 +41,8 @@ class SeatSlot:
     connected: bool = True
     away_since: float | None = None
     left: bool = False
+    bot: bool = False
+    """The human seat's player is a bot account (shown as a bot wherever its name is)."""
 
     def copy(self) -> SeatSlot:
         """A copy of this slot (its fields are immutable values)."""
@@ -52,6 +54,7 @@ class SeatSlot:
             self.connected,
             self.away_since,
             self.left,
+            self.bot,
         )
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from bench import fuzz
 from client_cli.client import Client, ServerError
+from protocol.server_messages import SERVER_MESSAGES
 from server.app import running_server
 from tests.server.helpers import FAST
 
@@ -31,6 +32,20 @@ def test_snapshots_notice_a_changed_table() -> None:
     assert before.changed(moved) == ["sessions 2 -> 3", "table a (version)"]
     busy = fuzz.Snapshot(frozenset({"a", "b"}), 2, {})
     assert before.changed(busy) == ["table a (no longer quiet)"]
+
+
+def test_every_answer_to_a_request_counts_as_a_reply() -> None:
+    """A reply type the fuzzer did not know (``hint``, then the account answers) left
+    its request waiting until the step timed out, counted as a crash."""
+    answers = {m.model_fields["type"].default for m in SERVER_MESSAGES if "ref" in m.model_fields}
+    assert answers - fuzz.REPLIES <= {"replay", "update"}
+
+
+def test_snapshots_notice_accounts_and_logins() -> None:
+    before = fuzz.Snapshot(frozenset(), 2, {}, frozenset({"ann"}), ())
+    registered = fuzz.Snapshot(frozenset(), 2, {}, frozenset({"ann", "bea"}), ("a_1",))
+    assert before.changed(registered) == ["accounts ['bea']", "logged-in sessions"]
+    assert {"register", "login", "logout", "change_password", "delete_account"} <= set(fuzz.TYPES)
 
 
 def test_snapshots_count_a_new_table_or_a_quiet_one_gone_but_not_a_busy_one_ending() -> None:

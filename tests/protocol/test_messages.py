@@ -79,6 +79,16 @@ CLIENT_SAMPLES: list[Any] = [
     cm.GetReplay(id=13, table="t1", game_no=1),
     cm.Hint(id=15, table="t1"),
     cm.Ping(id=14),
+    cm.Register(id=16, name="Ann", password="correct horse"),
+    cm.Login(id=17, name="Ann", password="correct horse"),
+    cm.Logout(id=18),
+    cm.ChangePassword(id=19, password="correct horse", new_password="battery staple"),
+    cm.DeleteAccount(id=20, password="battery staple"),
+    cm.CreateBot(id=21, name="Robo"),
+    cm.ListBots(id=22),
+    cm.CreateApiToken(id=23, bot="a_1", label="laptop"),
+    cm.RevokeApiToken(id=24, token_id="t_1"),
+    cm.BotLogin(id=25, token="cdv_secret"),
 ]
 
 SERVER_SAMPLES: list[Any] = [
@@ -133,6 +143,17 @@ SERVER_SAMPLES: list[Any] = [
     ),
     sm.TableClosed(table="t1", reason="everybody left"),
     sm.Shutdown(reason="bye"),
+    sm.Account(ref=11, account_id="a_1", name="Ann", bot=False),
+    sm.Bot(ref=12, account_id="a_2", name="Robo"),
+    sm.Bots(
+        ref=13,
+        bots=(
+            sm.BotInfo(
+                account_id="a_2", name="Robo", tokens=(sm.TokenInfo(token_id="t_1", label="x"),)
+            ),
+        ),
+    ),
+    sm.ApiToken(ref=14, token_id="t_1", bot="a_2", label="x", token="cdv_secret"),
 ]
 
 
@@ -183,6 +204,14 @@ def test_models_are_frozen_and_closed() -> None:
         ({"type": "welcome", "version": 1}, ErrorCode.UNKNOWN_TYPE),  # a server message
         ({"type": 5}, ErrorCode.UNKNOWN_TYPE),
         ({"id": 3}, ErrorCode.BAD_MESSAGE),
+        ({"type": "register", "name": "Ann"}, ErrorCode.BAD_MESSAGE),
+        ({"type": "register", "name": "Ann", "password": 12345678}, ErrorCode.BAD_MESSAGE),
+        ({"type": "login", "name": "", "password": "x" * 8}, ErrorCode.BAD_MESSAGE),
+        ({"type": "login", "name": "Ann", "password": "x" * 2000}, ErrorCode.BAD_MESSAGE),
+        ({"type": "login", "name": "A" * 300, "password": "x" * 8}, ErrorCode.BAD_MESSAGE),
+        ({"type": "logout", "extra": 1}, ErrorCode.BAD_MESSAGE),
+        ({"type": "change_password", "password": "x" * 8}, ErrorCode.BAD_MESSAGE),
+        ({"type": "delete_account", "password": None}, ErrorCode.BAD_MESSAGE),
     ],
 )
 def test_bad_messages_get_typed_codes(data: dict[str, Any], code: ErrorCode) -> None:
@@ -191,6 +220,22 @@ def test_bad_messages_get_typed_codes(data: dict[str, Any], code: ErrorCode) -> 
     assert info.value.code == code
     if isinstance(data.get("id"), int) and data["id"] >= 0 and not isinstance(data["id"], bool):
         assert info.value.ref == data["id"]
+
+
+def test_passwords_never_show_in_reprs_or_errors() -> None:
+    secret = "hunter2-secret"
+    for message in (
+        cm.Register(name="Ann", password=secret),
+        cm.Login(name="Ann", password=secret),
+        cm.ChangePassword(password=secret, new_password=secret + "!"),
+        cm.DeleteAccount(password=secret),
+        cm.BotLogin(token=secret),
+        sm.ApiToken(token_id="t", bot="a", label="x", token=secret),
+    ):
+        assert secret not in repr(message) and secret not in str(message)
+    with pytest.raises(FrameError) as info:  # too long: the error names the field only
+        decode_client(msgpack.packb({"type": "login", "name": "Ann", "password": secret * 100}))
+    assert secret not in info.value.message
 
 
 def test_frames_that_are_not_maps() -> None:

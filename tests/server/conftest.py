@@ -8,6 +8,11 @@ import pytest
 
 from server.app import CardaviaServer, running_server
 from tests.server.helpers import FAST
+from tests.server.postgres_fixture import (  # noqa: F401 (fixtures)
+    database,
+    database_url,
+    postgres_server,
+)
 from tests.server.redis_fixture import redis_server, servers  # noqa: F401 (fixtures)
 
 

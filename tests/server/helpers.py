@@ -107,6 +107,7 @@ FAST = ServerConfig(
     rate_burst=10_000,
     ai_mode="thread",  # starts at once (process mode: tests/server/test_ai_*.py)
     ai_only_moves_per_s=0.0,  # AI-only games at full speed (paced: test_ai_tables.py)
+    database_url="sqlite+aiosqlite://",  # accounts in memory (files, PostgreSQL: test_accounts.py)
 )
 
 

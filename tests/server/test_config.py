@@ -88,6 +88,10 @@ OLD_FLAGS = (
     "--replay-ttl",
     "--store-timeout",
     "--redis-connections",
+    "--data-dir",
+    "--database-url",
+    "--login-backoff",
+    "--login-backoff-max",
 )
 
 FIELDS = ServerConfig.model_fields
@@ -96,6 +100,8 @@ OTHER_TEXT = {
     "trusted_proxies": "10.0.0.0/8, 2001:db8::/32",
     "redis_url": "rediss://db:6380/2",
     "redis_prefix": "other",
+    "data_dir": "/srv/cardavia",
+    "database_url": "postgresql+asyncpg://cardavia@db/cardavia",
 }
 """A valid value other than the default, for the settings that are free text."""
 

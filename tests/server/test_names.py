@@ -17,6 +17,7 @@ from server.players.names import (
     NAME_MAX,
     NameError_,
     clean_chat,
+    confusables,
     is_reserved,
     skeleton,
     validate_name,
@@ -223,3 +224,18 @@ async def test_chat_strips_invisible_characters(server: CardaviaServer) -> None:
     finally:
         await a.close()
         await b.close()
+
+
+@pytest.mark.parametrize(
+    "look_alike",
+    ["Ꭺnn", "𝐀nn", "Аnn", "Ａｎｎ", "ANN", "Ann\u0301"],  # Cherokee, math bold, Cyrillic …
+)
+def test_confusables_of_other_scripts_share_the_skeleton(look_alike: str) -> None:
+    assert skeleton(look_alike) == skeleton("Ann")
+
+
+def test_the_confusables_table_maps_sources_to_prototypes_not_ascii() -> None:
+    table = confusables()
+    assert table["Ꭺ"] == "A"  # CHEROKEE LETTER GO
+    assert not any(ch.isascii() for ch in table)
+    assert skeleton("Ben") != skeleton("Ann")

@@ -8,8 +8,9 @@ import pytest
 
 from server.config import load_config
 from server.persist.redis_store import CHUNK, RedisStore
-from server.persist.session_store import SessionStore, token_digest
+from server.persist.session_store import SessionStore, StoredSession, token_digest
 from server.persist.store import LeaseLost, LoggedAction, StoreUnavailable, TableRecord
+from server.players.accounts import Account
 from server.players.sessions import Player
 from tests.server.redis_fixture import RedisServer, free_port
 
@@ -230,16 +231,19 @@ async def test_sessions_resume_by_token_and_a_rotated_token_replaces_the_old(
     sessions = SessionStore(store.redis, "t", ttl=100)
     player = Player(player_id="p_1", name="Ann", token="first-token")
     await sessions.save(player)
-    assert await sessions.load("first-token") == ("p_1", "Ann")
+    assert await sessions.load("first-token") == StoredSession("p_1", "Ann")
     assert await store.redis.get("t:s:first-token") is None  # only the token's hash is kept
     assert await store.redis.exists(f"t:s:{token_digest('first-token')}")
     player.token = "second-token"
     await sessions.save(player)
     assert await sessions.load("first-token") is None
-    assert await sessions.load("second-token") == ("p_1", "Ann")
+    assert await sessions.load("second-token") == StoredSession("p_1", "Ann")
     assert 0 < await store.redis.ttl(f"t:s:{token_digest('second-token')}") <= 100
     await sessions.forget(player)
     assert await sessions.load("second-token") is None
+    player.account = Account("a_1", "Ann", bot=True)  # logged in: the account is kept too
+    await sessions.save(player)
+    assert await sessions.load("second-token") == StoredSession("p_1", "Ann", player.account)
     await store.close()
 
 
@@ -257,7 +261,7 @@ async def test_a_burst_beyond_the_connection_cap_waits_for_a_connection(
         *(store.create(TableRecord(f"b{i}", "scopa", {})) for i in range(300)),
     )
     found = await asyncio.gather(*(sessions.load(p.token) for p in players))
-    assert found == [(p.player_id, p.name) for p in players]
+    assert found == [StoredSession(p.player_id, p.name) for p in players]
     assert len(await store.table_ids()) == 300
     clients = await store.redis.client_list()
     assert 1 <= len(clients) <= 8  # the cap holds: commands waited for a free connection

@@ -17,6 +17,7 @@ def test_a_seat_copy_holds_every_field() -> None:
         connected=False,
         away_since=12.5,
         left=True,
+        bot=True,
     )
     assert all(  # a field added to SeatSlot is set above to something not its default
         getattr(slot, f.name) != f.default for f in dataclasses.fields(SeatSlot)
