@@ -16,7 +16,7 @@ password.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy.exc import DBAPIError
 
@@ -30,7 +30,30 @@ from server.players.sessions import Player
 from server.tables.options import RequestError
 
 if TYPE_CHECKING:
-    from server.app import CardaviaServer
+    from server.lobby import Lobby
+    from server.persist.session_store import SessionStore
+    from server.players.sessions import Sessions
+
+
+class AccountHost(Protocol):
+    """What the account requests need of the server (:class:`server.app.AccountHost`):
+    the sessions an account holds, their durable copy, and the lobby that forgets a
+    session's tables when an account request ends it."""
+
+    @property
+    def sessions(self) -> Sessions:
+        """This process's sessions."""
+
+    @property
+    def session_store(self) -> SessionStore | None:
+        """The sessions' durable copy (Redis), if any."""
+
+    @property
+    def lobby(self) -> Lobby:
+        """This process's tables."""
+
+    def clock(self) -> float:
+        """The server's monotonic clock."""
 
 ACCOUNT_REQUESTS = (
     cm.Register,
@@ -67,7 +90,7 @@ def _may_log_in(player: Player) -> None:
         )
 
 
-async def handle(app: CardaviaServer, accounts: Accounts, player: Player, msg: object) -> None:
+async def handle(app: AccountHost, accounts: Accounts, player: Player, msg: object) -> None:
     """Answer one account request of ``player``; ``store_unavailable`` when the
     database cannot be reached (its transaction rolled back: nothing changed)."""
     try:
@@ -79,7 +102,7 @@ async def handle(app: CardaviaServer, accounts: Accounts, player: Player, msg: o
         ) from None
 
 
-async def _handle(app: CardaviaServer, accounts: Accounts, player: Player, msg: object) -> None:
+async def _handle(app: AccountHost, accounts: Accounts, player: Player, msg: object) -> None:
     if isinstance(msg, cm.Register):
         _may_log_in(player)
         account = await accounts.register(msg.name, msg.password)
@@ -120,7 +143,7 @@ async def _handle(app: CardaviaServer, accounts: Accounts, player: Player, msg: 
         await _bots(app, accounts, player, msg)
 
 
-async def _bots(app: CardaviaServer, accounts: Accounts, player: Player, msg: object) -> None:
+async def _bots(app: AccountHost, accounts: Accounts, player: Player, msg: object) -> None:
     """The requests of a bot's owner: create bots, list them, make and revoke tokens."""
     owner = _logged_in(player)
     if isinstance(msg, cm.CreateBot):
@@ -160,7 +183,7 @@ async def _bots(app: CardaviaServer, accounts: Accounts, player: Player, msg: ob
         raise RequestError(ErrorCode.BAD_MESSAGE, "not an account request")
 
 
-async def _bind(app: CardaviaServer, player: Player, account: Account, ref: int | None) -> None:
+async def _bind(app: AccountHost, player: Player, account: Account, ref: int | None) -> None:
     """The session is now the account's, under its name; tell the client."""
     player.account = account
     player.name = account.name
@@ -171,7 +194,7 @@ async def _bind(app: CardaviaServer, player: Player, account: Account, ref: int 
     )
 
 
-async def end_session(app: CardaviaServer, player: Player, reason: str) -> None:
+async def end_session(app: AccountHost, player: Player, reason: str) -> None:
     """Revoke ``player``'s session: tokens forgotten, seats left (the AI plays on),
     the connection closed after what is queued for it (an ``ok``) is sent."""
     link = player.link
