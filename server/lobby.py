@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 import string
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from engine.codec import to_plain
@@ -25,6 +25,7 @@ from server.ops.logs import get_logger
 from server.ops.metrics import Metrics
 from server.persist.store import Store, StoreUnavailable, TableRecord
 from server.players.quotas import Quotas
+from server.players.relations import blocks_between
 from server.players.sessions import Player, Sessions
 from server.tables.actor import Command, TableActor
 from server.tables.core import TableCore
@@ -247,6 +248,7 @@ class Lobby:
                 and len(core.free_seats()) > actor.pending_joins
                 and not core.is_member(player.player_id)
                 and not core.name_taken(player.name)
+                and not self.blocked_with(player, [slot.player_id for slot in core.seats])
             ):
                 actor.pending_joins += 1
                 actor.submit(Command("join", player, msg.id, None))
@@ -268,6 +270,7 @@ class Lobby:
                 and core.game.id == msg.game
                 and core.status == "waiting"
                 and not core.is_member(player.player_id)
+                and not self.blocked_with(player, [slot.player_id for slot in core.seats])
             ):
                 continue
             n = len(core.seats)
@@ -280,6 +283,21 @@ class Lobby:
                     actor.submit(Command("join", player, msg.id, seat))
                     return actor
         return None
+
+    def blocked_with(self, player: Player, seated: Iterable[str | None]) -> bool:
+        """Whether ``player`` blocks, or is blocked by, one of the players ``seated``
+        (their player ids; quick play never seats such a pair together).  A player
+        whose session is on another process is known here by their player id only."""
+        for player_id in seated:
+            if player_id is None:
+                continue
+            other = self.sessions.get(player_id)
+            if player_id in player.relations.blocked or (
+                other is not None
+                and blocks_between(player.key, player.relations, other.key, other.relations)
+            ):
+                return True
+        return False
 
     def _game(self, game_id: str) -> Any:
         game = GAMES.get(game_id)

@@ -298,6 +298,9 @@ class Bus:
                 and (msg.level is None or entry.get("fill_level") == msg.level)
                 and any(s["kind"] == "empty" for s in info["seats"])
                 and player.player_id not in entry.get("members", ())
+                and not self.app.lobby.blocked_with(
+                    player, [s.get("player_id") for s in info["seats"]]
+                )
             ):
                 return table_id
         return None

@@ -161,7 +161,14 @@ async def _bots(app: CardaviaServer, accounts: Accounts, player: Player, msg: ob
 
 
 async def _bind(app: CardaviaServer, player: Player, account: Account, ref: int | None) -> None:
-    """The session is now the account's, under its name; tell the client."""
+    """The session is now the account's, under its name, with its mutes and blocks;
+    tell the client.  A banned account is refused (``banned``), read from the database
+    so that a ban made a moment ago holds already."""
+    ban = await app.moderation.ban_of_account(account.account_id)
+    if ban is not None:
+        raise RequestError(ErrorCode.BANNED, ban.describe(), ban.until.isoformat())
+    kept = await app.moderation.relations(account.account_id)
+    player.relations = kept.merged(player.relations)  # the session's own ones stay too
     player.account = account
     player.name = account.name
     if app.session_store is not None:
@@ -171,9 +178,11 @@ async def _bind(app: CardaviaServer, player: Player, account: Account, ref: int 
     )
 
 
-async def end_session(app: CardaviaServer, player: Player, reason: str) -> None:
+async def end_session(
+    app: CardaviaServer, player: Player, reason: str, *, code: int = LOGGED_OUT
+) -> None:
     """Revoke ``player``'s session: tokens forgotten, seats left (the AI plays on),
-    the connection closed after what is queued for it (an ``ok``) is sent."""
+    the connection closed (with ``code``) after what is queued for it (an ``ok``) is sent."""
     link = player.link
     if link is not None:
         app.sessions.detach(player, link, app.clock())
@@ -183,4 +192,4 @@ async def end_session(app: CardaviaServer, player: Player, reason: str) -> None:
     if app.session_store is not None:
         await app.session_store.forget(player)
     if link is not None:
-        link.close(LOGGED_OUT, reason)
+        link.close(code, reason)

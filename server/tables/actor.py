@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from engine.codec import to_plain
 from protocol.codec import Frame, unchecked
 from protocol.errors import ErrorCode
-from protocol.server_messages import Error, Joined, Left, Ok, Replay, TableClosed
+from protocol.server_messages import ChatLine, Error, Joined, Left, Ok, Replay, TableClosed
 from server.ai.pool import AiRunner
 from server.ops.logs import get_logger
 from server.ops.metrics import Metrics
@@ -65,6 +65,7 @@ _ROLLBACK: Final = (
     "rematch_votes",
     "archive",
     "owner",
+    "kicked",
     "fill_at",
     "_covered_seen",
     "_listed",
@@ -456,10 +457,21 @@ class TableActor:
             if isinstance(message, Frame):
                 player.send(message)
                 continue
+            if type(message) is ChatLine and self._ignored(player, message):
+                continue  # muted or blocked: for that session only (server.players.relations)
             frame = frames.get(id(message))
             if frame is None:
                 frame = frames[id(message)] = Frame.of(message)
             player.send(frame)
+
+    def _ignored(self, player: Player, line: ChatLine) -> bool:
+        """Whether ``player`` mutes or blocks the chat line's sender (by account, when the
+        sender is logged in; else by the sender's session)."""
+        relations = player.relations
+        if not relations.muted and not relations.blocked:
+            return False
+        sender = self.sessions.get(line.player_id)
+        return player.ignores(line.player_id if sender is None else sender.key)
 
     def _send(self, player_id: str, message: BaseModel) -> None:
         player = self.sessions.get(player_id)
@@ -599,6 +611,19 @@ class TableActor:
         eff = self.core.chat(command.player.player_id, command.args, self.clock())
         await self._commit(eff)
         self._reply(command, Ok(ref=command.ref))
+
+    async def _on_kick(self, command: Command) -> None:
+        """The owner removes a player before the game begins (TableCore.kick)."""
+        assert command.player is not None
+        target: str = command.args
+        eff = self.core.kick(command.player.player_id, target, self.clock())
+        await self._persist(eff)
+        gone = self.sessions.get(target)
+        if gone is not None:
+            gone.tables.pop(self.id, None)
+        self._reply(command, Ok(ref=command.ref))
+        self._log.info("kicked", player=target, by=command.player.player_id)
+        await self._deliver(eff)
 
     async def _on_rematch(self, command: Command) -> None:
         assert command.player is not None
