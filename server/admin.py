@@ -5,8 +5,7 @@ lifting them, and listing bans and players' reports.  It works on the server's
 own database (the same ``CARDAVIA_DATABASE_URL`` / ``CARDAVIA_DATA_DIR``
 settings, or ``--database``): whoever can open that database is an operator,
 and nobody can do any of this through the WebSocket protocol.  A running
-server reads the bans every few seconds
-(:data:`~server.players.moderation.BAN_POLL_S`) and closes the banned
+server reads the bans every few seconds (its ``ban_poll`` setting) and closes the banned
 account's sessions and the banned addresses' connections.
 """
 

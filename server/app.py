@@ -46,7 +46,7 @@ from server.persist.session_store import SessionStore
 from server.persist.store import Store, StoreUnavailable, make_store
 from server.players import account_requests, moderation_requests
 from server.players.accounts import Accounts
-from server.players.moderation import BAN_POLL_S, Ban, BanList, Moderation
+from server.players.moderation import Ban, BanList, Moderation
 from server.players.quotas import address_group, client_address
 from server.players.sessions import Player, Sessions
 from server.tables import hints
@@ -121,8 +121,7 @@ class CardaviaServer:
         self.moderation = Moderation(self.accounts.db)
         """Mutes, blocks, reports and bans (server.players.moderation), in the same database."""
         self.bans = BanList()
-        """The bans in force, read every ``ban_poll_s`` seconds (cardavia-admin makes them)."""
-        self.ban_poll_s = BAN_POLL_S
+        """The bans in force, read every ``config.ban_poll`` seconds (cardavia-admin makes them)."""
         self._ban_poller: asyncio.Task[None] | None = None
         self.connections: set[Connection] = set()
         self.port = 0
@@ -318,10 +317,10 @@ class CardaviaServer:
         self._log.info("stopped")
 
     async def _poll_bans(self) -> None:
-        """Read the bans every ``ban_poll_s`` seconds (``cardavia-admin`` writes them in
+        """Read the bans every ``config.ban_poll`` seconds (``cardavia-admin`` writes them in
         the database, from outside), then close what they cover here."""
         while True:
-            await asyncio.sleep(self.ban_poll_s)
+            await asyncio.sleep(self.config.ban_poll)
             try:
                 self.bans = await self.moderation.ban_list()
             except Exception as exc:  # the database is away: keep the bans known

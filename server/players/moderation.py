@@ -30,9 +30,6 @@ from server.players.relations import RelationKind, Relations
 
 REASON_MAX = 500
 """Longest report or ban reason, in characters (what an operator reads at once)."""
-BAN_POLL_S = 5.0
-"""Seconds between the server's reads of the bans table: a ban made by
-``cardavia-admin`` closes the account's sessions within this time."""
 
 
 # -- bans ---------------------------------------------------------------------------
@@ -79,7 +76,7 @@ class Ban:
 
 @dataclass(frozen=True)
 class BanList:
-    """The bans in force when last read (the server's copy, read every :data:`BAN_POLL_S`)."""
+    """The bans in force when last read (the server's copy, read every ``ban_poll`` seconds)."""
 
     bans: tuple[Ban, ...] = ()
     read_at: datetime = field(default_factory=lambda: datetime.now(UTC))

@@ -9,6 +9,7 @@ anonymous session, or of an anonymous player, last as long as the session.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import DBAPIError
@@ -39,6 +40,9 @@ MODERATION_REQUESTS = (
 REPORTS_PER_HOUR = 10
 """Reports one session may make per hour (a burst of 3): enough for real trouble,
 too few to flood the operators."""
+
+PLAYER_ID = re.compile(r"p_[0-9a-f]{16}")
+"""What a session's player id looks like (server.players.sessions)."""
 
 _SETS = {
     cm.Mute: (RelationKind.MUTE, True),
@@ -86,6 +90,10 @@ async def _target(app: CardaviaServer, ref: str) -> tuple[str, str]:
         account = await app.accounts.get(ref)
         if account is not None:
             return account.account_id, account.name
+    if app.bus is not None and PLAYER_ID.fullmatch(ref):
+        # with several processes the player may be connected to another one, whose
+        # sessions this one cannot see: the mute or block holds for that session
+        return ref, ""
     raise RequestError(ErrorCode.NOT_FOUND, "no such player")
 
 
@@ -148,6 +156,8 @@ async def _report(
     if not reason or not reason.isprintable():
         raise RequestError(ErrorCode.BAD_MESSAGE, "a reason is printable text, not only spaces")
     other = app.sessions.get(msg.player)
+    if other is None and app.bus is not None and PLAYER_ID.fullmatch(msg.player):
+        other = Player(player_id=msg.player, name="", token="")  # connected to another process
     if other is None:
         raise RequestError(ErrorCode.NOT_FOUND, "no such player")
     if other is player:

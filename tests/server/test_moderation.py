@@ -24,13 +24,14 @@ from client_cli.client import Client, ClientClosed, ServerError
 from protocol import server_messages as sm
 from protocol.errors import ErrorCode
 from protocol.models import TableOptions
-from server.app import CardaviaServer
+from server.app import CardaviaServer, running_server
 from server.persist.db.engine import Database, sqlite_url
 from server.persist.db.models import AccountRow, RelationRow
 from server.players.accounts import Accounts
 from server.players.moderation import Ban, BanList, Moderation, NewReport, ReportedChat
 from server.players.relations import RelationKind, Relations, blocks_between
 from tests.server.helpers import FAST
+from tests.server.redis_fixture import RedisServer, fast_redis_config
 from tests.server.test_accounts import PASSWORD, fast_hasher
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -187,10 +188,9 @@ async def test_reports_keep_the_chat_and_bans_are_made_lifted_and_listed(
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[CardaviaServer]:
     """A server on an SQLite file that reads the bans every 0.2 s."""
-    config = FAST.replace(database_url=sqlite_url(tmp_path / "cardavia.db"))
+    config = FAST.replace(database_url=sqlite_url(tmp_path / "cardavia.db"), ban_poll=0.2)
     app = CardaviaServer(config)
     app.accounts.hasher = fast_hasher()
-    app.ban_poll_s = 0.2
     await app.start()
     await app.warmed()
     try:
@@ -481,3 +481,40 @@ async def test_a_stored_report_is_listed_by_the_console(tmp_path: Path) -> None:
     assert report["chat"] == [{"name": "Bo", "player": "p_2", "text": "rude words"}]
     text = await asyncio.to_thread(admin, url, "reports")
     assert "Ann reports Bo" in text.stdout and "Bo: rude words" in text.stdout
+
+
+async def test_a_ban_reaches_every_process_and_blocks_hold_across_them(
+    redis_server: RedisServer, database_url: str
+) -> None:
+    """Two processes share Redis and one database (SQLite file or PostgreSQL): a ban made
+    with the console ends the account's session on the process it is connected to, and
+    quick play through the cluster bus keeps a blocked pair apart."""
+    config = fast_redis_config(
+        redis_server.url, database_url=database_url, ban_poll=0.2, quick_fill_wait=30.0
+    )
+    async with running_server(config) as one, running_server(config) as two:
+        one.accounts.hasher = two.accounts.hasher = fast_hasher()
+        async with (
+            await Client.connect(one.url, "Ann") as ann,
+            await Client.connect(two.url, "x") as bo,
+        ):
+            await bo.register("Bo", PASSWORD)
+            first = (await ann.quick_play("cicera")).table.id
+            await bo.block(ann.player_id)  # Ann's session is elsewhere: known by its id
+            second = (await bo.quick_play("cicera")).table.id
+            assert second != first and second in two.lobby.tables
+            await bo.join(first)  # Ann's table, on process one: chat reaches Bo through the bus
+            await ann.chat(first, "one")
+            await bo.unblock(ann.player_id)
+            await ann.chat(first, "two")
+            heard = await bo.wait_for(lambda m: isinstance(m, sm.ChatLine))
+            assert heard.text == "two"  # "one" was said while Bo blocked Ann
+            assert await bo.report(ann.player_id, "rude", table=first)
+            done = await asyncio.to_thread(
+                admin, database_url, "ban", "--account", "Bo", "--for", "1h", "--reason", "x"
+            )
+            assert done.returncode == 0, done.stderr
+            await bo.wait_for(lambda m: isinstance(m, sm.Error) and m.code == "banned", 10.0)
+            with pytest.raises(ClientClosed):
+                await bo.wait_for(lambda m: False, 5.0)
+            assert all(p.account is None for p in two.sessions)
