@@ -74,7 +74,8 @@ T = TypeVar("T")
 REPLY_TIMEOUT = 10.0
 REPLIES = frozenset(
     {"welcome", "error", "ok", "pong", "games", "tables", "joined", "left", "hint"}
-    | {"relations", "reported"}
+    | {"account", "bot", "bots", "api_token"}  # the account requests' answers
+    | {"relations", "reported"}  # the moderation requests' answers
 )
 """Message types that answer a request (``replay`` too, checked separately)."""
 
