@@ -75,6 +75,7 @@ REPLY_TIMEOUT = 10.0
 REPLIES = frozenset(
     {"welcome", "error", "ok", "pong", "games", "tables", "joined", "left", "hint"}
     | {"account", "bot", "bots", "api_token"}  # the account requests' answers
+    | {"relations", "reported"}  # the moderation requests' answers
 )
 """Message types that answer a request (``replay`` too, checked separately)."""
 
@@ -246,6 +247,8 @@ class Fuzzer:
         self.ids = itertools.count(1)
         self.tables: list[Known] = list(srv.tables)
         self.dead_tokens: list[str] = []
+        self.players: list[str] = []
+        """The player ids of the fuzz sessions (mute, block, kick and report aim at them)."""
         self.seats: dict[int, list[tuple[str, int]]] = {}
         """Where each fuzz session sits: (table, seat), so actions can reach the rules."""
         self.sessions: list[Conn] = [self._session(f"fuzz-{i}") for i in range(SESSIONS)]
@@ -270,6 +273,7 @@ class Fuzzer:
         if welcome.get("type") != "welcome":
             raise RuntimeError(f"cannot open a fuzz session: {welcome}")
         conn.token = welcome["token"]
+        self.players.append(welcome["player_id"])
         return conn
 
     def _reopen(self, index: int) -> None:
@@ -457,7 +461,8 @@ class Fuzzer:
         return data.draw(JUNK, label="junk table")
 
     def _message(self, data: st.DataObject, sender: int | None) -> dict[str, Any]:
-        pick = data.draw(st.integers(0, 29), label="type pick")
+        # 0: a wrong type; 1..len(TYPES): every message type (len(TYPES) wraps to hello)
+        pick = data.draw(st.integers(0, len(TYPES)), label="type pick")
         if pick == 0:
             mtype: Any = data.draw(st.text(max_size=12) | JUNK, label="bad type")
         else:
@@ -523,6 +528,15 @@ class Fuzzer:
             return draw(known | JUNK, label="features")
         if name == "text":
             return draw(st.text(min_size=0, max_size=40), label="text")
+        if name == "player":  # a fuzz session, or a look-alike, an account id, hostile text
+            known = _choose(data, self.players, "player")
+            hostile = ["a_0000000000000000", "p_", "' OR 1=1 --", "\x00", "p" * 32]
+            return draw(
+                st.just(known) | st.sampled_from(hostile) | st.text(max_size=40), label=name
+            )
+        if name == "reason":
+            hostile = ["insults", " ", "\x07bell", "x" * 500, "x" * 501, "<script>", "\u202e"]
+            return draw(st.sampled_from(hostile) | st.text(max_size=60), label="reason")
         if name == "game_no":
             return draw(st.integers(-1, 5) | st.none(), label="game_no")
         if name == "options":

@@ -201,6 +201,8 @@ class Snapshot:
     """The registered names (skeletons)."""
     logged_in: tuple[str, ...] = ()
     """The account of each logged-in session, sorted."""
+    relations: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
+    """Each session's mutes and blocks (player id, muted, blocked), those that have any."""
 
     def changed(self, after: Snapshot) -> list[str]:
         """What differs in ``after`` (quiescent tables of ``self`` only)."""
@@ -217,6 +219,8 @@ class Snapshot:
             out.append(f"accounts {sorted(self.accounts ^ after.accounts)}")
         if after.logged_in != self.logged_in:
             out.append("logged-in sessions")
+        if after.relations != self.relations:
+            out.append("mutes or blocks")
         for tid, before in self.tables.items():
             now = after.tables.get(tid)
             if now is None:
@@ -246,12 +250,20 @@ def snapshot(server: CardaviaServer) -> Snapshot:
             view = None if core.state is None else to_plain(core.game.view(core.state, None))
             tables[tid] = (info, sorted(core.spectators), view)
     logged_in = tuple(sorted(p.account.account_id for p in server.sessions if p.account))
+    relations = tuple(
+        sorted(
+            (p.player_id, tuple(sorted(p.relations.muted)), tuple(sorted(p.relations.blocked)))
+            for p in server.sessions
+            if p.relations.muted or p.relations.blocked
+        )
+    )
     return Snapshot(
         frozenset(server.lobby.tables),
         len(server.sessions),
         tables,
         server.accounts.registered(),
         logged_in,
+        relations,
     )
 
 

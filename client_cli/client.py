@@ -388,6 +388,38 @@ class Client:
         """Revoke one of your bots' API tokens (the bot's sessions end)."""
         await self._request(cm.RevokeApiToken(token_id=token_id), sm.Ok)
 
+    # -- moderation -------------------------------------------------------------------
+    async def kick(self, table: str, player: str) -> None:
+        """Remove ``player`` (a player id) from your table before its game begins (owner only)."""
+        await self._request(cm.Kick(table=table, player=player), sm.Ok)
+
+    async def mute(self, player: str) -> None:
+        """Stop receiving ``player``'s chat lines (a player id, or an account id as listed)."""
+        await self._request(cm.Mute(player=player), sm.Ok)
+
+    async def unmute(self, player: str) -> None:
+        """Receive ``player``'s chat lines again."""
+        await self._request(cm.Unmute(player=player), sm.Ok)
+
+    async def block(self, player: str) -> None:
+        """Never be seated with ``player`` by quick play (and mute them)."""
+        await self._request(cm.Block(player=player), sm.Ok)
+
+    async def unblock(self, player: str) -> None:
+        """Lift a block of ``player``."""
+        await self._request(cm.Unblock(player=player), sm.Ok)
+
+    async def relations(self) -> sm.Relations:
+        """Whom this session mutes and blocks (``kept``: with the account, for good)."""
+        return await self._request(cm.ListRelations(), sm.Relations)
+
+    async def report(
+        self, player: str, reason: str, table: str | None = None, game_no: int | None = None
+    ) -> str:
+        """Report ``player`` to the operators (with ``table``'s recent chat); the report's id."""
+        msg = cm.Report(player=player, reason=reason, table=table, game_no=game_no)
+        return (await self._request(msg, sm.Reported)).report_id
+
     async def send_raw(self, frame: bytes | str) -> None:
         """Send a frame as is (for testing servers); replies arrive as pushed messages."""
         await self.ws.send(frame)
@@ -554,7 +586,7 @@ class Client:
         elif isinstance(msg, sm.GameOver):
             if msg.table in self.tables:
                 self.tables[msg.table].result = msg.result
-        elif isinstance(msg, sm.Left):
+        elif isinstance(msg, sm.Left | sm.Kicked):
             self.tables.pop(msg.table, None)
         elif isinstance(msg, sm.TableClosed) and msg.table in self.tables:
             self.tables[msg.table].closed = True

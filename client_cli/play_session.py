@@ -29,8 +29,12 @@ from protocol.models import TableInfo
 
 COMMAND_WORDS = (
     "help", "view", "moves", "last", "hint", "who", "rules", "say", "start", "again", "quit",
+    "mute", "unmute", "block", "unblock", "report", "kick",
 )  # fmt: skip
 """The commands at the prompt (completed with Tab)."""
+
+MODERATION_WORDS = frozenset({"mute", "unmute", "block", "unblock", "report", "kick"})
+"""The commands that name another player (:meth:`PlaySession.moderate`)."""
 
 RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0)
 """Seconds to wait before each attempt to resume a dropped session."""
@@ -83,6 +87,8 @@ class PlaySession:
         self.done: int | None = None
         self.quitting = False
         """'quit' was typed while a game is on: the next line says whether to go."""
+        self.chatted: dict[str, tuple[str, str]] = {}
+        """Player ids of the names seen in chat (spectators too), for mute, report …"""
 
     # -- main loop -----------------------------------------------------------
     def completions(self) -> list[str]:
@@ -259,7 +265,12 @@ class PlaySession:
             self.screen.show(["", *self.render.result_lines(msg.result), *self.absent_lines()])
             self.screen.ask(self.lang.t("session.again_prompt"))
         elif isinstance(msg, sm.ChatLine) and msg.table == self.table:
+            self.chatted[msg.name.casefold()] = (msg.player_id, msg.name)
             self.screen.show([f"[{chat_name(msg, self.lang)}] {msg.text}"])
+        elif isinstance(msg, sm.Kicked) and msg.table == self.table:
+            self.screen.show([self.lang.t("session.kicked")])
+            self.forget()
+            self.done = EXIT_OK
         elif isinstance(msg, sm.TableClosed) and msg.table == self.table:
             self.screen.show([self.lang.t("session.table_closed", reason=msg.reason)])
             self.forget()
@@ -407,7 +418,14 @@ class PlaySession:
             elif self.over and word in ("n", "no"):
                 await self.quit()
             elif word in ("h", "help", "?"):
-                self.screen.show([self.lang.t("session.help"), "", self.seat_help()])
+                self.screen.show(
+                    [
+                        self.lang.t("session.help"),
+                        self.lang.t("session.help_moderation"),
+                        "",
+                        self.seat_help(),
+                    ]
+                )
             elif word in ("v", "view"):
                 if self.view is not None:
                     self.screen.show(self.render.view_lines(self.view))
@@ -427,6 +445,8 @@ class PlaySession:
                 self.reprompt()
             elif word == "who":
                 self.screen.show([f"{s.seat}: {self.seats(s.seat)}" for s in self.info.seats])
+            elif word in MODERATION_WORDS and rest.strip():
+                await self.moderate(word, rest.strip())
             elif word == "say" and rest.strip():
                 await self.client.chat(self.table, rest.strip())
             elif word == "start":
@@ -449,6 +469,44 @@ class PlaySession:
             self.reprompt()
         if self.done is None and self.screen.prompt is None:
             self.reprompt()  # a prompt_toolkit prompt is cleared when answered
+
+    def player_named(self, name: str) -> tuple[str, str]:
+        """The player id of ``name`` (seated here, or seen in this table's chat; any case),
+        and the name as the table shows it."""
+        wanted = name.casefold()
+        for slot in self.info.seats:
+            shown = slot.name or ""
+            if slot.kind == "human" and slot.player_id and shown.casefold() == wanted:
+                return slot.player_id, shown
+        found = self.chatted.get(wanted)
+        if found is None:
+            raise CliError(self.lang.t("session.no_player", name=name))
+        return found
+
+    async def moderate(self, word: str, rest: str) -> None:
+        """``mute NAME``, ``unmute``, ``block``, ``unblock``, ``kick NAME`` (the owner, before
+        the game) and ``report NAME REASON`` (with this table's chat and game)."""
+        client = self.client
+        if word == "report":
+            typed, _, reason = rest.partition(" ")
+            if not reason.strip():
+                raise CliError(self.lang.t("session.report_usage"))
+            player, name = self.player_named(typed)
+            await client.report(player, reason.strip(), table=self.table)
+            self.screen.show([self.lang.t("session.reported", name=name)])
+            return
+        player, name = self.player_named(rest)
+        if word == "kick":
+            await client.kick(self.table, player)
+        else:
+            actions = {
+                "mute": client.mute,
+                "unmute": client.unmute,
+                "block": client.block,
+                "unblock": client.unblock,
+            }
+            await actions[word](player)
+        self.screen.show([self.lang.t(f"session.{word}_done", name=name)])
 
     def refused(self, exc: ServerError) -> str:
         """``Refused: … (code)``, the message in the player's language."""

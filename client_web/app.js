@@ -27,6 +27,8 @@ const app = {
   choice: null, // candidate actions waiting for the player's pick
   hint: null, // the server's hint for the shown view: {version, index, action, level}
   rules: null, // the rules shown: {game, lang, nodes | null while loading, shown: language served}
+  muted: new Set(), // player ids this page muted (the server keeps their chat from us)
+  blocked: new Set(), // player ids this page blocked (quick play keeps us apart)
 };
 
 // ---------------------------------------------------------------- helpers
@@ -199,6 +201,10 @@ function receive(msg) {
       break;
     case "table_closed":
       if (app.table && app.table.info.id === msg.table) closeTable();
+      break;
+    case "kicked":
+      if (app.table && app.table.info.id === msg.table) closeTable();
+      toast(t("moderation.kicked_you"));
       break;
     case "left":
       if (app.table && app.table.info.id === msg.table) closeTable();
@@ -881,6 +887,7 @@ function tableView() {
         "li",
         { class: "seat" + (turn ? " turn" : "") + (i === me ? " me" : ""), data: { seat: i } },
         h("span", { class: "who" }, seatName(s) + (i === me ? ` (${t("you")})` : "")),
+        s.kind === "human" && i !== me ? playerActions(s.player_id, s.name || "?") : null,
         count !== null && count !== undefined ? h("span", { class: "count" }, t("cards_in_hand", { n: count })) : null,
         taken !== null ? h("span", { class: "pile" }, t("pile", { n: taken })) : null,
         score !== null && score !== undefined ? h("span", { class: "score" }, t("score_n", { n: score })) : null,
@@ -1130,6 +1137,72 @@ function scoreCell(key, value) {
   return describe(value);
 }
 
+/** Buttons on another player's name (docs/protocol.md, "Moderation"): mute and block
+ * (toggles), report (asks the reason), and kick for the table's owner before the game. */
+function playerActions(playerId, name) {
+  if (!playerId) return null;
+  const table = app.table;
+  const me = app.welcome && app.welcome.player_id;
+  const toggle = (set, on, off, key) =>
+    h(
+      "button",
+      {
+        class: key,
+        data: { player: playerId },
+        on: {
+          click: () =>
+            send({ type: set.has(playerId) ? off : on, player: playerId }, (reply) => {
+              if (reply.type !== "ok") return;
+              if (set.has(playerId)) set.delete(playerId);
+              else set.add(playerId);
+              toast(t("moderation." + (set.has(playerId) ? on : off) + "_done", { name }));
+              render();
+            }),
+        },
+      },
+      t("moderation." + (set.has(playerId) ? off : on)),
+    );
+  const report = h(
+    "button",
+    {
+      class: "report",
+      data: { player: playerId },
+      on: {
+        click: () => {
+          const reason = (window.prompt(t("moderation.report_reason", { name })) || "").trim();
+          if (!reason) return;
+          const msg = { type: "report", player: playerId, reason: reason.slice(0, 500) };
+          if (table) msg.table = table.info.id;
+          send(msg, (reply) => {
+            if (reply.type === "reported") toast(t("moderation.report_sent", { name }));
+          });
+        },
+      },
+    },
+    t("moderation.report"),
+  );
+  const owner = table && table.info.owner === me && table.info.status === "waiting";
+  const kick = owner
+    ? h(
+        "button",
+        {
+          class: "kick",
+          data: { player: playerId },
+          on: { click: () => send({ type: "kick", table: table.info.id, player: playerId }) },
+        },
+        t("moderation.kick"),
+      )
+    : null;
+  return h(
+    "span",
+    { class: "player-actions", "aria-label": t("moderation.actions", { name }) },
+    toggle(app.muted, "mute", "unmute", "mute"),
+    toggle(app.blocked, "block", "unblock", "block"),
+    report,
+    kick,
+  );
+}
+
 function resultView(result, seats) {
   const winners = (result.winners || []).map((s) => seatName(seats[s]));
   const table = app.table;
@@ -1150,7 +1223,21 @@ function chatView() {
   return h(
     "section",
     { class: "chat" },
-    h("ul", {}, table.chat.map((c) => h("li", {}, h("b", {}, (c.bot ? t("seat_bot", { name: c.name }) : c.name) + ": "), c.text))),
+    h(
+      "ul",
+      {},
+      table.chat
+        .filter((c) => !app.muted.has(c.player_id) && !app.blocked.has(c.player_id))
+        .map((c) =>
+          h(
+            "li",
+            {},
+            h("b", {}, (c.bot ? t("seat_bot", { name: c.name }) : c.name) + ": "),
+            c.text,
+            c.player_id !== (app.welcome && app.welcome.player_id) ? playerActions(c.player_id, c.name) : null,
+          ),
+        ),
+    ),
     h(
       "form",
       {

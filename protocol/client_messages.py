@@ -256,6 +256,74 @@ class BotLogin(Model):
     token: Annotated[str, Field(min_length=1, max_length=128, repr=False)]
 
 
+PlayerRef = Annotated[str, Field(min_length=1, max_length=32)]
+"""A player as the tables show them: a ``player_id`` (seats, chat lines), or an
+account id (``a_…``) as ``relations`` lists it."""
+
+
+class Kick(Model):
+    """The table's owner removes ``player`` (seated or watching) from a table whose
+    game has not started; they may not come back to that table."""
+
+    type: Literal["kick"] = "kick"
+    id: RequestId | None = None
+    table: TableId
+    player: PlayerRef
+
+
+class Mute(Model):
+    """Stop delivering ``player``'s chat lines to this session (and to the account's
+    other sessions, for good, when logged in)."""
+
+    type: Literal["mute"] = "mute"
+    id: RequestId | None = None
+    player: PlayerRef
+
+
+class Unmute(Model):
+    """Deliver ``player``'s chat lines again."""
+
+    type: Literal["unmute"] = "unmute"
+    id: RequestId | None = None
+    player: PlayerRef
+
+
+class Block(Model):
+    """Quick play never seats this player and ``player`` together (either way round);
+    a block mutes too."""
+
+    type: Literal["block"] = "block"
+    id: RequestId | None = None
+    player: PlayerRef
+
+
+class Unblock(Model):
+    """Lift a block of ``player``."""
+
+    type: Literal["unblock"] = "unblock"
+    id: RequestId | None = None
+    player: PlayerRef
+
+
+class ListRelations(Model):
+    """Whom this session mutes and blocks; answered by ``relations``."""
+
+    type: Literal["list_relations"] = "list_relations"
+    id: RequestId | None = None
+
+
+class Report(Model):
+    """Report ``player`` to the operators: ``reason``, and the ``table`` (its recent chat
+    and the game ``game_no``, the current one when ``None``) it happened at."""
+
+    type: Literal["report"] = "report"
+    id: RequestId | None = None
+    player: PlayerRef
+    reason: Annotated[str, Field(min_length=1, max_length=500)]
+    table: TableId | None = None
+    game_no: Annotated[int, Field(ge=0, le=2**31 - 1)] | None = None
+
+
 class Ping(Model):
     """Answered by ``pong``."""
 
@@ -288,7 +356,14 @@ ClientMessage = Annotated[
     | ListBots
     | CreateApiToken
     | RevokeApiToken
-    | BotLogin,
+    | BotLogin
+    | Kick
+    | Mute
+    | Unmute
+    | Block
+    | Unblock
+    | ListRelations
+    | Report,
     Field(discriminator="type"),
 ]
 """Every message a client may send, told apart by ``type``."""
@@ -319,4 +394,11 @@ CLIENT_MESSAGES: tuple[type[Model], ...] = (
     CreateApiToken,
     RevokeApiToken,
     BotLogin,
+    Kick,
+    Mute,
+    Unmute,
+    Block,
+    Unblock,
+    ListRelations,
+    Report,
 )

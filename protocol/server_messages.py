@@ -302,6 +302,42 @@ class ApiToken(Model):
     token: str = Field(repr=False)
 
 
+class RelatedPlayer(Model):
+    """A muted or blocked player: the key the server keeps (an account id, or for an
+    anonymous player their player id) and the name last known."""
+
+    player: str
+    name: str
+
+
+class Relations(Model):
+    """The answer to ``list_relations``: whom the session mutes and blocks."""
+
+    type: Literal["relations"] = "relations"
+    ref: Ref = None
+    muted: tuple[RelatedPlayer, ...] = ()
+    blocked: tuple[RelatedPlayer, ...] = ()
+    kept: bool
+    """True when the lists are kept with the account; false: for this session only."""
+
+
+class Reported(Model):
+    """The answer to ``report``: it is stored for the operators."""
+
+    type: Literal["reported"] = "reported"
+    ref: Ref = None
+    report_id: str
+
+
+class Kicked(Model):
+    """Pushed to a player the table's owner removed from ``table`` (they may not
+    come back to it)."""
+
+    type: Literal["kicked"] = "kicked"
+    table: TableId
+    reason: str
+
+
 class TableClosed(Model):
     """The table is gone (everybody left, or the server shuts down)."""
 
@@ -338,7 +374,10 @@ ServerMessage = Annotated[
     | Account
     | Bot
     | Bots
-    | ApiToken,
+    | ApiToken
+    | Relations
+    | Reported
+    | Kicked,
     Field(discriminator="type"),
 ]
 """Every message the server may send, told apart by ``type``."""
@@ -365,4 +404,7 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     Bot,
     Bots,
     ApiToken,
+    Relations,
+    Reported,
+    Kicked,
 )

@@ -13,6 +13,7 @@ import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, suppress
+from datetime import UTC, datetime
 from http import HTTPStatus
 from typing import Any
 
@@ -44,8 +45,9 @@ from server.persist.db.engine import Database
 from server.persist.redis_store import RedisStore
 from server.persist.session_store import SessionStore
 from server.persist.store import Store, StoreUnavailable, make_store
-from server.players import account_requests
+from server.players import account_requests, moderation_requests
 from server.players.accounts import Accounts
+from server.players.moderation import Ban, BanList, Moderation
 from server.players.quotas import Quotas, address_group, client_address
 from server.players.sessions import Link, Player, Sessions
 from server.tables import hints
@@ -108,6 +110,11 @@ class CardaviaServer:
         )
         """Registered players (server.players.accounts), in the SQL database."""
         self.sessions.name_taken = self.accounts.taken
+        self.moderation = Moderation(self.accounts.db)
+        """Mutes, blocks, reports and bans (server.players.moderation), in the same database."""
+        self.bans = BanList()
+        """The bans in force, read every ``config.ban_poll`` seconds (cardavia-admin makes them)."""
+        self._ban_poller: asyncio.Task[None] | None = None
         self.connections: set[Connection] = set()
         self.port = 0
         self._server: Server | None = None
@@ -189,11 +196,18 @@ class CardaviaServer:
         player.token = token  # a stand-in for a player connected elsewhere, now here
         player.tables.update(self.lobby.tables_of(player.player_id))
         player.tables.update(remote)
+        if player.account is not None:  # its mutes and blocks, kept with the account
+            player.relations = await self.moderation.relations(player.account.account_id)
         self.sessions.adopt(player)
 
     async def after_hello(self, player: Player | None) -> None:
         """A session opened or resumed: record it (and its current token) in Redis before
         the connection's next request, so whatever the player does next can be resumed."""
+        if player is not None and player.account is not None:
+            ban = self.bans.of_account(player.account.account_id, datetime.now(UTC))
+            if ban is not None:  # resumed before the ban was seen: it ends now
+                await self._end_banned(player, ban)
+                return
         if player is not None and self.session_store is not None:
             await self.session_store.save(player)
             if isinstance(self.store, RedisStore):
@@ -214,6 +228,7 @@ class CardaviaServer:
         says what to fix) and the recorded tables nobody holds are rebuilt.
         """
         await self.accounts.open()  # the database, migrated (server.persist.db)
+        self.bans = await self.moderation.ban_list()
         await self._start_cluster()
         connection = batching.SERVER_CONNECTION
         ours = connection is BatchingServerConnection  # else websockets' own, and its keepalive
@@ -239,6 +254,7 @@ class CardaviaServer:
         # start: clients can connect meanwhile, and /readyz waits for them (warmed())
         self._warming = asyncio.create_task(self._warm())
         self._sweeper = asyncio.create_task(self._sweep())
+        self._ban_poller = asyncio.create_task(self._poll_bans())
         if ours and pings is not None:
             self._keepalive = asyncio.create_task(
                 keepalive.run(
@@ -287,6 +303,8 @@ class CardaviaServer:
             await asyncio.sleep(self.config.shutdown_drain)
         if self._sweeper is not None:
             self._sweeper.cancel()
+        if self._ban_poller is not None:
+            self._ban_poller.cancel()
         if self._warming is not None:
             self._warming.cancel()
         if self._keepalive is not None:
@@ -312,6 +330,39 @@ class CardaviaServer:
         await self._bounded(self.accounts.close(), "database")
         self.ai.shutdown()
         self._log.info("stopped")
+
+    async def _poll_bans(self) -> None:
+        """Read the bans every ``config.ban_poll`` seconds (``cardavia-admin`` writes them in
+        the database, from outside), then close what they cover here."""
+        while True:
+            await asyncio.sleep(self.config.ban_poll)
+            try:
+                self.bans = await self.moderation.ban_list()
+            except Exception as exc:  # the database is away: keep the bans known
+                self._log.warning("bans_not_read", error=repr(exc))
+                continue
+            await self.enforce_bans()
+
+    async def enforce_bans(self) -> None:
+        """End the sessions of banned accounts and close connections from banned
+        addresses (each is told why first: ``error`` ``banned``)."""
+        now = datetime.now(UTC)
+        for player in list(self.sessions):
+            account = player.account
+            ban = None if account is None else self.bans.of_account(account.account_id, now)
+            if ban is not None:
+                await self._end_banned(player, ban)
+        for conn in list(self.connections):
+            ban = self.bans.of_address(conn.address, now)
+            if ban is not None:
+                conn.send(banned_error(ban))
+                conn.close(1008, "banned")
+                self._log.info("banned_address_closed", ban=ban.ban_id)
+
+    async def _end_banned(self, player: Player, ban: Ban) -> None:
+        player.send(banned_error(ban))
+        await account_requests.end_session(self, player, "banned", code=1008)
+        self._log.info("banned_session_ended", player=player.player_id, ban=ban.ban_id)
 
     async def _bounded(self, step: Awaitable[None], what: str) -> None:
         """One step of the shutdown, given ``SHUTDOWN_STEP_S`` seconds: a stop that hangs
@@ -431,7 +482,10 @@ class CardaviaServer:
             forwarded = ", ".join(ws.request.headers.get_all("X-Forwarded-For"))
             conn.address = client_address(conn.address, forwarded, self._proxies)
         conn.address = address_group(conn.address)
+        ban = self.bans.of_address(conn.address, datetime.now(UTC))
         try:
+            if ban is not None:
+                raise RequestError(ErrorCode.BANNED, ban.describe(), ban.until.isoformat())
             self.lobby.quotas.connect(conn.address, time.monotonic())
         except RequestError as exc:  # one error, then close: the hello is never read
             error = Error(ref=None, code=exc.code, message=exc.message, detail=exc.detail)
@@ -440,7 +494,7 @@ class CardaviaServer:
                 await ws.send(
                     encode_json(error) if static.is_json(ws.subprotocol) else encode(error)
                 )
-                await ws.close(1008, f"quota_exceeded: {exc.detail}")
+                await ws.close(1008, f"{exc.code}: {exc.detail}"[:120])
             return
         self.connections.add(conn)
         try:
@@ -494,6 +548,8 @@ class CardaviaServer:
             self.keep(hints.start(lobby.find(player, msg.table), self.ai, player, msg))
         elif isinstance(msg, account_requests.ACCOUNT_REQUESTS):
             await account_requests.handle(self, self.accounts, player, msg)
+        elif isinstance(msg, moderation_requests.MODERATION_REQUESTS):
+            await moderation_requests.handle(self, player, msg)
         elif isinstance(msg, cm.Hello | cm.Ping):  # the connection answers these itself
             raise RequestError(ErrorCode.BAD_MESSAGE, f"unexpected message {msg.type!r}")
         else:
@@ -526,6 +582,8 @@ class CardaviaServer:
             self.lobby.check_room(player)
             await self.bus.forward(player, msg, target)
             return True
+        if isinstance(msg, cm.Report):  # answered here: the reporter's session is here
+            return False
         table = getattr(msg, "table", None)
         if not isinstance(table, str) or table in self.lobby.tables:
             return False
@@ -533,6 +591,11 @@ class CardaviaServer:
             self.lobby.check_room(player)
         await self.bus.forward(player, msg, table)
         return True
+
+
+def banned_error(ban: Ban) -> Error:
+    """The ``error`` a banned session or connection gets before it is closed."""
+    return Error(code=ErrorCode.BANNED, message=ban.describe(), detail=ban.until.isoformat())
 
 
 @asynccontextmanager

@@ -362,6 +362,14 @@ class ServerConfig(BaseSettings):
         description="Longest wait, in seconds, that failed logins impose on a name or address.",
     )
 
+    ban_poll: float = Field(
+        default=5.0,
+        gt=0,
+        le=3600,
+        description="Seconds between reads of the bans that cardavia-admin writes in the"
+        " database: a new ban ends the account's sessions within this time.",
+    )
+
     @classmethod
     def settings_customise_sources(
         cls,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 import string
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from engine.codec import to_plain
@@ -25,6 +25,7 @@ from server.ops.logs import get_logger
 from server.ops.metrics import Metrics
 from server.persist.store import Store, StoreUnavailable, TableRecord
 from server.players.quotas import Quotas
+from server.players.relations import blocks_between
 from server.players.sessions import Player, Sessions
 from server.tables.actor import TableActor
 from server.tables.commands import (
@@ -270,6 +271,7 @@ class Lobby:
                 and not core.is_member(player.player_id)
                 and not core.name_taken(player.name)
                 and self._all_here(core)
+                and not self.blocked_with(player, [slot.player_id for slot in core.seats])
             ):
                 actor.pending_joins += 1
                 actor.submit(Join(player, msg.id, None))
@@ -292,6 +294,7 @@ class Lobby:
                 and core.status == "waiting"
                 and not core.is_member(player.player_id)
                 and self._all_here(core)
+                and not self.blocked_with(player, [slot.player_id for slot in core.seats])
             ):
                 continue
             n = len(core.seats)
@@ -316,6 +319,21 @@ class Lobby:
                 if not slot.connected or player is None or not player.connected:
                     return False
         return True
+
+    def blocked_with(self, player: Player, seated: Iterable[str | None]) -> bool:
+        """Whether ``player`` blocks, or is blocked by, one of the players ``seated``
+        (their player ids; quick play never seats such a pair together).  A player
+        whose session is on another process is known here by their player id only."""
+        for player_id in seated:
+            if player_id is None:
+                continue
+            other = self.sessions.get(player_id)
+            if player_id in player.relations.blocked or (
+                other is not None
+                and blocks_between(player.key, player.relations, other.key, other.relations)
+            ):
+                return True
+        return False
 
     def _game(self, game_id: str) -> Any:
         game = GAMES.get(game_id)

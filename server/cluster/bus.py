@@ -584,6 +584,9 @@ class Bus:
                 # nobody gone: their seat is being given up (Lobby._all_here)
                 and all(s["connected"] for s in info["seats"] if s["kind"] == "human")
                 and player.player_id not in entry.get("members", ())
+                and not self.app.lobby.blocked_with(
+                    player, [s.get("player_id") for s in info["seats"]]
+                )
             ):
                 return table_id
         return None
@@ -603,16 +606,23 @@ class Bus:
         link = None if player is None else player.link
         if player is None or link is None or isinstance(link, RemoteLink):
             return
-        if not getattr(link, "json", True) and _kind(raw) in _RELAYED_AS_IS:
+        kind = _kind(raw)
+        ignoring = player.relations.muted or player.relations.blocked
+        as_is = not getattr(link, "json", True) and kind in _RELAYED_AS_IS
+        if as_is and not (kind == "chat" and ignoring):  # a muter's chat is looked at first
             player.send(Frame(None, raw))
             return
         try:
             message = decode_server(raw)
         except FrameError:
             return
+        if isinstance(message, sm.ChatLine) and ignoring:
+            sender = self.lobby.sessions.get(message.player_id)
+            if player.ignores(message.player_id if sender is None else sender.key):
+                return  # muted here, where the muting session is (the owner cannot know)
         if isinstance(message, sm.Joined):
             player.tables[message.table.id] = message.seat
-        elif isinstance(message, sm.Left | sm.TableClosed):
+        elif isinstance(message, sm.Left | sm.TableClosed | sm.Kicked):
             player.tables.pop(message.table, None)
         player.send(message)
 

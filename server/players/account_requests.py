@@ -32,6 +32,7 @@ from server.tables.options import RequestError
 if TYPE_CHECKING:
     from server.lobby import Lobby
     from server.persist.session_store import SessionStore
+    from server.players.moderation import Moderation
     from server.players.sessions import Sessions
 
 
@@ -52,8 +53,13 @@ class AccountHost(Protocol):
     def lobby(self) -> Lobby:
         """This process's tables."""
 
+    @property
+    def moderation(self) -> Moderation:
+        """Bans, mutes and blocks, kept with the accounts."""
+
     def clock(self) -> float:
         """The server's monotonic clock."""
+
 
 ACCOUNT_REQUESTS = (
     cm.Register,
@@ -184,7 +190,14 @@ async def _bots(app: AccountHost, accounts: Accounts, player: Player, msg: objec
 
 
 async def _bind(app: AccountHost, player: Player, account: Account, ref: int | None) -> None:
-    """The session is now the account's, under its name; tell the client."""
+    """The session is now the account's, under its name, with its mutes and blocks;
+    tell the client.  A banned account is refused (``banned``), read from the database
+    so that a ban made a moment ago holds already."""
+    ban = await app.moderation.ban_of_account(account.account_id)
+    if ban is not None:
+        raise RequestError(ErrorCode.BANNED, ban.describe(), ban.until.isoformat())
+    kept = await app.moderation.relations(account.account_id)
+    player.relations = kept.merged(player.relations)  # the session's own ones stay too
     player.account = account
     player.name = account.name
     if app.session_store is not None:
@@ -194,9 +207,11 @@ async def _bind(app: AccountHost, player: Player, account: Account, ref: int | N
     )
 
 
-async def end_session(app: AccountHost, player: Player, reason: str) -> None:
+async def end_session(
+    app: AccountHost, player: Player, reason: str, *, code: int = LOGGED_OUT
+) -> None:
     """Revoke ``player``'s session: tokens forgotten, seats left (the AI plays on),
-    the connection closed after what is queued for it (an ``ok``) is sent."""
+    the connection closed (with ``code``) after what is queued for it (an ``ok``) is sent."""
     link = player.link
     if link is not None:
         app.sessions.detach(player, link, app.clock())
@@ -206,4 +221,4 @@ async def end_session(app: AccountHost, player: Player, reason: str) -> None:
     if app.session_store is not None:
         await app.session_store.forget(player)
     if link is not None:
-        link.close(LOGGED_OUT, reason)
+        link.close(code, reason)

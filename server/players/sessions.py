@@ -26,6 +26,8 @@ from pydantic import BaseModel
 from protocol.codec import Frame
 from protocol.errors import ErrorCode
 from server.players.names import NAME_MAX, NameError_, validate_name
+from server.players.ratelimit import TokenBucket
+from server.players.relations import Relations
 from server.tables.options import RequestError
 
 if TYPE_CHECKING:
@@ -68,6 +70,22 @@ class Player:
     message after ``welcome`` (so a ``welcome`` lost on the way costs no session)."""
     account: Account | None = None
     """The account this session is logged in to (``None``: anonymous)."""
+    relations: Relations = field(default_factory=Relations)
+    """Whom this session mutes and blocks (a logged-in one: its account's lists)."""
+    reports: TokenBucket | None = None
+    """How many more ``report`` requests the session may make now (made at its first)."""
+
+    @property
+    def key(self) -> str:
+        """What mutes and blocks name this player by: the account id when logged in
+        (it holds on every device), else the session's player id."""
+        return self.account.account_id if self.account is not None else self.player_id
+
+    def ignores(self, sender: str) -> bool:
+        """Whether chat from the player with key ``sender`` is kept from this session
+        (muted, or blocked: a block mutes too)."""
+        relations = self.relations
+        return sender in relations.muted or sender in relations.blocked
 
     @property
     def connected(self) -> bool:

@@ -21,13 +21,13 @@ from pydantic import BaseModel
 from engine.codec import to_plain
 from protocol.codec import Frame, unchecked
 from protocol.errors import ErrorCode
-from protocol.server_messages import Error, Joined, Left, Ok, Reason, Replay, TableClosed
+from protocol.server_messages import ChatLine, Error, Joined, Left, Ok, Reason, Replay, TableClosed
 from server.ai.pool import AiRunner
 from server.ops.logs import get_logger
 from server.ops.metrics import Metrics
 from server.persist.store import LeaseLost, Store, StoreUnavailable
 from server.players.quotas import Quotas
-from server.players.sessions import Sessions
+from server.players.sessions import Player, Sessions
 from server.tables.at_once import run_at_once
 from server.tables.commands import (
     PRESENCE,
@@ -39,6 +39,7 @@ from server.tables.commands import (
     Forget,
     GetReplay,
     Join,
+    Kick,
     Leave,
     Lost,
     Move,
@@ -287,6 +288,8 @@ class TableActor:
                 await self._on_chat(command)
             elif isinstance(command, Start):
                 await self._on_start(command)
+            elif isinstance(command, Kick):
+                await self._on_kick(command)
             elif isinstance(command, GetReplay):
                 self._on_replay(command)
             elif isinstance(command, Disconnect):
@@ -462,10 +465,21 @@ class TableActor:
             if isinstance(message, Frame):
                 player.send(message)
                 continue
+            if type(message) is ChatLine and self._ignored(player, message):
+                continue  # muted or blocked: for that session only (server.players.relations)
             frame = frames.get(id(message))
             if frame is None:
                 frame = frames[id(message)] = Frame.of(message)
             player.send(frame)
+
+    def _ignored(self, player: Player, line: ChatLine) -> bool:
+        """Whether ``player`` mutes or blocks the chat line's sender (by account, when the
+        sender is logged in; else by the sender's session)."""
+        relations = player.relations
+        if not relations.muted and not relations.blocked:
+            return False
+        sender = self.sessions.get(line.player_id)
+        return player.ignores(line.player_id if sender is None else sender.key)
 
     def _send(self, player_id: str, message: BaseModel) -> None:
         player = self.sessions.get(player_id)
@@ -607,6 +621,18 @@ class TableActor:
         eff = self.core.chat(command.player.player_id, command.text, self.clock())
         await self._commit(eff)
         self._reply(command, Ok(ref=command.ref))
+
+    async def _on_kick(self, command: Kick) -> None:
+        """The owner removes a player before the game begins (:meth:`TableCore.kick`)."""
+        target = command.target
+        eff = self.core.kick(command.player.player_id, target, self.clock())
+        await self._persist(eff)
+        gone = self.sessions.get(target)
+        if gone is not None:
+            gone.tables.pop(self.id, None)
+        self._reply(command, Ok(ref=command.ref))
+        self._log.info("kicked", player=target, by=command.player.player_id)
+        await self._deliver(eff)
 
     async def _on_rematch(self, command: Rematch) -> None:
         eff = self.core.rematch(command.player.player_id, self.clock())

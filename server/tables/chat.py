@@ -7,6 +7,9 @@ from server.players.names import clean_chat
 from server.players.ratelimit import TokenBucket
 from server.tables.options import RequestError
 
+CHAT_KEPT = 50
+"""Chat lines a table keeps (the last ones), for the operators to read with a ``report``."""
+
 
 class ChatRules:
     """What a chat line may be at one table, and how often each player may send one."""

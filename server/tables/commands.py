@@ -116,6 +116,17 @@ class Rematch(_Asked):
     kind: Final = "rematch"
 
 
+class Kick(_Asked):
+    """The owner removes ``target`` (a player id) from a table that has not started."""
+
+    __slots__ = ("target",)
+    kind: Final = "kick"
+
+    def __init__(self, player: Player, ref: int | None, target: str) -> None:
+        super().__init__(player, ref)
+        self.target: Final = target
+
+
 class GetReplay(_Asked):
     """The replay of finished game ``game_no`` (None: the last one)."""
 
@@ -201,23 +212,25 @@ class Stop:
     kind: Final = "stop"
 
 
-Request: TypeAlias = Join | Spectate | Leave | Start | Move | Chat | Rematch | GetReplay
+Request: TypeAlias = Join | Spectate | Leave | Start | Move | Chat | Rematch | Kick | GetReplay
 """A player's request: answered (an error or its reply) to ``player``, with ``ref``."""
 Presence: TypeAlias = Disconnect | Reconnect | Forget
 """A session's coming or going: for ``player``, answered to nobody."""
 TableCommand: TypeAlias = Request | Presence | Tick | AiMove | Close | Lost | Stop
 """Every command a table's actor handles."""
 
-REQUESTS: Final = (Join, Spectate, Leave, Start, Move, Chat, Rematch, GetReplay)
+REQUESTS: Final = (Join, Spectate, Leave, Start, Move, Chat, Rematch, Kick, GetReplay)
 """The classes of :data:`Request`, for ``isinstance``."""
 PRESENCE: Final = (Disconnect, Reconnect, Forget)
 """The classes of :data:`Presence`, for ``isinstance``."""
 PRESENCE_BY_KIND: Final[dict[str, type[Presence]]] = {c.kind: c for c in PRESENCE}
 """The presence commands by ``kind``, as the bus carries them between processes."""
 
-TableRequest: TypeAlias = cm.Act | cm.Rematch | cm.Leave | cm.Start | cm.Chat | cm.GetReplay
+TableRequest: TypeAlias = (
+    cm.Act | cm.Rematch | cm.Leave | cm.Start | cm.Chat | cm.Kick | cm.GetReplay
+)
 """A client's request that goes to its table's actor as it is (no lobby check first)."""
-TABLE_REQUESTS: Final = (cm.Act, cm.Rematch, cm.Leave, cm.Start, cm.Chat, cm.GetReplay)
+TABLE_REQUESTS: Final = (cm.Act, cm.Rematch, cm.Leave, cm.Start, cm.Chat, cm.Kick, cm.GetReplay)
 """The classes of :data:`TableRequest`, for ``isinstance``."""
 
 
@@ -234,6 +247,8 @@ def command_of(player: Player, msg: TableRequest) -> Request:
         return Start(player, msg.id)
     if isinstance(msg, cm.Chat):
         return Chat(player, msg.id, msg.text)
+    if isinstance(msg, cm.Kick):
+        return Kick(player, msg.id, msg.player)
     if isinstance(msg, cm.GetReplay):
         return GetReplay(player, msg.id, msg.game_no)
     unhandled(msg)

@@ -14,6 +14,7 @@ replay of a finished game.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
@@ -26,11 +27,11 @@ from engine.policy import Peers
 from protocol.codec import unchecked
 from protocol.errors import ErrorCode
 from protocol.models import SeatInfo, TableInfo
-from protocol.server_messages import ChatLine, GameOver, Reason, Snapshot, TableChanged
+from protocol.server_messages import ChatLine, GameOver, Kicked, Reason, Snapshot, TableChanged
 from server.persist.store import LoggedAction
 from server.players.names import skeleton
 from server.tables.action_cache import decoder_for
-from server.tables.chat import ChatRules
+from server.tables.chat import CHAT_KEPT, ChatRules
 from server.tables.options import RequestError, TableSetup
 from server.tables.updates import Change, UpdateBuilder
 from server.tables.values import (
@@ -99,6 +100,7 @@ class Checkpoint:
         "fill_at",
         "finished_at",
         "game_no",
+        "kicked",
         "log",
         "log_length",
         "owner",
@@ -128,6 +130,7 @@ class Checkpoint:
         self.rematch_votes: Final = core.rematch_votes.copy()
         self.archive: Final = core.archive.copy()
         self.owner: Final = core.owner
+        self.kicked: Final = core.kicked.copy()
         self.fill_at: Final = core.fill_at
         self.finished_at: Final = core.finished_at
         self._covered_seen: Final = core._covered_seen  # replaced, never changed in place
@@ -190,6 +193,10 @@ class TableCore:
         self.waiting_grace = waiting_grace
         self.spectators_away: dict[str, float] = {}
         """Spectators whose connection dropped, and since when."""
+        self.kicked: set[str] = set()
+        """Players the owner removed before the game began: they may not come back."""
+        self.recent_chat: deque[ChatLine] = deque(maxlen=CHAT_KEPT)
+        """The last chat lines said here, which a ``report`` keeps for the operators."""
         self.ai_table_linger = ai_table_linger
         self.finished_at: float | None = None
         self._ticked_at = created
@@ -230,6 +237,7 @@ class TableCore:
         self.rematch_votes = checkpoint.rematch_votes
         self.archive = checkpoint.archive
         self.owner = checkpoint.owner
+        self.kicked = checkpoint.kicked
         self.fill_at = checkpoint.fill_at
         self.finished_at = checkpoint.finished_at
         self._covered_seen = checkpoint._covered_seen
@@ -405,6 +413,7 @@ class TableCore:
         held = self.seat_of(player_id)
         if held is not None:
             raise RequestError(ErrorCode.FORBIDDEN, f"you already hold seat {held} here")
+        self._check_not_kicked(player_id)
         if self.status != "waiting":
             raise RequestError(ErrorCode.TABLE_FULL, "the game has started: spectate instead")
         free = self.free_seats()
@@ -437,6 +446,7 @@ class TableCore:
         """Watch the table: a snapshot of the spectator view if a game is on."""
         if self.seat_of(player_id) is not None:
             raise RequestError(ErrorCode.FORBIDDEN, "you are seated here; leave to watch")
+        self._check_not_kicked(player_id)
         if (
             player_id not in self.spectators
             and self.max_spectators is not None
@@ -478,6 +488,29 @@ class TableCore:
         if self.status == "finished":
             eff = self._merge(eff, self._rematch_if_agreed(now))
         return eff
+
+    def kick(self, owner_id: str, player_id: str, now: float) -> Effects:
+        """The owner removes ``player_id`` (seated or watching) before the game begins;
+        the player is told (``kicked``) and may not join or watch this table again."""
+        if owner_id != self.owner:
+            raise RequestError(ErrorCode.FORBIDDEN, "only the table's owner may remove players")
+        if self.status != "waiting":
+            raise RequestError(
+                ErrorCode.GAME_IN_PROGRESS, "players can be removed only before the game begins"
+            )
+        if player_id == owner_id:
+            raise RequestError(ErrorCode.FORBIDDEN, "leave the table instead of removing yourself")
+        if not self.is_member(player_id):
+            raise RequestError(ErrorCode.NOT_AT_TABLE, "this player is not at this table")
+        eff = self.leave(player_id, now)
+        self.kicked.add(player_id)
+        told = Kicked(table=self.id, reason="the table's owner removed you")
+        eff.outs = [(player_id, told), *eff.outs]
+        return eff
+
+    def _check_not_kicked(self, player_id: str) -> None:
+        if player_id in self.kicked:
+            raise RequestError(ErrorCode.KICKED, "the table's owner removed you from this table")
 
     def disconnect(self, player_id: str, now: float) -> Effects:
         """The player's connection dropped: their seat waits, then the AI covers; at a
@@ -825,6 +858,7 @@ class TableCore:
         msg = ChatLine(
             table=self.id, player_id=player_id, name=name or "", seat=seat, text=line, bot=bot
         )
+        self.recent_chat.append(msg)
         return Effects(outs=self._to_all(msg))
 
 

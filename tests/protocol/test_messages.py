@@ -89,6 +89,13 @@ CLIENT_SAMPLES: list[Any] = [
     cm.CreateApiToken(id=23, bot="a_1", label="laptop"),
     cm.RevokeApiToken(id=24, token_id="t_1"),
     cm.BotLogin(id=25, token="cdv_secret"),
+    cm.Kick(id=26, table="t_1", player="p_2"),
+    cm.Mute(id=27, player="p_2"),
+    cm.Unmute(id=28, player="a_2"),
+    cm.Block(id=29, player="p_2"),
+    cm.Unblock(id=30, player="a_2"),
+    cm.ListRelations(id=31),
+    cm.Report(id=32, player="p_2", reason="insults in chat", table="t_1", game_no=0),
 ]
 
 SERVER_SAMPLES: list[Any] = [
@@ -154,6 +161,14 @@ SERVER_SAMPLES: list[Any] = [
         ),
     ),
     sm.ApiToken(ref=14, token_id="t_1", bot="a_2", label="x", token="cdv_secret"),
+    sm.Relations(
+        ref=15,
+        muted=(sm.RelatedPlayer(player="a_2", name="Bo"),),
+        blocked=(sm.RelatedPlayer(player="p_3", name="Cy"),),
+        kept=True,
+    ),
+    sm.Reported(ref=16, report_id="r_1"),
+    sm.Kicked(table="t_1", reason="the table's owner removed you"),
 ]
 
 
@@ -212,6 +227,15 @@ def test_models_are_frozen_and_closed() -> None:
         ({"type": "logout", "extra": 1}, ErrorCode.BAD_MESSAGE),
         ({"type": "change_password", "password": "x" * 8}, ErrorCode.BAD_MESSAGE),
         ({"type": "delete_account", "password": None}, ErrorCode.BAD_MESSAGE),
+        ({"type": "kick", "table": "t"}, ErrorCode.BAD_MESSAGE),
+        ({"type": "kick", "table": "t", "player": 7}, ErrorCode.BAD_MESSAGE),
+        ({"type": "mute", "player": ""}, ErrorCode.BAD_MESSAGE),
+        ({"type": "mute", "player": "p" * 33}, ErrorCode.BAD_MESSAGE),
+        ({"type": "block", "player": ["p_1"]}, ErrorCode.BAD_MESSAGE),
+        ({"type": "list_relations", "all": True}, ErrorCode.BAD_MESSAGE),
+        ({"type": "report", "player": "p_1", "reason": ""}, ErrorCode.BAD_MESSAGE),
+        ({"type": "report", "player": "p_1", "reason": "x" * 501}, ErrorCode.BAD_MESSAGE),
+        ({"type": "report", "player": "p_1", "reason": "x", "game_no": -1}, ErrorCode.BAD_MESSAGE),
     ],
 )
 def test_bad_messages_get_typed_codes(data: dict[str, Any], code: ErrorCode) -> None:

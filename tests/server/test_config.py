@@ -92,6 +92,7 @@ OLD_FLAGS = (
     "--database-url",
     "--login-backoff",
     "--login-backoff-max",
+    "--ban-poll",  # moderation (issue 54): how often the bans are read
 )
 
 FIELDS = ServerConfig.model_fields

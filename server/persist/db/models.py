@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, MetaData, String
+from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, MetaData, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING = {
@@ -63,3 +63,64 @@ class ApiTokenRow(Base):
     label: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     uses: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class RelationRow(Base):
+    """One account muting or blocking another (``kind``: ``mute`` or ``block``).
+
+    Kept with the account, so a player's lists follow them to every device and
+    process; deleting either account deletes the row.
+    """
+
+    __tablename__ = "relations"
+
+    account_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("accounts.account_id", ondelete="CASCADE"), primary_key=True
+    )
+    other_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("accounts.account_id", ondelete="CASCADE"), primary_key=True
+    )
+    kind: Mapped[str] = mapped_column(String(8), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ReportRow(Base):
+    """A player's report about another, for an operator (``cardavia-admin reports``).
+
+    Names and ids are copied, not referenced: a report outlives the accounts and
+    sessions it is about.  ``chat`` is the table's recent chat as JSON; ``table_id``
+    and ``game_no`` say which game (its replay) the report is about.
+    """
+
+    __tablename__ = "reports"
+
+    report_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    reporter_player: Mapped[str] = mapped_column(String(32))
+    reporter_account: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    reporter_name: Mapped[str] = mapped_column(String(64))
+    target_player: Mapped[str] = mapped_column(String(32))
+    target_account: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    target_name: Mapped[str] = mapped_column(String(64))
+    table_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    game_no: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    reason: Mapped[str] = mapped_column(String(500))
+    chat: Mapped[str] = mapped_column(Text)
+
+
+class BanRow(Base):
+    """An operator's ban of an account or of an address (a network, in CIDR notation)
+    until ``until``; ``lifted_at`` is set when an operator lifts it early."""
+
+    __tablename__ = "bans"
+
+    ban_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    account_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
+    account_name: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    address: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    until: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    reason: Mapped[str] = mapped_column(String(500))
+    banned_by: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    lifted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    lifted_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
