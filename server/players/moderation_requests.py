@@ -10,7 +10,7 @@ anonymous session, or of an anonymous player, last as long as the session.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy.exc import DBAPIError
 
@@ -25,7 +25,40 @@ from server.players.sessions import Player
 from server.tables.options import RequestError
 
 if TYPE_CHECKING:
-    from server.app import CardaviaServer
+    from server.cluster.bus import Bus
+    from server.lobby import Lobby
+    from server.players.accounts import Accounts
+    from server.players.sessions import Sessions
+
+
+class ModerationHost(Protocol):
+    """What the moderation requests need of the server (:class:`server.app.ModerationHost`):
+    the sessions, the accounts and the moderation records, the lobby (a report takes its
+    table's recent chat), and whether other processes share the players (``bus``)."""
+
+    @property
+    def sessions(self) -> Sessions:
+        """This process's sessions."""
+
+    @property
+    def accounts(self) -> Accounts:
+        """The accounts."""
+
+    @property
+    def moderation(self) -> Moderation:
+        """Bans, mutes, blocks and reports."""
+
+    @property
+    def lobby(self) -> Lobby:
+        """This process's tables."""
+
+    @property
+    def bus(self) -> Bus | None:
+        """The routing between processes (None: this process alone)."""
+
+    def clock(self) -> float:
+        """The server's monotonic clock."""
+
 
 MODERATION_REQUESTS = (
     cm.Mute,
@@ -54,7 +87,7 @@ _SETS = {
 _log = get_logger(component="moderation")
 
 
-async def handle(app: CardaviaServer, player: Player, msg: object) -> None:
+async def handle(app: ModerationHost, player: Player, msg: object) -> None:
     """Answer one moderation request of ``player``; ``store_unavailable`` when the
     database cannot be reached (its transaction rolled back: nothing changed)."""
     try:
@@ -66,7 +99,7 @@ async def handle(app: CardaviaServer, player: Player, msg: object) -> None:
         ) from None
 
 
-async def _handle(app: CardaviaServer, moderation: Moderation, player: Player, msg: object) -> None:
+async def _handle(app: ModerationHost, moderation: Moderation, player: Player, msg: object) -> None:
     if isinstance(msg, cm.Mute | cm.Unmute | cm.Block | cm.Unblock):
         kind, on = _SETS[type(msg)]
         await _relate(app, moderation, player, msg.player, kind, on)
@@ -80,7 +113,7 @@ async def _handle(app: CardaviaServer, moderation: Moderation, player: Player, m
         raise RequestError(ErrorCode.BAD_MESSAGE, "not a moderation request")
 
 
-async def _target(app: CardaviaServer, ref: str) -> tuple[str, str]:
+async def _target(app: ModerationHost, ref: str) -> tuple[str, str]:
     """The key and name of the player ``ref`` names: a session here (by player id) or
     an account (by id); ``not_found`` for anybody else."""
     other = app.sessions.get(ref)
@@ -98,7 +131,7 @@ async def _target(app: CardaviaServer, ref: str) -> tuple[str, str]:
 
 
 async def _relate(
-    app: CardaviaServer,
+    app: ModerationHost,
     moderation: Moderation,
     player: Player,
     ref: str,
@@ -127,7 +160,7 @@ async def _relate(
 
 
 async def _listed(
-    app: CardaviaServer, moderation: Moderation, player: Player, ref: int | None
+    app: ModerationHost, moderation: Moderation, player: Player, ref: int | None
 ) -> Relations:
     relations = player.relations
     keys = relations.muted | relations.blocked
@@ -149,7 +182,7 @@ async def _listed(
 
 
 async def _report(
-    app: CardaviaServer, moderation: Moderation, player: Player, msg: cm.Report
+    app: ModerationHost, moderation: Moderation, player: Player, msg: cm.Report
 ) -> str:
     """Store ``msg`` with the table's recent chat and the game it names."""
     reason = msg.reason.strip()

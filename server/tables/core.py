@@ -104,6 +104,7 @@ class Checkpoint:
         "log",
         "log_length",
         "owner",
+        "recent_chat",
         "rematch_votes",
         "seats",
         "seed",
@@ -131,6 +132,7 @@ class Checkpoint:
         self.archive: Final = core.archive.copy()
         self.owner: Final = core.owner
         self.kicked: Final = core.kicked.copy()
+        self.recent_chat: Final = core.recent_chat.copy()
         self.fill_at: Final = core.fill_at
         self.finished_at: Final = core.finished_at
         self._covered_seen: Final = core._covered_seen  # replaced, never changed in place
@@ -238,6 +240,7 @@ class TableCore:
         self.archive = checkpoint.archive
         self.owner = checkpoint.owner
         self.kicked = checkpoint.kicked
+        self.recent_chat = checkpoint.recent_chat
         self.fill_at = checkpoint.fill_at
         self.finished_at = checkpoint.finished_at
         self._covered_seen = checkpoint._covered_seen

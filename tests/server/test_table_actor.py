@@ -26,6 +26,7 @@ from server.tables.commands import (
     Forget,
     GetReplay,
     Join,
+    Kick,
     Leave,
     Lost,
     Move,
@@ -360,6 +361,11 @@ async def test_every_command_is_dispatched_and_a_failed_write_leaves_the_core_as
     waiting = await _Table().record()  # the owner starts a table that waits for players
     eve, _ = waiting.player("Eve")
     await waiting.run(Join(eve, 1, 0))
+    hal, hal_in = waiting.player("Hal")
+    await waiting.run(Spectate(hal, 2))
+    await waiting.run(Kick(eve, 3, hal.player_id))  # before the start
+    assert not waiting.core.is_member(hal.player_id) and hal.player_id in waiting.core.kicked
+    assert _last(hal_in, sm.Kicked).table == "t1"
     await waiting.run(Start(eve, 2), fail="start_game")
     assert waiting.core.status == "playing" and waiting.core.seats[1].kind == "ai"
     filling = await _Table(fill_at=150.0).record()  # the AI fills it once its wait is over
@@ -386,4 +392,5 @@ async def test_every_command_is_dispatched_and_a_failed_write_leaves_the_core_as
             assert not ending.closed and not ending.lost  # the record stays
     every = set(get_args(TableCommand))
     assert table.handled == every
-    assert table.undone == every - {GetReplay, Close, Lost, Stop}  # these write nothing
+    # these write nothing, or (a kick) only the seating, which a later command saves again
+    assert table.undone == every - {GetReplay, Kick, Close, Lost, Stop}
