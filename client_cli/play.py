@@ -47,7 +47,7 @@ from client_cli.common import (
 from client_cli.credentials import CredentialFile
 from client_cli.lang import Language, add_lang, run_with_lang
 from client_cli.options import PORT, SECONDS, TURN_SECONDS, number_in
-from client_cli.play_session import PlaySession
+from client_cli.play_session import PlaySession, QuickAsk
 from client_cli.seatfile import HeldSeat, SeatFile
 from client_cli.terminal import Screen
 from protocol import server_messages as sm
@@ -199,6 +199,9 @@ async def play_at(url: str, args: argparse.Namespace, lang: Language, *, embedde
             seatfile=seats,
             auto_pass=args.auto_pass,
             lang=lang,
+            quick=QuickAsk(args.game, args.level, args.partner)
+            if (args.quick or args.partner) and not args.table
+            else None,
         )
         session.fancy_input = not args.plain
         session.remember()
