@@ -24,6 +24,10 @@ the same seat again (the AI covers your turns meanwhile).  Only ``quit``
 gives the seat up; while a game is on it asks first.  Without ``--url`` the
 game lives in this process: ending it (``quit``, Ctrl-C, closing the window)
 ends the game, and the next ``cardavia play`` starts a new one.
+
+With ``--quick``, a seat at a table that still waits lasts only as long as the
+connection (the server gives it up when it closes): a dropped connection is
+resumed and quick play asked again, as ``--quick`` asked the first time.
 """
 
 # The session itself is client_cli.play_session.PlaySession; the state file,
