@@ -24,6 +24,10 @@ the same seat again (the AI covers your turns meanwhile).  Only ``quit``
 gives the seat up; while a game is on it asks first.  Without ``--url`` the
 game lives in this process: ending it (``quit``, Ctrl-C, closing the window)
 ends the game, and the next ``cardavia play`` starts a new one.
+
+With ``--quick``, a seat at a table that still waits lasts only as long as the
+connection (the server gives it up when it closes): a dropped connection is
+resumed and quick play asked again, as ``--quick`` asked the first time.
 """
 
 # The session itself is client_cli.play_session.PlaySession; the state file,
@@ -47,7 +51,7 @@ from client_cli.common import (
 from client_cli.credentials import CredentialFile
 from client_cli.lang import Language, add_lang, run_with_lang
 from client_cli.options import PORT, SECONDS, TURN_SECONDS, number_in
-from client_cli.play_session import PlaySession
+from client_cli.play_session import PlaySession, QuickAsk
 from client_cli.seatfile import HeldSeat, SeatFile
 from client_cli.terminal import Screen
 from protocol import server_messages as sm
@@ -199,6 +203,9 @@ async def play_at(url: str, args: argparse.Namespace, lang: Language, *, embedde
             seatfile=seats,
             auto_pass=args.auto_pass,
             lang=lang,
+            quick=QuickAsk(args.game, args.level, args.partner)
+            if (args.quick or args.partner) and not args.table
+            else None,
         )
         session.fancy_input = not args.plain
         session.remember()

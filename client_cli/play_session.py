@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 from websockets.exceptions import InvalidHandshake
@@ -40,6 +41,15 @@ RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0, 4.0, 8.0)
 """Seconds to wait before each attempt to resume a dropped session."""
 
 
+@dataclass(frozen=True)
+class QuickAsk:
+    """What ``--quick`` asked the server for (``quick_play``'s fields)."""
+
+    game: str
+    level: str | None = None
+    partner: str | None = None
+
+
 class PlaySession:
     """One person at one table: prints what happens, reads moves and commands."""
 
@@ -54,6 +64,7 @@ class PlaySession:
         seatfile: SeatFile | None = None,
         auto_pass: bool = False,
         lang: Language | None = None,
+        quick: QuickAsk | None = None,
     ) -> None:
         self.lang = lang or language()
         self.client = client
@@ -62,18 +73,27 @@ class PlaySession:
         self._auto: asyncio.Future[None] | None = None
         self.fancy_input = True
         """prompt_toolkit on a terminal (history, completion); False: plain lines."""
+        self.done: int | None = None
+        self.screen = screen
+        self.url = url
+        self.embedded = embedded
+        self.quick = quick
+        """What quick play asked for, when it seated this player: asked again when the
+        server gives the waiting seat up (see :meth:`seat_given_up`)."""
+        self.sit(joined)
+
+    def sit(self, joined: sm.Joined) -> None:
+        """Show the table of ``joined`` from its seat, from the start (a new session,
+        or a new quick-play table after the waiting seat was given up)."""
         self.table = joined.table.id
         self.seat = joined.seat
         self.info: TableInfo = joined.table
         self.invite = joined.invite
-        self.screen = screen
-        self.url = url
-        self.embedded = embedded
         self.seats = Seats(me=joined.seat, lang=self.lang)
         self.seats.update(joined.table)
         self.render: Renderer = renderer_for(joined.table.game, self.seats)
         self.render.set_pattern(joined.table.options)
-        self.render.style = Style(colour_wanted(screen.out))
+        self.render.style = Style(colour_wanted(self.screen.out))
         self.view: dict[str, Any] | None = None
         self.version = -1
         self.game_no = 0
@@ -84,7 +104,6 @@ class PlaySession:
         brought: sent again if the table is back at that version (the version keeps
         it from counting twice)."""
         self.over = False
-        self.done: int | None = None
         self.quitting = False
         """'quit' was typed while a game is on: the next line says whether to go."""
         self.chatted: dict[str, tuple[str, str]] = {}
@@ -139,7 +158,9 @@ class PlaySession:
         lines.start()
         try:
             async for source, item in self._events(lines):
-                if source == "net":
+                if source == "net" and self.seat_given_up(item):
+                    await self.quick_again_here()
+                elif source == "net":
                     self.on_message(item)
                 else:
                     await self.on_line(item)
@@ -164,6 +185,8 @@ class PlaySession:
                     except ClientClosed as exc:
                         if reading is not self.client or await self.reconnect(exc):
                             # resumed already (a request went unanswered): read the new one
+                            if self.done is not None:
+                                return  # resumed, but quick play again was refused
                             reading = self.client
                             net = asyncio.ensure_future(self.client.receive())
                             continue
@@ -206,6 +229,12 @@ class PlaySession:
                 continue
             old, self.client = self.client, client
             await old.close()
+            if client.resumed and self.table not in client.tables and self.given_up_here():
+                try:
+                    await self.quick_again()
+                except (ClientClosed, RequestTimeout):
+                    continue  # the next try resumes the session and asks again
+                return True
             for _ in range(100):  # after a failover the table comes back within seconds
                 if not client.resumed or self.table in client.tables or client.closed:
                     break
@@ -217,6 +246,55 @@ class PlaySession:
             self.remember()
             return True
         return False
+
+    def given_up_here(self) -> bool:
+        """Whether the server gives this seat up when the connection closes: a seat
+        quick play took at a quick-play table that still waits (docs/protocol.md,
+        Quick play), which quick play may then take anew."""
+        return self.quick is not None and self.info.quick and self.info.status == "waiting"
+
+    def seat_given_up(self, msg: Any) -> bool:
+        """Whether ``msg`` says the waiting quick-play seat was given up: ``left`` with
+        no ``ref`` (no ``leave`` of ours) for this table, sent to a session that was back
+        before the server saw its old connection close."""
+        return (
+            isinstance(msg, sm.Left)
+            and msg.ref is None
+            and msg.table == self.table
+            and self.given_up_here()
+        )
+
+    async def quick_again(self) -> None:
+        """Quick play again after the server gave the waiting seat up, as ``--quick``
+        asked: say so in one line, then show the new table from the start. A refusal
+        (a quota, say) ends the session; a dropped connection or a missing answer is
+        the caller's to resume."""
+        assert self.quick is not None
+        self.screen.ask(None)
+        self.screen.show([self.lang.t("session.quick_again")])
+        try:
+            joined = await self.client.quick_play(
+                self.quick.game, self.quick.level, self.quick.partner
+            )
+        except ServerError as exc:
+            self.screen.show([self.refused(exc)])
+            self.forget()
+            self.done = 1
+            return
+        self.sit(joined)
+        self.remember()
+        self.intro()
+
+    async def quick_again_here(self) -> None:
+        """:meth:`quick_again` on this connection (its seat was given up after it was
+        resumed): a dropped connection or a missing answer resumes the session in the
+        message loop, whose welcome then lacks the table, so it asks again."""
+        try:
+            await self.quick_again()
+        except ClientClosed:
+            pass  # the message loop resumes the session
+        except RequestTimeout:
+            await self.client.close()  # the message loop resumes on a new connection
 
     def intro(self) -> None:
         """Say where we are; how others join a table that waits for people."""

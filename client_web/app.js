@@ -9,6 +9,7 @@ import { soundSwitch, yourTurn } from "/static/turn.js";
 
 const PROTOCOL_VERSION = 1;
 const store = window.localStorage;
+const tab = window.sessionStorage; // this tab's: kept across a reload, not shared with other tabs
 let S = {}; // the strings table: English with the chosen language laid over it
 let lang = "en";
 
@@ -168,6 +169,7 @@ function receive(msg) {
       if (app.table) {
         const info = app.tables.find((x) => x.id === app.table.info.id);
         if (info) app.table.info = info;
+        if (info) quickStarted(info);
       }
       render();
       break;
@@ -175,6 +177,7 @@ function receive(msg) {
       openTable(msg.table, msg.seat, msg.invite);
       break;
     case "table":
+      quickStarted(msg.table);
       if (app.table && app.table.info.id === msg.table.id) {
         app.table.info = msg.table;
         render();
@@ -207,7 +210,10 @@ function receive(msg) {
       toast(t("moderation.kicked_you"));
       break;
     case "left":
-      if (app.table && app.table.info.id === msg.table) closeTable();
+      // no ref: not our leave but our waiting quick-play seat, given up as the old
+      // connection closed after this session was back (docs/protocol.md, Quick play)
+      if ((msg.ref === null || msg.ref === undefined) && quickWaiting(msg.table)) quickAgain();
+      else if (app.table && app.table.info.id === msg.table) closeTable();
       break;
     case "error":
       if (!done) toast(errorMessage(S, msg, app.table ? app.table.info.game : "", pattern())); // in the page's language
@@ -245,10 +251,15 @@ function onWelcome(msg) {
   listTables();
   const params = hashParams();
   const wanted = params.get("table");
-  if (wanted && !msg.tables.includes(wanted)) {
+  if (wanted ? !msg.tables.includes(wanted) && quickWaiting(wanted) : quickWaiting(null)) {
+    quickAgain(); // the waiting quick-play seat was given up as the page reloaded
+  } else if (wanted && !msg.tables.includes(wanted)) {
     const req = { type: params.get("watch") ? "spectate" : "join_table", table: wanted };
     if (params.get("invite")) req.invite = params.get("invite");
-    send(req);
+    // the page's own address from before a reload: a table gone meanwhile is no news
+    // (back to the lobby); a link's table that is not there is said
+    const own = tab.getItem(SHOWN_KEY) === wanted;
+    send(req, own ? (reply) => reply.type === "error" && closeTable() : undefined);
   } else if (msg.tables.length === 0 && app.table) {
     closeTable();
   }
@@ -257,6 +268,56 @@ function onWelcome(msg) {
 
 function listTables() {
   send({ type: "list_tables" });
+}
+
+// ---------------------------------------------------------------- quick play
+// A seat quick play took lasts, while its table waits, only as long as the connection
+// (docs/protocol.md, Quick play): a reload gives it up. The tab remembers what it asked
+// for and the table it got, finds that seat gone after a reload (or a dropped connection)
+// and quick plays again; once the game starts the seat waits for it as at any table.
+const QUICK_KEY = "cardavia.quick"; // {game, level, table}: the quick play asked for
+const SHOWN_KEY = "cardavia.shown"; // the table this page put in its address
+
+function quickPlay(game, level) {
+  // table null: asked, not answered yet (a reload before the answer asks again too)
+  tab.setItem(QUICK_KEY, JSON.stringify({ game, level, table: null }));
+  send({ type: "quick_play", game, level }, (reply) => {
+    if (reply.type === "joined" && reply.table.status === "waiting") {
+      tab.setItem(QUICK_KEY, JSON.stringify({ game, level, table: reply.table.id }));
+    } else {
+      tab.removeItem(QUICK_KEY);
+      if (reply.type === "error") toast(errorMessage(S, reply));
+    }
+  });
+}
+
+/** What this tab's quick play asked for and the waiting table it got: {game, level,
+ * table}, or null. */
+function quickAsked() {
+  return JSON.parse(tab.getItem(QUICK_KEY) || "null");
+}
+
+/** Whether this tab's quick play seated it at ``tableId`` (null: not answered yet), a
+ * table that still waits. */
+function quickWaiting(tableId) {
+  const asked = quickAsked();
+  return asked !== null && asked.table === tableId;
+}
+
+/** The waiting quick-play seat was given up (or never seen): quick play again, as asked. */
+function quickAgain() {
+  const asked = quickAsked();
+  app.table = null;
+  app.hint = null;
+  history.replaceState(null, "", location.pathname);
+  tab.removeItem(SHOWN_KEY);
+  quickPlay(asked.game, asked.level);
+  render();
+}
+
+/** ``info`` changed: a quick-play table that started keeps its seats, nothing to redo. */
+function quickStarted(info) {
+  if (info.status !== "waiting" && quickWaiting(info.id)) tab.removeItem(QUICK_KEY);
 }
 
 // ---------------------------------------------------------------- accounts
@@ -358,6 +419,8 @@ function openTable(info, seat, invite) {
   const params = new URLSearchParams({ table: info.id });
   if (app.table.invite) params.set("invite", app.table.invite);
   history.replaceState(null, "", "#" + params.toString());
+  tab.setItem(SHOWN_KEY, info.id);
+  quickStarted(info);
   app.selected.clear();
   app.choice = null;
   render();
@@ -366,6 +429,8 @@ function openTable(info, seat, invite) {
 function closeTable() {
   app.table = null;
   app.hint = null;
+  tab.removeItem(QUICK_KEY);
+  tab.removeItem(SHOWN_KEY);
   yourTurn(false, t("your_turn"), t("title"));
   history.replaceState(null, "", location.pathname);
   listTables();
@@ -766,7 +831,7 @@ function lobbyView() {
       h(
         "div",
         { class: "buttons" },
-        h("button", { type: "button", class: "quick", on: { click: () => send({ type: "quick_play", game: game.id, level: level.value || null }) } }, t("quick_play")),
+        h("button", { type: "button", class: "quick", on: { click: () => quickPlay(game.id, level.value || null) } }, t("quick_play")),
         h(
           "button",
           {
