@@ -101,7 +101,7 @@ SERVE = textwrap.dedent(
 
     print(json.dumps({
         "loaded": loaded(),
-        "fuzz": last_json(fuzz.main, ["--seconds", "4", "--seed", "1"]),
+        "fuzz": last_json(fuzz.main, ["--seconds", "8", "--seed", "1"]),
         "audit": last_json(leak_audit.main, ["--games", "4", "--short", "--seed", "3"]),
     }))
     """
@@ -180,6 +180,14 @@ AGAINST_COMPILED = (
 """The test files run again against the compiled copy: the engine's conformance suite
 and the server's tests over real sockets (whole games, the hot path, the fast read of
 moves, malformed input)."""
+
+PLAIN_ONLY = (
+    "tests/server/test_fast_read.py::"
+    "test_what_may_run_now_is_a_ping_or_a_move_or_vote_for_a_table_here",
+)
+"""Tests of :data:`AGAINST_COMPILED` that spy on a method by replacing it on its class
+(``Connection._receive``): a compiled class calls its own methods natively, so the spy
+sees nothing there; what they check of the code holds as plain Python."""
 
 
 def _copy(to: Path, libraries_of: Path | None = None, tests: bool = False) -> Path:
@@ -337,7 +345,8 @@ def test_the_conformance_suite_and_the_socket_tests_pass_against_the_compiled_bu
 ) -> None:
     """:data:`AGAINST_COMPILED`, run in the compiled copy: every module of the build
     loads compiled there, and each test passes as in plain Python."""
-    args = [*AGAINST_COMPILED, "-q", "-p", "no:cacheprovider", "-n", "0"]
+    deselect = [arg for test in PLAIN_ONLY for arg in ("--deselect", test)]
+    args = [*AGAINST_COMPILED, *deselect, "-q", "-p", "no:cacheprovider", "-n", "0"]
     code = (
         "import sys, pytest\n"
         "from compiled.runtime import loaded\n"
