@@ -256,6 +256,37 @@ class BotLogin(Model):
     token: Annotated[str, Field(min_length=1, max_length=128, repr=False)]
 
 
+class History(Model):
+    """The logged-in account's stored games, newest first (``game``: of that game only),
+    ``limit`` per page; send the reply's ``cursor`` back for the next page. Answered by
+    ``history``."""
+
+    type: Literal["history"] = "history"
+    id: RequestId | None = None
+    game: GameId | None = None
+    cursor: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    limit: Annotated[int, Field(ge=1, le=50)] = 20
+
+
+class GetProfile(Model):
+    """An account's public profile (``name`` ``None``: the logged-in account's own):
+    games played and won per game, member since. Answered by ``profile``."""
+
+    type: Literal["profile"] = "profile"
+    id: RequestId | None = None
+    name: AccountName | None = None
+
+
+class GetGameRecord(Model):
+    """A stored (finished) game by its id (``TABLE.N``, as ``history`` lists it): its
+    replay and deal seed, for its players and, when its table was public, anyone.
+    Answered by ``game_record``."""
+
+    type: Literal["get_game_record"] = "get_game_record"
+    id: RequestId | None = None
+    game_id: Annotated[str, Field(min_length=3, max_length=80)]
+
+
 class Ping(Model):
     """Answered by ``pong``."""
 
@@ -288,7 +319,10 @@ ClientMessage = Annotated[
     | ListBots
     | CreateApiToken
     | RevokeApiToken
-    | BotLogin,
+    | BotLogin
+    | History
+    | GetProfile
+    | GetGameRecord,
     Field(discriminator="type"),
 ]
 """Every message a client may send, told apart by ``type``."""
@@ -319,4 +353,7 @@ CLIENT_MESSAGES: tuple[type[Model], ...] = (
     CreateApiToken,
     RevokeApiToken,
     BotLogin,
+    History,
+    GetProfile,
+    GetGameRecord,
 )

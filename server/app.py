@@ -40,10 +40,11 @@ from server.net.static import select_subprotocol
 from server.ops.logs import configure, get_logger
 from server.ops.metrics import CONTENT_TYPE, Metrics, Reading
 from server.persist.db.engine import Database
+from server.persist.db.records import GameRecords, RecordWriter
 from server.persist.redis_store import RedisStore
 from server.persist.session_store import SessionStore
 from server.persist.store import Store, StoreUnavailable, make_store
-from server.players import account_requests
+from server.players import account_requests, record_requests
 from server.players.accounts import Accounts
 from server.players.quotas import address_group, client_address
 from server.players.sessions import Player, Sessions
@@ -115,6 +116,14 @@ class CardaviaServer:
         )
         """Registered players (server.players.accounts), in the SQL database."""
         self.sessions.name_taken = self.accounts.taken
+        self.records = GameRecords(self.accounts.db)
+        """Finished games (server.persist.db.records), in the same database."""
+        self.record_writer = RecordWriter(
+            self.records,
+            on_written=lambda s: self.metrics.observe("cardavia_record_write_seconds", s),
+        )
+        """Stores each finished game in the background (the tables hand them over)."""
+        self.lobby.recorder = self.record_writer
         self.connections: set[Connection] = set()
         self.port = 0
         self._server: Server | None = None
@@ -207,6 +216,7 @@ class CardaviaServer:
         says what to fix) and the recorded tables nobody holds are rebuilt.
         """
         await self.accounts.open()  # the database, migrated (server.persist.db)
+        self.record_writer.start()
         await self._start_cluster()
         self._server = await serve(
             self._handler,
@@ -293,6 +303,7 @@ class CardaviaServer:
         close = getattr(self.store, "close", None)
         if close is not None:
             await self._bounded(close(), "store")
+        await self._bounded(self.record_writer.close(), "game records")
         await self._bounded(self.accounts.close(), "database")
         self.ai.shutdown()
         self._log.info("stopped")
@@ -480,6 +491,8 @@ class CardaviaServer:
             actor.submit(Command(_TABLE_COMMANDS[type(msg)], player, msg.id, args))
         elif isinstance(msg, account_requests.ACCOUNT_REQUESTS):
             await account_requests.handle(self, self.accounts, player, msg)
+        elif isinstance(msg, record_requests.RECORD_REQUESTS):
+            await record_requests.handle(self.records, player, msg)
         else:  # pragma: no cover - every message type is handled above
             raise RequestError(ErrorCode.BAD_MESSAGE, f"unexpected message {msg.type!r}")
 

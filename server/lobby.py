@@ -23,6 +23,7 @@ from server.ai.pool import AiRunner
 from server.config import ServerConfig
 from server.ops.logs import get_logger
 from server.ops.metrics import Metrics
+from server.persist.db.records import RecordWriter
 from server.persist.store import Store, StoreUnavailable, TableRecord
 from server.players.quotas import Quotas
 from server.players.sessions import Player, Sessions
@@ -85,6 +86,8 @@ class Lobby:
         self._remote: Bus | None = None
         self._log = get_logger(component="lobby")
         self.quotas = Quotas(config, self._is_waiting)
+        self.recorder: RecordWriter | None = None
+        """Stores the finished games of the tables here (game records); ``None``: not stored."""
 
     @property
     def remote(self) -> Bus | None:
@@ -357,6 +360,7 @@ class Lobby:
             quotas=self.quotas,
         )
         actor.on_lost = self._lost
+        actor.recorder = self.recorder
         self.tables[core.id] = actor
         actor.start()
         return actor

@@ -264,10 +264,18 @@ class TableCore:
 
     # -- seating -------------------------------------------------------------
     def join(
-        self, player_id: str, name: str, seat: int | None, now: float, *, bot: bool = False
+        self,
+        player_id: str,
+        name: str,
+        seat: int | None,
+        now: float,
+        *,
+        bot: bool = False,
+        account: str | None = None,
     ) -> Effects:
         """Seat ``player_id`` (at ``seat`` or the first free one; ``bot``: a bot account's
-        session, labelled so in the seat's summary); start when full."""
+        session, labelled so in the seat's summary; ``account``: the session's account id,
+        recorded with the game); start when full."""
         held = self.seat_of(player_id)
         if held is not None:
             raise RequestError(ErrorCode.FORBIDDEN, f"you already hold seat {held} here")
@@ -285,7 +293,9 @@ class TableCore:
         self._check_name(player_id, name)
         self.spectators.pop(player_id, None)
         self.spectators_away.pop(player_id, None)
-        self.seats[seat] = SeatSlot(kind="human", player_id=player_id, name=name, bot=bot)
+        self.seats[seat] = SeatSlot(
+            kind="human", player_id=player_id, name=name, bot=bot, account=account
+        )
         if self.owner is None:
             self.owner = player_id
         return self._start_if_full(now)
@@ -318,7 +328,11 @@ class TableCore:
             slot = self.seats[seat]
             if self.status == "playing":
                 self.seats[seat] = SeatSlot(
-                    kind="ai", name=slot.name, level=self.setup.strongest, left=True
+                    kind="ai",
+                    name=slot.name,
+                    level=self.setup.strongest,
+                    left=True,
+                    account=slot.account,
                 )
             else:
                 self.seats[seat] = SeatSlot()

@@ -89,7 +89,12 @@ CLIENT_SAMPLES: list[Any] = [
     cm.CreateApiToken(id=23, bot="a_1", label="laptop"),
     cm.RevokeApiToken(id=24, token_id="t_1"),
     cm.BotLogin(id=25, token="cdv_secret"),
+    cm.History(id=26, game="scopa", cursor="MTI6dDEuMQ", limit=5),
+    cm.GetProfile(id=27, name="Ann"),
+    cm.GetGameRecord(id=28, game_id="t1.1"),
 ]
+
+STORED_SEAT = sm.StoredSeat(seat=0, kind="human", name="Ann", score=11, won=True)
 
 SERVER_SAMPLES: list[Any] = [
     sm.Welcome(ref=1, version=1, player_id="p_1", name="Ann", token="tok", tables=("t1",)),
@@ -154,6 +159,48 @@ SERVER_SAMPLES: list[Any] = [
         ),
     ),
     sm.ApiToken(ref=14, token_id="t_1", bot="a_2", label="x", token="cdv_secret"),
+    sm.HistoryPage(
+        ref=15,
+        games=(
+            sm.HistoryGame(
+                game_id="t1.1",
+                game="scopa",
+                finished_at=1.5,
+                private=False,
+                seat=0,
+                seats=(
+                    STORED_SEAT,
+                    sm.StoredSeat(seat=1, kind="ai", level="hard", score=3, won=False),
+                ),
+            ),
+        ),
+        cursor="MTI6dDEuMQ",
+    ),
+    sm.Profile(
+        ref=16,
+        name="Ann",
+        member_since=1.5,
+        games=(sm.ProfileGame(game="scopa", played=3, won=2),),
+    ),
+    sm.GameRecord(
+        ref=17,
+        game_id="t1.1",
+        finished_at=1.5,
+        private=True,
+        seed=42,
+        seats=(STORED_SEAT,),
+        replay=sm.Replay(
+            table="t1",
+            game="scopa",
+            game_no=1,
+            options={},
+            seats=INFO.seats,
+            start_events=(),
+            steps=(),
+            final={},
+            result={},
+        ),
+    ),
 ]
 
 
