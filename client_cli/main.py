@@ -25,6 +25,7 @@ COMMANDS: tuple[str, ...] = (
     "arena_compare",
     "schema",
     "account",
+    "records",
 )
 
 
