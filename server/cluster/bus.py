@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+from dataclasses import astuple
 from typing import TYPE_CHECKING, Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -40,6 +41,7 @@ from server.ops.logs import get_logger
 from server.persist.redis_commit import CommitLane
 from server.persist.redis_store import RedisStore
 from server.persist.store import StoreUnavailable
+from server.players.accounts import Account
 from server.players.sessions import Player
 from server.tables.actor import Command
 from server.tables.core import LISTING_TTL, TableCore
@@ -212,6 +214,7 @@ class Bus:
                 "from": self.node,
                 "frame": encode(msg),
                 "features": list(player.link.features) if player.link is not None else [],
+                "account": None if player.account is None else list(astuple(player.account)),
             },
         )
 
@@ -357,6 +360,9 @@ class Bus:
             told = data.get("features")
             known = known_features(told) if isinstance(told, list) else None
             player = self.stand_in(data["pid"], data["name"], data["from"], known)
+            told_account = data.get("account")  # the session's account travels with it: a
+            if isinstance(told_account, list):  # seat taken here records it (game records)
+                player.account = Account(*told_account)
             msg = decode_client(data["frame"])
             try:
                 await self.app.dispatch(player, msg, route=False)

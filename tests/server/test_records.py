@@ -5,6 +5,8 @@ PostgreSQL, and through a real server and socket."""
 from __future__ import annotations
 
 import asyncio
+import signal
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from sqlalchemy import func, select
 from client_cli.client import Client, ServerError, play_table, random_chooser
 from engine.codec import to_plain
 from engine.registry import GAMES
+from protocol import server_messages as sm
 from protocol.errors import ErrorCode
 from protocol.models import TableOptions
 from server.app import CardaviaServer, running_server
@@ -38,7 +41,9 @@ from server.tables.options import RequestError, check_options
 from server.tables.record import game_record
 from server.tables.replay import rebuild
 from tests.server.helpers import FAST, make_core
+from tests.server.redis_fixture import RedisServer, ServerProcess
 from tests.server.test_accounts import PASSWORD, Clock, fast_hasher
+from tests.server.test_store_restart import resume
 
 # -- a real finished game, played through the core ---------------------------------------
 
@@ -347,3 +352,39 @@ async def test_history_profile_and_stored_replay_over_the_socket(
         kept = await bea.game_record(secret)
         assert [s.name for s in kept.seats] == [DELETED_NAME, "Bea"]
         assert [s.name for s in kept.replay.seats] == [DELETED_NAME, "Bea"]
+
+
+@pytest.mark.heavy
+async def test_a_game_finished_after_its_table_moved_is_stored_once_with_its_accounts(
+    redis_server: RedisServer, servers: list[ServerProcess], tmp_path: Path
+) -> None:
+    """Two processes share Redis and one database; the table's process dies mid-game, the
+    other takes the table over (its seats' accounts come with the table's record) and
+    stores the game when it ends, once."""
+    shared = ("--database-url", sqlite_url(tmp_path / "shared.db"))
+    a, b = ServerProcess(redis_server.url, *shared), ServerProcess(redis_server.url, *shared)
+    servers += [a, b]
+    a.start()
+    b.start()
+    ann = await Client.connect(a.url, "guest a")
+    await ann.register("Ann", PASSWORD)
+    bob = await Client.connect(b.url, "guest b")
+    await bob.register("Bob", PASSWORD)
+    table = (await ann.create_table("scopa", {"seat": 0, "game": {"target": 1}})).table.id
+    await bob.join(table)
+    await bob.wait_for(lambda m: isinstance(m, sm.Snapshot | sm.Update), 10)
+    a.signal(signal.SIGKILL)
+    await bob.wait_for(lambda m: isinstance(m, sm.Snapshot) and m.table == table, 10)
+    await ann.close()
+    ann = await resume(b.url, ann.token, table)
+    await asyncio.gather(
+        play_table(ann, table, random_chooser(3)), play_table(bob, table, random_chooser(4))
+    )
+    deadline = time.monotonic() + 10
+    while not (page := await bob.history()).games and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)  # written in the background, after the last move
+    assert [g.game_id for g in page.games] == [game_id(table, 1)]
+    assert [s.name for s in page.games[0].seats] == ["Ann", "Bob"]
+    assert [g.played for g in (await bob.profile("Ann")).games] == [1]
+    await ann.close()
+    await bob.close()

@@ -19,6 +19,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC
 from enum import StrEnum
 from typing import Any
 
@@ -282,8 +283,16 @@ class GameRecords:
         """``account_id``'s stored games, newest first, ``limit`` (at most
         :data:`HISTORY_PAGE_MAX`) after ``cursor``, of ``game`` only when given."""
         limit = max(1, min(limit, HISTORY_PAGE_MAX))
-        mine = select(GameSeatRow.game_id, GameSeatRow.seat, GameSeatRow.finished_us).where(
-            GameSeatRow.account_id == account_id
+        mine = (
+            select(
+                GameSeatRow.game_id,
+                GameSeatRow.seat,
+                GameSeatRow.finished_us,
+                GameSeatRow.game,
+                GameRecordRow.private,
+            )
+            .join(GameRecordRow, GameRecordRow.game_id == GameSeatRow.game_id)
+            .where(GameSeatRow.account_id == account_id)
         )
         if game is not None:
             mine = mine.where(GameSeatRow.game == game)
@@ -302,28 +311,20 @@ class GameRecords:
         async with self.db.session() as session:
             rows = (await session.execute(mine.limit(limit + 1))).all()
             page = rows[:limit]
-            ids = [r.game_id for r in page]
-            games = {
-                g.game_id: g
-                for g in await session.execute(
-                    select(GameRecordRow.game_id, GameRecordRow.game, GameRecordRow.private).where(
-                        GameRecordRow.game_id.in_(ids)
-                    )
-                )
-            }
             seats: dict[str, list[SeatRecord]] = {}
-            for row in await session.scalars(
-                select(GameSeatRow)
-                .where(GameSeatRow.game_id.in_(ids))
-                .order_by(GameSeatRow.game_id, GameSeatRow.seat)
-            ):
-                seats.setdefault(row.game_id, []).append(_seat(row))
+            if page:
+                for row in await session.scalars(
+                    select(GameSeatRow)
+                    .where(GameSeatRow.game_id.in_([r.game_id for r in page]))
+                    .order_by(GameSeatRow.game_id, GameSeatRow.seat)
+                ):
+                    seats.setdefault(row.game_id, []).append(_seat(row))
         entries = tuple(
             HistoryEntry(
                 game_id=r.game_id,
-                game=games[r.game_id].game,
+                game=r.game,
                 finished_at=r.finished_us / 1_000_000,
-                private=games[r.game_id].private,
+                private=r.private,
                 seats=tuple(seats.get(r.game_id, ())),
                 seat=r.seat,
             )
@@ -338,22 +339,34 @@ class GameRecords:
     async def profile(self, *, account_id: str | None = None, name: str | None = None) -> Profile:
         """The profile of the account ``account_id``, or of the one named ``name`` (or a
         look-alike of it); ``not_found`` when there is none."""
-        async with self.db.session() as session:
-            if account_id is not None:
-                row = await session.get(AccountRow, account_id)
-            else:
-                row = await session.scalar(
-                    select(AccountRow).where(AccountRow.skeleton == skeleton(name or ""))
-                )
-            if row is None:
-                raise RequestError(ErrorCode.NOT_FOUND, "no account has this name")
-            counts = await session.execute(
-                select(ProfileCountRow.game, ProfileCountRow.played, ProfileCountRow.won)
-                .where(ProfileCountRow.account_id == row.account_id)
-                .order_by(ProfileCountRow.game)
+        who = (
+            AccountRow.account_id == account_id
+            if account_id is not None
+            else AccountRow.skeleton == skeleton(name or "")
+        )
+        query = (
+            select(
+                AccountRow.account_id,
+                AccountRow.name,
+                AccountRow.bot,
+                AccountRow.created_at,
+                ProfileCountRow.game,
+                ProfileCountRow.played,
+                ProfileCountRow.won,
             )
-            games = tuple(GameCount(g, played, won) for g, played, won in counts)
-        return Profile(row.account_id, row.name, row.bot, row.created_at.timestamp(), games)
+            .outerjoin(ProfileCountRow, ProfileCountRow.account_id == AccountRow.account_id)
+            .where(who)
+            .order_by(ProfileCountRow.game)
+        )
+        async with self.db.session() as session:  # one query: the account and its counts
+            rows = (await session.execute(query)).all()
+        if not rows:
+            raise RequestError(ErrorCode.NOT_FOUND, "no account has this name")
+        first = rows[0]
+        since = first.created_at  # SQLite gives it back without its zone: UTC, as stored
+        since = since if since.tzinfo is not None else since.replace(tzinfo=UTC)
+        games = tuple(GameCount(r.game, r.played, r.won) for r in rows if r.game is not None)
+        return Profile(first.account_id, first.name, first.bot, first.created_at.timestamp(), games)
 
     async def stored(self, gid: str, account_id: str | None) -> GameRecord:
         """The stored game ``gid`` for its replay: seen by everyone when its table was
