@@ -141,7 +141,8 @@ def test_the_record_is_the_core_s_game() -> None:
 
 @given(st.integers(0, 2**62), st.from_regex(r"[A-Za-z0-9_-]{1,64}\.[0-9]{1,9}", fullmatch=True))
 def test_cursors_round_trip(micros: int, gid: str) -> None:
-    assert decode_cursor(encode_cursor(Cursor(micros, gid))) == Cursor(micros, gid)
+    for seat in (0, 3):
+        assert decode_cursor(encode_cursor(Cursor(micros, gid, seat))) == Cursor(micros, gid, seat)
 
 
 @pytest.mark.parametrize("text", ["", "!!!", "bm9jb2xvbg", "LTE6eA", "x" * 500, "MTI6"])
@@ -180,6 +181,17 @@ async def test_concurrent_writes_of_one_game_store_it_once(accounts: Accounts) -
     assert await count(accounts.db, GameRecordRow) == 1
     profile = await records.profile(account_id="a_bea")
     assert profile.games[0].played == 1
+
+
+async def test_an_account_at_two_seats_played_one_game(accounts: Accounts) -> None:
+    await two_accounts(accounts)
+    records = GameRecords(accounts.db)
+    await records.write(record_at(1000.0, "two", (("a_ann", False), ("a_ann", True))))
+    profile = await records.profile(account_id="a_ann")
+    assert [(g.played, g.won) for g in profile.games] == [(1, 1)]
+    first = await records.history("a_ann", limit=1)  # one entry per seat, paged apart
+    second = await records.history("a_ann", cursor=first.cursor, limit=1)
+    assert [g.seat for g in first.games + second.games] == [1, 0]
 
 
 async def test_history_pages_newest_first_by_cursor(accounts: Accounts) -> None:

@@ -112,8 +112,8 @@ class GameSeatRow(Base):
 
     __tablename__ = "game_seats"
     __table_args__ = (
-        Index("ix_game_seats_history", "account_id", "finished_us", "game_id"),
-        Index("ix_game_seats_history_game", "account_id", "game", "finished_us", "game_id"),
+        Index("ix_game_seats_history", "account_id", "finished_us", "game_id", "seat"),
+        Index("ix_game_seats_history_game", "account_id", "game", "finished_us", "game_id", "seat"),
     )
 
     game_id: Mapped[str] = mapped_column(

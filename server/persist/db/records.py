@@ -23,7 +23,7 @@ from datetime import UTC
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import and_, delete, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -140,15 +140,17 @@ class Profile:
 
 @dataclass(frozen=True)
 class Cursor:
-    """Where a page of history ends: the last game's time and id (the sort key)."""
+    """Where a page of history ends: the last entry's sort key (time, game id, seat: an
+    account may hold two seats of one game, from two devices)."""
 
     finished_us: int
     game_id: str
+    seat: int = 0
 
 
 def encode_cursor(cursor: Cursor) -> str:
     """The opaque text a client sends back for the next page."""
-    raw = f"{cursor.finished_us}:{cursor.game_id}".encode()
+    raw = f"{cursor.finished_us}:{cursor.seat}:{cursor.game_id}".encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
@@ -160,13 +162,13 @@ def decode_cursor(text: str) -> Cursor:
         raise bad
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
-        micros, _, gid = raw.partition(":")
-        cursor = Cursor(int(micros), gid)
     except (binascii.Error, UnicodeDecodeError, ValueError):
         raise bad from None
-    if not gid or not micros.isdigit() or len(gid) > 80:
+    micros, _, rest = raw.partition(":")
+    seat, _, gid = rest.partition(":")
+    if not gid or len(gid) > 80 or not micros.isdigit() or not seat.isdigit() or len(seat) > 3:
         raise bad
-    return cursor
+    return Cursor(int(micros), gid, int(seat))
 
 
 # -- the database -----------------------------------------------------------------------
@@ -174,6 +176,20 @@ def decode_cursor(text: str) -> Cursor:
 
 def _micros(seconds: float) -> int:
     return round(seconds * 1_000_000)
+
+
+_SEAT_COLUMNS = (
+    GameSeatRow.game_id,
+    GameSeatRow.seat,
+    GameSeatRow.kind,
+    GameSeatRow.name,
+    GameSeatRow.account_id,
+    GameSeatRow.level,
+    GameSeatRow.left,
+    GameSeatRow.score,
+    GameSeatRow.won,
+)
+"""What a history shows of each seat (plain rows: no ORM objects to build)."""
 
 
 def _seat(row: GameSeatRow) -> SeatRecord:
@@ -229,30 +245,33 @@ class GameRecords:
             wanted = {s.account_id for s in record.seats if s.account_id is not None}
             alive = await self._existing(session, wanted)
             seats = [self._seat_row(gid, record, s, finished, alive) for s in record.seats]
-            session.add_all(seats)
+            await session.execute(insert(GameSeatRow), seats)
+            won: dict[str, bool] = {}  # an account at two seats (two devices) played once
             for seat in record.seats:
                 if seat.account_id in alive:
-                    await self._count(session, seat.account_id, record.game, seat.won)
+                    won[seat.account_id] = won.get(seat.account_id, False) or seat.won
+            if won:
+                await self._count(session, record.game, won)
         return True
 
     @staticmethod
     def _seat_row(
         gid: str, record: GameRecord, seat: SeatRecord, finished: int, alive: set[str]
-    ) -> GameSeatRow:
+    ) -> dict[str, Any]:
         gone = seat.account_id is not None and seat.account_id not in alive
-        return GameSeatRow(
-            game_id=gid,
-            seat=seat.seat,
-            account_id=None if gone else seat.account_id,
-            name=DELETED_NAME if gone else seat.name,
-            kind=seat.kind.value,
-            level=seat.level,
-            left=seat.left,
-            score=seat.score,
-            won=seat.won,
-            game=record.game,
-            finished_us=finished,
-        )
+        return {
+            "game_id": gid,
+            "seat": seat.seat,
+            "account_id": None if gone else seat.account_id,
+            "name": DELETED_NAME if gone else seat.name,
+            "kind": seat.kind.value,
+            "level": seat.level,
+            "left": seat.left,
+            "score": seat.score,
+            "won": seat.won,
+            "game": record.game,
+            "finished_us": finished,
+        }
 
     @staticmethod
     async def _existing(session: AsyncSession, account_ids: set[str]) -> set[str]:
@@ -263,9 +282,14 @@ class GameRecords:
         )
         return set(found)
 
-    async def _count(self, session: AsyncSession, account_id: str, game: str, won: bool) -> None:
+    async def _count(self, session: AsyncSession, game: str, won: dict[str, bool]) -> None:
+        """One more game of ``game`` for each account of ``won`` (and a win where true),
+        in one statement."""
         statement = self._insert(ProfileCountRow).values(
-            account_id=account_id, game=game, played=1, won=int(won)
+            [
+                {"account_id": account, "game": game, "played": 1, "won": int(w)}
+                for account, w in sorted(won.items())
+            ]
         )
         await session.execute(
             statement.on_conflict_do_update(
@@ -303,22 +327,33 @@ class GameRecords:
                     GameSeatRow.finished_us < after.finished_us,
                     and_(
                         GameSeatRow.finished_us == after.finished_us,
-                        GameSeatRow.game_id < after.game_id,
+                        or_(
+                            GameSeatRow.game_id < after.game_id,
+                            and_(
+                                GameSeatRow.game_id == after.game_id,
+                                GameSeatRow.seat < after.seat,
+                            ),
+                        ),
                     ),
                 )
             )
-        mine = mine.order_by(GameSeatRow.finished_us.desc(), GameSeatRow.game_id.desc())
+        mine = mine.order_by(
+            GameSeatRow.finished_us.desc(), GameSeatRow.game_id.desc(), GameSeatRow.seat.desc()
+        )
         async with self.db.session() as session:
             rows = (await session.execute(mine.limit(limit + 1))).all()
             page = rows[:limit]
             seats: dict[str, list[SeatRecord]] = {}
             if page:
-                for row in await session.scalars(
-                    select(GameSeatRow)
+                found = await session.execute(
+                    select(*_SEAT_COLUMNS)
                     .where(GameSeatRow.game_id.in_([r.game_id for r in page]))
                     .order_by(GameSeatRow.game_id, GameSeatRow.seat)
-                ):
-                    seats.setdefault(row.game_id, []).append(_seat(row))
+                )
+                for gid, seat, kind, name, account, level, left, score, won in found:
+                    seats.setdefault(gid, []).append(
+                        SeatRecord(seat, SeatKind(kind), name, account, level, left, score, won)
+                    )
         entries = tuple(
             HistoryEntry(
                 game_id=r.game_id,
@@ -333,7 +368,7 @@ class GameRecords:
         more = None
         if len(rows) > limit:
             last = page[-1]
-            more = encode_cursor(Cursor(last.finished_us, last.game_id))
+            more = encode_cursor(Cursor(last.finished_us, last.game_id, last.seat))
         return HistoryPage(entries, more)
 
     async def profile(self, *, account_id: str | None = None, name: str | None = None) -> Profile:

@@ -58,11 +58,13 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("game_id", "seat", name="pk_game_seats"),
     )
-    op.create_index("ix_game_seats_history", "game_seats", ["account_id", "finished_us", "game_id"])
+    op.create_index(
+        "ix_game_seats_history", "game_seats", ["account_id", "finished_us", "game_id", "seat"]
+    )
     op.create_index(
         "ix_game_seats_history_game",
         "game_seats",
-        ["account_id", "game", "finished_us", "game_id"],
+        ["account_id", "game", "finished_us", "game_id", "seat"],
     )
     op.create_table(
         "profile_counts",
