@@ -29,20 +29,17 @@ import argparse
 import asyncio
 import json
 import random
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import insert, select
 
 from bench.accounts import p
-from bench.postgres import PostgresProcess
+from bench.postgres import on_each_database
 from bench.procstat import ServerProcess, cardavia_argv
 from client_cli.client import Client
 from engine.codec import to_plain
@@ -273,26 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", choices=("sqlite", "postgres"), help="measure one database only")
     args = parser.parse_args(argv)
-    out: dict[str, Any] = {}
-    folder = Path(tempfile.mkdtemp(prefix="cardavia-bench-records-"))
-    try:
-        if args.only != "postgres":
-            print("records: sqlite", file=sys.stderr)
-            out["sqlite"] = run_one(f"sqlite+aiosqlite:///{folder / 'cardavia.db'}", args)
-            print(f"records: sqlite {out['sqlite']}", file=sys.stderr)
-        if args.only != "sqlite":
-            # a folder of its own: under root, the postgres user must be able to reach it
-            pg_dir = Path(tempfile.mkdtemp(prefix="cardavia-bench-pg-"))
-            postgres = PostgresProcess(pg_dir)
-            postgres.start()
-            try:
-                print("records: postgres", file=sys.stderr)
-                out["postgres"] = run_one(postgres.create_database(), args)
-            finally:
-                postgres.stop()
-                shutil.rmtree(pg_dir, ignore_errors=True)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    out = on_each_database(lambda url: run_one(url, args), "records", args.only)
     print(json.dumps(out))
     return 0
 

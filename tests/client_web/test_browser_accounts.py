@@ -25,12 +25,18 @@ async def account_form(page: Any, name: str, password: str) -> None:
     await page.fill("#account-password", password)
 
 
+async def registered(page: Any, name: str) -> str:
+    """Register ``name`` from the page; the header's text once logged in."""
+    await account_form(page, name, PASSWORD)
+    await page.click("#register")
+    signed_in = fill(EN["account"]["signed_in"], name=name)
+    await page.locator("#status", has_text=signed_in).wait_for(timeout=TIMEOUT_MS)
+    return signed_in
+
+
 async def test_register_log_out_and_log_in_again(server: CardaviaServer, browser: Any) -> None:
     page = await open_page(browser, page_url(server), "Guest Reg")
-    await account_form(page, "Webber", PASSWORD)
-    await page.click("#register")
-    signed_in = fill(EN["account"]["signed_in"], name="Webber")
-    await page.locator("#status", has_text=signed_in).wait_for(timeout=TIMEOUT_MS)
+    signed_in = await registered(page, "Webber")
     assert server.accounts.taken("webber")
     assert await page.locator("#account-password").count() == 0  # the form is gone
     await page.click("#logout")
@@ -60,10 +66,7 @@ async def test_the_profile_page_shows_the_account_s_stored_games(
     server: CardaviaServer, browser: Any
 ) -> None:
     page = await open_page(browser, page_url(server), "Guest Prof")
-    await account_form(page, "Proffie", PASSWORD)
-    await page.click("#register")
-    signed_in = fill(EN["account"]["signed_in"], name="Proffie")
-    await page.locator("#status", has_text=signed_in).wait_for(timeout=TIMEOUT_MS)
+    await registered(page, "Proffie")
     # the same account on another device plays a short game against the AI
     async with await Client.connect(server.url, login=("Proffie", PASSWORD)) as phone:
         options = {"seat": 0, "ai": [{"seat": 1, "level": "random"}], "game": {"target": 1}}

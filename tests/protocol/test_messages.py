@@ -182,6 +182,10 @@ SERVER_SAMPLES: list[Any] = [
         member_since=1.5,
         games=(sm.ProfileGame(game="scopa", played=3, won=2),),
     ),
+]
+
+
+SERVER_SAMPLES.append(
     sm.GameRecord(
         ref=17,
         game_id="t1.1",
@@ -189,19 +193,9 @@ SERVER_SAMPLES: list[Any] = [
         private=True,
         seed=42,
         seats=(STORED_SEAT,),
-        replay=sm.Replay(
-            table="t1",
-            game="scopa",
-            game_no=1,
-            options={},
-            seats=INFO.seats,
-            start_events=(),
-            steps=(),
-            final={},
-            result={},
-        ),
-    ),
-]
+        replay=next(m for m in SERVER_SAMPLES if isinstance(m, sm.Replay)),
+    )
+)
 
 
 def test_samples_cover_every_message_type() -> None:

@@ -8,6 +8,7 @@ import asyncio
 import signal
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,7 @@ from server.tables.record import game_record
 from server.tables.replay import rebuild
 from tests.server.helpers import FAST, make_core
 from tests.server.redis_fixture import RedisServer, ServerProcess
-from tests.server.test_accounts import PASSWORD, Clock, fast_hasher
+from tests.server.test_accounts import PASSWORD, fast_hasher
 from tests.server.test_store_restart import resume
 
 # -- a real finished game, played through the core ---------------------------------------
@@ -94,12 +95,23 @@ def record_at(
     )
 
 
+@dataclass(frozen=True)
+class Stored:
+    """Accounts and game records on one database, with Ann and Bea registered."""
+
+    accounts: Accounts
+    records: GameRecords
+    ann: Account
+    bea: Account
+
+
 @pytest.fixture
-async def accounts(database_url: str) -> AsyncIterator[Accounts]:
-    store = Accounts(Database(database_url), hasher=fast_hasher(), clock=Clock())
+async def stored(database_url: str) -> AsyncIterator[Stored]:
+    store = Accounts(Database(database_url), hasher=fast_hasher())
     await store.open()
     try:
-        yield store
+        ann, bea = await two_accounts(store)
+        yield Stored(store, GameRecords(store.db), ann, bea)
     finally:
         await store.close()
 
@@ -155,9 +167,8 @@ def test_a_foreign_cursor_is_refused(text: str) -> None:
 # -- on SQLite and PostgreSQL ------------------------------------------------------------------
 
 
-async def test_a_game_is_stored_once(accounts: Accounts) -> None:
-    await two_accounts(accounts)
-    records = GameRecords(accounts.db)
+async def test_a_game_is_stored_once(stored: Stored) -> None:
+    accounts, records = stored.accounts, stored.records
     record = finished_scopa()
     assert await records.write(record)
     assert not await records.write(record)  # a retry, or the table finishing it elsewhere
@@ -170,9 +181,8 @@ async def test_a_game_is_stored_once(accounts: Accounts) -> None:
     assert stored == record
 
 
-async def test_concurrent_writes_of_one_game_store_it_once(accounts: Accounts) -> None:
-    await two_accounts(accounts)
-    records = GameRecords(accounts.db)
+async def test_concurrent_writes_of_one_game_store_it_once(stored: Stored) -> None:
+    accounts, records = stored.accounts, stored.records
     record = finished_scopa()
     stored = await asyncio.gather(
         *(records.write(record) for _ in range(4)), return_exceptions=True
@@ -183,9 +193,8 @@ async def test_concurrent_writes_of_one_game_store_it_once(accounts: Accounts) -
     assert profile.games[0].played == 1
 
 
-async def test_an_account_at_two_seats_played_one_game(accounts: Accounts) -> None:
-    await two_accounts(accounts)
-    records = GameRecords(accounts.db)
+async def test_an_account_at_two_seats_played_one_game(stored: Stored) -> None:
+    records = stored.records
     await records.write(record_at(1000.0, "two", (("a_ann", False), ("a_ann", True))))
     profile = await records.profile(account_id="a_ann")
     assert [(g.played, g.won) for g in profile.games] == [(1, 1)]
@@ -194,9 +203,8 @@ async def test_an_account_at_two_seats_played_one_game(accounts: Accounts) -> No
     assert [g.seat for g in first.games + second.games] == [1, 0]
 
 
-async def test_history_pages_newest_first_by_cursor(accounts: Accounts) -> None:
-    await two_accounts(accounts)
-    records = GameRecords(accounts.db)
+async def test_history_pages_newest_first_by_cursor(stored: Stored) -> None:
+    records = stored.records
     for i in range(7):  # two games finish at the same instant: the id breaks the tie
         game = "cicera" if i % 3 == 0 else "scopa"
         when = 1000.0 + min(i, 5)
@@ -221,9 +229,8 @@ async def test_history_pages_newest_first_by_cursor(accounts: Accounts) -> None:
     assert [(g.game, g.played, g.won) for g in profile.games] == [("cicera", 3, 2), ("scopa", 4, 2)]
 
 
-async def test_private_games_are_shown_to_their_players_only(accounts: Accounts) -> None:
-    await two_accounts(accounts)
-    records = GameRecords(accounts.db)
+async def test_private_games_are_shown_to_their_players_only(stored: Stored) -> None:
+    records = stored.records
     record = finished_scopa("p1", private=True)
     await records.write(record)
     assert (await records.stored(record.game_id, "a_bea")).seed == record.seed
@@ -235,9 +242,8 @@ async def test_private_games_are_shown_to_their_players_only(accounts: Accounts)
         await records.stored("nothing.1", "a_ann")
 
 
-async def test_deleting_an_account_anonymises_its_seats(accounts: Accounts) -> None:
-    ann, bea = await two_accounts(accounts)
-    records = GameRecords(accounts.db)
+async def test_deleting_an_account_anonymises_its_seats(stored: Stored) -> None:
+    accounts, records, ann, bea = stored.accounts, stored.records, stored.ann, stored.bea
     record = finished_scopa("p1", private=True)
     await records.write(record)
     await accounts.delete(ann, PASSWORD, "addr")
@@ -252,28 +258,25 @@ async def test_deleting_an_account_anonymises_its_seats(accounts: Accounts) -> N
     assert (await records.history(ann.account_id, limit=5)).games == ()
 
 
-async def test_a_seat_of_an_account_deleted_before_the_write(accounts: Accounts) -> None:
-    ann, _ = await two_accounts(accounts)
-    await accounts.delete(ann, PASSWORD, "addr")
-    records = GameRecords(accounts.db)
+async def test_a_seat_of_an_account_deleted_before_the_write(stored: Stored) -> None:
+    accounts, records = stored.accounts, stored.records
+    await accounts.delete(stored.ann, PASSWORD, "addr")
     record = finished_scopa()
     assert await records.write(record)
     stored = await records.stored(record.game_id, None)
     assert stored.seats[0].name == DELETED_NAME and stored.seats[0].account_id is None
 
 
-async def test_a_bad_cursor_changes_nothing(accounts: Accounts) -> None:
-    await two_accounts(accounts)
-    records = GameRecords(accounts.db)
+async def test_a_bad_cursor_changes_nothing(stored: Stored) -> None:
+    records = stored.records
     await records.write(finished_scopa())
     with pytest.raises(RequestError):
         await records.history("a_ann", cursor="garbage!", limit=5)
     assert len((await records.history("a_ann", limit=5)).games) == 1
 
 
-async def test_the_writer_retries_until_the_database_answers(accounts: Accounts) -> None:
-    await two_accounts(accounts)
-    records = GameRecords(accounts.db)
+async def test_the_writer_retries_until_the_database_answers(stored: Stored) -> None:
+    accounts, records = stored.accounts, stored.records
     failures = 2
     real = records.write
 
