@@ -14,6 +14,9 @@ the server and a real socket:
 * ``history_p99_ms``: the ``history`` round trip, a first page and the pages
   after it by cursor, with and without a ``game`` filter (20 games a page);
 * ``profile_p99_ms``: the ``profile`` round trip (own and by name);
+* ``ping_p99_ms``, the yardstick: a ``ping`` round trip to the same server,
+  alternating with the reads, so that what the machine's load adds shows in
+  it as well (a history's own cost is roughly its p99 less the ping's);
 * ``record_write_ms_p99``: one finished game stored
   (:meth:`server.persist.db.records.GameRecords.write`, what the server's
   background writer runs after a game ends: never on the move path), for
@@ -188,6 +191,7 @@ async def reads(url: str, requests: int) -> dict[str, Any]:
     await client.login(NAME, PASSWORD)
     history: list[float] = []
     profile: list[float] = []
+    ping: list[float] = []  # the yardstick: a round trip that reads nothing
     try:
         for _ in range(20):  # warm the connection and the caches
             await client.history()
@@ -198,6 +202,7 @@ async def reads(url: str, requests: int) -> dict[str, Any]:
             page = await timed(history, client.history(game=game, cursor=None if game else cursor))
             cursor = page.cursor if game is None else cursor
             await timed(profile, client.profile(None if n % 2 else "Filler 7"))
+            await timed(ping, client.ping())
         shown = len(page.games)
     finally:
         await client.close()
@@ -206,6 +211,8 @@ async def reads(url: str, requests: int) -> dict[str, Any]:
         "history_p99_ms": p(history, 0.99),
         "profile_p50_ms": p(profile, 0.50),
         "profile_p99_ms": p(profile, 0.99),
+        "ping_p50_ms": p(ping, 0.50),
+        "ping_p99_ms": p(ping, 0.99),
         "requests": requests,
         "page_games": shown,
     }
