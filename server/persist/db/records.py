@@ -25,6 +25,7 @@ from typing import Any
 
 from sqlalchemy import and_, delete, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from protocol.errors import ErrorCode
@@ -211,54 +212,79 @@ class GameRecords:
     def __init__(self, db: Database) -> None:
         self.db = db
         dialect = postgresql if db.backend == "postgresql" else sqlite
-        self._insert = dialect.insert
+        # the write's statements, made once: each write only binds its values
+        self._new_game = (
+            dialect.insert(GameRecordRow)
+            .on_conflict_do_nothing(index_elements=["game_id"])
+            .returning(GameRecordRow.game_id)
+        )
+        self._new_seats = insert(GameSeatRow)
+        counted = dialect.insert(ProfileCountRow)
+        self._counted = counted.on_conflict_do_update(
+            index_elements=["account_id", "game"],
+            set_={
+                "played": ProfileCountRow.played + 1,
+                "won": ProfileCountRow.won + counted.excluded.won,
+            },
+        )
 
     async def write(self, record: GameRecord) -> bool:
         """Store ``record`` unless it is stored already; whether this call stored it.
 
-        Seats name accounts that still exist (one deleted meanwhile is stored as
-        ``deleted player``), and each account's profile counts move in the same
-        transaction as the insert.
+        Seats name accounts that still exist: the write assumes they all do (the
+        foreign key checks it); when one was deleted meanwhile the transaction
+        rolls back and the write is made again with that seat as ``deleted
+        player``.  Each account's profile counts move in the same transaction.
         """
+        named = {s.account_id for s in record.seats if s.account_id is not None}
+        try:
+            return await self._write(record, None)
+        except IntegrityError:  # an account of a seat is gone: nothing was written
+            async with self.db.session() as session:
+                alive = await self._existing(session, named)
+            return await self._write(record, alive)
+
+    async def _write(self, record: GameRecord, alive: set[str] | None) -> bool:
+        """One try of :meth:`write`; ``alive``: the seats' accounts that exist (``None``:
+        all of them)."""
         gid = record.game_id
         finished = _micros(record.finished_at)
-        async with self.db.session() as session:
-            inserted = await session.execute(
-                self._insert(GameRecordRow)
-                .values(
-                    game_id=gid,
-                    table_id=record.table_id,
-                    game_no=record.game_no,
-                    game=record.game,
-                    private=record.private,
-                    options=record.options,
-                    seed=record.seed,
-                    log=[[a.seat, a.action, a.by] for a in record.log],
-                    result=record.result,
-                    finished_us=finished,
-                )
-                .on_conflict_do_nothing(index_elements=["game_id"])
-                .returning(GameRecordRow.game_id)
-            )
+        game = {
+            "game_id": gid,
+            "table_id": record.table_id,
+            "game_no": record.game_no,
+            "game": record.game,
+            "private": record.private,
+            "options": record.options,
+            "seed": record.seed,
+            "log": [[a.seat, a.action, a.by] for a in record.log],
+            "result": record.result,
+            "finished_us": finished,
+        }
+        async with self.db.engine.begin() as conn:  # core: no ORM session to keep
+            inserted = await conn.execute(self._new_game, game)
             if inserted.scalar_one_or_none() is None:
                 return False
-            wanted = {s.account_id for s in record.seats if s.account_id is not None}
-            alive = await self._existing(session, wanted)
             seats = [self._seat_row(gid, record, s, finished, alive) for s in record.seats]
-            await session.execute(insert(GameSeatRow), seats)
+            await conn.execute(self._new_seats, seats)
             won: dict[str, bool] = {}  # an account at two seats (two devices) played once
-            for seat in record.seats:
-                if seat.account_id in alive:
-                    won[seat.account_id] = won.get(seat.account_id, False) or seat.won
+            for row in seats:
+                account = row["account_id"]
+                if account is not None:
+                    won[account] = won.get(account, False) or bool(row["won"])
             if won:
-                await self._count(session, record.game, won)
+                counts = [
+                    {"account_id": a, "game": record.game, "played": 1, "won": int(w)}
+                    for a, w in sorted(won.items())
+                ]
+                await conn.execute(self._counted, counts)
         return True
 
     @staticmethod
     def _seat_row(
-        gid: str, record: GameRecord, seat: SeatRecord, finished: int, alive: set[str]
+        gid: str, record: GameRecord, seat: SeatRecord, finished: int, alive: set[str] | None
     ) -> dict[str, Any]:
-        gone = seat.account_id is not None and seat.account_id not in alive
+        gone = seat.account_id is not None and alive is not None and seat.account_id not in alive
         return {
             "game_id": gid,
             "seat": seat.seat,
@@ -281,25 +307,6 @@ class GameRecords:
             select(AccountRow.account_id).where(AccountRow.account_id.in_(account_ids))
         )
         return set(found)
-
-    async def _count(self, session: AsyncSession, game: str, won: dict[str, bool]) -> None:
-        """One more game of ``game`` for each account of ``won`` (and a win where true),
-        in one statement."""
-        statement = self._insert(ProfileCountRow).values(
-            [
-                {"account_id": account, "game": game, "played": 1, "won": int(w)}
-                for account, w in sorted(won.items())
-            ]
-        )
-        await session.execute(
-            statement.on_conflict_do_update(
-                index_elements=["account_id", "game"],
-                set_={
-                    "played": ProfileCountRow.played + 1,
-                    "won": ProfileCountRow.won + statement.excluded.won,
-                },
-            )
-        )
 
     async def history(
         self, account_id: str, *, game: str | None = None, cursor: str | None = None, limit: int
