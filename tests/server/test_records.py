@@ -403,3 +403,19 @@ async def test_a_game_finished_after_its_table_moved_is_stored_once_with_its_acc
     assert [g.played for g in (await bob.profile("Ann")).games] == [1]
     await ann.close()
     await bob.close()
+
+
+async def test_an_unreachable_database_is_store_unavailable(record_server: CardaviaServer) -> None:
+    async with await Client.connect(record_server.url, "Ann") as ann:
+        await ann.register("Ann", PASSWORD)
+        working = record_server.records.db
+        record_server.records.db = Database("postgresql+asyncpg://nobody:x@127.0.0.1:1/none")
+        try:
+            for request in (ann.history(), ann.profile(), ann.game_record("t1.1")):
+                with pytest.raises(ServerError) as caught:
+                    await request
+                assert caught.value.code == ErrorCode.STORE_UNAVAILABLE
+        finally:
+            await record_server.records.db.close()
+            record_server.records.db = working
+        assert (await ann.history()).games == ()
