@@ -31,6 +31,7 @@ from server.tables.actor import Command, TableActor
 from server.tables.core import TableCore
 from server.tables.options import RequestError, check_options
 from server.tables.reach import TableReach
+from server.tables.record import game_record
 from server.tables.replay import restore_core
 
 if TYPE_CHECKING:
@@ -416,6 +417,7 @@ class Lobby:
         if record is None:
             return None
         core = self.rebuild_core(record)
+        self.record_finished(core, record)
         if not core.members():
             await self.store.delete(table_id)
             self._log.info("table_dropped_empty", table=table_id)
@@ -432,6 +434,16 @@ class Lobby:
             await self.remote.adopt_members(actor)
         self._log.info("table_restored", table=table_id, game=record.game, version=core.version)
         return actor
+
+    def record_finished(self, core: TableCore, record: TableRecord) -> None:
+        """Store again the finished game of a table rebuilt here (``core``, from
+        ``record``): the process that ran it may have died before its background
+        write.  A game stored already is left as it is (the write is idempotent by
+        game id); it ended when its last action was stored."""
+        if core.status != "finished" or self.recorder is None:
+            return
+        ended = record.meta.get("turn_at")
+        self.recorder.submit(game_record(core, None if ended is None else float(ended)))
 
     def rebuild_core(self, record: TableRecord) -> TableCore:
         """The table of ``record`` as it was: seating from its meta, the game replayed."""

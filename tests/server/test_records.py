@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 
 from client_cli.client import Client, ServerError, play_table, random_chooser
 from engine.codec import to_plain
@@ -42,7 +42,7 @@ from server.tables.options import RequestError, check_options
 from server.tables.record import game_record
 from server.tables.replay import rebuild
 from tests.server.helpers import FAST, make_core
-from tests.server.redis_fixture import RedisServer, ServerProcess
+from tests.server.redis_fixture import RedisServer, ServerProcess, fast_redis_config
 from tests.server.test_accounts import PASSWORD, fast_hasher
 from tests.server.test_store_restart import resume
 
@@ -419,3 +419,32 @@ async def test_an_unreachable_database_is_store_unavailable(record_server: Carda
             await record_server.records.db.close()
             record_server.records.db = working
         assert (await ann.history()).games == ()
+
+
+async def test_a_table_rebuilt_finished_stores_its_game_once(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """The process that finished a game may die before its background write: the process
+    that rebuilds the table stores it; a game stored already stays as it is."""
+    config = fast_redis_config(redis_server.url, database_url=sqlite_url(tmp_path / "r.db"))
+    async with running_server(config) as server:
+        watcher = await Client.connect(server.url, "ann")
+        ai = [{"seat": 0, "level": "random"}, {"seat": 1, "level": "random"}]
+        options = {"seat": None, "ai": ai, "game": {"target": 1}}
+        table = (await watcher.create_table("scopa", options)).table.id
+        await watcher.wait_for(lambda m: isinstance(m, sm.GameOver), 20)
+        await asyncio.wait_for(server.record_writer.drain(), 10)
+        db = server.records.db
+        stored = await server.records.stored(game_id(table, 1), None)
+        async with db.session() as session:  # as if the write never happened
+            await session.execute(delete(GameRecordRow))
+        record = await server.store.load(table)
+        assert record is not None
+        for _ in range(2):  # rebuilt, then rebuilt again elsewhere: stored once
+            server.lobby.record_finished(server.lobby.rebuild_core(record), record)
+            await asyncio.wait_for(server.record_writer.drain(), 10)
+        assert await count(db, GameRecordRow) == 1
+        again = await server.records.stored(game_id(table, 1), None)
+        assert again.log == stored.log and again.seed == stored.seed
+        assert abs(again.finished_at - stored.finished_at) < 1.0  # when its last move was
+        await watcher.close()
