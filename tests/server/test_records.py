@@ -41,7 +41,7 @@ from server.players.accounts import Account, Accounts
 from server.tables.options import RequestError, check_options
 from server.tables.record import game_record
 from server.tables.replay import rebuild
-from tests.server.helpers import FAST, make_core
+from tests.server.helpers import FAST, database_away, finished_ai_table, make_core
 from tests.server.redis_fixture import RedisServer, ServerProcess, fast_redis_config
 from tests.server.test_accounts import PASSWORD, fast_hasher
 from tests.server.test_store_restart import resume
@@ -408,16 +408,11 @@ async def test_a_game_finished_after_its_table_moved_is_stored_once_with_its_acc
 async def test_an_unreachable_database_is_store_unavailable(record_server: CardaviaServer) -> None:
     async with await Client.connect(record_server.url, "Ann") as ann:
         await ann.register("Ann", PASSWORD)
-        working = record_server.records.db
-        record_server.records.db = Database("postgresql+asyncpg://nobody:x@127.0.0.1:1/none")
-        try:
+        async with database_away(record_server.records):
             for request in (ann.history(), ann.profile(), ann.game_record("t1.1")):
                 with pytest.raises(ServerError) as caught:
                     await request
                 assert caught.value.code == ErrorCode.STORE_UNAVAILABLE
-        finally:
-            await record_server.records.db.close()
-            record_server.records.db = working
         assert (await ann.history()).games == ()
 
 
@@ -428,11 +423,7 @@ async def test_a_table_rebuilt_finished_stores_its_game_once(
     that rebuilds the table stores it; a game stored already stays as it is."""
     config = fast_redis_config(redis_server.url, database_url=sqlite_url(tmp_path / "r.db"))
     async with running_server(config) as server:
-        watcher = await Client.connect(server.url, "ann")
-        ai = [{"seat": 0, "level": "random"}, {"seat": 1, "level": "random"}]
-        options = {"seat": None, "ai": ai, "game": {"target": 1}}
-        table = (await watcher.create_table("scopa", options)).table.id
-        await watcher.wait_for(lambda m: isinstance(m, sm.GameOver), 20)
+        watcher, table = await finished_ai_table(server.url)
         await asyncio.wait_for(server.record_writer.drain(), 10)
         db = server.records.db
         stored = await server.records.stored(game_id(table, 1), None)
