@@ -439,3 +439,21 @@ async def test_a_table_rebuilt_finished_stores_its_game_once(
         assert again.log == stored.log and again.seed == stored.seed
         assert abs(again.finished_at - stored.finished_at) < 1.0  # when its last move was
         await watcher.close()
+
+
+async def test_an_in_memory_database_takes_writes_and_reads_at_once() -> None:
+    """In memory, one connection is shared: a background write and a request's read at
+    the same moment must take turns (seen in the leak audit as store_unavailable)."""
+    db = Database("sqlite+aiosqlite://")
+    await db.open()
+    store = Accounts(db, hasher=fast_hasher())
+    await two_accounts(store)
+    records = GameRecords(db)
+    try:
+        writes = (records.write(finished_scopa(f"t{i}")) for i in range(10))
+        reads = (records.history("a_ann", limit=5) for _ in range(10))
+        profiles = (records.profile(account_id="a_bea") for _ in range(10))
+        await asyncio.gather(*writes, *reads, *profiles)
+        assert (await records.profile(account_id="a_ann")).games[0].played == 10
+    finally:
+        await store.close()

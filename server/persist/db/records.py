@@ -261,7 +261,7 @@ class GameRecords:
             "result": record.result,
             "finished_us": finished,
         }
-        async with self.db.engine.begin() as conn:  # core: no ORM session to keep
+        async with self.db.begin() as conn:  # core: no ORM session to keep
             inserted = await conn.execute(self._new_game, game)
             if inserted.scalar_one_or_none() is None:
                 return False
