@@ -76,6 +76,7 @@ REPLIES = frozenset(
     {"welcome", "error", "ok", "pong", "games", "tables", "joined", "left", "hint"}
     | {"account", "bot", "bots", "api_token"}  # the account requests' answers
     | {"relations", "reported"}  # the moderation requests' answers
+    | {"history", "profile", "game_record"}  # the stored games' answers
 )
 """Message types that answer a request (``replay`` too, checked separately)."""
 
@@ -541,6 +542,16 @@ class Fuzzer:
             return draw(st.integers(-1, 5) | st.none(), label="game_no")
         if name == "options":
             return self._options(data)
+        if name == "cursor":  # history's: made by the server, or forged
+            forged = ["MTI6dDEuMQ", "LTE6eA", "=" * 8, "' OR 1=1 --", "x" * 300, "\x00"]
+            return draw(st.sampled_from(forged) | st.text(max_size=24) | st.none(), label="cursor")
+        if name == "limit":
+            return draw(st.integers(-5, 100), label="limit")
+        if name == "game_id":  # a stored game: of a table seen here, or forged
+            seen = [f"{t.id}.1" for t in self.tables]
+            known = _choose(data, seen, "stored game")
+            forged = st.sampled_from(["a.1", "x" * 100, "../1", "%.1", "t1.-1"])
+            return draw(st.just(known) | forged | st.text(max_size=12), label="game_id")
         if name == "action":
             return draw(JUNK, label="action")
         return draw(JUNK, label=name)

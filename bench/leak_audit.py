@@ -42,7 +42,7 @@ import structlog
 from websockets.asyncio.client import ClientConnection
 
 from bench.loopback import NO_ADDRESS_CAPS
-from client_cli.client import Client, play_table, random_chooser
+from client_cli.client import Client, ServerError, play_table, random_chooser
 from engine.codec import to_plain
 from engine.game import Event, Game
 from engine.registry import GAMES
@@ -62,6 +62,8 @@ CONFIG = ServerConfig(
     ai_workers=2,
     rate_per_s=10_000.0,
     rate_burst=10_000,
+    database_url="sqlite+aiosqlite://",  # accounts and stored games, in memory
+    login_backoff=0.01,
     **NO_ADDRESS_CAPS,
 )
 
@@ -189,6 +191,10 @@ class Findings:
     resumed: int = 0
     view_mismatches: int = 0
     hidden_cards: int = 0
+    records: int = 0
+    """Stored-game checks made (history, profile, game records: before and after the end)."""
+    record_leaks: int = 0
+    """A stored game (its seed, its log) shown before its end, or not the game played."""
     notes: list[str] = field(default_factory=list)
 
     def note(self, text: str) -> None:
@@ -292,6 +298,64 @@ async def _late_watch(client: Client, table: str, delay: float) -> None:
     await _watch(client, table)
 
 
+PASSWORD = "leak audit password"
+
+
+async def _records_mid_game(
+    server: CardaviaServer,
+    device: TappedClient,
+    stranger: Client,
+    table: str,
+    findings: Findings,
+) -> None:
+    """While the game is on: its stored record, the player's history and profile must
+    not show it (no seed, no log before the end); their frames are checked for cards.
+    An answer that came after the game ended (a short game) proves nothing either way."""
+    gid = f"{table}.1"
+
+    def on() -> bool:
+        actor = server.lobby.tables.get(table)
+        return actor is not None and actor.core.status != "finished"
+
+    for who, client in (("the player", device), ("a spectator", stranger)):
+        try:
+            await client.game_record(gid)
+        except ServerError as exc:
+            if exc.code != "not_found":
+                findings.record_leaks += 1
+                findings.note(f"{table}: game_record mid-game to {who}: {exc.code}")
+            findings.records += 1
+        else:
+            if on():
+                findings.record_leaks += 1
+                findings.note(f"{table}: {who} got the stored game (and seed) before its end")
+    page = await device.history()
+    profile = await device.profile()
+    if on():
+        findings.records += 2
+        if any(g.game_id == gid for g in page.games) or profile.games:
+            findings.record_leaks += 1
+            findings.note(f"{table}: history or profile shows the game before its end")
+
+
+async def _records_after(
+    server: CardaviaServer, device: TappedClient, table: str, seed: int, findings: Findings
+) -> None:
+    """Once over, the game is stored: the player's history lists it, its record carries
+    the seed the table dealt from."""
+    await asyncio.wait_for(server.record_writer.drain(), 30)
+    gid = f"{table}.1"
+    page = await device.history()
+    try:
+        stored: int | None = (await device.game_record(gid)).seed
+    except ServerError:
+        stored = None
+    findings.records += 2
+    if not page.games or page.games[0].game_id != gid or stored != seed:
+        findings.record_leaks += 1
+        findings.note(f"{table}: the stored game is not the game played")
+
+
 async def audit_game(
     server: CardaviaServer, game_id: str, index: int, seed: int, short: bool
 ) -> Findings:
@@ -305,7 +369,13 @@ async def audit_game(
     people = [await _connect(server.url, f"human{i}") for i in range(humans)]
     early = await _connect(server.url, "early-watcher", features=WHOLE_VIEWS)
     late = await _connect(server.url, "late-watcher")
-    clients = [*people, early, late]
+    clients: list[Client] = [*people, early, late]
+    account = f"{game_id}{index}s{seed}"  # the first human plays as an account: records
+    await people[0].register(account, PASSWORD)
+    device = await TappedClient.connect(server.url, login=(account, PASSWORD))
+    assert isinstance(device, TappedClient)
+    clients.append(device)
+    findings = Findings()
     try:
         joined = await people[0].create_table(game_id, {"seat": 0, "ai": ai, "game": options})
         table = joined.table.id
@@ -325,6 +395,7 @@ async def audit_game(
                 *plays,
                 _watch(early, table),
                 _late_watch(late, table, rng.uniform(0, 0.05)),
+                _records_mid_game(server, device, early, table, findings),
             ),
             300,
         )
@@ -337,12 +408,14 @@ async def audit_game(
             raise RuntimeError(f"table {table} has no record")
         game_options = game.options(record.options.get("game") or {})
         truth = Truth.rebuild(game, game_options, record.seed, record.actions, actor.core.version)
-        findings = Findings()
+        mid_game = list(device.frames)  # what the player's second device got while it played
+        await _records_after(server, device, table, record.seed, findings)
         watched: list[tuple[list[dict[str, Any]], int | None]] = [
             (c.frames, i) for i, c in enumerate(people[1:], start=1)
         ]
         watched += [(early.frames, None), (late.frames, None)]
         watched.append(([f for c in connections for f in c.frames], 0))
+        watched.append((mid_game, 0))  # history and profile: only seat 0's own cards
         for frames, seat in watched:
             who = f"{game_id} #{index} seat {seat}"
             check_frames(truth, table, record.game_no, seat, frames, findings, who)
@@ -372,6 +445,8 @@ async def audit(
                 total.frames += found.frames
                 total.view_mismatches += found.view_mismatches
                 total.hidden_cards += found.hidden_cards
+                total.records += found.records
+                total.record_leaks += found.record_leaks
                 total.resumed += found.resumed
                 for text in found.notes:
                     total.note(text)
@@ -386,9 +461,11 @@ async def audit(
     return {
         "games": done,
         "frames": total.frames,
-        "leaks": total.view_mismatches + total.hidden_cards,
+        "leaks": total.view_mismatches + total.hidden_cards + total.record_leaks,
         "view_mismatches": total.view_mismatches,
         "hidden_cards": total.hidden_cards,
+        "record_checks": total.records,
+        "record_leaks": total.record_leaks,
         "resumed": total.resumed,
         "by_game": by_game,
         "seconds": round(time.monotonic() - started, 1),

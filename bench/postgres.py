@@ -13,9 +13,13 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
+import tempfile
 import time
+from collections.abc import Callable
 from itertools import count
 from pathlib import Path
+from typing import Any
 
 
 class PostgresMissing(RuntimeError):
@@ -92,3 +96,30 @@ class PostgresProcess:
             "-d", "postgres", "-q", "-c", f'CREATE DATABASE "{name}"',
         )  # fmt: skip
         return self.url(name)
+
+
+def on_each_database(
+    measure: Callable[[str], dict[str, Any]], label: str, only: str | None = None
+) -> dict[str, dict[str, Any]]:
+    """``measure(database_url)`` on a fresh SQLite file and on a throw-away PostgreSQL
+    (``only``: ``sqlite`` or ``postgres`` alone); the figures by database, for a
+    benchmark's last line.  Progress goes to stderr, prefixed with ``label``."""
+    out: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix=f"cardavia-bench-{label}-") as folder:
+        if only != "postgres":
+            print(f"{label}: sqlite", file=sys.stderr)
+            out["sqlite"] = measure(f"sqlite+aiosqlite:///{Path(folder) / 'cardavia.db'}")
+            print(f"{label}: sqlite {out['sqlite']}", file=sys.stderr)
+    if only == "sqlite":
+        return out
+    # a folder of its own: under root, the postgres user must be able to reach it
+    pg_dir = Path(tempfile.mkdtemp(prefix="cardavia-bench-pg-"))
+    server = PostgresProcess(pg_dir)
+    server.start()
+    try:
+        print(f"{label}: postgres", file=sys.stderr)
+        out["postgres"] = measure(server.create_database())
+    finally:
+        server.stop()
+        shutil.rmtree(pg_dir, ignore_errors=True)
+    return out

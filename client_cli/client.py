@@ -420,6 +420,24 @@ class Client:
         msg = cm.Report(player=player, reason=reason, table=table, game_no=game_no)
         return (await self._request(msg, sm.Reported)).report_id
 
+    # -- stored games ------------------------------------------------------------------
+    async def history(
+        self, game: str | None = None, cursor: str | None = None, limit: int = 20
+    ) -> sm.HistoryPage:
+        """A page of the logged-in account's stored games, newest first (``game``: of
+        that game only); pass the page's ``cursor`` for the next one."""
+        return await self._request(
+            cm.History(game=game, cursor=cursor, limit=limit), sm.HistoryPage
+        )
+
+    async def profile(self, name: str | None = None) -> sm.Profile:
+        """An account's profile (``None``: the logged-in account's own)."""
+        return await self._request(cm.GetProfile(name=name), sm.Profile)
+
+    async def game_record(self, game_id: str) -> sm.GameRecord:
+        """A stored game by its id (``TABLE.N``): its replay and deal seed."""
+        return await self._request(cm.GetGameRecord(game_id=game_id), sm.GameRecord)
+
     async def send_raw(self, frame: bytes | str) -> None:
         """Send a frame as is (for testing servers); replies arrive as pushed messages."""
         await self.ws.send(frame)

@@ -26,6 +26,7 @@ COMMANDS: tuple[str, ...] = (
     "arena_compare",
     "schema",
     "account",
+    "records",
 )
 
 

@@ -1,9 +1,14 @@
-"""``cardavia replay --url URL TABLE [GAME_NO]``: step through a finished game, every card shown.
+"""``cardavia replay --url URL TABLE [GAME_NO]`` or ``cardavia replay --url URL GAME_ID``:
+step through a finished game, every card shown.
 
-The server keeps the last games of each table (``--replays-kept``); once a
-game is over its replay shows the opening deal of every seat and every play,
-one step per Enter on a terminal (``--all``: everything at once, as when the
-output is piped).
+``TABLE [GAME_NO]`` asks a live table for one of its last games (the server
+keeps a few per table: ``--replays-kept``).  ``GAME_ID`` (``TABLE.N``, as
+``cardavia history`` lists it) asks for a stored game, kept for good in the
+server's database: a public table's game for anyone, a private one's for its
+players (logged in with ``cardavia login``). The two are told apart by the dot:
+a table id never holds one.  Either way the replay shows the opening deal of
+every seat and every play, one step per Enter on a terminal (``--all``:
+everything at once, as when the output is piped).
 """
 
 from __future__ import annotations
@@ -11,11 +16,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from datetime import UTC, datetime
 from typing import Any
 
 from client_cli.client import ServerError
-from client_cli.common import EXIT_OK, CliError, connect, refused
+from client_cli.common import EXIT_OK, EXIT_USAGE, CliError, add_ca_file, refused
 from client_cli.lang import Language, add_lang, language, run_with_lang
+from client_cli.records import session
 from client_cli.render import Seats, renderer_for
 from protocol.models import TableInfo
 from protocol.server_messages import Replay
@@ -29,12 +36,19 @@ def add_parser(sub: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("table", help="the table's id")
+    p.add_argument("table", help="the table's id, or a stored game's id TABLE.N")
     p.add_argument("game_no", nargs="?", type=int, help="which game (default: the last)")
     p.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
+    add_ca_file(p)
     p.add_argument("--all", action="store_true", help="print every step at once")
     add_lang(p)
     p.set_defaults(func=run_with_lang(replay_main))
+
+
+def is_game_id(target: str) -> bool:
+    """Whether ``target`` names a stored game (``TABLE.N``) rather than a live table."""
+    table, dot, number = target.rpartition(".")
+    return bool(dot and table and number.isdigit())
 
 
 def replay_lines(replay: Replay, lang: Language | None = None) -> list[list[str]]:
@@ -61,15 +75,30 @@ def replay_lines(replay: Replay, lang: Language | None = None) -> list[list[str]
 
 async def replay_main(args: argparse.Namespace, lang: Language) -> int:
     """Fetch the replay and print it, step by step on a terminal."""
-    client = await connect(args.url, "replay")
+    stored = is_game_id(args.table)
+    if stored and args.game_no is not None:
+        raise CliError("give a table and a game number, or a stored game's id alone", EXIT_USAGE)
+    client = await session(args.url, args.ca_file, needed=False)
     try:
-        replay = await client.replay(args.table, args.game_no)
+        if stored:
+            record = await client.game_record(args.table)
+            replay = record.replay
+            seed = record.seed
+        else:
+            replay = await client.replay(args.table, args.game_no)
+            seed = None
     except ServerError as exc:
         if exc.code == "not_found":
-            raise CliError(f"no replay of table {args.table!r}: {exc.message}") from None
+            what = "stored game" if stored else "replay of table"
+            raise CliError(f"no {what} {args.table!r}: {exc.message}") from None
         raise refused("cannot replay", exc) from None
     finally:
         await client.close()
+    if seed is not None:
+        print(
+            f"{args.table}: {datetime.fromtimestamp(record.finished_at, UTC):%Y-%m-%d %H:%M} UTC,"
+            f" seed {seed}"
+        )
     stepping = not args.all and sys.stdin.isatty() and sys.stdout.isatty()
     steps = replay_lines(replay, lang)
     for i, lines in enumerate(steps):

@@ -30,6 +30,7 @@ const app = {
   rules: null, // the rules shown: {game, lang, nodes | null while loading, shown: language served}
   muted: new Set(), // player ids this page muted (the server keeps their chat from us)
   blocked: new Set(), // player ids this page blocked (quick play keeps us apart)
+  profile: null, // the profile page: {profile | null while loading, games, cursor, loading}
 };
 
 // ---------------------------------------------------------------- helpers
@@ -371,6 +372,8 @@ function accountView() {
       { class: "account" },
       h("span", { class: "signed-in" }, t("account.signed_in", { name: app.account.name })),
       " ",
+      h("button", { type: "button", id: "profile", on: { click: openProfile } }, t("profile.open")),
+      " ",
       h("button", { type: "button", id: "logout", on: { click: logout } }, t("account.logout")),
     );
   }
@@ -399,6 +402,105 @@ function accountView() {
     ),
   );
   return form;
+}
+
+// ---------------------------------------------------------------- the profile page
+/** Show the logged-in account's profile and its stored games (docs/protocol.md, "Game records"). */
+function openProfile() {
+  app.profile = { profile: null, games: [], cursor: null, loading: true };
+  send({ type: "profile" }, (reply) => {
+    if (!app.profile) return;
+    if (reply.type === "profile") app.profile.profile = reply;
+    else toast(errorMessage(S, reply));
+    render(true);
+  });
+  moreHistory();
+  render(true);
+}
+
+/** The next page of the account's games (the first when none is shown yet). */
+function moreHistory() {
+  const shown = app.profile;
+  const req = { type: "history", limit: 20 };
+  if (shown.cursor) req.cursor = shown.cursor;
+  shown.loading = true;
+  send(req, (reply) => {
+    if (app.profile !== shown) return;
+    shown.loading = false;
+    if (reply.type === "history") {
+      shown.games.push(...reply.games);
+      shown.cursor = reply.cursor;
+    } else toast(errorMessage(S, reply));
+    render(true);
+  });
+}
+
+function closeProfile() {
+  app.profile = null;
+  render(true);
+}
+
+function dateText(seconds, withTime) {
+  const options = withTime ? { dateStyle: "medium", timeStyle: "short" } : { dateStyle: "medium" };
+  return new Intl.DateTimeFormat(lang, options).format(new Date(seconds * 1000));
+}
+
+function gameTitle(id) {
+  const game = app.games.find((g) => g.id === id);
+  return game ? game.title : id;
+}
+
+function storedSeatText(s) {
+  if (s.kind === "ai" && !s.left) return t("seat_ai", { n: s.seat });
+  if (s.kind === "bot") return t("seat_bot", { name: s.name || "?" });
+  return s.name || "?";
+}
+
+function profileView() {
+  const shown = app.profile;
+  const p = shown.profile;
+  const head = p
+    ? [
+        h("h2", {}, p.name),
+        h("p", { class: "member-since" }, t("profile.member_since", { date: dateText(p.member_since, false) })),
+        p.games.length
+          ? h(
+              "table",
+              { class: "profile-games" },
+              h("tr", {}, h("th", {}, t("profile.game")), h("th", {}, t("profile.played")), h("th", {}, t("profile.col_won"))),
+              p.games.map((g) => h("tr", { data: { game: g.game } }, h("td", {}, gameTitle(g.game)), h("td", {}, g.played), h("td", {}, g.won))),
+            )
+          : h("p", {}, t("profile.no_games")),
+      ]
+    : [h("p", {}, t("profile.loading"))];
+  const rows = shown.games.map((g) => {
+    const mine = g.seats.find((s) => s.seat === g.seat);
+    const outcome = !g.seats.some((s) => s.won) ? "draw" : mine && mine.won ? "won" : "lost";
+    const seats = g.seats.map((s) => `${storedSeatText(s)} ${s.score}`).join(", ");
+    return h(
+      "li",
+      { class: "history-game", data: { game_id: g.game_id } },
+      h("span", { class: "when" }, dateText(g.finished_at, true)),
+      " ",
+      h("strong", {}, gameTitle(g.game)),
+      " ",
+      h("span", { class: "outcome " + outcome }, t("profile.result_" + outcome)),
+      " ",
+      h("span", { class: "seats" }, seats),
+      g.private ? h("span", { class: "private" }, " " + t("profile.private")) : null,
+      " ",
+      h("code", { class: "game-id", title: t("profile.game_id") }, g.game_id),
+    );
+  });
+  return h(
+    "div",
+    { class: "profile-page" },
+    h("button", { type: "button", id: "close-profile", on: { click: closeProfile } }, t("back_to_lobby")),
+    ...head,
+    h("h3", {}, t("profile.history")),
+    rows.length ? h("ol", { class: "history" }, rows) : h("p", {}, shown.loading ? t("profile.loading") : t("profile.no_games")),
+    shown.cursor ? h("button", { type: "button", id: "more-history", disabled: shown.loading, on: { click: moreHistory } }, t("profile.more")) : null,
+  );
 }
 
 function openTable(info, seat, invite) {
@@ -743,7 +845,7 @@ const main = () => document.getElementById("main");
 function render(full = false) {
   const root = main();
   const lobby = root.querySelector(".lobby");
-  if (!full && app.welcome && !app.table && lobby && lobby.dataset.games === String(app.games.length)) {
+  if (!full && app.welcome && !app.table && !app.profile && lobby && lobby.dataset.games === String(app.games.length)) {
     lobby.querySelector("ul.tables").replaceChildren(...tableRows()); // keep what was typed
     return;
   }
@@ -755,7 +857,8 @@ function render(full = false) {
     if (!store.getItem("cardavia.token") && !store.getItem("cardavia.name")) renderName();
     return;
   }
-  root.append(app.table ? tableView() : lobbyView());
+  if (app.profile && !app.account) app.profile = null; // logged out meanwhile
+  root.append(app.table ? tableView() : app.profile ? profileView() : lobbyView());
   const input = root.querySelector(".chat-input");
   if (input && draft) input.value = draft;
   if (input && focused) input.focus();

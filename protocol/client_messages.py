@@ -324,6 +324,37 @@ class Report(Model):
     game_no: Annotated[int, Field(ge=0, le=2**31 - 1)] | None = None
 
 
+class History(Model):
+    """The logged-in account's stored games, newest first (``game``: of that game only),
+    ``limit`` per page; send the reply's ``cursor`` back for the next page. Answered by
+    ``history``."""
+
+    type: Literal["history"] = "history"
+    id: RequestId | None = None
+    game: GameId | None = None
+    cursor: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    limit: Annotated[int, Field(ge=1, le=50)] = 20
+
+
+class GetProfile(Model):
+    """An account's public profile (``name`` ``None``: the logged-in account's own):
+    games played and won per game, member since. Answered by ``profile``."""
+
+    type: Literal["profile"] = "profile"
+    id: RequestId | None = None
+    name: AccountName | None = None
+
+
+class GetGameRecord(Model):
+    """A stored (finished) game by its id (``TABLE.N``, as ``history`` lists it): its
+    replay and deal seed, for its players and, when its table was public, anyone.
+    Answered by ``game_record``."""
+
+    type: Literal["get_game_record"] = "get_game_record"
+    id: RequestId | None = None
+    game_id: Annotated[str, Field(min_length=3, max_length=80)]
+
+
 class Ping(Model):
     """Answered by ``pong``."""
 
@@ -363,7 +394,10 @@ ClientMessage = Annotated[
     | Block
     | Unblock
     | ListRelations
-    | Report,
+    | Report
+    | History
+    | GetProfile
+    | GetGameRecord,
     Field(discriminator="type"),
 ]
 """Every message a client may send, told apart by ``type``."""
@@ -401,4 +435,7 @@ CLIENT_MESSAGES: tuple[type[Model], ...] = (
     Unblock,
     ListRelations,
     Report,
+    History,
+    GetProfile,
+    GetGameRecord,
 )

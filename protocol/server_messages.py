@@ -338,6 +338,78 @@ class Kicked(Model):
     reason: str
 
 
+StoredSeatKind = Literal["human", "bot", "ai"]
+
+
+class StoredSeat(Model):
+    """A seat of a stored game: who sat there then (``deleted player`` once that account
+    is gone), ``level`` for the AI, ``left`` for a human the AI replaced mid-game."""
+
+    seat: Seat
+    kind: StoredSeatKind
+    name: str | None = None
+    level: str | None = None
+    left: bool = False
+    score: int
+    won: bool
+
+
+class HistoryGame(Model):
+    """One stored game of an account's history; ``seat`` is the account's own."""
+
+    game_id: str
+    game: str
+    finished_at: float
+    private: bool
+    seat: Seat
+    seats: tuple[StoredSeat, ...]
+
+
+class HistoryPage(Model):
+    """The answer to ``history``: games newest first; ``cursor`` fetches the next page
+    (``None``: this was the last)."""
+
+    type: Literal["history"] = "history"
+    ref: Ref = None
+    games: tuple[HistoryGame, ...]
+    cursor: str | None = None
+
+
+class ProfileGame(Model):
+    """Games of one kind an account played and won."""
+
+    game: str
+    played: int
+    won: int
+
+
+class Profile(Model):
+    """The answer to ``profile``: an account's name, since when it exists (seconds since
+    the epoch) and its stored games per game."""
+
+    type: Literal["profile"] = "profile"
+    ref: Ref = None
+    name: str
+    bot: bool = False
+    member_since: float
+    games: tuple[ProfileGame, ...]
+
+
+class GameRecord(Model):
+    """The answer to ``get_game_record``: a stored game's replay, its seats as stored and
+    its deal seed. Only finished games are stored, so the seed is shown only once the
+    game is over; each game's seed is drawn afresh, so it tells nothing of another."""
+
+    type: Literal["game_record"] = "game_record"
+    ref: Ref = None
+    game_id: str
+    finished_at: float
+    private: bool
+    seed: int
+    seats: tuple[StoredSeat, ...]
+    replay: Replay
+
+
 class TableClosed(Model):
     """The table is gone (everybody left, or the server shuts down)."""
 
@@ -377,7 +449,10 @@ ServerMessage = Annotated[
     | ApiToken
     | Relations
     | Reported
-    | Kicked,
+    | Kicked
+    | HistoryPage
+    | Profile
+    | GameRecord,
     Field(discriminator="type"),
 ]
 """Every message the server may send, told apart by ``type``."""
@@ -407,4 +482,7 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     Relations,
     Reported,
     Kicked,
+    HistoryPage,
+    Profile,
+    GameRecord,
 )

@@ -42,10 +42,11 @@ from server.net.static import select_subprotocol
 from server.ops.logs import configure, get_logger
 from server.ops.metrics import CONTENT_TYPE, Metrics, Reading
 from server.persist.db.engine import Database
+from server.persist.db.records import GameRecords, RecordWriter
 from server.persist.redis_store import RedisStore
 from server.persist.session_store import SessionStore
 from server.persist.store import Store, StoreUnavailable, make_store
-from server.players import account_requests, moderation_requests
+from server.players import account_requests, moderation_requests, record_requests
 from server.players.accounts import Accounts
 from server.players.moderation import Ban, BanList, Moderation
 from server.players.quotas import Quotas, address_group, client_address
@@ -115,6 +116,14 @@ class CardaviaServer:
         self.bans = BanList()
         """The bans in force, read every ``config.ban_poll`` seconds (cardavia-admin makes them)."""
         self._ban_poller: asyncio.Task[None] | None = None
+        self.records = GameRecords(self.accounts.db)
+        """Finished games (server.persist.db.records), in the same database."""
+        self.record_writer = RecordWriter(
+            self.records,
+            on_written=lambda s: self.metrics.observe("cardavia_record_write_seconds", s),
+        )
+        """Stores each finished game in the background (the tables hand them over)."""
+        self.lobby.recorder = self.record_writer
         self.connections: set[Connection] = set()
         self.port = 0
         self._server: Server | None = None
@@ -229,6 +238,7 @@ class CardaviaServer:
         """
         await self.accounts.open()  # the database, migrated (server.persist.db)
         self.bans = await self.moderation.ban_list()
+        self.record_writer.start()
         await self._start_cluster()
         connection = batching.SERVER_CONNECTION
         ours = connection is BatchingServerConnection  # else websockets' own, and its keepalive
@@ -327,6 +337,7 @@ class CardaviaServer:
         close = getattr(self.store, "close", None)
         if close is not None:
             await self._bounded(close(), "store")
+        await self._bounded(self.record_writer.close(), "game records")
         await self._bounded(self.accounts.close(), "database")
         self.ai.shutdown()
         self._log.info("stopped")
@@ -550,6 +561,8 @@ class CardaviaServer:
             await account_requests.handle(self, self.accounts, player, msg)
         elif isinstance(msg, moderation_requests.MODERATION_REQUESTS):
             await moderation_requests.handle(self, player, msg)
+        elif isinstance(msg, record_requests.RECORD_REQUESTS):
+            await record_requests.handle(self.records, player, msg)
         elif isinstance(msg, cm.Hello | cm.Ping):  # the connection answers these itself
             raise RequestError(ErrorCode.BAD_MESSAGE, f"unexpected message {msg.type!r}")
         else:

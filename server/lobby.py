@@ -23,6 +23,7 @@ from server.ai.pool import AiRunner
 from server.config import ServerConfig
 from server.ops.logs import get_logger
 from server.ops.metrics import Metrics
+from server.persist.db.records import RecordWriter
 from server.persist.store import Store, StoreUnavailable, TableRecord
 from server.players.quotas import Quotas
 from server.players.relations import blocks_between
@@ -42,6 +43,7 @@ from server.tables.commands import (
 from server.tables.core import TableCore
 from server.tables.options import RequestError, check_options
 from server.tables.reach import TableReach
+from server.tables.record import game_record
 from server.tables.replay import restore_core
 
 
@@ -108,6 +110,8 @@ class Lobby:
         self._remote: Remote | None = None
         self._log = get_logger(component="lobby")
         self.quotas = Quotas(config, self._is_waiting)
+        self.recorder: RecordWriter | None = None
+        """Stores the finished games of the tables here (game records); ``None``: not stored."""
 
     @property
     def remote(self) -> Remote | None:
@@ -412,6 +416,7 @@ class Lobby:
             quotas=self.quotas,
         )
         actor.on_lost = self._lost
+        actor.recorder = self.recorder
         self.tables[core.id] = actor
         actor.start()
         return actor
@@ -468,6 +473,7 @@ class Lobby:
         if record is None:
             return None
         core = self.rebuild_core(record)
+        self.record_finished(core, record)
         if not core.members():
             await self.store.delete(table_id)
             self._log.info("table_dropped_empty", table=table_id)
@@ -484,6 +490,16 @@ class Lobby:
             await self.remote.adopt_members(actor)
         self._log.info("table_restored", table=table_id, game=record.game, version=core.version)
         return actor
+
+    def record_finished(self, core: TableCore, record: TableRecord) -> None:
+        """Store again the finished game of a table rebuilt here (``core``, from
+        ``record``): the process that ran it may have died before its background
+        write.  A game stored already is left as it is (the write is idempotent by
+        game id); it ended when its last action was stored."""
+        if core.status != "finished" or self.recorder is None:
+            return
+        ended = record.meta.get("turn_at")
+        self.recorder.submit(game_record(core, None if ended is None else float(ended)))
 
     def rebuild_core(self, record: TableRecord) -> TableCore:
         """The table of ``record`` as it was: seating from its meta, the game replayed."""

@@ -40,7 +40,7 @@ import asyncio
 import contextlib
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from typing import Any, Protocol
 
 import msgpack  # type: ignore[import-untyped]
@@ -58,6 +58,7 @@ from server.ops.logs import get_logger
 from server.persist.redis_commit import CommitLane
 from server.persist.redis_store import RedisStore
 from server.persist.store import StoreUnavailable
+from server.players.accounts import Account
 from server.players.sessions import Player
 from server.tables.actor import TableActor
 from server.tables.commands import PRESENCE_BY_KIND, Presence, Reconnect
@@ -351,6 +352,8 @@ class Bus:
             "from": self.node,
             "frame": encode(msg),
             "features": list(player.link.features) if player.link is not None else [],
+            # the session's account travels with it: a seat taken there records it
+            "account": None if player.account is None else list(astuple(player.account)),
         }
 
     def _send(self, player: Player, msg: Any, table_id: str, owner: str, deadline: float) -> None:
@@ -657,6 +660,9 @@ class Bus:
             told = data.get("features")
             known = known_features(told) if isinstance(told, list) else None
             player = self.stand_in(data["pid"], data["name"], data["from"], known)
+            told_account = data.get("account")  # the session's account travels with it: a
+            if isinstance(told_account, list):  # seat taken here records it (game records)
+                player.account = Account(*told_account)
             msg = decode_client(data["frame"])
             try:
                 await self.app.dispatch(player, msg, route=False)

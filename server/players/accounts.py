@@ -41,6 +41,7 @@ from server.config import usable_cpus
 from server.ops.logs import get_logger
 from server.persist.db.engine import Database
 from server.persist.db.models import AccountRow, ApiTokenRow, Base
+from server.persist.db.records import anonymise
 from server.players.names import NameError_, skeleton, validate_name
 from server.tables.options import RequestError
 
@@ -414,7 +415,8 @@ class Accounts:
 
     async def delete(self, account: Account, password: str, address: str) -> tuple[str, ...]:
         """Delete the account, its bots and their tokens, after checking the password;
-        the ids of the accounts gone (it and its bots)."""
+        the ids of the accounts gone (it and its bots).  Their seats in stored games
+        become ``deleted player`` in the same transaction (the games stay whole)."""
         await self._verify(account, password, address)
         async with self.db.session() as session:
             owned = (
@@ -426,6 +428,7 @@ class Accounts:
                 )
             ).all()
             gone = {key for _, key in owned}
+            await anonymise(session, [account_id for account_id, _ in owned])
             await session.execute(
                 delete(AccountRow).where(AccountRow.owner_id == account.account_id)
             )

@@ -25,6 +25,7 @@ from protocol.server_messages import ChatLine, Error, Joined, Left, Ok, Reason, 
 from server.ai.pool import AiRunner
 from server.ops.logs import get_logger
 from server.ops.metrics import Metrics
+from server.persist.db.records import RecordWriter
 from server.persist.store import LeaseLost, Store, StoreUnavailable
 from server.players.quotas import Quotas
 from server.players.sessions import Player, Sessions
@@ -55,6 +56,7 @@ from server.tables.commands import (
 )
 from server.tables.core import TableCore
 from server.tables.options import RequestError
+from server.tables.record import game_record
 from server.tables.replay import build_replay, finished_to_plain, table_meta
 from server.tables.summary_hold import SummaryHold
 from server.tables.values import AiTurn, Effects, Out
@@ -131,6 +133,8 @@ class TableActor:
         self._retry_at: float | None = None
         self._saved_meta: dict[str, Any] | None = None
         self._unarchived: tuple[int, dict[str, Any]] | None = None
+        self.recorder: RecordWriter | None = None
+        """Stores each finished game (game records); ``None``: not stored."""
         self.on_lost: Callable[[str], None] | None = None
         """Called (instead of ``on_close``) when another process took the table over."""
         self._log = get_logger(table=core.id, game=core.game.id)
@@ -451,6 +455,8 @@ class TableActor:
         if self.core.status == "finished" and eff.applied is not None:
             self.metrics.inc("cardavia_games_finished_total", game=game)
             self._log.info("game_over", game_no=self.core.game_no, version=self.core.version)
+            if self.recorder is not None:  # stored in the background, after the move was sent
+                self.recorder.submit(game_record(self.core))
         if eff.closed:
             await self._close(eff.close_reason or "everybody left")
 
@@ -521,14 +527,15 @@ class TableActor:
     async def _on_join(self, command: Join) -> None:
         self.pending_joins = max(0, self.pending_joins - 1)
         player = command.player
-        bot = player.account is not None and player.account.bot
+        account = player.account
         eff = self.core.join(
             player.player_id,
             player.name,
             command.seat,
             self.clock(),
             present=player.connected,
-            bot=bot,
+            bot=account is not None and account.bot,
+            account=None if account is None else account.account_id,
         )
         await self._persist(eff)
         seat = self.core.seat_of(player.player_id)

@@ -404,10 +404,12 @@ class TableCore:
         *,
         present: bool = True,
         bot: bool = False,
+        account: str | None = None,
     ) -> Effects:
         """Seat ``player_id`` (at ``seat`` or the first free one); start when full.
 
-        ``bot``: a bot account's session, labelled so in the seat's summary.
+        ``bot``: a bot account's session, labelled so in the seat's summary;
+        ``account``: the session's account id, recorded with the game.
         ``present`` False: the player's connection closed while the join waited its
         turn; the seat is taken as by a player who then disconnected (:meth:`disconnect`),
         so a quick-play table still waiting does not seat them at all, and closes
@@ -433,7 +435,9 @@ class TableCore:
             return Effects(closed=not self.members())
         self.spectators.pop(player_id, None)
         self.spectators_away.pop(player_id, None)
-        self.seats[seat] = SeatSlot(kind="human", player_id=player_id, name=name, bot=bot)
+        self.seats[seat] = SeatSlot(
+            kind="human", player_id=player_id, name=name, bot=bot, account=account
+        )
         if self.owner is None:
             self.owner = player_id
         eff = self._start_if_full(now)
@@ -474,7 +478,11 @@ class TableCore:
             slot = self.seats[seat]
             if self.status == "playing":
                 self.seats[seat] = SeatSlot(
-                    kind="ai", name=slot.name, level=self.setup.strongest, left=True
+                    kind="ai",
+                    name=slot.name,
+                    level=self.setup.strongest,
+                    left=True,
+                    account=slot.account,
                 )
             else:
                 self.seats[seat] = SeatSlot()

@@ -80,6 +80,7 @@ def table_meta(core: TableCore, mono_now: float, wall_now: float) -> dict[str, A
                 "level": s.level,
                 "left": s.left,
                 "bot": s.bot,
+                "account": s.account,
             }
             for s in core.seats
         ],
@@ -130,6 +131,7 @@ def restore_core(core: TableCore, record: TableRecord, mono_now: float, wall_now
             level=slot["level"],
             left=bool(slot["left"]),
             bot=bool(slot.get("bot", False)),  # absent in records written before bots
+            account=slot.get("account"),  # absent in records written before game records
         )
         if slot["kind"] == "human":
             core.seats[i].connected = False

@@ -43,6 +43,9 @@ class SeatSlot:
     left: bool = False
     bot: bool = False
     """The human seat's player is a bot account (shown as a bot wherever its name is)."""
+    account: str | None = None
+    """The human seat's account id (``None``: anonymous); kept when the AI takes over a
+    seat left mid-game, so the game is recorded as the account's (game records)."""
 
     def copy(self) -> SeatSlot:
         """A copy of this slot (its fields are immutable values)."""
@@ -55,6 +58,7 @@ class SeatSlot:
             self.away_since,
             self.left,
             self.bot,
+            self.account,
         )
 
 

@@ -46,6 +46,8 @@ def test_snapshots_notice_accounts_and_logins() -> None:
     registered = fuzz.Snapshot(frozenset(), 2, {}, frozenset({"ann", "bea"}), ("a_1",))
     assert before.changed(registered) == ["accounts ['bea']", "logged-in sessions"]
     assert {"register", "login", "logout", "change_password", "delete_account"} <= set(fuzz.TYPES)
+    assert {"history", "profile", "get_game_record"} <= set(fuzz.TYPES)  # game records
+    assert {"history", "profile", "game_record"} <= fuzz.REPLIES
 
 
 def test_snapshots_count_a_new_table_or_a_quiet_one_gone_but_not_a_busy_one_ending() -> None:

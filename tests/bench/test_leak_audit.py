@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -20,6 +22,20 @@ def test_a_short_audit_of_every_game_finds_no_leak(capsys) -> None:
     assert result["games"] == 4 and result["frames"] > 100 and result["resumed"] >= 1
     assert set(result["by_game"]) == {"scopa", "cicera", "doudizhu", "schafkopf"}
     assert (result["leaks"], result["view_mismatches"], result["hidden_cards"]) == (0, 0, 0)
+    assert result["record_checks"] >= 8 and result["record_leaks"] == 0  # history, records
+
+
+async def test_a_stored_game_that_is_not_the_game_played_is_caught(monkeypatch) -> None:
+    from server.tables import actor
+
+    real = actor.game_record
+
+    def elsewhere(core: Any) -> Any:  # stored under another table's id
+        return replace(real(core), table_id=core.id + "x")
+
+    monkeypatch.setattr(actor, "game_record", elsewhere)
+    result = await leak_audit.audit(1, seed=2, short=True)  # one Scopa game
+    assert result["record_leaks"] == 1 and result["leaks"] == 1
 
 
 async def test_a_server_that_shows_every_event_to_everyone_is_caught(monkeypatch) -> None:

@@ -96,7 +96,12 @@ CLIENT_SAMPLES: list[Any] = [
     cm.Unblock(id=30, player="a_2"),
     cm.ListRelations(id=31),
     cm.Report(id=32, player="p_2", reason="insults in chat", table="t_1", game_no=0),
+    cm.History(id=33, game="scopa", cursor="MTI6dDEuMQ", limit=5),
+    cm.GetProfile(id=34, name="Ann"),
+    cm.GetGameRecord(id=35, game_id="t1.1"),
 ]
+
+STORED_SEAT = sm.StoredSeat(seat=0, kind="human", name="Ann", score=11, won=True)
 
 SERVER_SAMPLES: list[Any] = [
     sm.Welcome(ref=1, version=1, player_id="p_1", name="Ann", token="tok", tables=("t1",)),
@@ -169,7 +174,43 @@ SERVER_SAMPLES: list[Any] = [
     ),
     sm.Reported(ref=16, report_id="r_1"),
     sm.Kicked(table="t_1", reason="the table's owner removed you"),
+    sm.HistoryPage(
+        ref=17,
+        games=(
+            sm.HistoryGame(
+                game_id="t1.1",
+                game="scopa",
+                finished_at=1.5,
+                private=False,
+                seat=0,
+                seats=(
+                    STORED_SEAT,
+                    sm.StoredSeat(seat=1, kind="ai", level="hard", score=3, won=False),
+                ),
+            ),
+        ),
+        cursor="MTI6dDEuMQ",
+    ),
+    sm.Profile(
+        ref=18,
+        name="Ann",
+        member_since=1.5,
+        games=(sm.ProfileGame(game="scopa", played=3, won=2),),
+    ),
 ]
+
+
+SERVER_SAMPLES.append(
+    sm.GameRecord(
+        ref=17,
+        game_id="t1.1",
+        finished_at=1.5,
+        private=True,
+        seed=42,
+        seats=(STORED_SEAT,),
+        replay=next(m for m in SERVER_SAMPLES if isinstance(m, sm.Replay)),
+    )
+)
 
 
 def test_samples_cover_every_message_type() -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import copy
 import itertools
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import msgpack  # type: ignore[import-untyped]
 
@@ -19,6 +21,7 @@ from protocol import server_messages as sm
 from protocol.codec import Frame
 from protocol.models import TableOptions
 from server.config import ServerConfig
+from server.persist.db.engine import Database
 from server.tables.core import FIXED_FIELDS, KEPT_FIELDS, TableCore
 from server.tables.options import check_options
 from server.tables.updates import plain_event
@@ -176,3 +179,31 @@ def process_alive(pid: int) -> bool:
         return stat_fields(pid)[0] != "Z"
     except OSError:
         return False
+
+
+class HoldsDatabase(Protocol):
+    """What uses the SQL database: the accounts, the game records."""
+
+    db: Database
+
+
+@asynccontextmanager
+async def database_away(holder: HoldsDatabase) -> AsyncIterator[None]:
+    """Within the block ``holder`` talks to a database nobody answers at; then its own again."""
+    working = holder.db
+    holder.db = Database("postgresql+asyncpg://nobody:x@127.0.0.1:1/none")
+    try:
+        yield
+    finally:
+        await holder.db.close()
+        holder.db = working
+
+
+async def finished_ai_table(url: str, name: str = "ann") -> tuple[Client, str]:
+    """A watcher and the id of a table where two random AIs have just played Scopa to 1."""
+    watcher = await Client.connect(url, name)
+    ai = [{"seat": 0, "level": "random"}, {"seat": 1, "level": "random"}]
+    options = {"seat": None, "ai": ai, "game": {"target": 1}}
+    table = (await watcher.create_table("scopa", options)).table.id
+    await watcher.wait_for(lambda m: isinstance(m, sm.GameOver), 20)
+    return watcher, table

@@ -38,7 +38,7 @@ from server.players.accounts import (
     token_digest,
 )
 from server.tables.options import RequestError
-from tests.server.helpers import FAST, next_message
+from tests.server.helpers import FAST, database_away, next_message
 from tests.server.redis_fixture import RedisServer, fast_redis_config
 
 PASSWORD = "correct horse battery"
@@ -525,13 +525,8 @@ def test_the_server_command_names_a_database_it_cannot_open(
 async def test_an_unreachable_database_is_store_unavailable(account_server: CardaviaServer) -> None:
     async with await Client.connect(account_server.url, "Ann") as ann:
         await ann.register("Ann", PASSWORD)
-        working = account_server.accounts.db
-        account_server.accounts.db = Database("postgresql+asyncpg://nobody:x@127.0.0.1:1/none")
-        try:
+        async with database_away(account_server.accounts):
             with pytest.raises(ServerError) as caught:
                 await ann.change_password(PASSWORD, "another secret")
             assert caught.value.code == ErrorCode.STORE_UNAVAILABLE
-        finally:
-            await account_server.accounts.db.close()
-            account_server.accounts.db = working
         assert await account_server.accounts.login("Ann", PASSWORD, "b")  # unchanged

@@ -12,7 +12,7 @@ from engine.codec import to_plain
 from engine.registry import GAMES
 from server.app import running_server
 from server.tables.core import TableCore
-from tests.server.helpers import FAST
+from tests.server.helpers import FAST, finished_ai_table
 from tests.server.redis_fixture import RedisServer
 
 
@@ -83,16 +83,11 @@ async def test_rebuilt_views_equal_the_originals(redis_server: RedisServer, game
 
 
 async def test_a_finished_game_replays_after_a_rebuild(redis_server: RedisServer) -> None:
-    from protocol import server_messages as sm
     from server.tables.replay import build_replay
 
     config = FAST.replace(store="redis", redis_url=redis_server.url, replay_ttl=60)
     async with running_server(config) as server:
-        watcher = await Client.connect(server.url, "ann")
-        ai = [{"seat": 0, "level": "random"}, {"seat": 1, "level": "random"}]
-        options = {"seat": None, "ai": ai, "game": {"target": 1}}
-        table = (await watcher.create_table("scopa", options)).table.id
-        await watcher.wait_for(lambda m: isinstance(m, sm.GameOver), 20)
+        watcher, table = await finished_ai_table(server.url)
         original = await watcher.replay(table)
         await asyncio.sleep(0.05)
         record = await server.store.load(table)

@@ -18,6 +18,7 @@ def test_a_seat_copy_holds_every_field() -> None:
         away_since=12.5,
         left=True,
         bot=True,
+        account="a_1",
     )
     assert all(  # a field added to SeatSlot is set above to something not its default
         getattr(slot, f.name) != f.default for f in dataclasses.fields(SeatSlot)

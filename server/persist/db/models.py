@@ -6,8 +6,20 @@ Migrations (``migrations/versions``) create exactly these; a test compares the t
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, MetaData, String, Text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING = {
@@ -63,6 +75,77 @@ class ApiTokenRow(Base):
     label: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     uses: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class GameRecordRow(Base):
+    """A finished game, written once by its table's owner (issue 54, game records).
+
+    ``game_id`` is the table id and the game's number (stable across processes), so
+    a table rebuilt elsewhere that finishes the same game again stores nothing new.
+    ``options`` are the table's options (the game's own among them), ``log`` the
+    actions as the table logged them: with ``seed`` they rebuild every state
+    (:mod:`server.tables.replay`).  The seed is written only here, once the game
+    is over: until then it is the deal's secret.  Times are microseconds since
+    the epoch (UTC): one integer orders and pages alike on every backend.
+    """
+
+    __tablename__ = "game_records"
+
+    game_id: Mapped[str] = mapped_column(String(80), primary_key=True)
+    table_id: Mapped[str] = mapped_column(String(64))
+    game_no: Mapped[int] = mapped_column(Integer)
+    game: Mapped[str] = mapped_column(String(32))
+    private: Mapped[bool] = mapped_column(Boolean)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    log: Mapped[list[Any]] = mapped_column(JSON)
+    result: Mapped[dict[str, Any]] = mapped_column(JSON)
+    finished_us: Mapped[int] = mapped_column(BigInteger)
+
+
+class GameSeatRow(Base):
+    """One seat of a stored game: its account (null: anonymous, the AI, or deleted),
+    the name shown then, its kind (``human``, ``bot``, ``ai``) and its result.
+
+    ``game`` and ``finished_us`` repeat the game's, so that an account's history
+    (newest first, by game or not) is one range of an index.
+    """
+
+    __tablename__ = "game_seats"
+    __table_args__ = (
+        Index("ix_game_seats_history", "account_id", "finished_us", "game_id", "seat"),
+        Index("ix_game_seats_history_game", "account_id", "game", "finished_us", "game_id", "seat"),
+    )
+
+    game_id: Mapped[str] = mapped_column(
+        String(80), ForeignKey("game_records.game_id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("accounts.account_id", ondelete="SET NULL"), nullable=True
+    )
+    name: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    level: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    left: Mapped[bool] = mapped_column(Boolean)
+    score: Mapped[int] = mapped_column(BigInteger)
+    won: Mapped[bool] = mapped_column(Boolean)
+    game: Mapped[str] = mapped_column(String(32))
+    finished_us: Mapped[int] = mapped_column(BigInteger)
+
+
+class ProfileCountRow(Base):
+    """Games played and won by one account at one game: updated in the transaction that
+    stores each game, so a profile is read from a handful of rows, not counted."""
+
+    __tablename__ = "profile_counts"
+
+    account_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("accounts.account_id", ondelete="CASCADE"), primary_key=True
+    )
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    played: Mapped[int] = mapped_column(Integer)
+    won: Mapped[int] = mapped_column(Integer)
 
 
 class RelationRow(Base):

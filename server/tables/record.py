@@ -1,0 +1,54 @@
+"""A finished game's record, taken from its table's core when the game ends (issue 54).
+
+The actor builds it after the last move is stored and sent, and hands it to the
+writer (:class:`server.persist.db.records.RecordWriter`): the seats as they sat
+at the end (with their accounts, kept on a seat the AI took over mid-game), the
+engine's result per seat, and the seed, now that the game is over.
+"""
+
+from __future__ import annotations
+
+import time
+
+from engine.codec import to_plain
+from server.persist.db.records import GameRecord, SeatKind, SeatRecord
+from server.tables.core import TableCore
+from server.tables.values import SeatSlot
+
+
+def _kind(slot: SeatSlot) -> SeatKind:
+    if slot.kind == "human" or slot.left:
+        return SeatKind.BOT if slot.bot else SeatKind.HUMAN
+    return SeatKind.AI
+
+
+def game_record(core: TableCore, finished_at: float | None = None) -> GameRecord:
+    """The record of the game ``core`` has just finished (``finished_at``: now)."""
+    result = core.game.result(core.state)
+    if result is None:
+        raise ValueError(f"table {core.id}: game {core.game_no} is not over")
+    seats = tuple(
+        SeatRecord(
+            seat=i,
+            kind=_kind(slot),
+            name=slot.name,
+            account_id=slot.account,
+            level=None if _kind(slot) is not SeatKind.AI else slot.level,
+            left=slot.left,
+            score=int(result.scores[i]) if i < len(result.scores) else 0,
+            won=i in result.winners,
+        )
+        for i, slot in enumerate(core.seats)
+    )
+    return GameRecord(
+        table_id=core.id,
+        game_no=core.game_no,
+        game=core.game.id,
+        private=core.setup.options.private,
+        options=core.setup.options.model_dump(mode="json"),
+        seed=core.seed,
+        log=tuple(core.log),
+        seats=seats,
+        result=to_plain(result),
+        finished_at=time.time() if finished_at is None else finished_at,
+    )
