@@ -114,6 +114,42 @@ def test_the_example_bot_plays_as_a_bot_account(srv: LiveServer) -> None:
     assert token not in proc.stdout + proc.stderr
 
 
+def make_bot_token(srv: LiveServer, owner: str, bot: str) -> str:
+    """A new bot account ``bot`` of a new account ``owner``, and one of its API tokens."""
+
+    async def make(url: str) -> str:
+        async with await Client.connect(url, owner) as client:
+            await client.register(owner, PASSWORD)
+            made = await client.create_bot(bot)
+            return (await client.create_api_token(made.account_id, "cli")).token
+
+    return srv.call(make)
+
+
+def test_cardavia_bot_plays_as_a_bot_account(
+    srv: LiveServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--api-token`` (or CARDAVIA_BOT_TOKEN) logs every bot in to the bot account; a
+    token that is no bot's is refused before any seat is taken."""
+    token = make_bot_token(srv, "Keeper", "Cli Bot")
+    monkeypatch.delenv("CARDAVIA_BOT_TOKEN", raising=False)
+    args = ["bot", "--url", srv.url, "--game", "scopa", "--policy", "random", "--seed", "1"]
+    for how, extra in (("flag", ["--api-token", token]), ("environment", [])):
+        if how == "environment":
+            monkeypatch.setenv("CARDAVIA_BOT_TOKEN", token)
+        assert main([*args, *extra]) == 0, how
+        out, err = capsys.readouterr()
+        (bot,) = json.loads(out.strip().splitlines()[-1])["bots"]
+        assert bot["name"] == "Cli Bot" and bot["error"] is None and bot["moves"] > 0, how
+        assert token not in out + err
+    monkeypatch.setenv("CARDAVIA_BOT_TOKEN", "")  # empty: an anonymous bot
+    assert main(args) == 0
+    (bot,) = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["bots"]
+    assert bot["name"] == "bot-1"
+    assert main([*args, "--api-token", "not-a-token"]) == 1
+    assert "bad_credentials" in capsys.readouterr().err
+
+
 def test_bots_are_labelled_in_seats_and_chat() -> None:
     lang = language("de")
     seat = SeatInfo(seat=1, kind="human", player_id="p_1", name="Robo", bot=True)
