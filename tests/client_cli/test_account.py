@@ -91,16 +91,21 @@ def test_logout_without_an_account_says_so(state: Path, capsys: pytest.CaptureFi
     assert CredentialFile().get("ws://elsewhere:1") is not None
 
 
+def make_bot_token(srv: LiveServer, owner: str, bot: str) -> str:
+    """A new bot account ``bot`` of a new account ``owner``, and one of its API tokens."""
+
+    async def make(url: str) -> str:
+        async with await Client.connect(url, owner) as client:
+            await client.register(owner, PASSWORD)
+            made = await client.create_bot(bot)
+            return (await client.create_api_token(made.account_id, "cli")).token
+
+    return srv.call(make)
+
+
 def test_the_example_bot_plays_as_a_bot_account(srv: LiveServer) -> None:
     """examples/bot.py with CARDAVIA_BOT_TOKEN logs in to the bot and plays a game."""
-
-    async def make_token(url: str) -> str:
-        async with await Client.connect(url, "Owner") as owner:
-            await owner.register("Owner", PASSWORD)
-            bot = await owner.create_bot("Example Bot")
-            return (await owner.create_api_token(bot.account_id, "example")).token
-
-    token = srv.call(make_token)
+    token = make_bot_token(srv, "Owner", "Example Bot")
     proc = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "bot.py"), srv.url, "scopa"],
         cwd=ROOT,
@@ -112,18 +117,6 @@ def test_the_example_bot_plays_as_a_bot_account(srv: LiveServer) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "as Example Bot" in proc.stdout and "winners [" in proc.stdout
     assert token not in proc.stdout + proc.stderr
-
-
-def make_bot_token(srv: LiveServer, owner: str, bot: str) -> str:
-    """A new bot account ``bot`` of a new account ``owner``, and one of its API tokens."""
-
-    async def make(url: str) -> str:
-        async with await Client.connect(url, owner) as client:
-            await client.register(owner, PASSWORD)
-            made = await client.create_bot(bot)
-            return (await client.create_api_token(made.account_id, "cli")).token
-
-    return srv.call(make)
 
 
 def test_cardavia_bot_plays_as_a_bot_account(
