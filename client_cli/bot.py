@@ -6,6 +6,10 @@ nothing more, so a bot cannot peek.  When every bot's game is over the
 command prints one line per bot and, last, a JSON line with every result::
 
     cardavia bot --url ws://127.0.0.1:8765 --game scopa --count 2 --policy greedy
+
+With ``--api-token`` (or ``CARDAVIA_BOT_TOKEN`` in the environment, as
+examples/bot.py reads it) every bot logs in to that bot account: its seats are
+labelled as a bot's and its games go to the account's history (docs/bots.md).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -57,9 +62,28 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--policy", help="engine policy (default: the game's strongest)")
     p.add_argument("--count", type=int, default=1, help="how many bots (default 1)")
     p.add_argument("--name", default="bot", help="display name prefix (bot-1, bot-2 …)")
+    p.add_argument(
+        "--api-token",
+        metavar="TOKEN",
+        help=f"play as the bot account of this API token (default: ${TOKEN_VARIABLE})",
+    )
     p.add_argument("--seed", type=int, help="seed of the bots' random choices")
     p.add_argument("--verbose", action="store_true", help="print each bot's moves")
     p.set_defaults(func=lambda args: run(bot_main(args)))
+
+
+TOKEN_VARIABLE = "CARDAVIA_BOT_TOKEN"
+"""The environment variable holding a bot account's API token (as examples/bot.py reads
+it): a token kept out of the command line is kept out of the process list."""
+
+
+def api_token(args: argparse.Namespace) -> str | None:
+    """The bot account's API token: ``--api-token``, else :data:`TOKEN_VARIABLE`
+    (empty: none, an anonymous session per bot)."""
+    token: str | None = args.api_token
+    if token is None:
+        token = os.environ.get(TOKEN_VARIABLE)
+    return token or None
 
 
 @dataclass(frozen=True)
@@ -100,9 +124,11 @@ async def bot_main(args: argparse.Namespace) -> int:
         raise CliError("--count must be at least 1", EXIT_USAGE)
     # connect every bot first, so a bad URL or a missing table fails fast and clearly
     clients: list[Client] = []
+    token = api_token(args)
     try:
         for i in range(args.count):
-            clients.append(await connect(args.url, f"{args.name}-{i + 1}", ca_file=args.ca_file))
+            name = f"{args.name}-{i + 1}"  # with a token, the account's name replaces it
+            clients.append(await connect(args.url, name, ca_file=args.ca_file, api_token=token))
         results = await asyncio.gather(
             *(run_bot(c, args, policy, i) for i, c in enumerate(clients))
         )

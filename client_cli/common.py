@@ -52,12 +52,20 @@ async def connect(
     token: str | None = None,
     ca_file: str | None = None,
     login: tuple[str, str] | None = None,
+    api_token: str | None = None,
 ) -> Client:
     """Open a session at ``url`` (resume it with ``token``; log it in with ``login``,
-    name and password); raise :class:`CliError` saying why not."""
+    name and password, or to a bot account with ``api_token``); raise :class:`CliError`
+    saying why not."""
     try:
         return await Client.connect(
-            url, name, token=token, open_timeout=timeout, ca_file=ca_file, login=login
+            url,
+            name,
+            token=token,
+            open_timeout=timeout,
+            ca_file=ca_file,
+            login=login,
+            api_token=api_token,
         )
     except InvalidURI:
         raise CliError(

@@ -202,6 +202,9 @@ class CardaviaServer:
             player = Player(player_id=found[0], name=found[1], token=token, account=found.account)
         elif player.token:  # a session of this process under another token: not this one
             return
+        else:  # a stand-in (Bus.stand_in: made from a table's members, it knows only the id
+            # and name there): the stored session is the whole one, its login included
+            player.name, player.account = found.name, found.account
         player.token = token  # a stand-in for a player connected elsewhere, now here
         player.tables.update(self.lobby.tables_of(player.player_id))
         player.tables.update(remote)

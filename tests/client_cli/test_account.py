@@ -91,16 +91,21 @@ def test_logout_without_an_account_says_so(state: Path, capsys: pytest.CaptureFi
     assert CredentialFile().get("ws://elsewhere:1") is not None
 
 
+def make_bot_token(srv: LiveServer, owner: str, bot: str) -> str:
+    """A new bot account ``bot`` of a new account ``owner``, and one of its API tokens."""
+
+    async def make(url: str) -> str:
+        async with await Client.connect(url, owner) as client:
+            await client.register(owner, PASSWORD)
+            made = await client.create_bot(bot)
+            return (await client.create_api_token(made.account_id, "cli")).token
+
+    return srv.call(make)
+
+
 def test_the_example_bot_plays_as_a_bot_account(srv: LiveServer) -> None:
     """examples/bot.py with CARDAVIA_BOT_TOKEN logs in to the bot and plays a game."""
-
-    async def make_token(url: str) -> str:
-        async with await Client.connect(url, "Owner") as owner:
-            await owner.register("Owner", PASSWORD)
-            bot = await owner.create_bot("Example Bot")
-            return (await owner.create_api_token(bot.account_id, "example")).token
-
-    token = srv.call(make_token)
+    token = make_bot_token(srv, "Owner", "Example Bot")
     proc = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "bot.py"), srv.url, "scopa"],
         cwd=ROOT,
@@ -112,6 +117,30 @@ def test_the_example_bot_plays_as_a_bot_account(srv: LiveServer) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "as Example Bot" in proc.stdout and "winners [" in proc.stdout
     assert token not in proc.stdout + proc.stderr
+
+
+def test_cardavia_bot_plays_as_a_bot_account(
+    srv: LiveServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--api-token`` (or CARDAVIA_BOT_TOKEN) logs every bot in to the bot account; a
+    token that is no bot's is refused before any seat is taken."""
+    token = make_bot_token(srv, "Keeper", "Cli Bot")
+    monkeypatch.delenv("CARDAVIA_BOT_TOKEN", raising=False)
+    args = ["bot", "--url", srv.url, "--game", "scopa", "--policy", "random", "--seed", "1"]
+    for how, extra in (("flag", ["--api-token", token]), ("environment", [])):
+        if how == "environment":
+            monkeypatch.setenv("CARDAVIA_BOT_TOKEN", token)
+        assert main([*args, *extra]) == 0, how
+        out, err = capsys.readouterr()
+        (bot,) = json.loads(out.strip().splitlines()[-1])["bots"]
+        assert bot["name"] == "Cli Bot" and bot["error"] is None and bot["moves"] > 0, how
+        assert token not in out + err
+    monkeypatch.setenv("CARDAVIA_BOT_TOKEN", "")  # empty: an anonymous bot
+    assert main(args) == 0
+    (bot,) = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["bots"]
+    assert bot["name"] == "bot-1"
+    assert main([*args, "--api-token", "not-a-token"]) == 1
+    assert "bad_credentials" in capsys.readouterr().err
 
 
 def test_bots_are_labelled_in_seats_and_chat() -> None:

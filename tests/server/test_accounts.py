@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -39,7 +40,8 @@ from server.players.accounts import (
 )
 from server.tables.options import RequestError
 from tests.server.helpers import FAST, database_away, next_message
-from tests.server.redis_fixture import RedisServer, fast_redis_config
+from tests.server.redis_fixture import RedisServer, ServerProcess, fast_redis_config
+from tests.server.test_store_restart import resume
 
 PASSWORD = "correct horse battery"
 
@@ -510,6 +512,34 @@ async def test_a_resume_on_another_process_stays_logged_in(
         assert player.account.name == "Ann" and not player.account.bot
         await again.logout()  # needs a login: not_logged_in if the binding were lost
         await again.close()
+
+
+@pytest.mark.heavy
+async def test_a_resume_on_the_process_that_took_the_table_over_stays_logged_in(
+    redis_server: RedisServer, servers: list[ServerProcess], tmp_path: Path
+) -> None:
+    """Ann's process dies; the other takes her table over, with a stand-in for her (made
+    before she comes back, knowing only her id and name). Her resume there finds the
+    stand-in and is still logged in to her account, as the session store holds it."""
+    shared = ("--database-url", sqlite_url(tmp_path / "shared.db"))
+    a, b = ServerProcess(redis_server.url, *shared), ServerProcess(redis_server.url, *shared)
+    servers += [a, b]
+    a.start()
+    b.start()
+    ann = await Client.connect(a.url, "guest a")
+    await ann.register("Ann", PASSWORD)
+    bob = await Client.connect(b.url, "Bob")
+    table = (await ann.create_table("scopa", {"seat": 0})).table.id
+    await bob.join(table)
+    await bob.wait_for(lambda m: isinstance(m, sm.Snapshot | sm.Update), 10)
+    a.signal(signal.SIGKILL)
+    await bob.wait_for(lambda m: isinstance(m, sm.Snapshot) and m.table == table, 10)
+    await ann.close()
+    ann = await resume(b.url, ann.token, table)
+    assert (await ann.history()).games == ()  # not_logged_in if the stand-in kept no account
+    await ann.logout()
+    await ann.close()
+    await bob.close()
 
 
 def test_the_server_command_names_a_database_it_cannot_open(
