@@ -43,6 +43,7 @@ from server.ops.logs import configure, get_logger
 from server.ops.metrics import CONTENT_TYPE, Metrics, Reading
 from server.persist.db.engine import Database
 from server.persist.db.records import GameRecords, RecordWriter
+from server.persist.login_backoffs import RedisBackoffs
 from server.persist.redis_store import RedisStore
 from server.persist.session_store import SessionStore
 from server.persist.store import Store, StoreUnavailable, make_store
@@ -158,6 +159,12 @@ class CardaviaServer:
         await self.store.open()
         self.session_store = SessionStore(
             self.store.redis, self.config.redis_prefix, self.config.session_ttl
+        )
+        self.accounts.backoffs = RedisBackoffs(  # one budget for all processes (issue 54)
+            self.store.redis,
+            self.config.redis_prefix,
+            self.config.login_backoff,
+            self.config.login_backoff_max,
         )
         self.bus = Bus(self.store, self)
         self.lobby.remote = self.bus

@@ -24,10 +24,11 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Protocol
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -184,6 +185,41 @@ class LoginThrottle:
             del self._held[next(iter(self._held))]
 
 
+class Backoffs(Protocol):
+    """Where the login backoffs are kept: this process's memory (:class:`MemoryBackoffs`)
+    or, with several processes on one Redis, Redis
+    (:class:`~server.persist.login_backoffs.RedisBackoffs`), so that a guesser gets no
+    fresh budget on each process."""
+
+    async def wait(self, keys: Sequence[ThrottleKey], now: float) -> float:
+        """Seconds before a login with ``keys`` may be tried (0: now)."""
+        ...
+
+    async def failed(self, keys: Sequence[ThrottleKey], now: float) -> None:
+        """One more failure for each of ``keys``."""
+        ...
+
+    async def succeeded(self, key: ThrottleKey) -> None:
+        """A login of this name succeeded: its failures are forgotten."""
+        ...
+
+
+class MemoryBackoffs:
+    """The backoffs in this process's memory (a :class:`LoginThrottle`): one process."""
+
+    def __init__(self, throttle: LoginThrottle) -> None:
+        self.throttle = throttle
+
+    async def wait(self, keys: Sequence[ThrottleKey], now: float) -> float:
+        return self.throttle.wait(keys, now)
+
+    async def failed(self, keys: Sequence[ThrottleKey], now: float) -> None:
+        self.throttle.failed(keys, now)
+
+    async def succeeded(self, key: ThrottleKey) -> None:
+        self.throttle.succeeded(key)
+
+
 def name_key(name: str) -> ThrottleKey:
     """The throttle key of a name as typed (its skeleton: look-alikes count together)."""
     return ThrottleKey("name", skeleton(name))
@@ -319,6 +355,8 @@ class Accounts:
         self.db = db
         self.hasher = hasher or Hasher()
         self.throttle = LoginThrottle(backoff, backoff_max)
+        self.backoffs: Backoffs = MemoryBackoffs(self.throttle)
+        """Where failures are counted; the app puts them in Redis with the redis store."""
         self.clock = clock
         self._skeletons: set[str] = set()
         self._refresher: asyncio.Task[None] | None = None
@@ -391,16 +429,16 @@ class Accounts:
         (the same for an unknown name) or ``login_throttled`` while failures make
         this name or address wait."""
         keys = (name_key(name), address_key(address))
-        self._check_throttle(keys)
+        await self._check_throttle(keys)
         async with self.db.session() as session:
             row = await session.scalar(
                 select(AccountRow).where(AccountRow.skeleton == keys[0].value)
             )
         matches = await self.hasher.verify(None if row is None else row.password_hash, password)
         if row is None or not matches:
-            self.throttle.failed(keys, self.clock())
+            await self.backoffs.failed(keys, self.clock())
             raise RequestError(ErrorCode.BAD_CREDENTIALS, BAD_CREDENTIALS)
-        self.throttle.succeeded(keys[0])
+        await self.backoffs.succeeded(keys[0])
         if row.password_hash is not None and self.hasher.needs_rehash(row.password_hash):
             await self._set_password(row.account_id, password)
         return _account(row)
@@ -525,7 +563,7 @@ class Accounts:
         """The bot whose API token ``token`` is; ``bad_credentials`` for any other (failures
         slow the address down, as failed logins do)."""
         keys = (address_key(address),)
-        self._check_throttle(keys)
+        await self._check_throttle(keys)
         async with self.db.session() as session:
             row = await session.scalar(
                 select(ApiTokenRow).where(ApiTokenRow.digest == token_digest(token))
@@ -534,7 +572,7 @@ class Accounts:
             if row is not None:
                 row.uses += 1
         if bot is None:
-            self.throttle.failed(keys, self.clock())
+            await self.backoffs.failed(keys, self.clock())
             raise RequestError(ErrorCode.BAD_CREDENTIALS, "unknown API token")
         return _account(bot)
 
@@ -544,8 +582,8 @@ class Accounts:
             row = await session.get(AccountRow, account_id)
         return None if row is None else _account(row)
 
-    def _check_throttle(self, keys: Iterable[ThrottleKey]) -> None:
-        wait = self.throttle.wait(keys, self.clock())
+    async def _check_throttle(self, keys: Sequence[ThrottleKey]) -> None:
+        wait = await self.backoffs.wait(keys, self.clock())
         if wait > 0:
             raise RequestError(
                 ErrorCode.LOGIN_THROTTLED,
@@ -556,14 +594,14 @@ class Accounts:
     async def _verify(self, account: Account, password: str, address: str) -> None:
         """Check ``account``'s password as a login would (throttled; ``bad_credentials``)."""
         keys = (ThrottleKey("name", skeleton(account.name)), address_key(address))
-        self._check_throttle(keys)
+        await self._check_throttle(keys)
         async with self.db.session() as session:
             row = await session.get(AccountRow, account.account_id)
         stored = None if row is None else row.password_hash
         if not await self.hasher.verify(stored, password):
-            self.throttle.failed(keys, self.clock())
+            await self.backoffs.failed(keys, self.clock())
             raise RequestError(ErrorCode.BAD_CREDENTIALS, BAD_CREDENTIALS)
-        self.throttle.succeeded(keys[0])
+        await self.backoffs.succeeded(keys[0])
 
     async def _set_password(self, account_id: str, password: str) -> None:
         encoded = await self.hasher.hash(password)

@@ -64,7 +64,8 @@ def build_replay(
 # -- a table's record, both ways --------------------------------------------------------
 def table_meta(core: TableCore, mono_now: float, wall_now: float) -> dict[str, Any]:
     """What a rebuilt table needs beyond options + seed + log: seating, owner, invite,
-    the quick-play fill (as a wall-clock time: monotonic clocks differ between processes)."""
+    the quick-play fill (as a wall-clock time: monotonic clocks differ between processes)
+    and the players the owner removed (a kick lasts for the table's life, failovers too)."""
     return {
         "owner": core.owner,
         "quick": core.quick,
@@ -86,6 +87,7 @@ def table_meta(core: TableCore, mono_now: float, wall_now: float) -> dict[str, A
         ],
         "spectators": dict(core.spectators),
         "rematch_votes": sorted(core.rematch_votes),
+        "kicked": sorted(core.kicked),
     }
 
 
@@ -114,7 +116,8 @@ def finished_from_plain(data: dict[str, Any]) -> FinishedGame:
 def restore_core(core: TableCore, record: TableRecord, mono_now: float, wall_now: float) -> None:
     """Bring a freshly made core (options from ``record``) to the recorded table.
 
-    Seats, AI seats, spectators, owner and rematch votes come from the meta;
+    Seats, AI seats, spectators, owner, rematch votes and the players removed
+    (kicked) come from the meta;
     the current game is replayed from seed + log (raises if the log does not
     fit).  Humans count as away from now on, so their grace period starts: a
     reconnect re-seats them.  The turn timer keeps the time already used.
@@ -138,6 +141,7 @@ def restore_core(core: TableCore, record: TableRecord, mono_now: float, wall_now
             core.seats[i].away_since = mono_now
     core.spectators = dict(meta.get("spectators", {}))
     core.rematch_votes = set(meta.get("rematch_votes", ()))
+    core.kicked = set(meta.get("kicked", ()))  # absent in records written before kicks
     core.archive = [finished_from_plain(f) for f in record.replays]
     if record.game_no == 0 or record.seed is None:
         return

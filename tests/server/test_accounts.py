@@ -26,6 +26,7 @@ from server.app import CardaviaServer, running_server
 from server.main import main as server_main
 from server.persist.db.engine import Database, sqlite_url
 from server.persist.db.models import AccountRow, ApiTokenRow
+from server.persist.redis_store import RedisStore
 from server.players.accounts import (
     PASSWORD_MAX,
     PASSWORD_MIN,
@@ -34,8 +35,10 @@ from server.players.accounts import (
     Hasher,
     LoginThrottle,
     ThrottleKey,
+    address_key,
     after_failure,
     check_password,
+    name_key,
     token_digest,
 )
 from server.tables.options import RequestError
@@ -540,6 +543,68 @@ async def test_a_resume_on_the_process_that_took_the_table_over_stays_logged_in(
     await ann.logout()
     await ann.close()
     await bob.close()
+
+
+async def test_redis_backoffs_count_every_failure_and_double_to_the_cap(
+    redis_server: RedisServer,
+) -> None:
+    """Failures from two processes at once all count (one script each, atomic), and the
+    wait doubles up to the cap as :func:`after_failure` does in memory."""
+    from redis import asyncio as aioredis
+
+    from server.persist.login_backoffs import RedisBackoffs
+
+    redis = aioredis.Redis.from_url(redis_server.url)
+    try:
+        one, two = (RedisBackoffs(redis, "lbtest", 1.0, 8.0) for _ in range(2))
+        name, address = name_key("Ann"), address_key("10.0.0.1")
+        assert await one.wait([name, address], 0.0) == 0.0
+        await asyncio.gather(*(b.failed([name, address], 0.0) for b in [one, two] * 3))
+        assert await redis.get("lbtest:lb:n:name:" + name.value) == b"6"
+        assert 7.5 < await two.wait([name], 0.0) <= 8.0  # 2 ** 5 s, held to the cap
+        await one.succeeded(name)
+        assert await two.wait([name], 0.0) == 0.0
+        assert 7.5 < await two.wait([name, address], 0.0) <= 8.0  # the address keeps its
+    finally:
+        await redis.aclose()
+
+
+async def test_failed_logins_back_off_across_processes(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Two processes on one Redis count a name's and an address's failures once: a
+    failure on one makes the other wait too (the same ``login_throttled`` and seconds),
+    and the doubling goes on across them, where each process's memory would restart."""
+    config = fast_redis_config(
+        redis_server.url, database_url=sqlite_url(tmp_path / "c.db"), login_backoff=0.5
+    )
+    async with running_server(config) as one, running_server(config) as two:
+        one.accounts.hasher = two.accounts.hasher = fast_hasher()
+        async with await Client.connect(one.url, "Ann") as ann:
+            await ann.register("Ann", PASSWORD)
+        async with await Client.connect(one.url, "x") as a, await Client.connect(two.url, "y") as b:
+            with pytest.raises(ServerError) as caught:
+                await a.login("Ann", "wrong-one")
+            assert caught.value.code == ErrorCode.BAD_CREDENTIALS
+            with pytest.raises(ServerError) as caught:
+                await b.login("Ann", PASSWORD)  # the other process: the name waits
+            assert caught.value.code == ErrorCode.LOGIN_THROTTLED
+            assert 0.0 < float(caught.value.detail or "0") <= 0.5
+            await asyncio.sleep(0.55)
+            with pytest.raises(ServerError) as caught:
+                await b.login("Ann", "wrong-two")  # the second failure in a row: 1 s
+            assert caught.value.code == ErrorCode.BAD_CREDENTIALS
+            await asyncio.sleep(0.55)
+            with pytest.raises(ServerError) as caught:
+                await a.login("Ann", PASSWORD)
+            assert caught.value.code == ErrorCode.LOGIN_THROTTLED
+            assert 0.0 < float(caught.value.detail or "0") <= 0.5
+            await asyncio.sleep(0.5)
+            assert (await a.login("Ann", PASSWORD)).name == "Ann"
+        # the success forgot the name's failures in Redis, for both processes
+        assert isinstance(one.store, RedisStore)
+        keys = await one.store.redis.keys(f"{config.redis_prefix}:lb:*:name:*")
+        assert keys == []
 
 
 def test_the_server_command_names_a_database_it_cannot_open(

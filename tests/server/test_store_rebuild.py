@@ -97,3 +97,32 @@ async def test_a_finished_game_replays_after_a_rebuild(redis_server: RedisServer
         again = build_replay(table, rebuilt.game, rebuilt.setup.game_options, rebuilt.archive[-1])
         assert again == original.model_copy(update={"ref": None})
         await watcher.close()
+
+
+async def test_a_kicked_player_stays_kicked_after_a_rebuild(redis_server: RedisServer) -> None:
+    """The owner's kick is in the table's saved meta: a table rebuilt from Redis (a
+    failover, a restart) still refuses the kicked player's join and spectate."""
+    from protocol.errors import ErrorCode
+    from server.tables.options import RequestError
+
+    config = FAST.replace(store="redis", redis_url=redis_server.url)
+    async with running_server(config) as server:
+        ann = await Client.connect(server.url, "ann")
+        bob = await Client.connect(server.url, "bob")
+        table = (await ann.create_table("cicera", {"seat": 0})).table.id
+        await bob.join(table)
+        await ann.kick(table, bob.player_id)
+        await asyncio.sleep(0.05)
+        record = await server.store.load(table)
+        assert record is not None
+        rebuilt = server.lobby.rebuild_core(record)
+        assert rebuilt.kicked == {bob.player_id}
+        now = server.clock()
+        with pytest.raises(RequestError) as refused:
+            rebuilt.join(bob.player_id, "bob", None, now)
+        assert refused.value.code == ErrorCode.KICKED
+        with pytest.raises(RequestError) as refused:
+            rebuilt.spectate(bob.player_id, "bob", now)
+        assert refused.value.code == ErrorCode.KICKED
+        await ann.close()
+        await bob.close()
