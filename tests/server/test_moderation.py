@@ -505,10 +505,15 @@ async def test_a_ban_reaches_every_process_and_blocks_hold_across_them(
             assert second != first and second in two.lobby.tables
             await bo.join(first)  # Ann's table, on process one: chat reaches Bo through the bus
             await ann.chat(first, "one")
+            # Bo's own line comes the same way after Ann's: once it is here, "one" has been
+            # through Bo's process (kept from him) before he unblocks her
+            await bo.chat(first, "sync")
+            line = await bo.wait_for(lambda m: isinstance(m, sm.ChatLine), 10.0)
+            assert line.text == "sync"  # not "one": said while Bo blocked Ann
             await bo.unblock(ann.player_id)
             await ann.chat(first, "two")
             heard = await bo.wait_for(lambda m: isinstance(m, sm.ChatLine))
-            assert heard.text == "two"  # "one" was said while Bo blocked Ann
+            assert heard.text == "two"
             assert await bo.report(ann.player_id, "rude", table=first)
             done = await asyncio.to_thread(
                 admin, database_url, "ban", "--account", "Bo", "--for", "1h", "--reason", "x"
