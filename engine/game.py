@@ -112,6 +112,52 @@ class Result:
 
 
 @dataclass(frozen=True)
+class Contest:
+    """One rated contest of a finished game (issue 55): the game's own sides and places.
+
+    ``sides`` partitions the seats into the sides that played against each other
+    (Scopa: one against one; Cicera: the partnerships; Dou Dizhu: the landlord
+    against both farmers; Schafkopf: the declaring side, called partner included,
+    against the rest).  ``ranks`` holds each side's place, 0 the best; equal places
+    tie.  ``deal`` is the deal the contest rates (0 for a game rated as one match).
+    ``roles`` names what a side played when the game gives it an edge that is not
+    its players' (Dou Dizhu's landlord, Schafkopf's contract; empty: none), so
+    that the rating can learn that edge apart from the players' skill.
+    """
+
+    sides: tuple[frozenset[int], ...]
+    ranks: tuple[int, ...]
+    deal: int = 0
+    roles: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if len(self.sides) != len(self.ranks) or len(self.sides) < 2:
+            raise ValueError("a contest has two sides or more, each with a place")
+        if self.roles and len(self.roles) != len(self.sides):
+            raise ValueError("a contest names a role (or none) for every side")
+
+    def side_of(self, seat: int) -> int:
+        """The index of ``seat``'s side."""
+        for i, side in enumerate(self.sides):
+            if seat in side:
+                return i
+        raise ValueError(f"seat {seat} plays on no side")
+
+
+def two_sides(
+    first: frozenset[int],
+    second: frozenset[int],
+    first_won: bool | None,
+    deal: int = 0,
+    role: str = "",
+) -> Contest:
+    """A contest of two sides: ``first_won`` ``None`` is a tie; ``role`` the first
+    side's (see :attr:`Contest.roles`)."""
+    ranks = (0, 0) if first_won is None else (0, 1) if first_won else (1, 0)
+    return Contest(sides=(first, second), ranks=ranks, deal=deal, roles=(role, "") if role else ())
+
+
+@dataclass(frozen=True)
 class GameOptions:
     """Options every game has; games subclass with their own fields.
 
@@ -261,6 +307,14 @@ class Game(ABC, Generic[OptT, S, A, V]):
     @abstractmethod
     def result(self, state: S) -> Result | None:
         """The result of a finished game, else ``None``."""
+
+    @abstractmethod
+    def contests(self, state: S) -> tuple[Contest, ...]:
+        """The rated contests of a finished game, in the order they were played (issue 55).
+
+        Empty while the game is on, and for a deal nobody played (thrown in):
+        such a deal changes no rating.
+        """
 
     def seat_role(self, result: Result, seat: Seat) -> str | None:
         """The role ``seat`` played in a finished game, for reports (``None``: no roles).

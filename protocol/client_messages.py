@@ -345,6 +345,19 @@ class GetProfile(Model):
     name: AccountName | None = None
 
 
+class GetLeaderboard(Model):
+    """One page (``page``, from 1) of ``game``'s leaderboard: the people, or with ``bots``
+    the bot accounts and AI levels, listed apart. Only ratings that are no longer
+    provisional, of accounts that played a rated game in the last 90 days, are listed.
+    Answered by ``leaderboard``."""
+
+    type: Literal["leaderboard"] = "leaderboard"
+    id: RequestId | None = None
+    game: GameId
+    page: Annotated[int, Field(ge=1, le=10_000)] = 1
+    bots: bool = False
+
+
 class GetGameRecord(Model):
     """A stored (finished) game by its id (``TABLE.N``, as ``history`` lists it): its
     replay and deal seed, for its players and, when its table was public, anyone.
@@ -397,6 +410,7 @@ ClientMessage = Annotated[
     | Report
     | History
     | GetProfile
+    | GetLeaderboard
     | GetGameRecord,
     Field(discriminator="type"),
 ]
@@ -437,5 +451,6 @@ CLIENT_MESSAGES: tuple[type[Model], ...] = (
     Report,
     History,
     GetProfile,
+    GetLeaderboard,
     GetGameRecord,
 )

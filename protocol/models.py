@@ -35,6 +35,9 @@ class TableOptions(Model):
       and play starts (``None``: wait for humans);
     * ``game`` — the game's own options as plain data (e.g. ``{"target": 11}``,
       a deal count, ``{"pattern": "piacentine"}``); the game validates them.
+    * ``rated`` — the game changes its players' ratings: every seat is an
+      account or an AI level (``easy``, ``normal``, ``hard``), the game's own
+      options are the standard ones (a card pattern only), and nobody gets hints.
     """
 
     ai: tuple[AiSeat, ...] = ()
@@ -46,6 +49,7 @@ class TableOptions(Model):
     game: dict[str, Any] = Field(default_factory=dict)
     hints: bool = True
     """Whether clients offer ``hint`` (an AI's suggestion from the player's own view)."""
+    rated: bool = False
 
 
 SeatKind = Literal["empty", "human", "ai"]
@@ -90,3 +94,5 @@ class TableInfo(Model):
     options: dict[str, Any]
     rematch_votes: tuple[Seat, ...] = ()
     hints: bool = True
+    rated: bool = False
+    """Its games change the players' ratings (the lobby says so)."""

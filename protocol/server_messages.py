@@ -383,9 +383,31 @@ class ProfileGame(Model):
     won: int
 
 
+class RatingPoint(Model):
+    """A rating after one rated game (seconds since the epoch): a point of its graph."""
+
+    at: float
+    rating: int
+    deviation: int
+
+
+class ProfileRating(Model):
+    """An account's rating at one game, as shown: ``rating`` ± ``deviation`` (``1612 ±
+    94``; ``provisional``: shown with ``?``), the rated games it rests on, the change
+    of the last one, and its history (oldest first, the last points only)."""
+
+    game: str
+    rating: int
+    deviation: int
+    provisional: bool
+    games: int
+    change: int
+    history: tuple[RatingPoint, ...] = ()
+
+
 class Profile(Model):
     """The answer to ``profile``: an account's name, since when it exists (seconds since
-    the epoch) and its stored games per game."""
+    the epoch), its stored games per game and its ratings."""
 
     type: Literal["profile"] = "profile"
     ref: Ref = None
@@ -393,6 +415,33 @@ class Profile(Model):
     bot: bool = False
     member_since: float
     games: tuple[ProfileGame, ...]
+    ratings: tuple[ProfileRating, ...] = ()
+
+
+class LeaderboardEntry(Model):
+    """One listed account: its place, name, rating as shown, rated games, last rated
+    game (seconds since the epoch)."""
+
+    rank: int
+    name: str
+    bot: bool
+    rating: int
+    deviation: int
+    games: int
+    last_played: float
+
+
+class Leaderboard(Model):
+    """The answer to ``leaderboard``: a page of ``game``'s people (or bots), best first;
+    ``pages`` is how many there are now."""
+
+    type: Literal["leaderboard"] = "leaderboard"
+    ref: Ref = None
+    game: str
+    bots: bool
+    page: int
+    pages: int
+    entries: tuple[LeaderboardEntry, ...]
 
 
 class GameRecord(Model):
@@ -452,6 +501,7 @@ ServerMessage = Annotated[
     | Kicked
     | HistoryPage
     | Profile
+    | Leaderboard
     | GameRecord,
     Field(discriminator="type"),
 ]
@@ -484,5 +534,6 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     Kicked,
     HistoryPage,
     Profile,
+    Leaderboard,
     GameRecord,
 )

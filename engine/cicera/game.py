@@ -26,12 +26,14 @@ from engine.cicera.state import (
     TeamBonuses,
 )
 from engine.game import (
+    Contest,
     Event,
     Game,
     IllegalAction,
     Result,
     Seat,
     Transition,
+    two_sides,
 )
 from engine.reasons import Reason, Why
 from engine.rng import derive_rng, new_seed, shuffle
@@ -317,6 +319,14 @@ class CiceraGame(Game[CiceraOptions, CiceraState, Play, CiceraView]):
         return Result(
             scores=(p[0], p[1], p[0], p[1]), winners=winners, summary=_summary(state, score)
         )
+
+    def contests(self, state: CiceraState) -> tuple[Contest, ...]:
+        """One contest a match, partnership against partnership (equal points tie)."""
+        score = state.score
+        if score is None:
+            return ()
+        first_won = None if score.winner is None else score.winner == 0
+        return (two_sides(frozenset((0, 2)), frozenset((1, 3)), first_won),)
 
     def sample_world(self, view: CiceraView, rng: random.Random) -> CiceraState:
         """Deal the cards ``view`` cannot see to the other hands at random, with a fresh seed."""

@@ -44,12 +44,14 @@ from engine.doudizhu.state import (
     Turn,
 )
 from engine.game import (
+    Contest,
     Event,
     Game,
     IllegalAction,
     Result,
     Seat,
     Transition,
+    two_sides,
 )
 from engine.reasons import Reason, Why, codes
 from engine.rng import derive_rng, new_seed, shuffle
@@ -527,6 +529,17 @@ class DoudizhuGame(Game[DoudizhuOptions, DoudizhuState, Action, DoudizhuView]):
             if turn.play is not None:
                 mask |= read_play(turn.play)[1]
         return mask
+
+    def contests(self, state: DoudizhuState) -> tuple[Contest, ...]:
+        """One contest a deal: the landlord against both farmers (a redealt auction is
+        part of the same deal)."""
+        result = self.result(state)
+        if result is None or state.landlord is None:
+            return ()
+        landlord = state.landlord
+        farmers = frozenset(s for s in range(3) if s != landlord)
+        won = landlord in result.winners
+        return (two_sides(frozenset((landlord,)), farmers, won, role="landlord"),)
 
     def sample_world(self, view: DoudizhuView, rng: random.Random) -> DoudizhuState:
         """Deal the unseen cards to the other seats by their counts (and the hidden bottom)."""

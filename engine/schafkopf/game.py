@@ -20,12 +20,14 @@ from typing import Any
 
 from engine.cards import GERMAN_32, Card
 from engine.game import (
+    Contest,
     Event,
     Game,
     IllegalAction,
     Result,
     Seat,
     Transition,
+    two_sides,
 )
 from engine.reasons import Reason, Why
 from engine.rng import derive_rng, new_seed, shuffle
@@ -457,6 +459,21 @@ class SchafkopfGame(Game[SchafkopfOptions, SchafkopfState, SchafkopfAction, Scha
         if len(winners) == SEATS:
             winners = frozenset()
         return Result(scores=totals, winners=winners, summary=summarize(state.history))
+
+    def contests(self, state: SchafkopfState) -> tuple[Contest, ...]:
+        """One contest a played deal: the declaring side (the declarer, and the called
+        partner in a Rufer) against the rest; a deal thrown in (all passed) has none.
+        The declaring side's role is its contract: each contract has its own odds."""
+        if state.phase != "over":
+            return ()
+        out: list[Contest] = []
+        for deal in state.history:
+            if deal.contract is None or deal.declarer is None:
+                continue
+            side = frozenset(s for s in (deal.declarer, deal.partner) if s is not None)
+            rest = frozenset(range(SEATS)) - side
+            out.append(two_sides(side, rest, deal.declarer_won, deal.deal_no, deal.contract))
+        return tuple(out)
 
     def sample_world(self, view: SchafkopfView, rng: random.Random) -> SchafkopfState:
         """Place the unseen cards by the hand counts, respecting the public facts."""

@@ -7,12 +7,14 @@ from collections.abc import Mapping, Sequence
 
 from engine.cards import SCOPA_40, Card, format_cards
 from engine.game import (
+    Contest,
     Event,
     Game,
     IllegalAction,
     Result,
     Seat,
     Transition,
+    two_sides,
 )
 from engine.reasons import Reason, ReasonArg, Why, codes
 from engine.rng import derive_rng, new_seed, shuffle
@@ -358,6 +360,12 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
             winners=frozenset((state.winner,)),
             summary={"deals": len(state.history)},
         )
+
+    def contests(self, state: ScopaState) -> tuple[Contest, ...]:
+        """One contest a match, one player against the other (a match has a winner)."""
+        if state.winner is None:
+            return ()
+        return (two_sides(frozenset((0,)), frozenset((1,)), state.winner == 0),)
 
     def sample_world(self, view: ScopaView, rng: random.Random) -> ScopaState:
         """Place the unseen cards (other hand(s), stock) at random, with a fresh seed."""

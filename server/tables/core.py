@@ -349,6 +349,7 @@ class TableCore:
                 "options": self._plain_options,
                 "rematch_votes": tuple(sorted(self.rematch_votes)),
                 "hints": opts.hints,
+                "rated": opts.rated,
             },
         )
 

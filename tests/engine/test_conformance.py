@@ -103,6 +103,32 @@ def test_results_are_consistent_and_zero_sum_where_the_rules_say_so(traces: Any)
         )
 
 
+def test_contests_partition_the_seats_and_agree_with_the_result(traces: Any) -> None:
+    """Issue 55: a finished game's rated contests split every seat into sides with
+    places; a game rated as one match (Scopa, Cicera, Dou Dizhu) has one, whose
+    first-placed side holds exactly the result's winners; nothing is rated mid-game."""
+    game, all_traces = traces
+    for trace in all_traces:
+        final = trace[-1][0]
+        seats = frozenset(range(game.num_seats(final.options)))
+        contests = game.contests(final)
+        for contest in contests:
+            assert frozenset().union(*contest.sides) == seats
+            assert sum(len(side) for side in contest.sides) == len(seats)
+            assert all(side for side in contest.sides)
+        if game.id != "schafkopf":
+            (contest,) = contests
+            result = game.result(final)
+            assert result is not None
+            if result.winners:
+                assert contest.sides[contest.ranks.index(0)] == result.winners
+                assert sorted(contest.ranks) == [0, 1]
+            else:
+                assert contest.ranks == (0, 0)
+        for state, _, _ in trace[:-1:17]:
+            assert game.contests(state) == ()
+
+
 def test_views_list_exactly_the_legal_actions(traces: Any) -> None:
     game, all_traces = traces
     for trace in all_traces:

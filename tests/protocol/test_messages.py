@@ -98,6 +98,7 @@ CLIENT_SAMPLES: list[Any] = [
     cm.Report(id=32, player="p_2", reason="insults in chat", table="t_1", game_no=0),
     cm.History(id=33, game="scopa", cursor="MTI6dDEuMQ", limit=5),
     cm.GetProfile(id=34, name="Ann"),
+    cm.GetLeaderboard(id=35, game="doudizhu", page=2, bots=True),
     cm.GetGameRecord(id=35, game_id="t1.1"),
 ]
 
@@ -196,6 +197,29 @@ SERVER_SAMPLES: list[Any] = [
         name="Ann",
         member_since=1.5,
         games=(sm.ProfileGame(game="scopa", played=3, won=2),),
+        ratings=(
+            sm.ProfileRating(
+                game="scopa",
+                rating=1612,
+                deviation=94,
+                provisional=False,
+                games=40,
+                change=-12,
+                history=(sm.RatingPoint(at=1.5, rating=1624, deviation=97),),
+            ),
+        ),
+    ),
+    sm.Leaderboard(
+        ref=19,
+        game="scopa",
+        bots=False,
+        page=1,
+        pages=3,
+        entries=(
+            sm.LeaderboardEntry(
+                rank=1, name="Ann", bot=False, rating=1612, deviation=94, games=40, last_played=1.5
+            ),
+        ),
     ),
 ]
 

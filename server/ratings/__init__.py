@@ -1,0 +1,1 @@
+"""Ratings (issue 55): OpenSkill per game and account, leaderboards, rated matchmaking."""
