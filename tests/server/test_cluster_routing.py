@@ -1,0 +1,220 @@
+"""A request for a table that exists is never answered ``not_found`` while the table
+changes hands between processes (two or three servers on one Redis, in this process).
+
+The front looks the table's owner up in Redis, then publishes the request on that
+owner's channel; the owner may no longer drive the table by the time it reads it
+(a takeover overtook the lookup: the CI flake of ``test_store_moving``'s set-up)
+or not yet (it has just taken the table and is rebuilding it).  Either way the
+request was not applied, so it goes back to the front, which routes it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+import pytest
+from redis import asyncio as aioredis
+from websockets.asyncio.client import ClientConnection, connect
+
+from client_cli.client import Client
+from protocol.base import PROTOCOL_VERSION
+from server.app import CardaviaServer, running_server
+from server.persist.store import TableRecord
+from tests.server.redis_fixture import RedisServer, fast_redis_config
+
+CODECS = ("cardavia.msgpack", "cardavia.json")
+
+
+class RawClient:
+    """A client speaking the protocol as raw frames in either encoding (the library
+    speaks msgpack only): the answer to each request, matched by its id."""
+
+    def __init__(self, ws: ClientConnection, as_json: bool) -> None:
+        self.ws = ws
+        self.as_json = as_json
+        self._ids = iter(range(1, 1_000_000))
+
+    @classmethod
+    async def connect(cls, url: str, subprotocol: str, name: str) -> RawClient:
+        ws = await connect(url, subprotocols=[subprotocol], compression=None)  # type: ignore[list-item]
+        client = cls(ws, subprotocol == "cardavia.json")
+        welcome = await client.request({"type": "hello", "version": PROTOCOL_VERSION, "name": name})
+        assert welcome["type"] == "welcome", welcome
+        return client
+
+    async def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+        """Send ``message`` with a new id; the message answering it."""
+        rid = next(self._ids)
+        message = {**message, "id": rid}
+        await self.ws.send(json.dumps(message) if self.as_json else msgpack.packb(message))
+        async with asyncio.timeout(timeout):
+            while True:
+                frame = await self.ws.recv()
+                got = json.loads(frame) if self.as_json else msgpack.unpackb(frame)
+                if got.get("ref") == rid or (got["type"] == "welcome" and rid == 1):
+                    return dict(got)
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+async def lease_of(redis: aioredis.Redis, table: str) -> str | None:
+    """The process holding ``table``'s lease, as Redis says now."""
+    raw = await redis.get(f"cardavia:t:{table}:lease")
+    return None if raw is None else raw.decode().rsplit(":", 1)[0]
+
+
+async def until(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 10.0) -> None:
+    """Wait until ``check()`` holds."""
+    async with asyncio.timeout(timeout):
+        while not await check():
+            await asyncio.sleep(0.01)
+    assert await check(), what
+
+
+@asynccontextmanager
+async def redis_client(url: str) -> AsyncIterator[aioredis.Redis]:
+    redis = aioredis.Redis.from_url(url)
+    try:
+        yield redis
+    finally:
+        await redis.aclose()
+
+
+@pytest.mark.parametrize("codec", CODECS)
+@pytest.mark.parametrize("request_type", ["join_table", "spectate"])
+async def test_a_request_that_reaches_the_owner_after_a_takeover_is_routed_on(
+    redis_server: RedisServer, codec: str, request_type: str
+) -> None:
+    """The front looked the owner up; before the owner read the request, the front
+    took the table over (the owner's lease had run out while it was busy) and the
+    owner dropped it: the request comes back to the front and is handled there."""
+    config = fast_redis_config(redis_server.url)
+    async with (
+        running_server(config) as owner,
+        running_server(config) as front,
+        redis_client(redis_server.url) as redis,
+    ):
+        assert front.cluster is not None
+        ann = await Client.connect(owner.url, "ann")
+        table = (await ann.create_table("scopa", {"seat": 0})).table.id
+        erin = await RawClient.connect(front.url, codec, "erin")
+        looked_up = front.store.owner_of
+
+        async def overtaken(table_id: str) -> str | None:
+            """The owner as it was, returned once the table has moved on."""
+            stale = await looked_up(table_id)
+            while table_id not in front.lobby.tables:  # the lease ran out; the front took it
+                await redis.delete(f"cardavia:t:{table_id}:lease")
+                await front.cluster.take(table_id)  # type: ignore[union-attr]
+            await until(lambda: _dropped(owner, table_id), "the owner still holds the table")
+            return stale
+
+        front.store.owner_of = overtaken  # type: ignore[method-assign]
+        answer = await erin.request({"type": request_type, "table": table})
+        front.store.owner_of = looked_up  # type: ignore[method-assign]
+        assert answer["type"] == "joined", answer
+        assert answer["table"]["id"] == table
+        assert answer["seat"] == (1 if request_type == "join_table" else None)
+        assert await lease_of(redis, table) == front.store.node
+        await erin.close()
+
+
+async def _dropped(server: CardaviaServer, table_id: str) -> bool:
+    return table_id not in server.lobby.tables
+
+
+@pytest.mark.parametrize("codec", CODECS)
+async def test_a_request_that_reaches_a_process_still_rebuilding_the_table_waits_for_it(
+    redis_server: RedisServer, codec: str
+) -> None:
+    """A process that has just taken a table (its lease names it) listens on its
+    channel while it rebuilds the table: a join sent meanwhile waits for the table,
+    then is handled there (the table exists all along)."""
+    config = fast_redis_config(redis_server.url)
+    # the front takes nothing over by itself here (its scans are far apart): the taker does
+    slow_scans = config.replace(lease_ttl=60.0, takeover_interval=30.0)
+    async with (
+        redis_client(redis_server.url) as redis,
+        running_server(config) as first,
+        running_server(slow_scans) as front,
+        running_server(config) as taker,
+    ):
+        ann = await Client.connect(first.url, "ann")
+        table = (await ann.create_table("scopa", {"seat": 0})).table.id
+        erin = await RawClient.connect(front.url, codec, "erin")
+        gate = asyncio.Event()
+        load = taker.store.load
+
+        async def slow_load(table_id: str) -> TableRecord | None:
+            await gate.wait()  # rebuilding (a long log, many tables at once)
+            return await load(table_id)
+
+        taker.store.load = slow_load  # type: ignore[method-assign]
+        await first.shutdown()  # graceful: its leases are released at once
+
+        async def taken() -> bool:
+            return await lease_of(redis, table) == taker.store.node
+
+        await until(taken, "the other process did not take the table")
+        joining = asyncio.create_task(erin.request({"type": "join_table", "table": table}))
+        await asyncio.sleep(0.4)  # the join reached the process while it rebuilds
+        assert not joining.done(), joining.result()
+        gate.set()
+        answer = await joining
+        assert answer["type"] == "joined", answer
+        assert (answer["table"]["id"], answer["seat"]) == (table, 1)
+        assert table in taker.lobby.tables
+        await erin.close()
+
+
+async def test_a_request_that_reaches_a_process_stopping_its_tables_goes_to_the_next_owner(
+    redis_server: RedisServer,
+) -> None:
+    """A process stopping gracefully (a rolling restart) has stopped its tables but
+    still holds their leases for a moment: a join it receives then comes back to the
+    front, which takes the table once the lease is released and seats the player."""
+    config = fast_redis_config(redis_server.url)
+    async with (
+        redis_client(redis_server.url) as redis,
+        running_server(config) as owner,
+        running_server(config) as front,
+    ):
+        assert owner.cluster is not None
+        ann = await Client.connect(owner.url, "ann")
+        table = (await ann.create_table("scopa", {"seat": 0})).table.id
+        erin = await RawClient.connect(front.url, "cardavia.msgpack", "erin")
+        gate = asyncio.Event()
+        release = owner.cluster.stop
+
+        async def stop_later() -> None:
+            await gate.wait()  # the tables have stopped; the leases are not released yet
+            await release()
+
+        owner.cluster.stop = stop_later  # type: ignore[method-assign]
+        stopping = asyncio.create_task(owner.shutdown())
+        try:
+            actor = owner.lobby.tables[table]
+
+            async def stopped() -> bool:
+                return actor.closed
+
+            await until(stopped, "the owner's table did not stop")
+            assert await lease_of(redis, table) == owner.store.node
+            joining = asyncio.create_task(erin.request({"type": "join_table", "table": table}))
+            await asyncio.sleep(0.3)
+            assert not joining.done(), joining.result()
+            gate.set()
+            answer = await joining
+            assert answer["type"] == "joined", answer
+            assert (answer["table"]["id"], answer["seat"]) == (table, 1)
+            assert table in front.lobby.tables
+        finally:
+            gate.set()
+            await stopping
+        await erin.close()
