@@ -349,7 +349,13 @@ class TableActor:
                 )
             if isinstance(command, _SEATING) and not self.core.members():
                 await self._close("nobody could sit down")  # its creator could not
-        except LeaseLost as exc:
+        except LeaseLost as exc:  # fenced out: another process drives the table now
+            if checkpoint is not None:  # whoever the request would have seated is not
+                self.core.restore(checkpoint)  # closed with the members (_lose) ...
+            if isinstance(command, _REQUESTS):  # ... but told to send it again, to the new
+                if isinstance(command, _SEATING):  # owner (a move carries its version)
+                    command.player.tables.pop(self.id, None)
+                command.player.send(table_moving(command.ref, self.id))
             self._lose(str(exc))
         except RequestError as exc:
             self._refuse(command, exc.code, exc.message, exc.detail, exc.reason)

@@ -218,3 +218,38 @@ async def test_a_request_that_reaches_a_process_stopping_its_tables_goes_to_the_
             gate.set()
             await stopping
         await erin.close()
+
+
+async def test_a_join_the_owner_handles_as_it_loses_the_table_is_sent_on_by_the_library(
+    redis_server: RedisServer,
+) -> None:
+    """The owner reads the join before it has noticed the takeover: its write of the
+    seating is fenced out, so the join was not applied; the joiner is told
+    ``table_moving`` (not closed with the table's members), and the client library,
+    sending it again, is seated at the process that drives the table now."""
+    config = fast_redis_config(redis_server.url)
+    async with (
+        running_server(config) as owner,
+        running_server(config) as front,
+        redis_client(redis_server.url) as redis,
+    ):
+        assert front.cluster is not None
+        ann = await Client.connect(owner.url, "ann")
+        table = (await ann.create_table("scopa", {"seat": 0})).table.id
+        erin = await Client.connect(front.url, "erin")
+        looked_up = front.store.owner_of
+
+        async def overtaken(table_id: str) -> str | None:
+            """The owner as it was, returned as soon as the front has taken the table."""
+            stale = await looked_up(table_id)
+            while table_id not in front.lobby.tables:
+                await redis.delete(f"cardavia:t:{table_id}:lease")
+                await front.cluster.take(table_id)  # type: ignore[union-attr]
+            return stale
+
+        front.store.owner_of = overtaken  # type: ignore[method-assign]
+        joined = await erin.join(table)
+        front.store.owner_of = looked_up  # type: ignore[method-assign]
+        assert (joined.table.id, joined.seat) == (table, 1)
+        assert front.lobby.tables[table].core.seat_of(erin.player_id) == 1
+        await erin.close()
