@@ -699,8 +699,8 @@ class Bus:
         held until its table is back (:meth:`_until_back`), by the deadline it had."""
         pid = data["pid"]
         msg = decode_client(data["frame"])
-        if msg.id is not None:
-            self._unforward(pid, msg.id)
+        if msg.id is not None and self._unforward(pid, msg.id) is None:
+            return  # refused meanwhile (its deadline passed): answered once is enough
         player = self.lobby.sessions.get(pid)
         link = None if player is None else player.link
         if player is None or link is None or isinstance(link, RemoteLink):

@@ -23,6 +23,8 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from client_cli.client import Client
 from protocol.base import PROTOCOL_VERSION
+from protocol.client_messages import JoinTable
+from protocol.codec import encode
 from server.app import CardaviaServer, running_server
 from server.persist.store import TableRecord
 from tests.server.redis_fixture import RedisServer, fast_redis_config
@@ -75,6 +77,16 @@ async def until(check: Callable[[], Awaitable[bool]], what: str, timeout: float 
         while not await check():
             await asyncio.sleep(0.01)
     assert await check(), what
+
+
+async def pushed(client: Client) -> list[Any]:
+    """The messages pushed to ``client`` and not read yet."""
+    got = []
+    while True:
+        try:
+            got.append(await client.receive(0.05))
+        except TimeoutError:
+            return got
 
 
 @asynccontextmanager
@@ -252,4 +264,28 @@ async def test_a_join_the_owner_handles_as_it_loses_the_table_is_sent_on_by_the_
         front.store.owner_of = looked_up  # type: ignore[method-assign]
         assert (joined.table.id, joined.seat) == (table, 1)
         assert front.lobby.tables[table].core.seat_of(erin.player_id) == 1
+        await erin.close()
+
+
+async def test_a_request_given_back_after_the_front_answered_it_is_not_handled_again(
+    redis_server: RedisServer,
+) -> None:
+    """A give-back for a request the front no longer waits for (refused at its deadline
+    meanwhile) changes nothing: a request is answered once, and applied at most once."""
+    config = fast_redis_config(redis_server.url)
+    async with (
+        running_server(config) as owner,
+        running_server(config) as front,
+        redis_client(redis_server.url) as redis,
+    ):
+        ann = await Client.connect(owner.url, "ann")
+        table = (await ann.create_table("scopa", {"seat": 0})).table.id
+        erin = await Client.connect(front.url, "erin")
+        join = JoinTable(id=99, table=table)
+        back = {"t": "back", "pid": erin.player_id, "frame": encode(join), "until": 1e12}
+        await redis.publish(f"cardavia:node:{front.store.node}", msgpack.packb(back))
+        await asyncio.sleep(1.0)  # ten times the pause before a held request is looked at
+        assert not owner.lobby.tables[table].core.is_member(erin.player_id)
+        assert all(getattr(m, "ref", None) != 99 for m in await pushed(erin))
+        assert (await erin.join(table)).seat == 1  # the table is there all along
         await erin.close()
