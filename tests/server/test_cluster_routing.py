@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -89,6 +89,18 @@ async def pushed(client: Client) -> list[Any]:
             return got
 
 
+async def seated_once_open(erin: RawClient, table: str, gate: asyncio.Event) -> None:
+    """Erin's join of ``table`` waits (unanswered) while ``gate`` is closed, and once it
+    opens is answered with her seat: never ``not_found``, the table exists all along."""
+    joining = asyncio.create_task(erin.request({"type": "join_table", "table": table}))
+    await asyncio.sleep(0.4)  # a not_found would have come back by now
+    assert not joining.done(), joining.result()
+    gate.set()
+    answer = await joining
+    assert answer["type"] == "joined", answer
+    assert (answer["table"]["id"], answer["seat"]) == (table, 1)
+
+
 @asynccontextmanager
 async def redis_client(url: str) -> AsyncIterator[aioredis.Redis]:
     redis = aioredis.Redis.from_url(url)
@@ -96,6 +108,56 @@ async def redis_client(url: str) -> AsyncIterator[aioredis.Redis]:
         yield redis
     finally:
         await redis.aclose()
+
+
+@asynccontextmanager
+async def table_elsewhere(
+    url: str,
+) -> AsyncIterator[tuple[CardaviaServer, CardaviaServer, aioredis.Redis, str]]:
+    """Two processes on the Redis at ``url``: the owner, where ann has created a table
+    (she sits at seat 0), and the front, where the other players connect; the table's id."""
+    config = fast_redis_config(url)
+    async with (
+        running_server(config) as owner,
+        running_server(config) as front,
+        redis_client(url) as redis,
+    ):
+        ann = await Client.connect(owner.url, "ann")
+        table = (await ann.create_table("scopa", {"seat": 0})).table.id
+        yield owner, front, redis, table
+
+
+@contextmanager
+def lookups_overtaken(
+    front: CardaviaServer, redis: aioredis.Redis, dropped_by: CardaviaServer | None = None
+) -> Iterator[None]:
+    """While it lasts, each lookup of a table's owner at ``front`` is overtaken by a
+    takeover: it reads the owner, then the front takes the table over (as if the
+    owner's lease had run out meanwhile) and the owner read is answered, once
+    ``dropped_by`` (that owner) has dropped the table, or at once (the owner still
+    drives it then, and its next write is fenced out)."""
+    looked_up = front.store.owner_of
+    cluster = front.cluster
+    assert cluster is not None
+
+    async def overtaken(table_id: str) -> str | None:
+        stale = await looked_up(table_id)
+        while table_id not in front.lobby.tables:
+            await redis.delete(f"cardavia:t:{table_id}:lease")
+            await cluster.take(table_id)
+        if dropped_by is not None:
+
+            async def dropped() -> bool:
+                return table_id not in dropped_by.lobby.tables
+
+            await until(dropped, "the owner still holds the table")
+        return stale
+
+    front.store.owner_of = overtaken  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        front.store.owner_of = looked_up  # type: ignore[method-assign]
 
 
 @pytest.mark.parametrize("codec", CODECS)
@@ -106,30 +168,10 @@ async def test_a_request_that_reaches_the_owner_after_a_takeover_is_routed_on(
     """The front looked the owner up; before the owner read the request, the front
     took the table over (the owner's lease had run out while it was busy) and the
     owner dropped it: the request comes back to the front and is handled there."""
-    config = fast_redis_config(redis_server.url)
-    async with (
-        running_server(config) as owner,
-        running_server(config) as front,
-        redis_client(redis_server.url) as redis,
-    ):
-        assert front.cluster is not None
-        ann = await Client.connect(owner.url, "ann")
-        table = (await ann.create_table("scopa", {"seat": 0})).table.id
+    async with table_elsewhere(redis_server.url) as (owner, front, redis, table):
         erin = await RawClient.connect(front.url, codec, "erin")
-        looked_up = front.store.owner_of
-
-        async def overtaken(table_id: str) -> str | None:
-            """The owner as it was, returned once the table has moved on."""
-            stale = await looked_up(table_id)
-            while table_id not in front.lobby.tables:  # the lease ran out; the front took it
-                await redis.delete(f"cardavia:t:{table_id}:lease")
-                await front.cluster.take(table_id)  # type: ignore[union-attr]
-            await until(lambda: _dropped(owner, table_id), "the owner still holds the table")
-            return stale
-
-        front.store.owner_of = overtaken  # type: ignore[method-assign]
-        answer = await erin.request({"type": request_type, "table": table})
-        front.store.owner_of = looked_up  # type: ignore[method-assign]
+        with lookups_overtaken(front, redis, dropped_by=owner):
+            answer = await erin.request({"type": request_type, "table": table})
         assert answer["type"] == "joined", answer
         assert answer["table"]["id"] == table
         assert answer["seat"] == (1 if request_type == "join_table" else None)
@@ -137,8 +179,20 @@ async def test_a_request_that_reaches_the_owner_after_a_takeover_is_routed_on(
         await erin.close()
 
 
-async def _dropped(server: CardaviaServer, table_id: str) -> bool:
-    return table_id not in server.lobby.tables
+async def test_a_join_the_owner_handles_as_it_loses_the_table_is_sent_on_by_the_library(
+    redis_server: RedisServer,
+) -> None:
+    """The owner reads the join before it has noticed the takeover: its write of the
+    seating is fenced out, so the join was not applied; the joiner is told
+    ``table_moving`` (not closed with the table's members), and the client library,
+    sending it again, is seated at the process that drives the table now."""
+    async with table_elsewhere(redis_server.url) as (_, front, redis, table):
+        erin = await Client.connect(front.url, "erin")
+        with lookups_overtaken(front, redis):
+            joined = await erin.join(table)
+        assert (joined.table.id, joined.seat) == (table, 1)
+        assert front.lobby.tables[table].core.seat_of(erin.player_id) == 1
+        await erin.close()
 
 
 @pytest.mark.parametrize("codec", CODECS)
@@ -174,13 +228,7 @@ async def test_a_request_that_reaches_a_process_still_rebuilding_the_table_waits
             return await lease_of(redis, table) == taker.store.node
 
         await until(taken, "the other process did not take the table")
-        joining = asyncio.create_task(erin.request({"type": "join_table", "table": table}))
-        await asyncio.sleep(0.4)  # the join reached the process while it rebuilds
-        assert not joining.done(), joining.result()
-        gate.set()
-        answer = await joining
-        assert answer["type"] == "joined", answer
-        assert (answer["table"]["id"], answer["seat"]) == (table, 1)
+        await seated_once_open(erin, table, gate)  # it reached the process as it rebuilds
         assert table in taker.lobby.tables
         await erin.close()
 
@@ -191,15 +239,8 @@ async def test_a_request_that_reaches_a_process_stopping_its_tables_goes_to_the_
     """A process stopping gracefully (a rolling restart) has stopped its tables but
     still holds their leases for a moment: a join it receives then comes back to the
     front, which takes the table once the lease is released and seats the player."""
-    config = fast_redis_config(redis_server.url)
-    async with (
-        redis_client(redis_server.url) as redis,
-        running_server(config) as owner,
-        running_server(config) as front,
-    ):
+    async with table_elsewhere(redis_server.url) as (owner, front, redis, table):
         assert owner.cluster is not None
-        ann = await Client.connect(owner.url, "ann")
-        table = (await ann.create_table("scopa", {"seat": 0})).table.id
         erin = await RawClient.connect(front.url, "cardavia.msgpack", "erin")
         gate = asyncio.Event()
         release = owner.cluster.stop
@@ -218,52 +259,11 @@ async def test_a_request_that_reaches_a_process_stopping_its_tables_goes_to_the_
 
             await until(stopped, "the owner's table did not stop")
             assert await lease_of(redis, table) == owner.store.node
-            joining = asyncio.create_task(erin.request({"type": "join_table", "table": table}))
-            await asyncio.sleep(0.3)
-            assert not joining.done(), joining.result()
-            gate.set()
-            answer = await joining
-            assert answer["type"] == "joined", answer
-            assert (answer["table"]["id"], answer["seat"]) == (table, 1)
+            await seated_once_open(erin, table, gate)
             assert table in front.lobby.tables
         finally:
             gate.set()
             await stopping
-        await erin.close()
-
-
-async def test_a_join_the_owner_handles_as_it_loses_the_table_is_sent_on_by_the_library(
-    redis_server: RedisServer,
-) -> None:
-    """The owner reads the join before it has noticed the takeover: its write of the
-    seating is fenced out, so the join was not applied; the joiner is told
-    ``table_moving`` (not closed with the table's members), and the client library,
-    sending it again, is seated at the process that drives the table now."""
-    config = fast_redis_config(redis_server.url)
-    async with (
-        running_server(config) as owner,
-        running_server(config) as front,
-        redis_client(redis_server.url) as redis,
-    ):
-        assert front.cluster is not None
-        ann = await Client.connect(owner.url, "ann")
-        table = (await ann.create_table("scopa", {"seat": 0})).table.id
-        erin = await Client.connect(front.url, "erin")
-        looked_up = front.store.owner_of
-
-        async def overtaken(table_id: str) -> str | None:
-            """The owner as it was, returned as soon as the front has taken the table."""
-            stale = await looked_up(table_id)
-            while table_id not in front.lobby.tables:
-                await redis.delete(f"cardavia:t:{table_id}:lease")
-                await front.cluster.take(table_id)  # type: ignore[union-attr]
-            return stale
-
-        front.store.owner_of = overtaken  # type: ignore[method-assign]
-        joined = await erin.join(table)
-        front.store.owner_of = looked_up  # type: ignore[method-assign]
-        assert (joined.table.id, joined.seat) == (table, 1)
-        assert front.lobby.tables[table].core.seat_of(erin.player_id) == 1
         await erin.close()
 
 
@@ -272,14 +272,7 @@ async def test_a_request_given_back_after_the_front_answered_it_is_not_handled_a
 ) -> None:
     """A give-back for a request the front no longer waits for (refused at its deadline
     meanwhile) changes nothing: a request is answered once, and applied at most once."""
-    config = fast_redis_config(redis_server.url)
-    async with (
-        running_server(config) as owner,
-        running_server(config) as front,
-        redis_client(redis_server.url) as redis,
-    ):
-        ann = await Client.connect(owner.url, "ann")
-        table = (await ann.create_table("scopa", {"seat": 0})).table.id
+    async with table_elsewhere(redis_server.url) as (owner, front, redis, table):
         erin = await Client.connect(front.url, "erin")
         join = JoinTable(id=99, table=table)
         back = {"t": "back", "pid": erin.player_id, "frame": encode(join), "until": 1e12}
