@@ -60,7 +60,7 @@ from server.persist.redis_store import RedisStore
 from server.persist.store import StoreUnavailable
 from server.players.accounts import Account
 from server.players.sessions import Player
-from server.tables.actor import TableActor
+from server.tables.actor import TableActor, table_moving
 from server.tables.commands import PRESENCE_BY_KIND, Presence, Reconnect
 from server.tables.core import LISTING_TTL, TableCore
 from server.tables.options import RequestError
@@ -72,9 +72,6 @@ OUTBOX_LIMIT = 100_000
 STOP_TIMEOUT = 3.0
 """Seconds the bus's tasks get to end when the server stops."""
 
-
-RETRY_AFTER = 1.0
-"""Seconds a client refused with ``table_moving`` is told to wait before sending again."""
 
 WATCH_PERIOD = 0.5
 """Seconds between two checks that the owners of unanswered forwarded requests still
@@ -97,13 +94,17 @@ class Forwarded:
 
 @dataclass(frozen=True)
 class Held:
-    """A request nobody heard (its table's owner is gone), waiting for the table."""
+    """A request nobody heard (its table's owner is gone), or one the process it was sent
+    to gave back (it does not drive the table), waiting for the table."""
 
     player: Player
     msg: Any
     table: str
     deadline: float
     """Event-loop time after which it is refused with ``table_moving``."""
+    given_back: bool = False
+    """Whether the owner it was sent to gave it back: looked at again only after a
+    pause (that owner is still rebuilding the table, or has just dropped it)."""
 
 
 @dataclass(frozen=True)
@@ -343,8 +344,9 @@ class Bus:
     def _now() -> float:
         return asyncio.get_running_loop().time()
 
-    def _command(self, player: Player, msg: Any) -> dict[str, Any]:
-        """The bus message carrying ``msg`` to a table's owner."""
+    def _command(self, player: Player, msg: Any, deadline: float) -> dict[str, Any]:
+        """The bus message carrying ``msg`` to a table's owner; ``deadline`` (this
+        process's clock) comes back with it if the owner gives it back (:meth:`_give_back`)."""
         return {
             "t": "cmd",
             "pid": player.player_id,
@@ -354,6 +356,7 @@ class Bus:
             "features": list(player.link.features) if player.link is not None else [],
             # the session's account travels with it: a seat taken there records it
             "account": None if player.account is None else list(astuple(player.account)),
+            "until": deadline,
         }
 
     def _send(self, player: Player, msg: Any, table_id: str, owner: str, deadline: float) -> None:
@@ -367,7 +370,7 @@ class Bus:
                     self._unforward(player.player_id, forwarded.ref)
             self._hold(Held(player, msg, table_id, deadline))
 
-        self.post(owner, self._command(player, msg), unheard)
+        self.post(owner, self._command(player, msg, deadline), unheard)
 
     def _unforward(self, player_id: str, ref: int) -> Forwarded | None:
         """Stop tracking a forwarded request (answered, or refused here)."""
@@ -385,19 +388,22 @@ class Bus:
     async def _until_back(self, held: Held) -> None:
         """Wait for ``held``'s table to be back, then handle the request here (this
         process took the table) or send it to the new owner; refuse it with
-        ``table_moving`` once its deadline passed.  Nobody heard it before, so
+        ``table_moving`` once its deadline passed.  Nobody applied it before, so
         handling it now applies it once."""
         player, msg, table_id = held.player, held.msg, held.table
         poll = min(WATCH_PERIOD, max(0.05, self.store.lease_ttl / 10))
+        if held.given_back:  # its owner has not got the table (yet, or any more)
+            await asyncio.sleep(poll)
         while True:
             try:
-                if table_id in self.lobby.tables:
+                if self.drives(table_id):
                     await self.app.dispatch(player, msg, route=False)
                     return
                 owner = await self.store.owner_of(table_id)
                 if owner is not None and owner != self.node:
                     tracked = self._track(player, msg, table_id, owner, held.deadline)
-                    data = msgpack.packb(self._command(player, msg), use_bin_type=True)
+                    command = self._command(player, msg, held.deadline)
+                    data = msgpack.packb(command, use_bin_type=True)
                     if await self._publish_now(owner, data):
                         return
                     if tracked is not None:
@@ -434,7 +440,7 @@ class Bus:
                 )
                 return
             if self._now() >= held.deadline:
-                player.send(self._moving(msg.id, table_id))
+                player.send(table_moving(msg.id, table_id))
                 self._log.info("request_refused_moving", table=table_id, type=msg.type)
                 return
             await asyncio.sleep(poll)
@@ -456,16 +462,6 @@ class Bus:
         forwarded = Forwarded(player.player_id, msg.id, table_id, owner, self._now(), deadline)
         self._forwarded.setdefault(player.player_id, {})[msg.id] = forwarded
         return forwarded
-
-    @staticmethod
-    def _moving(ref: int | None, table_id: str) -> sm.Error:
-        return sm.Error(
-            ref=ref,
-            code=ErrorCode.TABLE_MOVING,
-            message="the table is moving to another server process; send it again soon",
-            detail=f"{RETRY_AFTER:.1f}",
-            table=table_id,
-        )
 
     async def _watch(self) -> None:
         """Refuse, with ``table_moving``, forwarded requests whose owner stopped
@@ -499,7 +495,7 @@ class Bus:
             self._unforward(f.player_id, f.ref)
             player = self.lobby.sessions.get(f.player_id)
             if player is not None:
-                player.send(self._moving(f.ref, f.table))
+                player.send(table_moving(f.ref, f.table))
             self._log.info("forwarded_request_unanswered", table=f.table, owner=f.owner)
 
     def presence(self, player: Player, table_id: str, presence: type[Presence]) -> None:
@@ -657,19 +653,25 @@ class Bus:
             if link is not None and not isinstance(link, RemoteLink):
                 link.close(int(data["code"]), str(data["reason"]))
         elif kind == "cmd":
+            msg = decode_client(data["frame"])
+            table = getattr(msg, "table", None)
+            if isinstance(table, str) and not self.drives(table):
+                self._give_back(data)
+                return
             told = data.get("features")
             known = known_features(told) if isinstance(told, list) else None
             player = self.stand_in(data["pid"], data["name"], data["from"], known)
             told_account = data.get("account")  # the session's account travels with it: a
             if isinstance(told_account, list):  # seat taken here records it (game records)
                 player.account = Account(*told_account)
-            msg = decode_client(data["frame"])
             try:
                 await self.app.dispatch(player, msg, route=False)
             except RequestError as exc:
                 player.send(
                     sm.Error(ref=msg.id, code=exc.code, message=exc.message, detail=exc.detail)
                 )
+        elif kind == "back":
+            self._given_back(data)
         elif kind == "ev":
             player = self.stand_in(data["pid"], data["name"], data["from"])
             actor = self.lobby.tables.get(data["table"])
@@ -677,6 +679,43 @@ class Bus:
             if actor is not None and presence is not None:
                 player.tables.setdefault(actor.id, actor.core.seat_of(player.player_id))
                 actor.submit(presence(player))
+
+    def drives(self, table_id: str) -> bool:
+        """Whether this process drives ``table_id`` now (its actor runs here)."""
+        actor = self.lobby.tables.get(table_id)
+        return actor is not None and not actor.closed
+
+    def _give_back(self, data: dict[str, Any]) -> None:
+        """Send a request for a table this process does not drive back to its front,
+        unapplied, instead of answering ``not_found`` for a table that exists: the
+        front's lookup of the owner was overtaken (this process has just lost or
+        given the table up) or came early (it has taken the table and is still
+        rebuilding it).  The front routes it again (:meth:`_given_back`)."""
+        back = {"t": "back", "pid": data["pid"], "frame": data["frame"], "until": data.get("until")}
+        self.post(str(data["from"]), back)
+
+    def _given_back(self, data: dict[str, Any]) -> None:
+        """A request the process it was sent to gave back, unapplied (:meth:`_give_back`):
+        held until its table is back (:meth:`_until_back`), by the deadline it had."""
+        pid = data["pid"]
+        msg = decode_client(data["frame"])
+        if msg.id is not None and self._unforward(pid, msg.id) is None:
+            return  # refused meanwhile (its deadline passed): answered once is enough
+        player = self.lobby.sessions.get(pid)
+        link = None if player is None else player.link
+        if player is None or link is None or isinstance(link, RemoteLink):
+            return  # its connection is gone: nobody waits for the answer, nothing was done
+        table = getattr(msg, "table", None)
+        if not isinstance(table, str):
+            return  # only a request naming its table is given back
+        now = self._now()
+        until = data.get("until")
+        latest = now + self.hold_limit()
+        deadline = min(float(until), latest) if isinstance(until, int | float) else latest
+        if now >= deadline:
+            player.send(table_moving(msg.id, table))
+            return
+        self._hold(Held(player, msg, table, deadline, given_back=True))
 
     async def adopt_members(self, actor: TableActor) -> None:
         """A table rebuilt here: its members connected to other processes get stand-ins,

@@ -86,6 +86,21 @@ clock in whole milliseconds, so the timer may fire a millisecond or two before
 core keeps that wakeup, :meth:`TableCore.next_wakeup`: the actor would tick again at once)."""
 STORE_RETRY_S: Final = 1.0
 """After the store failed, the table retries what is due (timers, AI turns) this much later."""
+RETRY_AFTER: Final = 1.0
+"""Seconds a client refused with ``table_moving`` is told to wait before sending again."""
+
+
+def table_moving(ref: int | None, table_id: str) -> Error:
+    """The answer to a request that was not applied because its table is moving to
+    another server process (issue 53): the client sends it again after ``detail``
+    seconds; ``not_found`` would tell it the table does not exist."""
+    return Error(
+        ref=ref,
+        code=ErrorCode.TABLE_MOVING,
+        message="the table is moving to another server process; send it again soon",
+        detail=f"{RETRY_AFTER:.1f}",
+        table=table_id,
+    )
 
 
 class TableActor:
@@ -128,6 +143,9 @@ class TableActor:
         """The wakeup it waits for meanwhile (None: none)."""
         self.pending_joins = 0
         self.closed = False
+        self.moved = False
+        """Whether the actor stopped with the table still recorded (another process took
+        it, or this one is stopping): the requests it did not handle are ``table_moving``."""
         self._inflight: dict[tuple[int, int], asyncio.Task[None]] = {}
         self._task: asyncio.Task[None] | None = None
         self._retry_at: float | None = None
@@ -255,10 +273,16 @@ class TableActor:
             now = self.clock()
 
     def _refuse_queued(self) -> None:
-        """Answer the requests still queued at a table that has stopped."""
+        """Answer the requests still queued at a table that has stopped: ``not_found``
+        where it closed, ``table_moving`` where it lives on in the store (:attr:`moved`):
+        none was applied, so each may be sent again."""
         while self.queue:
             command = self.queue.popleft()
-            if isinstance(command, _REQUESTS):
+            if not isinstance(command, _REQUESTS):
+                continue
+            if self.moved:
+                command.player.send(table_moving(command.ref, self.id))
+            else:
                 command.player.send(
                     Error(
                         ref=command.ref,
@@ -307,7 +331,7 @@ class TableActor:
             elif isinstance(command, Lost):
                 self._lose("another process owns the table now")
             elif isinstance(command, Stop):
-                self.closed = True  # the record stays in the store (server shutdown)
+                self.closed = self.moved = True  # the record stays in the store (shutdown)
             else:
                 unhandled(command)
         except StoreUnavailable as exc:
@@ -325,7 +349,13 @@ class TableActor:
                 )
             if isinstance(command, _SEATING) and not self.core.members():
                 await self._close("nobody could sit down")  # its creator could not
-        except LeaseLost as exc:
+        except LeaseLost as exc:  # fenced out: another process drives the table now
+            if checkpoint is not None:  # whoever the request would have seated is not
+                self.core.restore(checkpoint)  # closed with the members (_lose) ...
+            if isinstance(command, _REQUESTS):  # ... but told to send it again, to the new
+                if isinstance(command, _SEATING):  # owner (a move carries its version)
+                    command.player.tables.pop(self.id, None)
+                command.player.send(table_moving(command.ref, self.id))
             self._lose(str(exc))
         except RequestError as exc:
             self._refuse(command, exc.code, exc.message, exc.detail, exc.reason)
@@ -512,7 +542,7 @@ class TableActor:
 
     def _lose(self, reason: str) -> None:
         """Another process owns the table now: stop, and send its people to reconnect."""
-        self.closed = True
+        self.closed = self.moved = True
         self._summaries.drop()
         for pid in self.core.members():
             player = self.sessions.get(pid)

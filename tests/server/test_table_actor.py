@@ -394,3 +394,32 @@ async def test_every_command_is_dispatched_and_a_failed_write_leaves_the_core_as
     assert table.handled == every
     # these write nothing, or (a kick) only the seating, which a later command saves again
     assert table.undone == every - {GetReplay, Kick, Close, Lost, Stop}
+
+
+@pytest.mark.parametrize(
+    ("stop", "code"),
+    [
+        (Close("closed for the test"), "not_found"),
+        (Lost(), "table_moving"),
+        (Stop(), "table_moving"),
+    ],
+)
+async def test_the_requests_queued_when_a_table_stops_are_refused_as_it_ended(
+    stop: TableCommand, code: str
+) -> None:
+    """A table that closed is ``not_found``; one that another process took over, or that
+    this process stops with (its record stays), is ``table_moving``: the table exists,
+    and the request, not applied, may be sent again (and is, by the client library)."""
+    table = await _Table().record()
+    ann, _ = table.player("Ann")
+    bob, bob_in = table.player("Bob")
+    await table.run(Join(ann, 1, 0))
+    table.actor.submit(stop)
+    table.actor.submit(Spectate(bob, 7))  # queued behind the end of the table
+    table.actor.start()
+    await asyncio.wait_for(table.actor.wait_closed(), 5)
+    refused = _last(bob_in, sm.Error)
+    assert (refused.ref, refused.code, refused.table) == (7, code, "t1")
+    if code == "table_moving":
+        assert refused.detail is not None and float(refused.detail) > 0
+    assert not table.core.is_member(bob.player_id)
