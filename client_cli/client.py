@@ -434,6 +434,13 @@ class Client:
         """An account's profile (``None``: the logged-in account's own)."""
         return await self._request(cm.GetProfile(name=name), sm.Profile)
 
+    async def leaderboard(self, game: str, page: int = 1, *, bots: bool = False) -> sm.Leaderboard:
+        """A page (from 1) of ``game``'s leaderboard: its people, or with ``bots`` its bot
+        accounts and AI levels, best first."""
+        return await self._request(
+            cm.GetLeaderboard(game=game, page=page, bots=bots), sm.Leaderboard
+        )
+
     async def game_record(self, game_id: str) -> sm.GameRecord:
         """A stored game by its id (``TABLE.N``): its replay and deal seed."""
         return await self._request(cm.GetGameRecord(game_id=game_id), sm.GameRecord)

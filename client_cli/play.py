@@ -25,6 +25,12 @@ gives the seat up; while a game is on it asks first.  Without ``--url`` the
 game lives in this process: ending it (``quit``, Ctrl-C, closing the window)
 ends the game, and the next ``cardavia play`` starts a new one.
 
+``--rated`` creates a rated table: its games change the players' ratings
+(``cardavia profile``, ``cardavia leaderboard``).  Every seat is then an
+account or an AI level (easy, normal or hard), so it needs ``--url`` and the
+account ``cardavia login`` kept for that server; the game's standard options
+apply (``-o pattern=...`` may still pick the cards) and nobody gets hints.
+
 With ``--quick``, a seat at a table that still waits lasts only as long as the
 connection (the server gives it up when it closes): a dropped connection is
 resumed and quick play asked again, as ``--quick`` asked the first time.
@@ -134,6 +140,12 @@ def add_parser(sub: Any) -> None:
         help="pass by itself when pass is the only move (Dou Dizhu)",
     )
     p.add_argument("--private", action="store_true", help="a private table (invite code)")
+    p.add_argument(
+        "--rated",
+        action="store_true",
+        help="a new rated table: its games change your rating (needs --url and cardavia "
+        "login; standard options, no hints, AI levels easy, normal or hard)",
+    )
     p.add_argument("--host", default="127.0.0.1", help="embedded server: interface")
     p.add_argument("--port", type=PORT, default=0, help="embedded server: port (0: any free)")
     p.set_defaults(func=run_with_lang(play_main))
@@ -141,6 +153,7 @@ def add_parser(sub: Any) -> None:
 
 async def play_main(args: argparse.Namespace, lang: Language) -> int:
     """Start the embedded server if needed, take a seat, play until done."""
+    check_rated(args)
     if args.url:
         return await play_at(args.url, args, lang, embedded=False)
     from engine.registry import GAMES
@@ -167,6 +180,10 @@ async def play_at(url: str, args: argparse.Namespace, lang: Language, *, embedde
     screen = Screen()
     seats = None if embedded else SeatFile()
     kept = None if embedded else CredentialFile().get(url)  # cardavia login
+    if args.rated and kept is None:
+        raise CliError(
+            f"a rated table needs an account: run cardavia login --url {url} first", EXIT_USAGE
+        )
     name = kept.name if kept is not None else args.name
     held = seats.get(url, name) if seats is not None else None
     resumed: tuple[Client, sm.Joined | None, list[Any]] | None = None
@@ -303,8 +320,27 @@ def table_options(args: argparse.Namespace, seats: int) -> TableOptions:
         turn_timer=args.turn_timer,
         ai_delay=args.ai_delay,
         game=parse_options(args.options),
-        hints=not args.no_hints,
+        hints=not (args.no_hints or args.rated),
+        rated=args.rated,
     )
+
+
+def check_rated(args: argparse.Namespace) -> None:
+    """``--rated`` asks for a new rated table on a server: refuse what cannot give one
+    before connecting (the server checks the rest: options, levels, accounts)."""
+    if not args.rated:
+        return
+    if not args.url:
+        raise CliError(
+            "--rated needs --url: ratings live on a server with accounts (cardavia login)",
+            EXIT_USAGE,
+        )
+    if args.table:
+        raise CliError(
+            "--rated makes a new table; to join a rated table give --table alone", EXIT_USAGE
+        )
+    if args.quick or args.partner:
+        raise CliError("--rated makes a new table; it does not go with --quick", EXIT_USAGE)
 
 
 TEAM_GAMES = frozenset({"cicera"})

@@ -309,6 +309,8 @@ class PlaySession:
             for s in info.seats
         )
         lines.append(t("session.players", players=players))
+        if info.rated:
+            lines.append(t("session.rated"))
         if info.status == "waiting":
             lines.extend(self.waiting_lines())
         self.screen.show(lines)
