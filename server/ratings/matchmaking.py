@@ -66,15 +66,21 @@ class QueueEntry:
     bot: bool = False
     with_bots: bool = False
     blocked: frozenset[str] = frozenset()
+    look: str = ""
+    """What the name looks like (:func:`server.players.names.skeleton`): a table seats
+    no two players whose names look alike, so neither does the queue."""
 
     def waited(self, now: float) -> float:
         """Seconds this entry has waited at ``now``."""
         return max(0.0, now - self.queued_at)
 
     def may_meet(self, other: QueueEntry) -> bool:
-        """Whether the two may sit at one table: neither blocks the other, and a bot
-        account meets only bot accounts and people who opted in."""
+        """Whether the two may sit at one table: neither blocks the other, their names do
+        not look alike, and a bot account meets only bot accounts and people who
+        opted in."""
         if other.key in self.blocked or self.key in other.blocked or other.key == self.key:
+            return False
+        if self.look and self.look == other.look:
             return False
         if other.bot and not (self.bot or self.with_bots):
             return False
