@@ -21,6 +21,8 @@ import random
 from collections.abc import Collection, Mapping
 from typing import Protocol
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from engine.registry import GAMES
 from protocol import client_messages as cm
 from protocol import server_messages as sm
@@ -32,7 +34,8 @@ from server.persist.store import StoreUnavailable
 from server.players.accounts import Account
 from server.players.names import skeleton
 from server.players.sessions import Player
-from server.ratings.matchmaking import AI_ACCOUNTS, AI_LEVELS, Match, QueueEntry, ai_account, match
+from server.ratings.levels import AI_ACCOUNTS, RATED_LEVELS, ai_account
+from server.ratings.matchmaking import Match, QueueEntry, match
 from server.ratings.model import NEWCOMER, Rating
 from server.ratings.queue import CLAIM_TTL, AlreadyQueued, BeingSeated, QueueStore
 from server.tables.actor import TableActor
@@ -220,8 +223,10 @@ class RatedPlay:
     async def _ratings(self, game: str, keys: Collection[str]) -> Mapping[str, Rating]:
         try:
             return await self.ratings.ratings(game, keys)
-        except StoreUnavailable:
-            raise _unreachable() from None
+        except (StoreUnavailable, SQLAlchemyError, OSError):
+            raise RequestError(
+                ErrorCode.STORE_UNAVAILABLE, "ratings cannot be read now; retry soon"
+            ) from None
 
     # -- rounds -----------------------------------------------------------------------
     def start(self) -> None:
@@ -242,7 +247,7 @@ class RatedPlay:
                 try:
                     if await self.queue.lock(game, LOCK_TTL):
                         await self.round(game)
-                except StoreUnavailable as exc:
+                except (StoreUnavailable, SQLAlchemyError, OSError) as exc:
                     self._log.warning("rated_round_store_unavailable", error=str(exc))
                 except Exception as exc:  # a bug in one round must not stop the queue
                     self._log.exception("rated_round_failed", game=game, error=repr(exc))
@@ -269,7 +274,7 @@ class RatedPlay:
         if not ready:
             return ()
         rated = await self.ratings.ratings(game, AI_ACCOUNTS)
-        ai = {level: rated.get(ai_account(level), NEWCOMER).points for level in AI_LEVELS}
+        ai = {level: rated.get(ai_account(level), NEWCOMER).points for level in RATED_LEVELS}
         g = GAMES[game]
         seats = g.num_seats(g.options())
         matches = match(ready, seats, waiting.now, self.fill_wait, ai)
