@@ -24,24 +24,14 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from server.ratings.levels import RATED_LEVELS
+
 BASE_GAP = 100.0
 """Rating points a group may span when its members have just queued."""
 GAP_PER_SECOND = 40.0
 """Rating points the allowed span widens by for every second a member waits."""
 MAX_GAP = 600.0
 """The widest span ever allowed among people (past it the AI is the closer opponent)."""
-
-AI_LEVELS: tuple[str, ...] = ("easy", "normal", "hard")
-"""The AI levels that may sit at a rated table, weakest first (issue 55)."""
-
-
-def ai_account(level: str) -> str:
-    """The system account an AI level is rated as (``ai-easy``, ``ai-normal``, ``ai-hard``)."""
-    return f"ai-{level}"
-
-
-AI_ACCOUNTS: tuple[str, ...] = tuple(ai_account(level) for level in AI_LEVELS)
-"""The rating keys of the AI levels."""
 
 
 def allowed_gap(waited: float) -> float:
@@ -66,15 +56,21 @@ class QueueEntry:
     bot: bool = False
     with_bots: bool = False
     blocked: frozenset[str] = frozenset()
+    look: str = ""
+    """What the name looks like (:func:`server.players.names.skeleton`): a table seats
+    no two players whose names look alike, so neither does the queue."""
 
     def waited(self, now: float) -> float:
         """Seconds this entry has waited at ``now``."""
         return max(0.0, now - self.queued_at)
 
     def may_meet(self, other: QueueEntry) -> bool:
-        """Whether the two may sit at one table: neither blocks the other, and a bot
-        account meets only bot accounts and people who opted in."""
+        """Whether the two may sit at one table: neither blocks the other, their names do
+        not look alike, and a bot account meets only bot accounts and people who
+        opted in."""
         if other.key in self.blocked or self.key in other.blocked or other.key == self.key:
+            return False
+        if self.look and self.look == other.look:
             return False
         if other.bot and not (self.bot or self.with_bots):
             return False
@@ -118,9 +114,9 @@ def _fits(group: Sequence[QueueEntry], now: float) -> bool:
 
 
 def closest_level(mean: float, ai: Mapping[str, int]) -> tuple[str, int]:
-    """The AI level (of :data:`AI_LEVELS`, those ``ai`` rates: level -> rating) closest
+    """The AI level (of the rated levels, those ``ai`` rates: level -> rating) closest
     to ``mean``; the stronger one of two as close."""
-    rated = [(level, ai[level]) for level in AI_LEVELS if level in ai]
+    rated = [(level, ai[level]) for level in RATED_LEVELS if level in ai]
     if not rated:
         raise ValueError("no AI level is rated")
     return min(reversed(rated), key=lambda lr: abs(lr[1] - mean))

@@ -9,7 +9,6 @@ from server.ratings.matchmaking import (
     BASE_GAP,
     MAX_GAP,
     QueueEntry,
-    ai_account,
     allowed_gap,
     closest_level,
     match,
@@ -96,7 +95,6 @@ def test_after_the_wait_the_closest_ai_level_fills() -> None:
     (table,) = match(weak_pair, 4, NOW, WAIT, AI)
     assert table.ai_level == "easy" and table.ai_seats == 2
     assert table.ratings == (1100, 1180, 1200, 1200)
-    assert ai_account("normal") == "ai-normal"
     assert match([entry(1, 1800, WAIT - 0.1)], 2, NOW, WAIT, AI) == ()
 
 

@@ -1,0 +1,93 @@
+"""Rated quick play across server processes on one Redis: one queue for all of them,
+players of two processes at one table, nobody lost when a process dies."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+
+import pytest
+
+from client_cli.client import Client
+from protocol import client_messages as cm
+from protocol import server_messages as sm
+from server.app import running_server
+from server.persist.db.engine import sqlite_url
+from server.ratings.queue import RedisQueue
+from tests.server.redis_fixture import RedisServer, ServerProcess, fast_redis_config
+from tests.server.test_accounts import fast_hasher
+from tests.server.test_rated_play import PASSWORD, Fixed, ask, rated
+
+
+async def test_players_of_two_processes_share_one_queue_and_one_table(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    config = fast_redis_config(redis_server.url, database_url=sqlite_url(tmp_path / "c.db"))
+    async with running_server(config) as one, running_server(config) as two:
+        for srv in (one, two):
+            srv.accounts.hasher = fast_hasher()
+            srv.rated.fill_wait = 5.0
+            assert isinstance(srv.rated.queue, RedisQueue)
+        ann = await Client.connect(one.url, "x")
+        await ann.register("Ann", PASSWORD)
+        bo = await Client.connect(two.url, "x")
+        await bo.register("Bo", PASSWORD)
+        cy = await Client.connect(two.url, "x")
+        await cy.register("Cy", PASSWORD)
+        assert ann.account and bo.account and cy.account
+        points = {ann.account.account_id: 1500, bo.account.account_id: 1540}
+        points[cy.account.account_id] = 2300  # far from both: not at their table
+        for srv in (one, two):
+            srv.rated.ratings = Fixed(points)
+        assert isinstance(await ask(cy, rated("scopa")), sm.Queued)
+        assert isinstance(await ask(ann, rated("scopa")), sm.Queued)
+        again = await ask(ann, rated("scopa"))  # one entry, whatever the process
+        assert isinstance(again, sm.Error) and again.code == "already_queued"
+        assert isinstance(await ask(bo, rated("scopa")), sm.Queued)
+        a = await ann.wait_for(lambda m: isinstance(m, sm.Joined), 5)
+        b = await bo.wait_for(lambda m: isinstance(m, sm.Joined), 5)
+        assert a.table.id == b.table.id and a.table.rated
+        assert {s.name for s in a.table.seats + b.table.seats if s.name} == {"Ann", "Bo"}
+        # the table plays on wherever it was made: both see its first update
+        for client in (ann, bo):
+            await client.wait_for(lambda m: isinstance(m, sm.Update) and m.table == a.table.id)
+        # Cy still waits, alone in the queue, until the wait fills his table with the AI
+        assert (await one.rated.queue.find(cy.account.account_id)) is not None
+        c = await cy.wait_for(lambda m: isinstance(m, sm.Joined), 10)
+        assert c.table.rated and [s.kind for s in c.table.seats].count("ai") == 1
+        for client in (ann, bo, cy):
+            await client.close()
+
+
+@pytest.mark.heavy
+async def test_a_queued_player_whose_process_dies_is_still_queued_on_another(
+    redis_server: RedisServer, servers: list[ServerProcess], tmp_path: Path
+) -> None:
+    shared = ("--database-url", sqlite_url(tmp_path / "shared.db"), "--quick-fill-wait", "60")
+    a, b = ServerProcess(redis_server.url, *shared), ServerProcess(redis_server.url, *shared)
+    servers += [a, b]
+    a.start()
+    b.start()
+    ann = await Client.connect(a.url, "x")
+    await ann.register("Ann", PASSWORD)
+    queued = await ask(ann, rated("scopa"))
+    assert isinstance(queued, sm.Queued)
+    a.signal(signal.SIGKILL)
+    await ann.close()
+    ann = await Client.connect(b.url, "x", token=ann.token)
+    told = await ann.wait_for(lambda m: isinstance(m, sm.Queued), 10)
+    assert (told.game, told.since, told.ref) == ("scopa", queued.since, None)
+    bo = await Client.connect(b.url, "x")
+    await bo.register("Bo", PASSWORD)
+    assert isinstance(await ask(bo, rated("scopa")), sm.Queued)
+    # a's matching lock runs out; b matches them (both newcomers: 1500)
+    joined = await asyncio.gather(
+        ann.wait_for(lambda m: isinstance(m, sm.Joined), 10),
+        bo.wait_for(lambda m: isinstance(m, sm.Joined), 10),
+    )
+    assert joined[0].table.id == joined[1].table.id
+    answer = await ask(ann, cm.LeaveQueue())
+    assert isinstance(answer, sm.Error) and answer.code == "not_queued"
+    await ann.close()
+    await bo.close()
