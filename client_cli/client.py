@@ -290,6 +290,17 @@ class Client:
         """
         return await self._request(cm.QuickPlay(game=game, level=level, partner=partner), sm.Joined)
 
+    async def queue_rated(self, game: str, *, with_bots: bool = False) -> sm.Queued:
+        """Join ``game``'s rated queue (a logged-in session): answered at once by
+        ``queued``; the queue then pushes ``joined`` when it seats the player
+        (``with_bots``: bot accounts may be seated with them)."""
+        msg = cm.QuickPlay(game=game, rated=True, with_bots=with_bots)
+        return await self._request(msg, sm.Queued)
+
+    async def leave_queue(self, game: str | None = None) -> None:
+        """Leave the rated queue (``game``: only if queued for that game)."""
+        await self._request(cm.LeaveQueue(game=game), sm.Ok)
+
     async def leave(self, table: str) -> None:
         """Leave a table."""
         await self._request(cm.Leave(table=table), sm.Left)

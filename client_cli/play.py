@@ -30,6 +30,9 @@ ends the game, and the next ``cardavia play`` starts a new one.
 account or an AI level (easy, normal or hard), so it needs ``--url`` and the
 account ``cardavia login`` kept for that server; the game's standard options
 apply (``-o pattern=...`` may still pick the cards) and nobody gets hints.
+``--quick --rated`` waits in the game's rated queue instead, which seats you
+with players of close rating (``--with-bots``: bot accounts too), or after
+its wait with the AI level of the closest rating; Ctrl-C leaves the queue.
 
 With ``--quick``, a seat at a table that still waits lasts only as long as the
 connection (the server gives it up when it closes): a dropped connection is
@@ -58,6 +61,7 @@ from client_cli.credentials import CredentialFile
 from client_cli.lang import Language, add_lang, run_with_lang
 from client_cli.options import PORT, SECONDS, TURN_SECONDS, number_in
 from client_cli.play_session import PlaySession, QuickAsk
+from client_cli.rated_queue import wait_in_queue
 from client_cli.seatfile import HeldSeat, SeatFile
 from client_cli.terminal import Screen
 from protocol import server_messages as sm
@@ -144,7 +148,13 @@ def add_parser(sub: Any) -> None:
         "--rated",
         action="store_true",
         help="a new rated table: its games change your rating (needs --url and cardavia "
-        "login; standard options, no hints, AI levels easy, normal or hard)",
+        "login; standard options, no hints, AI levels easy, normal or hard); with --quick: "
+        "wait in the rated queue for players of close rating",
+    )
+    p.add_argument(
+        "--with-bots",
+        action="store_true",
+        help="with --quick --rated: bot accounts may be seated with you",
     )
     p.add_argument("--host", default="127.0.0.1", help="embedded server: interface")
     p.add_argument("--port", type=PORT, default=0, help="embedded server: port (0: any free)")
@@ -202,7 +212,18 @@ async def play_at(url: str, args: argparse.Namespace, lang: Language, *, embedde
         client, joined = await connect(url, name, ca_file=args.ca_file, login=login), None
     session: PlaySession | None = None
     try:
-        if joined is None:
+        if joined is None and args.quick and args.rated:
+            game = await known_game(client, args.game)
+            client, joined = await wait_in_queue(
+                client,
+                url,
+                game.id,
+                game.title,
+                with_bots=args.with_bots,
+                screen=screen,
+                lang=lang,
+            )
+        elif joined is None:
             joined = await take_seat(client, args)
         else:
             where = (
@@ -221,7 +242,7 @@ async def play_at(url: str, args: argparse.Namespace, lang: Language, *, embedde
             auto_pass=args.auto_pass,
             lang=lang,
             quick=QuickAsk(args.game, args.level, args.partner)
-            if (args.quick or args.partner) and not args.table
+            if (args.quick or args.partner) and not args.table and not args.rated
             else None,
         )
         session.fancy_input = not args.plain
@@ -277,17 +298,23 @@ async def take_seat(client: Client, args: argparse.Namespace) -> sm.Joined:
     try:
         if args.table:
             return await client.join(args.table, args.seat, args.invite)
-        games = {g.id: g for g in await client.list_games()}
-        if args.game not in games:
-            known = ", ".join(games) or "none"
-            raise CliError(f"unknown game {args.game!r}; this server has: {known}", EXIT_USAGE)
+        game = await known_game(client, args.game)
         if args.quick or args.partner:
             return await client.quick_play(args.game, args.level, args.partner)
-        return await client.create_table(args.game, table_options(args, games[args.game].seats))
+        return await client.create_table(args.game, table_options(args, game.seats))
     except ServerError as exc:
         if exc.code == "not_found" and args.table:
             raise CliError(f"table {args.table!r} not found ({exc.message})") from None
         raise refused("cannot take a seat", exc) from None
+
+
+async def known_game(client: Client, game: str) -> sm.GameInfo:
+    """The server's ``game``; a usage error naming the games it has when it has not."""
+    games = {g.id: g for g in await client.list_games()}
+    if game not in games:
+        known = ", ".join(games) or "none"
+        raise CliError(f"unknown game {game!r}; this server has: {known}", EXIT_USAGE)
+    return games[game]
 
 
 def table_options(args: argparse.Namespace, seats: int) -> TableOptions:
@@ -326,8 +353,11 @@ def table_options(args: argparse.Namespace, seats: int) -> TableOptions:
 
 
 def check_rated(args: argparse.Namespace) -> None:
-    """``--rated`` asks for a new rated table on a server: refuse what cannot give one
-    before connecting (the server checks the rest: options, levels, accounts)."""
+    """``--rated`` asks for a new rated table, or with ``--quick`` the rated queue, on a
+    server: refuse what cannot give one before connecting (the server checks the rest:
+    options, levels, accounts)."""
+    if args.with_bots and not (args.rated and args.quick):
+        raise CliError("--with-bots is for the rated queue: give --quick --rated", EXIT_USAGE)
     if not args.rated:
         return
     if not args.url:
@@ -339,8 +369,17 @@ def check_rated(args: argparse.Namespace) -> None:
         raise CliError(
             "--rated makes a new table; to join a rated table give --table alone", EXIT_USAGE
         )
-    if args.quick or args.partner:
-        raise CliError("--rated makes a new table; it does not go with --quick", EXIT_USAGE)
+    if args.partner:
+        raise CliError(
+            "--rated does not go with --partner: the rated queue seats players by rating",
+            EXIT_USAGE,
+        )
+    if args.quick and args.level:
+        raise CliError(
+            "--quick --rated does not take --level: the queue picks the AI level of the "
+            "closest rating",
+            EXIT_USAGE,
+        )
 
 
 TEAM_GAMES = frozenset({"cicera"})

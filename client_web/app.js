@@ -336,7 +336,7 @@ function queueView() {
     h("strong", {}, t("queue.waiting", { game: gameTitle(q.game), rating: q.rating })),
     " ",
     h("span", { class: "queue-waited", data: { since: q.since } }, t("queue.waited", { s: Math.max(0, Math.round(Date.now() / 1000 - q.since)) })),
-    h("p", {}, t(q.with_bots ? "queue.fill_bots" : "queue.fill", { wait: Math.round(q.wait) })),
+    h("p", {}, t(q.with_bots ? "queue.fill_bots" : "queue.fill", { wait: Math.ceil(q.wait) })),
     h("button", { type: "button", id: "leave-queue", on: { click: leaveQueue } }, t("queue.leave")),
   );
 }

@@ -216,7 +216,9 @@ def test_a_rated_table_asks_for_rated_without_hints() -> None:
     [
         (["--rated"], "--rated needs --url"),
         (["--url", "ws://x", "--rated", "--table", "T1"], "give --table alone"),
-        (["--url", "ws://x", "--rated", "--partner", "Bo"], "does not go with --quick"),
+        (["--url", "ws://x", "--rated", "--partner", "Bo"], "does not go with --partner"),
+        (["--url", "ws://x", "--quick", "--rated", "--level", "easy"], "does not take --level"),
+        (["--url", "ws://x", "--quick", "--with-bots"], "give --quick --rated"),
     ],
 )
 def test_rated_play_refuses_what_cannot_be_rated(argv: list[str], message: str) -> None:

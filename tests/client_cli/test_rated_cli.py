@@ -1,0 +1,132 @@
+"""Rated quick play in the terminal (issue 55) against a real server: the queue seats two
+waiting accounts at one rated table while the terminal says how long it waited, Ctrl-C
+(a cancelled wait) takes the player out of the queue, and ``cardavia play GAME --quick
+--rated`` in a pseudo-terminal waits, then plays at the rated table the AI filled."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from client_cli.client import Client
+from client_cli.lang import language
+from client_cli.main import main
+from client_cli.rated_queue import wait_in_queue
+from client_cli.terminal import Screen
+from protocol import server_messages as sm
+from tests.client_cli.live_server import FAST, LiveServer, live_server
+from tests.client_cli.spawn import LIVE, spawn_cli
+
+pytestmark = pytest.mark.heavy
+
+PASSWORD = "correct horse battery"
+EN = language("en")
+
+
+@pytest.fixture(scope="module")
+def srv() -> Iterator[LiveServer]:
+    with live_server(FAST.replace(login_backoff=0.01)) as server:
+        yield server
+
+
+async def account(url: str, name: str) -> Client:
+    client = await Client.connect(url, "x")
+    await client.register(name, PASSWORD)
+    return client
+
+
+def test_two_queued_players_are_seated_together_and_told_how_long_they_waited(
+    srv: LiveServer,
+) -> None:
+    srv.server.rated.fill_wait = 10.0  # long enough for Bo to come: no AI
+
+    async def go() -> tuple[str, sm.Joined, sm.Joined]:
+        ann, bo = await account(srv.url, "Queen Ann"), await account(srv.url, "Queen Bo")
+        out = io.StringIO()
+        waiting = asyncio.create_task(
+            wait_in_queue(
+                ann,
+                srv.url,
+                "scopa",
+                "Scopa",
+                with_bots=False,
+                screen=Screen(out),
+                lang=EN,
+                tick=0.2,
+            )
+        )
+        await asyncio.sleep(0.7)  # Ann waits alone a while
+        assert isinstance(await bo.queue_rated("scopa"), sm.Queued)
+        client, joined = await asyncio.wait_for(waiting, 10)
+        assert client is ann
+        other = await bo.wait_for(lambda m: isinstance(m, sm.Joined), 10)
+        await ann.close()
+        await bo.close()
+        return out.getvalue(), joined, other
+
+    screen, joined, other = srv.run(go())
+    lines = screen.splitlines()
+    assert lines[0] == EN.t("queue.waiting", game="Scopa", rating=1500, wait=10)
+    assert EN.t("queue.still", s=0) in lines[1:] or EN.t("queue.still", s=1) in lines[1:]
+    assert joined.table.id == other.table.id and joined.table.rated
+    assert {joined.seat, other.seat} == {0, 1}
+
+
+def test_a_cancelled_wait_leaves_the_queue(srv: LiveServer) -> None:
+    srv.server.rated.fill_wait = 30.0
+
+    async def go() -> str:
+        ann = await account(srv.url, "Leaving Ann")
+        assert ann.account is not None
+        out = io.StringIO()
+        waiting = asyncio.create_task(
+            wait_in_queue(
+                ann, srv.url, "cicera", "Cicera", with_bots=True, screen=Screen(out), lang=EN
+            )
+        )
+        queue = srv.server.rated.queue
+        async with asyncio.timeout(5):
+            while await queue.find(ann.account.account_id) is None:
+                await asyncio.sleep(0.02)
+        waiting.cancel()  # what Ctrl-C does to the command's task
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        assert await queue.find(ann.account.account_id) is None  # nobody seats her now
+        await ann.close()
+        return out.getvalue()
+
+    lines = srv.run(go()).splitlines()
+    assert lines[0] == EN.t("queue.waiting_bots", game="Cicera", rating=1500, wait=30)
+    assert lines[-1] == EN.t("queue.left")
+
+
+def test_cardavia_play_quick_rated_waits_then_plays_at_a_rated_table(
+    srv: LiveServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
+    login = ["login", "--url", srv.url, "--name", "Terminal Tess", "--password-stdin"]
+    assert main([*login, "--register"]) == 0
+    srv.server.rated.fill_wait = 0.5  # nobody else comes: the AI level fills the seat
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path), "PROMPT_TOOLKIT_NO_CPR": "1"}
+    child = spawn_cli("play", "scopa", "--url", srv.url, "--quick", "--rated", "--plain", env=env)
+    try:
+        child.expect_exact(EN.t("queue.waiting", game="Scopa", rating=1500, wait=1))
+        child.expect(r"Players: ([^\r\n]*)")
+        players = child.match.group(1)
+        assert "you" in players and "AI" in players
+        child.expect_exact(EN.t("session.rated"))
+        child.expect(r"Your move \[[^\]]+\]:" + LIVE)
+        child.sendline("quit")
+        child.expect(r"\[y/N\]")
+        child.sendline("y")
+        child.expect(pexpect.EOF, timeout=10)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
