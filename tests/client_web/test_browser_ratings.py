@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
@@ -244,35 +243,52 @@ async def test_the_leaderboard_lists_people_and_bots_page_by_page(
 
 
 # -- the rated queue ------------------------------------------------------------------------------
-async def test_rated_quick_play_shows_the_queue_and_leaves_it(
+async def test_rated_quick_play_waits_in_the_queue_then_seats_at_a_rated_table(
     server: CardaviaServer, browser: Any
 ) -> None:
-    def answer(msg: dict[str, Any]) -> dict[str, Any] | None:
-        if msg["type"] == "quick_play" and msg.get("rated"):
-            bots = msg.get("with_bots", False)
-            return {"type": "queued", "game": msg["game"], "since": time.time() - 5,
-                    "wait": 30.0, "rating": 1512, "with_bots": bots}  # fmt: skip
-        if msg["type"] == "leave_queue":
-            return {"type": "ok"}
-        return None
-
-    page = await routed_page(browser, server, answer)
+    server.rated.fill_wait = 4.0  # nobody else comes: the closest AI level fills
+    page = await routed_page(browser, server, lambda msg: None)
     await register(page, "Quinn")
+    form = page.locator("form.game[data-game=scopa]")
+    await form.locator("button.rated-quick").click()
+    banner = page.locator("section.queue[data-game=scopa]")
+    await banner.wait_for(timeout=TIMEOUT_MS)
+    text = await banner.inner_text()
+    assert fill(EN["queue"]["waiting"], game="Scopa", rating=1500) in text
+    assert fill(EN["queue"]["fill"], wait=4) in text
+    assert await form.locator("button.rated-quick").is_disabled()  # one queue at a time
+    asked = next(m for m in page.sent if m["type"] == "quick_play")
+    assert asked["rated"] is True and asked["with_bots"] is False and "level" not in asked
+    await page.reload()  # the session resumes: the server says it still waits
+    await banner.wait_for(timeout=TIMEOUT_MS)
+    await page.locator(".table-view .badge.rated").wait_for(timeout=TIMEOUT_MS)
+    assert await page.locator("section.queue").count() == 0
+    seats = await page.locator(".seats .who").all_inner_texts()
+    assert any("AI" in s for s in seats)
+    assert page.errors == []
+
+
+async def test_leaving_the_rated_queue_takes_the_player_out(
+    server: CardaviaServer, browser: Any
+) -> None:
+    server.rated.fill_wait = 60.0
+    page = await routed_page(browser, server, lambda msg: None)
+    await register(page, "Leah")
+    account = await page.evaluate("() => window.cardavia.account.account_id")
     form = page.locator("form.game[data-game=cicera]")
     await form.locator("input[name=with_bots]").check()
     await form.locator("button.rated-quick").click()
     banner = page.locator("section.queue[data-game=cicera]")
     await banner.wait_for(timeout=TIMEOUT_MS)
-    text = await banner.inner_text()
-    assert fill(EN["queue"]["waiting"], game="Cicera", rating=1512) in text
-    assert fill(EN["queue"]["fill_bots"], wait=30) in text
-    waited = int(re.sub(r"\D", "", await banner.locator(".queue-waited").inner_text()))
-    assert 4 <= waited <= 30
-    assert await form.locator("button.rated-quick").is_disabled()  # one queue at a time
-    asked = next(m for m in page.sent if m["type"] == "quick_play")
-    assert asked["rated"] is True and asked["with_bots"] is True and "level" not in asked
+    assert fill(EN["queue"]["fill_bots"], wait=60) in await banner.inner_text()
+    assert await server.rated.queue.find(account) is not None
+    await page.wait_for_function(  # the time waited counts up
+        "() => /[1-9]/.test(document.querySelector('.queue-waited').textContent)",
+        timeout=TIMEOUT_MS,
+    )
     await page.click("#leave-queue")
     await banner.wait_for(state="detached", timeout=TIMEOUT_MS)
+    assert await server.rated.queue.find(account) is None
     left = next(m for m in page.sent if m["type"] == "leave_queue")
     assert left["game"] == "cicera"
     assert await form.locator("button.rated-quick").is_enabled()
