@@ -130,3 +130,43 @@ def test_cardavia_play_quick_rated_waits_then_plays_at_a_rated_table(
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+def test_cardavia_play_rated_makes_a_rated_table_the_lobby_marks(
+    srv: LiveServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert main(["play", "scopa", "--url", srv.url, "--rated", "--plain"]) == 2
+    assert "a rated table needs an account: run cardavia login" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
+    login = ["login", "--url", srv.url, "--name", "Rated Rob", "--password-stdin"]
+    assert main([*login, "--register"]) == 0
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path), "PROMPT_TOOLKIT_NO_CPR": "1"}
+    args = ("play", "scopa", "--url", srv.url, "--rated", "--level", "easy", "--plain")
+    child = spawn_cli(*args, env=env)
+    try:
+        child.expect(r"at table (\S+) on ")
+        table = child.match.group(1)
+        child.expect(r"Players: ([^\r\n]*)")
+        assert "AI 1 (easy)" in child.match.group(1)
+        child.expect_exact(EN.t("session.rated"))
+        capsys.readouterr()
+        assert main(["lobby", "--url", srv.url]) == 0
+        row = next(r for r in capsys.readouterr().out.splitlines() if r.startswith(table))
+        assert " rated" in row
+        child.expect(r"Your move \[[^\]]+\]:" + LIVE)
+        child.sendline("quit")
+        child.expect(r"\[y/N\]")
+        child.sendline("y")
+        child.expect(pexpect.EOF, timeout=10)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    # a house rule is refused by the server, said in one line
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    bad = ["play", "scopa", "--url", srv.url, "--rated", "-o", "target=1", "--plain", "--new"]
+    assert main(bad) == 1
+    assert "cannot take a seat" in capsys.readouterr().err
