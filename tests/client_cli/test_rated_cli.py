@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,10 +20,14 @@ from client_cli.client import Client
 from client_cli.lang import language
 from client_cli.main import main
 from client_cli.rated_queue import wait_in_queue
+from client_cli.rating_view import change_text, sparkline
 from client_cli.terminal import Screen
 from protocol import server_messages as sm
+from server.persist.db.records import SeatKind
 from tests.client_cli.live_server import FAST, LiveServer, live_server
 from tests.client_cli.spawn import LIVE, spawn_cli
+from tests.server.test_rating_store import one_on_one
+from tests.server.test_rating_store import rated as rated_record
 
 pytestmark = pytest.mark.heavy
 
@@ -155,7 +161,7 @@ def test_cardavia_play_rated_makes_a_rated_table_the_lobby_marks(
         child.expect_exact(EN.t("session.rated"))
         capsys.readouterr()
         assert main(["lobby", "--url", srv.url]) == 0
-        row = next(r for r in capsys.readouterr().out.splitlines() if r.startswith(table))
+        row = next(r for r in printed(capsys) if r.startswith(table))
         assert " rated" in row
         child.expect(r"Your move \[[^\]]+\]:" + LIVE)
         child.sendline("quit")
@@ -170,3 +176,79 @@ def test_cardavia_play_rated_makes_a_rated_table_the_lobby_marks(
     bad = ["play", "scopa", "--url", srv.url, "--rated", "-o", "target=1", "--plain", "--new"]
     assert main(bad) == 1
     assert "cannot take a seat" in capsys.readouterr().err
+
+
+LOG_LINE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \[")
+"""A line the server (in this process) logs to stdout."""
+
+
+def printed(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """What the command printed since the last call, without the server's log lines."""
+    return [x for x in capsys.readouterr().out.splitlines() if not LOG_LINE.match(x)]
+
+
+def rated_games(srv: LiveServer, account_id: str, count: int, *, game: str = "scopa") -> None:
+    """``count`` rated games of the account against the easy AI, written as the server
+    writes a finished game's record (it rates them in the same transaction)."""
+    seats = ((account_id, SeatKind.HUMAN, False), (None, SeatKind.AI, False))
+    now = time.time()
+
+    async def write() -> None:
+        for i in range(count):
+            table = f"{account_id[-6:]}{i}"
+            record = rated_record(
+                table, seats, one_on_one(i % 4), game=game, when=now - 100 + i,
+                levels=(None, "easy"),
+            )  # fmt: skip
+            assert await srv.server.records.write(record)
+
+    srv.run(write())
+
+
+def test_profile_and_leaderboard_show_the_server_s_ratings(
+    srv: LiveServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
+    login = ["login", "--url", srv.url, "--name", "Listed Lou", "--password-stdin"]
+    assert main([*login, "--register"]) == 0
+    lou = srv.run(Client.connect(srv.url, login=("Listed Lou", PASSWORD)))
+    newbie = srv.run(account(srv.url, "Newbie Nia"))
+    assert lou.account is not None and newbie.account is not None
+    rated_games(srv, lou.account.account_id, 20)  # enough to be listed
+    rated_games(srv, newbie.account.account_id, 2)  # still provisional
+    profile = srv.run(lou.profile())
+    [rating] = profile.ratings
+    capsys.readouterr()
+    assert main(["profile", "--url", srv.url]) == 0
+    out = printed(capsys)
+    line = next(x for x in out if x.startswith("  scopa ") and "±" in x)
+    shown = f"{rating.rating} ± {rating.deviation}"
+    assert shown in line and " 20 " in line and change_text(rating.change) in line
+    assert line.endswith(sparkline([p.rating for p in rating.history]))
+    assert main(["profile", "Newbie Nia", "--url", srv.url, "--lang", "de"]) == 0
+    out = printed(capsys)
+    assert out[0].startswith("Newbie Nia, Mitglied seit")
+    assert any(x.startswith("  scopa ") and "?" in x for x in out)
+    assert out[-1].startswith("  ? vorläufig")
+
+    assert main(["leaderboard", "scopa", "--url", srv.url]) == 0
+    out = printed(capsys)
+    assert out[0] == "Scopa leaderboard: people, page 1 of 1"
+    [row] = [x for x in out if "Lou" in x]
+    assert "Listed Lou (you)" in row and shown in row
+    assert not any("Nia" in x for x in out)  # provisional ratings are not listed
+    assert main(["leaderboard", "scopa", "--url", srv.url, "--bots"]) == 0
+    assert any("AI easy (bot)" in x for x in printed(capsys))
+    assert main(["leaderboard", "scopa", "--url", srv.url, "--page", "3"]) == 0
+    assert "There is no page 3: the leaderboard has 1." in printed(capsys)
+    assert main(["leaderboard", "scopa", "--url", srv.url, "--json"]) == 0
+    board = sm.Leaderboard.model_validate_json(printed(capsys)[-1])
+    assert [e.name for e in board.entries if e.name == "Listed Lou"] == ["Listed Lou"]
+    assert main(["leaderboard", "tresette", "--url", srv.url]) == 2
+    assert "unknown game 'tresette'" in capsys.readouterr().err
+    srv.run(lou.close())
+    srv.run(newbie.close())
