@@ -1,21 +1,28 @@
-"""Ratings in the browser (issue 55): the "rated" checkbox (house rules hidden, only the
-rated AI levels, no hints) and the rated badge in the lobby, against a real server; the
-profile's ratings with the graph the page draws itself, the leaderboard page (people
-and bots, paging) and the rated queue's banner, from answers laid over a real
-server's session by a WebSocket route (the page's other messages go to the server)."""
+"""Ratings in the browser (issue 55), against a real server: the "rated" checkbox (house
+rules hidden, only the rated AI levels, no hints) and the rated badge; the server's
+ratings in the profile (the graph the page draws itself) and the leaderboard; rated
+quick play's banner, told again after a reload, and leaving the queue. What a server
+with a handful of accounts does not show (two pages of people, a long history, a
+provisional rating) comes from answers a WebSocket route lays over the real session
+(the page's other messages go to the server)."""
 
 from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
 
 import pytest
 
+from client_cli.client import Client
 from server.app import CardaviaServer
+from server.persist.db.records import SeatKind
 from tests.client_web.pages import TIMEOUT_MS, fill, page_url, strings
+from tests.server.test_rating_store import one_on_one
+from tests.server.test_rating_store import rated as rated_record
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.heavy]
 
@@ -239,6 +246,50 @@ async def test_the_leaderboard_lists_people_and_bots_page_by_page(
     assert await page.locator("p.empty").inner_text() == EN["leaderboard"]["empty"]
     await page.click("#close-leaderboard")
     await page.locator("form.game[data-game=scopa]").wait_for(timeout=TIMEOUT_MS)
+    assert page.errors == []
+
+
+# -- against the server's own ratings ------------------------------------------------------------
+async def rated_games(server: CardaviaServer, account_id: str, count: int) -> None:
+    """``count`` rated Scopa games of the account against the easy AI, written as the
+    server writes a finished game's record (it rates them in the same transaction)."""
+    seats = ((account_id, SeatKind.HUMAN, False), (None, SeatKind.AI, False))
+    now = time.time()
+    for i in range(count):
+        record = rated_record(
+            f"{account_id[-6:]}{i}", seats, one_on_one(i % 3), when=now - 100 + i,
+            levels=(None, "easy"),
+        )  # fmt: skip
+        assert await server.records.write(record)
+
+
+async def test_the_server_s_ratings_in_the_profile_graph_and_the_leaderboard(
+    server: CardaviaServer, browser: Any
+) -> None:
+    page = await routed_page(browser, server, lambda msg: None)
+    await register(page, "Rhea")
+    account = await page.evaluate("() => window.cardavia.account.account_id")
+    await rated_games(server, account, 18)
+    async with await Client.connect(server.url, "reader") as reader:
+        [rating] = (await reader.profile("Rhea")).ratings
+    await page.click("#profile")
+    row = page.locator("table.profile-ratings tr[data-game=scopa] td")
+    await row.first.wait_for(timeout=TIMEOUT_MS)
+    shown = f"{rating.rating} ± {rating.deviation}"
+    change = f"+{rating.change}" if rating.change > 0 else str(rating.change)
+    assert await row.all_inner_texts() == ["Scopa", shown, "18", change]
+    dots = page.locator("figure.rating-history[data-game=scopa] circle.point")
+    drawn = await dots.evaluate_all("cs => cs.map(c => Number(c.dataset.rating))")
+    assert drawn == [p.rating for p in rating.history] and len(drawn) == 18
+    await page.click("#close-profile")
+    await page.locator("form.game[data-game=scopa] button.leaderboard").click()
+    mine = page.locator("table.leaderboard tr.me")
+    await mine.wait_for(timeout=TIMEOUT_MS)
+    cells = await mine.locator("td").all_inner_texts()
+    assert cells[1:4] == ["Rhea", shown, "18"]
+    await page.click("#leaderboard-bots")
+    ai = page.locator("table.leaderboard td.name", has_text=fill(EN["seat_bot"], name="AI easy"))
+    await ai.wait_for(timeout=TIMEOUT_MS)
     assert page.errors == []
 
 
