@@ -487,6 +487,7 @@ function moreHistory() {
 function closeProfile() {
   app.profile = null;
   render(true);
+  listTables();
 }
 
 function dateText(seconds, withTime) {
@@ -608,6 +609,7 @@ function openLeaderboard(game, bots = false, page = 1) {
 function closeLeaderboard() {
   app.leaderboard = null;
   render(true);
+  listTables();
 }
 
 function leaderboardView() {
@@ -1627,9 +1629,10 @@ setInterval(() => {
   }
 }, 1000);
 
-// the lobby's list of tables refreshes while it is shown
+// the lobby's list of tables refreshes while it is shown (not under the profile or the
+// leaderboard: redrawing them would close a menu being used; back in the lobby it asks)
 setInterval(() => {
-  if (app.welcome && !app.table && document.visibilityState === "visible") listTables();
+  if (app.welcome && !app.table && !app.profile && !app.leaderboard && document.visibilityState === "visible") listTables();
 }, 5000);
 
 window.addEventListener("hashchange", () => {
