@@ -48,6 +48,8 @@ _DAY_US = 86_400 * 1_000_000
 _GONE = "gone:"
 """What starts the stand-in key of a seat whose account was deleted before the write:
 it is rated as a newcomer, so the others' contest stays whole, and never stored."""
+_COPY = "copy:"
+"""What starts the stand-in key of an AI level's further seat (:attr:`RatedSeats.copies`)."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,10 @@ class RatedSeats:
     stored: frozenset[str]
     bots: frozenset[str]
     leavers: frozenset[str]
+    copies: Mapping[str, str]
+    """Stand-ins for the further seats of an AI level at one table (Dou Dizhu's two
+    farmers of ``hard``): each plays with the level's rating, and only the level's
+    first seat changes it (one player cannot sit twice in a contest)."""
 
 
 class UnratedSeat(ValueError):
@@ -122,6 +128,7 @@ def rated_seats(record: GameRecord, alive: Collection[str] | None) -> RatedSeats
     stored: set[str] = set()
     bots: set[str] = set()
     leavers: set[str] = set()
+    copies: dict[str, str] = {}
     for seat in record.seats:
         if seat.account_id is not None:
             key = seat.account_id
@@ -134,16 +141,21 @@ def rated_seats(record: GameRecord, alive: Collection[str] | None) -> RatedSeats
         if alive is not None and key not in alive:
             keys[seat.seat] = f"{_GONE}{seat.seat}"
             continue
+        if seat.account_id is None and key in stored:  # the level's further seat
+            copy = f"{_COPY}{seat.seat}"
+            keys[seat.seat] = copy
+            copies[copy] = key
+            continue
         keys[seat.seat] = key
         stored.add(key)
         if bot:
             bots.add(key)
         if seat.left and seat.account_id is not None:
             leavers.add(key)
-    named = [k for k in keys.values() if not k.startswith(_GONE)]
+    named = [k for k in keys.values() if not k.startswith((_GONE, _COPY))]
     if len(set(named)) != len(named):
-        raise UnratedSeat("one player holds two seats")
-    return RatedSeats(keys, frozenset(stored), frozenset(bots), frozenset(leavers))
+        raise UnratedSeat("one account holds two seats")
+    return RatedSeats(keys, frozenset(stored), frozenset(bots), frozenset(leavers), copies)
 
 
 def rating_keys(record: GameRecord) -> frozenset[str]:
@@ -373,6 +385,7 @@ class RatingStore:
         before = await self._read(conn, game, accounts, roles, lock=True)
         # a row just made is a newcomer's (or a role's start): absent to the model
         fresh = {k: r for k, r in before.items() if r.games > 0}
+        fresh.update({c: fresh[k] for c, k in seats.copies.items() if k in fresh})
         try:
             new = rate_game(record.contests, game, seats.keys, fresh, seats.leavers)
         except RatingError as exc:

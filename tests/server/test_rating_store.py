@@ -112,6 +112,27 @@ async def test_the_ai_levels_are_rated_as_their_accounts(kept: Stored) -> None:
     assert hard.bot and hard.games == 1 and hard.points > 1500 > found["a_ann"].points
 
 
+async def test_an_ai_level_at_two_seats_is_rated_from_its_first(kept: Stored) -> None:
+    """Dou Dizhu: Ann, the landlord, against two farmers of ``hard`` (played before)."""
+    seats = (("a_ann", SeatKind.HUMAN, False), *((None, SeatKind.AI, False),) * 2)
+    levels = (None, "hard", "hard")
+    contest = Contest((frozenset({0}), frozenset({1, 2})), (1, 0), 0, ("landlord", ""))
+    await kept.records.write(rated("t0", seats, (contest,), game="doudizhu", levels=levels))
+    hard = ai_account("hard")
+    before = await kept.records.ratings.ratings("doudizhu", [hard])
+    await kept.records.write(
+        rated("t1", seats, (contest,), game="doudizhu", levels=levels, when=T0 + 1)
+    )
+    after = await kept.records.ratings.ratings("doudizhu", [hard, "a_ann"])
+    keys = {0: "a_ann", 1: hard, 2: "copy"}
+    first = rate_game((contest,), "doudizhu", keys, {})
+    second = rate_game(
+        (contest,), "doudizhu", keys, {**first, "copy": first[hard]}
+    )
+    assert before[hard] == first[hard] and after[hard] == second[hard]
+    assert after[hard].games == 2 and after["a_ann"] == second["a_ann"]
+
+
 async def test_a_seat_that_cannot_be_rated_stores_the_game_unrated(kept: Stored) -> None:
     for table, seats, levels in (
         ("anon", (ANN_BEA[0], (None, SeatKind.HUMAN, False)), ()),
