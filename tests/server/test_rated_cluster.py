@@ -91,3 +91,47 @@ async def test_a_queued_player_whose_process_dies_is_still_queued_on_another(
     assert isinstance(answer, sm.Error) and answer.code == "not_queued"
     await ann.close()
     await bo.close()
+
+
+async def test_two_processes_matching_one_queue_at_once_seat_nobody_twice(
+    redis_server: RedisServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the matching lock (as when a lock runs out during a slow round) both
+    processes match the same entries at once: the claims still seat each player once."""
+
+    async def always(self: RedisQueue, game: str, ttl: float) -> bool:
+        return True
+
+    monkeypatch.setattr(RedisQueue, "lock", always)
+    config = fast_redis_config(redis_server.url, database_url=sqlite_url(tmp_path / "c.db"))
+    async with running_server(config) as one, running_server(config) as two:
+        for srv in (one, two):
+            srv.accounts.hasher = fast_hasher()
+            srv.rated.fill_wait = 5.0
+        clients = []
+        for i in range(12):
+            client = await Client.connect((one, two)[i % 2].url, "x")
+            await client.register(f"P{i:02d}", PASSWORD)
+            clients.append(client)
+        await asyncio.gather(*(ask(c, rated("doudizhu")) for c in clients))
+        joined = await asyncio.gather(
+            *(c.wait_for(lambda m: isinstance(m, sm.Joined), 10) for c in clients)
+        )
+        await asyncio.sleep(1.0)  # a second seating would have come by now
+        tables: dict[str, int] = {}
+        for j in joined:
+            tables[j.table.id] = tables.get(j.table.id, 0) + 1
+        assert sorted(tables.values()) == [3, 3, 3, 3]  # all people, three to a table
+        for c in clients:
+            assert not any(isinstance(m, sm.Joined) for m in await _drain(c))
+            await c.close()
+
+
+async def _drain(client: Client) -> list[object]:
+    """The pushed messages a client has not read yet."""
+    out = []
+    while True:
+        try:
+            out.append(await client.receive(timeout=0.05))
+        except TimeoutError:
+            return out
