@@ -14,6 +14,7 @@ from protocol import client_messages as cm
 from protocol import server_messages as sm
 from server.app import running_server
 from server.persist.db.engine import sqlite_url
+from server.ratings import queue as queue_module
 from server.ratings.queue import RedisQueue
 from tests.server.redis_fixture import RedisServer, ServerProcess, fast_redis_config
 from tests.server.test_accounts import fast_hasher
@@ -135,3 +136,37 @@ async def _drain(client: Client) -> list[object]:
             out.append(await client.receive(timeout=0.05))
         except TimeoutError:
             return out
+
+
+async def test_a_dead_processs_claim_is_settled_by_where_its_players_sit(
+    redis_server: RedisServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process claimed Ann and Bo, seated Ann at its table and died: once its claim runs
+    out, Ann (seated there) leaves the queue and Bo (not seated) is matched again."""
+    monkeypatch.setattr(queue_module, "CLAIM_TTL", 0.5)
+    config = fast_redis_config(redis_server.url, database_url=sqlite_url(tmp_path / "c.db"))
+    async with running_server(config) as srv:
+        srv.accounts.hasher = fast_hasher()
+        srv.rated.fill_wait = 1.0
+        assert isinstance(srv.rated.queue, RedisQueue)
+        ann = await Client.connect(srv.url, "x")
+        await ann.register("Ann", PASSWORD)
+        bo = await Client.connect(srv.url, "x")
+        await bo.register("Bo", PASSWORD)
+        assert ann.account and bo.account
+        dead = RedisQueue(srv.rated.queue.redis, srv.config.redis_prefix, "dead")
+        keys = [ann.account.account_id, bo.account.account_id]
+        lock = f"{srv.config.redis_prefix}:mm:lock:scopa"
+        await dead.redis.set(lock, "dead", px=3000)  # the dead process matched scopa
+        assert isinstance(await ask(ann, rated("scopa")), sm.Queued)
+        assert isinstance(await ask(bo, rated("scopa")), sm.Queued)
+        table = (await ann.create_table("scopa", {"seat": 0})).table.id  # "seated" by it
+        assert await dead.claim("scopa", keys, table)
+        await dead.redis.delete(lock)  # its lock runs out: this process matches now
+        joined = await bo.wait_for(lambda m: isinstance(m, sm.Joined), 10)
+        assert joined.table.id != table and joined.table.rated
+        assert [s.kind for s in joined.table.seats].count("ai") == 1  # not with Ann
+        assert await srv.rated.queue.find(keys[0]) is None
+        assert not any(isinstance(m, sm.Joined) for m in await _drain(ann))
+        await ann.close()
+        await bo.close()

@@ -165,3 +165,15 @@ async def test_a_resumed_session_hears_it_is_still_queued(server: CardaviaServer
     assert told.ref is None and told.since == queued.since and told.game == "schafkopf"
     assert isinstance(await ask(again, cm.LeaveQueue()), sm.Ok)
     await again.close()
+
+
+async def test_a_session_that_ends_leaves_the_queue(server: CardaviaServer) -> None:
+    server.rated.fill_wait = 60.0
+    ann = await account(server, "Ann")
+    assert ann.account is not None
+    key = ann.account.account_id
+    assert isinstance(await ask(ann, rated("scopa")), sm.Queued)
+    assert await server.rated.queue.find(key) is not None
+    await ann.logout()
+    assert await server.rated.queue.find(key) is None
+    await ann.close()
