@@ -202,6 +202,11 @@ class CardaviaServer:
         self.lobby.reconnected(player)
         self.keep(asyncio.create_task(self.rated.resumed(player)))
 
+    async def leave_queue(self, player: Player) -> None:
+        """An ending session (logged out, banned, its account deleted) leaves the rated
+        queue."""
+        await self.rated.forget(player)
+
     def keep(self, task: asyncio.Task[Any]) -> None:
         """Hold a background task until it ends."""
         self._background.add(task)

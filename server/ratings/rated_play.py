@@ -204,12 +204,19 @@ class RatedPlay:
             if found is not None and found[1].player_id == player.player_id:
                 await self.queue.remove(found[1].key, found[0])
 
-    async def _unfinished_seat(self, player: Player) -> str | None:
-        """A table where ``player`` holds a seat in a game not over, if any."""
+    def _seated_here(self, player: Player) -> str | None:
+        """A table of this process where ``player`` holds a seat in a game not over."""
         for table_id, seat in player.tables.items():
             actor = self.lobby.tables.get(table_id)
             if seat is not None and actor is not None and actor.core.status != "finished":
                 return table_id
+        return None
+
+    async def _unfinished_seat(self, player: Player) -> str | None:
+        """A table where ``player`` holds a seat in a game not over, if any."""
+        here = self._seated_here(player)
+        if here is not None:
+            return here
         if self.cluster is not None and any(t not in self.lobby.tables for t in player.tables):
             try:
                 seated = await self.cluster.seated_at(player.player_id)
@@ -267,6 +274,9 @@ class RatedPlay:
                     await self.queue.done(game, [entry.key])
                 continue
             if entry.player_id in nodes:
+                local = self.lobby.sessions.get(entry.player_id)
+                if nodes[entry.player_id] is None and local and self._seated_here(local):
+                    continue  # they sat down to another game meanwhile: after it
                 ready.append(entry)
             elif entry.waited(waiting.now) > self.gone_after:
                 with contextlib.suppress(BeingSeated):

@@ -7,6 +7,8 @@ import itertools
 from collections.abc import Collection
 from typing import Any
 
+import pytest
+
 from client_cli.client import Client
 from protocol import client_messages as cm
 from protocol import server_messages as sm
@@ -165,3 +167,34 @@ async def test_a_resumed_session_hears_it_is_still_queued(server: CardaviaServer
     assert told.ref is None and told.since == queued.since and told.game == "schafkopf"
     assert isinstance(await ask(again, cm.LeaveQueue()), sm.Ok)
     await again.close()
+
+
+async def test_a_session_that_ends_leaves_the_queue(server: CardaviaServer) -> None:
+    server.rated.fill_wait = 60.0
+    ann = await account(server, "Ann")
+    assert ann.account is not None
+    key = ann.account.account_id
+    assert isinstance(await ask(ann, rated("scopa")), sm.Queued)
+    assert await server.rated.queue.find(key) is not None
+    await ann.logout()
+    assert await server.rated.queue.find(key) is None
+    await ann.close()
+
+
+async def test_a_queued_player_who_sits_down_elsewhere_is_seated_after_that_game(
+    server: CardaviaServer,
+) -> None:
+    server.rated.fill_wait = 0.5
+    ann = await account(server, "Ann")
+    table = (await ann.create_table("scopa", {"seat": 0})).table.id  # waits for another
+    busy = await ask(ann, rated("scopa"))
+    assert isinstance(busy, sm.Error) and busy.code == ErrorCode.ALREADY_SEATED
+    await ann.leave(table)
+    assert isinstance(await ask(ann, rated("scopa")), sm.Queued)
+    casual = (await ann.create_table("scopa", {"seat": 0, "ai": [{"seat": 1}]})).table.id
+    with pytest.raises(TimeoutError):  # past the wait: not seated while she plays
+        await ann.wait_for(lambda m: isinstance(m, sm.Joined) and m.table.rated, 1.5)
+    await ann.leave(casual)  # the AI plays her seat on; she is free
+    joined = await ann.wait_for(lambda m: isinstance(m, sm.Joined) and m.table.rated, 5)
+    assert joined.table.id != casual
+    await ann.close()
