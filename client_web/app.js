@@ -1162,7 +1162,8 @@ function tableRows() {
           { class: "table-row", data: { table: info.id } },
           ratedBadge(info),
           h("span", {}, `${info.title} · ${info.status} · `, info.seats.map((s) => seatName(s)).join(", ")),
-          info.status === "waiting" && info.seats.some((s) => s.kind === "empty")
+          // a rated table seats accounts only: a guest may watch it
+          info.status === "waiting" && info.seats.some((s) => s.kind === "empty") && (app.account || !info.rated)
             ? h("button", { on: { click: () => send({ type: "join_table", table: info.id }) } }, t("join"))
             : null,
           h("button", { on: { click: () => send({ type: "spectate", table: info.id }) } }, t("watch")),

@@ -119,6 +119,14 @@ async def test_a_rated_table_hides_house_rules_and_shows_its_badge(
     await row.wait_for(timeout=TIMEOUT_MS)
     assert await row.locator(".badge.rated").inner_text() == EN["rated_badge"].upper()
     assert await guest.locator("input[name=rated], button.rated-quick").count() == 0
+    # a rated table waiting for people: a guest may watch it, not join it (accounts only)
+    async with await Client.connect(server.url, login=("Rita", PASSWORD)) as rita:
+        waiting = await rita.create_table("cicera", {"seat": 0, "rated": True, "hints": False})
+        row = guest.locator(f"li.table-row[data-table='{waiting.table.id}']")
+        await row.wait_for(timeout=TIMEOUT_MS)
+        texts = await row.locator("button").all_inner_texts()
+        assert EN["watch"] in texts and EN["join"] not in texts
+        await rita.leave(waiting.table.id)
     assert page.errors == [] and guest.errors == []
 
 
