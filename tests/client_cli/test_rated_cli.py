@@ -19,8 +19,9 @@ import pytest
 from client_cli.client import Client
 from client_cli.lang import language
 from client_cli.main import main
+from client_cli.rated_game import RatingChange, rating_line
 from client_cli.rated_queue import wait_in_queue
-from client_cli.rating_view import change_text, sparkline
+from client_cli.rating_view import change_text, rating_text, sparkline
 from client_cli.terminal import Screen
 from protocol import server_messages as sm
 from server.persist.db.records import SeatKind
@@ -252,3 +253,77 @@ def test_profile_and_leaderboard_show_the_server_s_ratings(
     assert "unknown game 'tresette'" in capsys.readouterr().err
     srv.run(lou.close())
     srv.run(newbie.close())
+
+
+def test_after_a_rated_game_the_terminal_says_the_new_rating(
+    srv: LiveServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole rated Dou Dizhu deal against two easy AIs, typed in a pseudo-terminal: once
+    the server has rated it, the session says the player's rating and its change."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
+    login = ["login", "--url", srv.url, "--name", "Dealt Dee", "--password-stdin"]
+    assert main([*login, "--register"]) == 0
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path), "PROMPT_TOOLKIT_NO_CPR": "1"}
+    args = ("play", "doudizhu", "--url", srv.url, "--rated", "--level", "easy", "--plain")
+    child = spawn_cli(*args, env=env, timeout=30)
+    said = r"Your Dou Dizhu rating: (\d+\??(?: ± \d+)?) \(([-+±]\d+)\)\."
+    try:
+        while child.expect([r"Your move \[(\d+)[^\]]*\]:" + LIVE, r"Again\? \[y/n\]"]) == 0:
+            child.sendline(child.match.group(1))
+        child.expect(said)
+        shown, change = child.match.group(1), child.match.group(2)
+        child.sendline("n")
+        child.expect(pexpect.EOF, timeout=10)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    dee = srv.run(Client.connect(srv.url, login=("Dealt Dee", PASSWORD)))
+    [rating] = srv.run(dee.profile()).ratings
+    srv.run(dee.close())
+    assert rating.games == 1 and shown == rating_text(
+        rating.rating, rating.deviation, rating.provisional
+    )
+    assert change == change_text(rating.change)
+
+
+class Profiles:
+    """A client whose profile shows ``games`` rated Scopa games, then one more each call
+    once ``rated`` is set (the server writing the game's record)."""
+
+    def __init__(self, games: int) -> None:
+        self.games = games
+        self.rated = 0
+
+    async def profile(self, name: str | None = None) -> sm.Profile:
+        self.games += 1 if self.rated else 0
+        self.rated = max(0, self.rated - 1)
+        rating = sm.ProfileRating(
+            game="scopa", rating=1500 + self.games, deviation=200, provisional=True,
+            games=self.games, change=1,
+        )  # fmt: skip
+        return sm.Profile(name="Ann", member_since=0, games=(), ratings=(rating,))
+
+
+def test_a_rematch_waits_for_the_game_before_to_be_counted() -> None:
+    """The next game of a rated table may start before the last one's record is written:
+    its change is read only once both count, never the last game's change as its own."""
+
+    async def go() -> None:
+        client = Profiles(games=4)
+        first = RatingChange("scopa", tries=3, pause=0)
+        await first.before(client)  # type: ignore[arg-type]
+        assert first.games_before == 4
+        second = first.next_game()
+        await second.before(client)  # type: ignore[arg-type]  # game 1 not yet written
+        assert second.games_before == 5
+        client.rated = 1  # game 1 is written
+        done = await first.after(client)  # type: ignore[arg-type]
+        assert done is not None and done.games == 5
+        assert await second.after(client) is None  # type: ignore[arg-type]  # not game 2
+        client.rated = 1  # game 2 is written
+        done = await second.after(client)  # type: ignore[arg-type]
+        assert done is not None and done.games == 6
+        assert rating_line(done, "Scopa", EN) == "Your Scopa rating: 1506? (+1)."
+
+    asyncio.run(go())
