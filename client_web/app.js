@@ -205,6 +205,7 @@ function receive(msg) {
     case "game_over":
       if (app.table && app.table.info.id === msg.table) {
         app.table.result = msg.result;
+        if (app.table.rating && app.table.rating.gameNo === app.table.gameNo) ratingAfter(app.table.rating);
         render();
       }
       break;
@@ -674,6 +675,7 @@ function openTable(info, seat, invite) {
     last: same ? app.table.last : null,
     dealScore: same ? app.table.dealScore : null,
     recent: same ? app.table.recent : {},
+    rating: same ? app.table.rating : null, // rated tables: the rating the current game changes
   };
   const params = new URLSearchParams({ table: info.id });
   if (app.table.invite) params.set("invite", app.table.invite);
@@ -707,6 +709,7 @@ function onView(msg) {
   const merge = msg.type === "update" && table.view && msg.game_no === table.gameNo;
   if (msg.game_no !== table.gameNo) table.result = null;
   table.gameNo = msg.game_no;
+  if (table.info.rated && typeof msg.seat === "number" && (!table.rating || table.rating.gameNo !== msg.game_no)) ratingBefore(table, msg.game_no);
   table.seat = msg.seat;
   table.view = merge ? { ...table.view, ...msg.view } : msg.view;
   table.version = msg.version;
@@ -726,6 +729,44 @@ function onView(msg) {
   if (app.hint && app.hint.version !== table.version) app.hint = null;
   render();
   yourTurn(isMyTurn(), t("your_turn"), t("title"));
+}
+
+// ---------------------------------------------------------------- a rated game's change
+// The server rates a game with its record, written after the game ends, so game_over
+// does not carry the new rating: the page counts the player's rated games when a game
+// starts and, once it is over, asks for its own profile until one more counts (as the
+// terminal does, client_cli/rated_game.py).
+const RATING_TRIES = 20;
+const RATING_PAUSE_MS = 500;
+
+/** The player's own rating at ``game`` (null: none yet) to ``onRating``; nothing when
+ * the request fails (the line is a courtesy). */
+function ownRating(game, onRating) {
+  send({ type: "profile" }, (reply) => {
+    if (reply.type === "profile") onRating((reply.ratings || []).find((r) => r.game === game) || null);
+  });
+}
+
+/** A game starts at a rated table: count the rated games the player has (at least the
+ * last game's too: after a rematch its record may not be written yet). */
+function ratingBefore(table, gameNo) {
+  const last = table.rating;
+  const atLeast = last && last.before !== null ? last.before + 1 : 0;
+  const rating = { gameNo, game: table.info.game, before: null, after: null };
+  table.rating = rating;
+  ownRating(rating.game, (r) => (rating.before = Math.max(r ? r.games : 0, atLeast)));
+}
+
+/** The game is over: the new rating once the server counts the game (shown with the result). */
+function ratingAfter(rating, tries = RATING_TRIES) {
+  if (rating.before === null || tries <= 0) return;
+  ownRating(rating.game, (r) => {
+    if (!app.table || app.table.rating !== rating) return; // another game, or the table left
+    if (r && r.games > rating.before) {
+      rating.after = r;
+      render();
+    } else setTimeout(() => ratingAfter(rating, tries - 1), RATING_PAUSE_MS);
+  });
 }
 
 /** Whether the page's seat has a move now. */
@@ -1562,6 +1603,14 @@ function playerActions(playerId, name) {
   );
 }
 
+/** "Your Scopa rating: 1532 ± 120 (+32)." once the server has rated the game just over. */
+function ratingLine(table) {
+  const r = table.rating && table.rating.gameNo === table.gameNo ? table.rating.after : null;
+  if (!r) return null;
+  const text = t("ratings.after", { game: gameTitle(r.game), rating: ratingText(r.rating, r.deviation, r.provisional), change: changeText(r.change) });
+  return h("p", { class: "rating-after" }, text);
+}
+
 function resultView(result, seats) {
   const winners = (result.winners || []).map((s) => seatName(seats[s]));
   const table = app.table;
@@ -1571,6 +1620,7 @@ function resultView(result, seats) {
     h("h3", {}, t("game_over")),
     h("p", {}, winners.length ? t("winner", { names: winners.join(", ") }) : t("draw")),
     h("p", { class: "scores" }, `${t("scores")}: ${(result.scores || []).join(" – ")}`),
+    ratingLine(table),
     table.seat !== null ? h("button", { class: "rematch", on: { click: () => send({ type: "rematch", table: table.info.id }) } }, t("rematch")) : null,
     h("button", { on: { click: () => send({ type: "leave", table: table.info.id }) } }, t("back_to_lobby")),
   );

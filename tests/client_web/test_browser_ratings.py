@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 from client_cli.client import Client
+from client_cli.rating_view import change_text, rating_text
 from server.app import CardaviaServer
 from server.persist.db.records import SeatKind
-from tests.client_web.pages import TIMEOUT_MS, fill, page_url, strings
+from tests.client_web.pages import TIMEOUT_MS, fill, page_url, play_first_legal, strings
 from tests.server.test_rating_store import one_on_one
 from tests.server.test_rating_store import rated as rated_record
 
@@ -283,9 +284,8 @@ async def test_the_server_s_ratings_in_the_profile_graph_and_the_leaderboard(
     await page.click("#profile")
     row = page.locator("table.profile-ratings tr[data-game=scopa] td")
     await row.first.wait_for(timeout=TIMEOUT_MS)
-    shown = f"{rating.rating} ± {rating.deviation}"
-    change = f"+{rating.change}" if rating.change > 0 else str(rating.change)
-    assert await row.all_inner_texts() == ["Scopa", shown, "18", change]
+    shown = rating_text(rating.rating, rating.deviation, False)
+    assert await row.all_inner_texts() == ["Scopa", shown, "18", change_text(rating.change)]
     dots = page.locator("figure.rating-history[data-game=scopa] circle.point")
     drawn = await dots.evaluate_all("cs => cs.map(c => Number(c.dataset.rating))")
     assert drawn == [p.rating for p in rating.history] and len(drawn) == 18
@@ -298,6 +298,37 @@ async def test_the_server_s_ratings_in_the_profile_graph_and_the_leaderboard(
     await page.click("#leaderboard-bots")
     ai = page.locator("table.leaderboard td.name", has_text=fill(EN["seat_bot"], name="AI easy"))
     await ai.wait_for(timeout=TIMEOUT_MS)
+    assert page.errors == []
+
+
+async def test_after_a_rated_game_the_result_says_the_new_rating(
+    server: CardaviaServer, browser: Any
+) -> None:
+    """A whole rated Dou Dizhu deal against two easy AIs, played from the page: once the
+    server has rated it, the result says the player's rating and its change."""
+    page = await routed_page(browser, server, lambda msg: None)
+    await register(page, "Dora")
+    form = page.locator("form.game[data-game=doudizhu]")
+    await form.locator("input[name=rated]").check()
+    await form.locator("select[name=level]").select_option("easy")
+    await form.locator("button.create").click()
+    await page.locator(".table-view .badge.rated").wait_for(timeout=TIMEOUT_MS)
+    while True:
+        await page.wait_for_selector(
+            ".result, .moves button.move, .my-hand button.card.playable", timeout=TIMEOUT_MS
+        )
+        if await page.locator(".result").count():
+            break
+        await play_first_legal(page)
+    line = page.locator(".result .rating-after")
+    await line.wait_for(timeout=3 * TIMEOUT_MS)
+    async with await Client.connect(server.url, "reader") as reader:
+        [rating] = (await reader.profile("Dora")).ratings
+    assert rating.games == 1
+    change = change_text(rating.change)  # the page writes them as the terminal does
+    shown = rating_text(rating.rating, rating.deviation, rating.provisional)
+    expected = fill(EN["ratings"]["after"], game="Dou Dizhu", rating=shown, change=change)
+    assert await line.inner_text() == expected
     assert page.errors == []
 
 
