@@ -255,6 +255,7 @@ function onWelcome(msg) {
   // a resumed session is still logged in; a new one is a guest's until it logs in
   app.account = msg.resumed ? JSON.parse(store.getItem("cardavia.account") || "null") : null;
   if (!app.account) store.removeItem("cardavia.account");
+  app.queue = null; // a session still in a rated queue hears "queued" again right after
   showName();
   if (app.afterWelcome) {
     const next = app.afterWelcome;
@@ -411,6 +412,7 @@ function logout() {
       return;
     }
     app.account = null;
+    app.queue = null; // the session ends, and its place in a rated queue with it
     for (const key of ["cardavia.account", "cardavia.token", "cardavia.name"]) store.removeItem(key);
   });
 }

@@ -382,4 +382,14 @@ async def test_leaving_the_rated_queue_takes_the_player_out(
     left = next(m for m in page.sent if m["type"] == "leave_queue")
     assert left["game"] == "cicera"
     assert await form.locator("button.rated-quick").is_enabled()
+    # logging out while queued ends the session: the page forgets the queue with it
+    await form.locator("button.rated-quick").click()
+    await banner.wait_for(timeout=TIMEOUT_MS)
+    await page.click("#logout")
+    await page.locator("#save-name").wait_for(timeout=TIMEOUT_MS)
+    assert await page.evaluate("() => window.cardavia.queue") is None
+    await page.fill("#name", "Leah again")
+    await page.click("#save-name")
+    await page.locator("form.game[data-game=cicera]").wait_for(timeout=TIMEOUT_MS)
+    assert await page.locator("section.queue").count() == 0
     assert page.errors == []
