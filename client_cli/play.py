@@ -214,15 +214,18 @@ async def play_at(url: str, args: argparse.Namespace, lang: Language, *, embedde
     try:
         if joined is None and args.quick and args.rated:
             game = await known_game(client, args.game)
-            client, joined = await wait_in_queue(
-                client,
-                url,
-                game.id,
-                game.title,
-                with_bots=args.with_bots,
-                screen=screen,
-                lang=lang,
-            )
+            try:
+                client, joined = await wait_in_queue(
+                    client,
+                    url,
+                    game.id,
+                    game.title,
+                    with_bots=args.with_bots,
+                    screen=screen,
+                    lang=lang,
+                )
+            except ServerError as exc:
+                raise refused("cannot join the rated queue", exc) from None
         elif joined is None:
             joined = await take_seat(client, args)
         else:

@@ -327,3 +327,29 @@ def test_a_rematch_waits_for_the_game_before_to_be_counted() -> None:
         assert rating_line(done, "Scopa", EN) == "Your Scopa rating: 1506? (+1)."
 
     asyncio.run(go())
+
+
+def test_a_refused_queue_is_one_line(
+    srv: LiveServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The account already waits in a rated queue from another session: the command says
+    so in one line and ends (the other session keeps its place)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
+    login = ["login", "--url", srv.url, "--name", "Twice Tia", "--password-stdin"]
+    assert main([*login, "--register"]) == 0
+    srv.server.rated.fill_wait = 60.0
+    phone = srv.run(Client.connect(srv.url, login=("Twice Tia", PASSWORD)))
+    assert isinstance(srv.run(phone.queue_rated("scopa")), sm.Queued)
+    capsys.readouterr()
+    assert main(["play", "scopa", "--url", srv.url, "--quick", "--rated", "--plain"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot join the rated queue" in err[0]
+    assert "(already_queued)" in err[0]
+    assert phone.account is not None
+    assert srv.run(srv.server.rated.queue.find(phone.account.account_id)) is not None
+    srv.run(phone.leave_queue("scopa"))
+    srv.run(phone.close())
