@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import os
 import re
 import time
@@ -353,3 +354,52 @@ def test_a_refused_queue_is_one_line(
     assert srv.run(srv.server.rated.queue.find(phone.account.account_id)) is not None
     srv.run(phone.leave_queue("scopa"))
     srv.run(phone.close())
+
+
+def test_a_bot_account_plays_a_rated_game_from_the_queue(
+    srv: LiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``cardavia bot --rated``: the bot account waits in the rated queue, the closest AI
+    levels fill the table, the bot plays it to the end and the game rates it."""
+
+    async def made() -> str:
+        owner = await account(srv.url, "Bot Owner")
+        bot = await owner.create_bot("Rated Robo")
+        token = (await owner.create_api_token(bot.account_id, "cli")).token
+        await owner.close()
+        return token
+
+    token = srv.run(made())
+    srv.server.rated.fill_wait = 0.3
+    bot = ["bot", "--url", srv.url, "--game", "doudizhu", "--policy", "random", "--seed", "1"]
+    capsys.readouterr()
+    assert main([*bot, "--rated", "--api-token", token]) == 0
+    result = json.loads(printed(capsys)[-1])
+    [played] = result["bots"]
+    assert played["error"] is None and played["moves"] > 0
+    table = srv.server.lobby.tables[played["table"]]
+    assert table.core.info().rated
+    srv.run(asyncio.wait_for(srv.server.record_writer.drain(), 10))
+    robo = srv.run(Client.connect(srv.url, "reader"))
+    profile = srv.run(robo.profile("Rated Robo"))
+    srv.run(robo.close())
+    assert profile.bot and [(r.game, r.games) for r in profile.ratings] == [("doudizhu", 1)]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--rated"], "--rated plays as a bot account: give --api-token"),
+        (["--rated", "--api-token", "t", "--count", "2"], "give --count 1"),
+        (["--with-bots"], "give --rated"),
+    ],
+)
+def test_rated_bots_refuse_what_cannot_queue(
+    argv: list[str],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.delenv("CARDAVIA_BOT_TOKEN", raising=False)
+    assert main(["bot", "--url", "ws://127.0.0.1:9", "--game", "scopa", *argv]) == 2
+    assert message in capsys.readouterr().err
