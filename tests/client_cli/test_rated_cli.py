@@ -49,6 +49,27 @@ async def account(url: str, name: str) -> Client:
     return client
 
 
+def logged_in(
+    srv: LiveServer, name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> dict[str, str]:
+    """Register ``name`` with ``cardavia login`` (kept under ``tmp_path``); the environment
+    a ``cardavia`` child process then runs in, logged in the same way."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
+    login = ["login", "--url", srv.url, "--name", name, "--password-stdin"]
+    assert main([*login, "--register"]) == 0
+    return {**os.environ, "XDG_STATE_HOME": str(tmp_path), "PROMPT_TOOLKIT_NO_CPR": "1"}
+
+
+def quit_at_the_prompt(child: pexpect.spawn) -> None:
+    """At the player's move prompt: quit, say yes to giving the seat up, see it end."""
+    child.expect(r"Your move \[[^\]]+\]:" + LIVE)
+    child.sendline("quit")
+    child.expect(r"\[y/N\]")
+    child.sendline("y")
+    child.expect(pexpect.EOF, timeout=10)
+
+
 def test_two_queued_players_are_seated_together_and_told_how_long_they_waited(
     srv: LiveServer,
 ) -> None:
@@ -117,12 +138,8 @@ def test_a_cancelled_wait_leaves_the_queue(srv: LiveServer) -> None:
 def test_cardavia_play_quick_rated_waits_then_plays_at_a_rated_table(
     srv: LiveServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
-    login = ["login", "--url", srv.url, "--name", "Terminal Tess", "--password-stdin"]
-    assert main([*login, "--register"]) == 0
+    env = logged_in(srv, "Terminal Tess", tmp_path, monkeypatch)
     srv.server.rated.fill_wait = 0.5  # nobody else comes: the AI level fills the seat
-    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path), "PROMPT_TOOLKIT_NO_CPR": "1"}
     child = spawn_cli("play", "scopa", "--url", srv.url, "--quick", "--rated", "--plain", env=env)
     try:
         child.expect_exact(EN.t("queue.waiting", game="Scopa", rating=1500, wait=1))
@@ -130,11 +147,7 @@ def test_cardavia_play_quick_rated_waits_then_plays_at_a_rated_table(
         players = child.match.group(1)
         assert "you" in players and "AI" in players
         child.expect_exact(EN.t("session.rated"))
-        child.expect(r"Your move \[[^\]]+\]:" + LIVE)
-        child.sendline("quit")
-        child.expect(r"\[y/N\]")
-        child.sendline("y")
-        child.expect(pexpect.EOF, timeout=10)
+        quit_at_the_prompt(child)
     finally:
         child.close()
     assert child.exitstatus == 0
@@ -149,10 +162,7 @@ def test_cardavia_play_rated_makes_a_rated_table_the_lobby_marks(
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     assert main(["play", "scopa", "--url", srv.url, "--rated", "--plain"]) == 2
     assert "a rated table needs an account: run cardavia login" in capsys.readouterr().err
-    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
-    login = ["login", "--url", srv.url, "--name", "Rated Rob", "--password-stdin"]
-    assert main([*login, "--register"]) == 0
-    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path), "PROMPT_TOOLKIT_NO_CPR": "1"}
+    env = logged_in(srv, "Rated Rob", tmp_path, monkeypatch)
     args = ("play", "scopa", "--url", srv.url, "--rated", "--level", "easy", "--plain")
     child = spawn_cli(*args, env=env)
     try:
@@ -165,11 +175,7 @@ def test_cardavia_play_rated_makes_a_rated_table_the_lobby_marks(
         assert main(["lobby", "--url", srv.url]) == 0
         row = next(r for r in printed(capsys) if r.startswith(table))
         assert " rated" in row
-        child.expect(r"Your move \[[^\]]+\]:" + LIVE)
-        child.sendline("quit")
-        child.expect(r"\[y/N\]")
-        child.sendline("y")
-        child.expect(pexpect.EOF, timeout=10)
+        quit_at_the_prompt(child)
     finally:
         child.close()
     assert child.exitstatus == 0
@@ -213,10 +219,7 @@ def test_profile_and_leaderboard_show_the_server_s_ratings(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
-    login = ["login", "--url", srv.url, "--name", "Listed Lou", "--password-stdin"]
-    assert main([*login, "--register"]) == 0
+    logged_in(srv, "Listed Lou", tmp_path, monkeypatch)
     lou = srv.run(Client.connect(srv.url, login=("Listed Lou", PASSWORD)))
     newbie = srv.run(account(srv.url, "Newbie Nia"))
     assert lou.account is not None and newbie.account is not None
@@ -261,11 +264,7 @@ def test_after_a_rated_game_the_terminal_says_the_new_rating(
 ) -> None:
     """A whole rated Dou Dizhu deal against two easy AIs, typed in a pseudo-terminal: once
     the server has rated it, the session says the player's rating and its change."""
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
-    login = ["login", "--url", srv.url, "--name", "Dealt Dee", "--password-stdin"]
-    assert main([*login, "--register"]) == 0
-    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path), "PROMPT_TOOLKIT_NO_CPR": "1"}
+    env = logged_in(srv, "Dealt Dee", tmp_path, monkeypatch)
     args = ("play", "doudizhu", "--url", srv.url, "--rated", "--level", "easy", "--plain")
     child = spawn_cli(*args, env=env, timeout=30)
     said = r"Your Dou Dizhu rating: (\d+\??(?: ± \d+)?) \(([-+±]\d+)\)\."
@@ -338,10 +337,7 @@ def test_a_refused_queue_is_one_line(
 ) -> None:
     """The account already waits in a rated queue from another session: the command says
     so in one line and ends (the other session keeps its place)."""
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
-    login = ["login", "--url", srv.url, "--name", "Twice Tia", "--password-stdin"]
-    assert main([*login, "--register"]) == 0
+    logged_in(srv, "Twice Tia", tmp_path, monkeypatch)
     srv.server.rated.fill_wait = 60.0
     phone = srv.run(Client.connect(srv.url, login=("Twice Tia", PASSWORD)))
     assert isinstance(srv.run(phone.queue_rated("scopa")), sm.Queued)
