@@ -35,7 +35,7 @@ from server.players.accounts import Account
 from server.players.names import skeleton
 from server.players.sessions import Player
 from server.ratings.levels import AI_ACCOUNTS, RATED_LEVELS, ai_account
-from server.ratings.matchmaking import Match, QueueEntry, match
+from server.ratings.matchmaking import Match, QueueEntry, closest_level, match
 from server.ratings.model import NEWCOMER, Rating
 from server.ratings.queue import CLAIM_TTL, AlreadyQueued, BeingSeated, QueueStore
 from server.tables.actor import TableActor
@@ -43,16 +43,20 @@ from server.tables.commands import Join
 from server.tables.options import RequestError
 
 ROUND_PERIOD = 0.25
-"""Seconds between two matching rounds of a game: a player past the wait is seated
-within one round."""
+"""Seconds between two matching rounds of a game at most (sooner when somebody reaches
+the fill wait before then)."""
 
 LOCK_TTL = 2.0
 """Seconds a process holds a game's matching lock after its last round: if it dies,
 another process matches the game after at most this long."""
 
 SEATED_WAIT = CLAIM_TTL / 2
-"""Seconds a round waits for the tables it made to seat their players before it takes
+"""Seconds a table being made waits for its players' seats to be stored before it takes
 them out of the queue (well within the claim, which keeps the others off them)."""
+
+EMPTY_SEAT_FILL = CLAIM_TTL
+"""Seconds after which a seat of a new rated table that its matched player did not take
+(their join refused) goes to the table's AI level, so the others never wait on it."""
 
 MIN_PAUSE = 0.02
 """The shortest pause between two rounds (one due at once still yields to the rest)."""
@@ -302,7 +306,9 @@ class RatedPlay:
         seats = g.num_seats(g.options())
         matches = match(ready, seats, waiting.now, self.fill_wait, ai)
         for m in matches:
-            task = asyncio.create_task(self._make(game, m, seats, nodes))
+            mean = sum(p.rating for p in m.players) / len(m.players)
+            level = m.ai_level or closest_level(mean, ai)[0]
+            task = asyncio.create_task(self._make(game, m, seats, level, nodes))
             self._making.add(task)
             task.add_done_callback(self._made)
         matched = {p.player_id for m in matches for p in m.players}
@@ -346,8 +352,11 @@ class RatedPlay:
         player.account = Account(entry.key, entry.name, entry.bot)
         return player
 
-    async def _make(self, game: str, m: Match, seats: int, nodes: Mapping[str, str | None]) -> bool:
-        """Claim ``m``'s players, make their rated table here and seat them; whether made."""
+    async def _make(
+        self, game: str, m: Match, seats: int, level: str, nodes: Mapping[str, str | None]
+    ) -> bool:
+        """Claim ``m``'s players, make their rated table here and seat them; whether made.
+        ``level``: the AI level of its AI seats, and of a seat left empty."""
         table_id = random_code(8)
         keys = [p.key for p in m.players]
         if not await self.queue.claim(game, keys, table_id):
@@ -364,9 +373,10 @@ class RatedPlay:
                 seat=None,
                 rated=True,
                 hints=False,
-                ai=tuple(AiSeat(seat=s, level=m.ai_level) for s in ai),
+                ai=tuple(AiSeat(seat=s, level=level) for s in ai),
+                fill_after=EMPTY_SEAT_FILL,
             )
-            actor = await self.lobby.matched_table(game, options, table_id)
+            actor = await self.lobby.matched_table(game, options, table_id, level)
         except (RequestError, StoreUnavailable) as exc:
             self._log.warning("rated_table_not_made", game=game, error=str(exc))
             with contextlib.suppress(StoreUnavailable):
@@ -376,7 +386,15 @@ class RatedPlay:
             actor.pending_joins += 1
             actor.submit(Join(player, None, seat))
         await self._until_seated(actor, present)
-        await self.queue.done(game, keys)
+        refused = [  # their join was handled and did not seat them: they wait again
+            p.key
+            for p, player in zip(m.players, present, strict=True)
+            if not actor.pending_joins and actor.core.seat_of(player.player_id) is None
+        ]
+        await self.queue.done(game, [k for k in keys if k not in refused])
+        if refused:
+            await self.queue.release(game, refused)
+            self._log.warning("rated_seat_refused", table=table_id, players=refused)
         self._log.info(
             "rated_table_made",
             table=table_id,
