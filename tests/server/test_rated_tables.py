@@ -5,8 +5,10 @@ and the lobby says the table is rated — in the core, and through a real server
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
+import msgpack  # type: ignore[import-untyped]
 import pytest
 
 from client_cli.client import Client, ServerError, play_table, random_chooser
@@ -25,6 +27,8 @@ from server.tables.options import RequestError, check_options
 from server.tables.record import game_record
 from tests.server.helpers import make_core
 from tests.server.test_accounts import PASSWORD
+from tests.server.test_rating_store import one_on_one
+from tests.server.test_rating_store import rated as rated_record
 from tests.server.test_records import Stored, record_server, stored  # noqa: F401 (fixtures)
 
 # -- the options --------------------------------------------------------------------------
@@ -213,3 +217,61 @@ async def test_a_rated_table_over_the_socket(
         assert account is not None
         mine = await record_server.records.ratings.profile_ratings(account.account_id)
         assert [(r.game, r.rating.games, len(r.history)) for r in mine] == [("doudizhu", 1, 1)]
+
+
+async def test_leaderboard_and_profile_ratings_over_the_socket(
+    record_server: CardaviaServer,  # noqa: F811 (the fixture)
+) -> None:
+    """Ann plays 20 rated Scopa games against the AI (enough to be listed): the people's
+    leaderboard lists her, the bots' the AI level; her profile shows her rating and its
+    graph; bad requests are typed errors that change nothing."""
+    url = record_server.url
+    async with (
+        await Client.connect(url, "Ann") as ann,
+        await Client.connect(url, "guest") as guest,
+    ):
+        account = await ann.register("Ann", PASSWORD)
+        seats = ((account.account_id, SeatKind.HUMAN, False), (None, SeatKind.AI, False))
+        now = time.time()
+        for i in range(20):
+            record = rated_record(
+                f"t{i}", seats, one_on_one(i % 4 == 0), when=now - 100 + i, levels=(None, "easy")
+            )
+            assert await record_server.records.write(record)
+
+        async def board(game: str, page: int = 1, bots: bool = False) -> sm.Leaderboard:
+            message = cm.GetLeaderboard(game=game, page=page, bots=bots)
+            return await guest._request(message, sm.Leaderboard)
+
+        people = await board("scopa")
+        assert (people.game, people.bots, people.page, people.pages) == ("scopa", False, 1, 1)
+        [entry] = people.entries
+        assert (entry.rank, entry.name, entry.bot, entry.games) == (1, "Ann", False, 20)
+        assert entry.rating > 1500 and abs(entry.last_played - (now - 81)) < 1e-3
+        bots = await board("scopa", bots=True)
+        assert [(e.name, e.bot) for e in bots.entries] == [("AI easy", True)]
+        assert (await board("scopa", page=2)).entries == ()
+        assert (await board("cicera")).pages == 0
+        profile = await guest.profile("Ann")
+        [rating] = profile.ratings
+        assert (rating.game, rating.games, rating.provisional) == ("scopa", 20, False)
+        assert (rating.rating, rating.deviation) == (entry.rating, entry.deviation)
+        assert len(rating.history) == 20 and rating.history[-1].rating == rating.rating
+        assert rating.change == rating.rating - rating.history[-2].rating
+        ai = await guest.profile("AI easy")
+        assert ai.bot and ai.ratings[0].games == 20
+        bad = await refused(board("chess"))
+        assert bad.code == ErrorCode.UNKNOWN_GAME
+        for raw in (
+            {"type": "leaderboard", "id": 90, "game": "scopa", "page": 0},
+            {"type": "leaderboard", "id": 91, "game": "scopa", "page": 10_001},
+            {"type": "leaderboard", "id": 92, "game": "scopa", "bots": "yes"},
+            {"type": "leaderboard", "id": 93},
+        ):
+            await guest.send_raw(msgpack.packb(raw))
+            ref = raw["id"]
+            error = await guest.wait_for(
+                lambda m, ref=ref: isinstance(m, sm.Error) and m.ref == ref
+            )
+            assert error.code == ErrorCode.BAD_MESSAGE
+        assert (await board("scopa")).entries == people.entries  # nothing changed
