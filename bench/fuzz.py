@@ -77,8 +77,8 @@ REPLIES = frozenset(
     | {"account", "bot", "bots", "api_token"}  # the account requests' answers
     | {"relations", "reported"}  # the moderation requests' answers
     | {"history", "profile", "game_record"}  # the stored games' answers
-    | {"queued"}  # a rated quick play's answer
     | {"leaderboard"}  # the ratings' answers
+    | {"queued"}  # a rated quick play's answer
 )
 """Message types that answer a request (``replay`` too, checked separately)."""
 

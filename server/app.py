@@ -654,8 +654,10 @@ class ClusterSeating:
         self.bus = bus
 
     async def where(self, player_ids: list[str]) -> dict[str, str]:
-        """The process each of these players is connected to."""
-        return await self.store.where(player_ids)
+        """The other process each of these players is connected to (a record naming this
+        one is stale: the sessions here are known without it)."""
+        found = await self.store.where(player_ids)
+        return {pid: node for pid, node in found.items() if node != self.store.node}
 
     def stand_in(self, pid: str, name: str, node: str) -> Player:
         """The player connected at ``node``, as the tables here see them."""

@@ -351,11 +351,16 @@ class Lobby:
             raise RequestError(ErrorCode.UNKNOWN_GAME, f"no game {game_id!r}; known: {known}")
         return game
 
-    async def matched_table(self, game_id: str, options: TableOptions, table_id: str) -> TableActor:
+    async def matched_table(
+        self, game_id: str, options: TableOptions, table_id: str, level: str
+    ) -> TableActor:
         """A new table ``table_id`` that nobody created: the rated queue's, whose players
-        it then seats (:mod:`server.ratings.rated_play`); not counted against anyone's
-        quota of created tables."""
-        return await self._new_table(None, game_id, options, quick=False, table_id=table_id)
+        it then seats (:mod:`server.ratings.rated_play`); ``level`` fills a seat still
+        empty after ``options.fill_after``. Not counted against anyone's quota of
+        created tables."""
+        return await self._new_table(
+            None, game_id, options, quick=False, level=level, table_id=table_id
+        )
 
     async def _new_table(
         self,

@@ -35,7 +35,7 @@ from server.players.accounts import Account
 from server.players.names import skeleton
 from server.players.sessions import Player
 from server.ratings.levels import AI_ACCOUNTS, RATED_LEVELS, ai_account
-from server.ratings.matchmaking import Match, QueueEntry, match
+from server.ratings.matchmaking import Match, QueueEntry, closest_level, match
 from server.ratings.model import NEWCOMER, Rating
 from server.ratings.queue import CLAIM_TTL, AlreadyQueued, BeingSeated, QueueStore
 from server.tables.actor import TableActor
@@ -43,19 +43,23 @@ from server.tables.commands import Join
 from server.tables.options import RequestError
 
 ROUND_PERIOD = 0.25
-"""Seconds between two matching rounds of a game: a player past the wait is seated
-within one round."""
+"""Seconds between two matching rounds of a game at most (sooner when somebody reaches
+the fill wait before then)."""
 
 LOCK_TTL = 2.0
 """Seconds a process holds a game's matching lock after its last round: if it dies,
 another process matches the game after at most this long."""
 
 SEATED_WAIT = CLAIM_TTL / 2
-"""Seconds a round waits for the tables it made to seat their players before it takes
+"""Seconds a table being made waits for its players' seats to be stored before it takes
 them out of the queue (well within the claim, which keeps the others off them)."""
 
-MADE_KEPT = 10_000
-"""Tables made remembered per process (for the figures of ``bench.matchmaking``)."""
+EMPTY_SEAT_FILL = CLAIM_TTL
+"""Seconds after which a seat of a new rated table that its matched player did not take
+(their join refused) goes to the table's AI level, so the others never wait on it."""
+
+MIN_PAUSE = 0.02
+"""The shortest pause between two rounds (one due at once still yields to the rest)."""
 
 
 class RatingSource(Protocol):
@@ -101,9 +105,9 @@ class RatedPlay:
         """Seconds an entry whose player is connected nowhere stays queued (the session's
         life: past it the session is gone)."""
         self.cluster = cluster
-        self.made: list[Match] = []
-        """The tables this process made, newest last (bounded: :data:`MADE_KEPT`)."""
         self._task: asyncio.Task[None] | None = None
+        self._making: set[asyncio.Task[bool]] = set()
+        """Tables being made (each holds its players' claim until they are seated)."""
         self._log = get_logger(component="rated_play")
 
     # -- requests -------------------------------------------------------------------
@@ -241,29 +245,42 @@ class RatedPlay:
         self._task = asyncio.create_task(self._rounds(), name="rated-play")
 
     async def stop(self) -> None:
-        """Stop matching (the queue stays in its store)."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        """Stop matching (the queue stays in its store; a table half made is settled by
+        its claim running out, as after a crash)."""
+        tasks = [t for t in (self._task, *self._making) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _rounds(self) -> None:
+        """A round of every game, again after :data:`ROUND_PERIOD` — or sooner, when
+        somebody reaches the fill wait before then (they are seated at once)."""
+        loop = asyncio.get_running_loop()
+        pause = ROUND_PERIOD
         while True:
-            await asyncio.sleep(ROUND_PERIOD)
-            for game in GAMES:
-                try:
-                    if await self.queue.lock(game, LOCK_TTL):
-                        await self.round(game)
-                except (StoreUnavailable, SQLAlchemyError, OSError) as exc:
-                    self._log.warning("rated_round_store_unavailable", error=str(exc))
-                except Exception as exc:  # a bug in one round must not stop the queue
-                    self._log.exception("rated_round_failed", game=game, error=repr(exc))
+            await asyncio.sleep(pause)
+            began = loop.time()
+            due = min(await asyncio.gather(*(self._round_of(game) for game in GAMES)))
+            pause = max(MIN_PAUSE, due - (loop.time() - began))
 
-    async def round(self, game: str) -> tuple[Match, ...]:
-        """One matching round of ``game``'s queue: the tables made."""
+    async def _round_of(self, game: str) -> float:
+        """A round of ``game`` if this process holds its lock; seconds until the next."""
+        try:
+            if await self.queue.lock(game, LOCK_TTL):
+                return await self.round(game)
+        except (StoreUnavailable, SQLAlchemyError, OSError) as exc:
+            self._log.warning("rated_round_store_unavailable", game=game, error=str(exc))
+        except Exception as exc:  # a bug in one round must not stop the queue
+            self._log.exception("rated_round_failed", game=game, error=repr(exc))
+        return ROUND_PERIOD
+
+    async def round(self, game: str) -> float:
+        """One matching round of ``game``'s queue; the seconds until the next one is due
+        (at most :data:`ROUND_PERIOD`). The tables it matched are made meanwhile (their
+        claims keep their players out of the next rounds)."""
         waiting = await self.queue.waiting(game)
         if not waiting.entries:
-            return ()
+            return ROUND_PERIOD
         nodes = await self._where([e.player_id for e in waiting.entries])
         ready: list[QueueEntry] = []
         for entry in waiting.entries:
@@ -282,14 +299,26 @@ class RatedPlay:
                 with contextlib.suppress(BeingSeated):
                     await self.queue.remove(entry.key, game)
         if not ready:
-            return ()
+            return ROUND_PERIOD
         rated = await self.ratings.ratings(game, AI_ACCOUNTS)
         ai = {level: rated.get(ai_account(level), NEWCOMER).points for level in RATED_LEVELS}
         g = GAMES[game]
         seats = g.num_seats(g.options())
         matches = match(ready, seats, waiting.now, self.fill_wait, ai)
-        made = await asyncio.gather(*(self._make(game, m, seats, nodes) for m in matches))
-        return tuple(m for m, ok in zip(matches, made, strict=True) if ok)
+        for m in matches:
+            mean = sum(p.rating for p in m.players) / len(m.players)
+            level = m.ai_level or closest_level(mean, ai)[0]
+            task = asyncio.create_task(self._make(game, m, seats, level, nodes))
+            self._making.add(task)
+            task.add_done_callback(self._made)
+        matched = {p.player_id for m in matches for p in m.players}
+        due = [e.queued_at + self.fill_wait for e in ready if e.player_id not in matched]
+        return min([ROUND_PERIOD, *(at - waiting.now for at in due)])
+
+    def _made(self, task: asyncio.Task[bool]) -> None:
+        self._making.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self._log.error("rated_table_failed", error=repr(task.exception()))
 
     async def _where(self, player_ids: list[str]) -> dict[str, str | None]:
         """Where each of these players is connected: ``None`` here, else the process;
@@ -323,8 +352,11 @@ class RatedPlay:
         player.account = Account(entry.key, entry.name, entry.bot)
         return player
 
-    async def _make(self, game: str, m: Match, seats: int, nodes: Mapping[str, str | None]) -> bool:
-        """Claim ``m``'s players, make their rated table here and seat them; whether made."""
+    async def _make(
+        self, game: str, m: Match, seats: int, level: str, nodes: Mapping[str, str | None]
+    ) -> bool:
+        """Claim ``m``'s players, make their rated table here and seat them; whether made.
+        ``level``: the AI level of its AI seats, and of a seat left empty."""
         table_id = random_code(8)
         keys = [p.key for p in m.players]
         if not await self.queue.claim(game, keys, table_id):
@@ -341,9 +373,10 @@ class RatedPlay:
                 seat=None,
                 rated=True,
                 hints=False,
-                ai=tuple(AiSeat(seat=s, level=m.ai_level) for s in ai),
+                ai=tuple(AiSeat(seat=s, level=level) for s in ai),
+                fill_after=EMPTY_SEAT_FILL,
             )
-            actor = await self.lobby.matched_table(game, options, table_id)
+            actor = await self.lobby.matched_table(game, options, table_id, level)
         except (RequestError, StoreUnavailable) as exc:
             self._log.warning("rated_table_not_made", game=game, error=str(exc))
             with contextlib.suppress(StoreUnavailable):
@@ -353,9 +386,15 @@ class RatedPlay:
             actor.pending_joins += 1
             actor.submit(Join(player, None, seat))
         await self._until_seated(actor, present)
-        await self.queue.done(game, keys)
-        self.made.append(m)
-        del self.made[:-MADE_KEPT]
+        refused = [  # their join was handled and did not seat them: they wait again
+            p.key
+            for p, player in zip(m.players, present, strict=True)
+            if not actor.pending_joins and actor.core.seat_of(player.player_id) is None
+        ]
+        await self.queue.done(game, [k for k in keys if k not in refused])
+        if refused:
+            await self.queue.release(game, refused)
+            self._log.warning("rated_seat_refused", table=table_id, players=refused)
         self._log.info(
             "rated_table_made",
             table=table_id,

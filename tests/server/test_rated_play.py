@@ -15,7 +15,10 @@ from protocol import server_messages as sm
 from protocol.codec import encode
 from protocol.errors import ErrorCode
 from server.app import CardaviaServer
+from server.ratings import rated_play
 from server.ratings.model import SCALE, Rating
+from server.tables.core import TableCore
+from server.tables.options import RequestError
 
 PASSWORD = "rated password 1"
 _ids = itertools.count(10_000)
@@ -198,3 +201,35 @@ async def test_a_queued_player_who_sits_down_elsewhere_is_seated_after_that_game
     joined = await ann.wait_for(lambda m: isinstance(m, sm.Joined) and m.table.rated, 5)
     assert joined.table.id != casual
     await ann.close()
+
+
+async def test_a_refused_seat_goes_to_the_ai_and_its_player_waits_again(
+    server: CardaviaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Should a table refuse a matched player's join, the others do not wait on the empty
+    seat (the AI takes it) and the player is queued again, soon seated elsewhere."""
+    server.rated.fill_wait = 1.0
+    monkeypatch.setattr(rated_play, "EMPTY_SEAT_FILL", 0.3)
+    ann, bo = await account(server, "Ann"), await account(server, "Bo")
+    join = TableCore.join
+    refused: list[str] = []
+
+    def refusing(self: TableCore, player_id: str, *args: Any, **kw: Any) -> Any:
+        if player_id == bo.player_id and not refused:
+            refused.append(self.id)
+            raise RequestError(ErrorCode.FORBIDDEN, "refused by the test")
+        return join(self, player_id, *args, **kw)
+
+    monkeypatch.setattr(TableCore, "join", refusing)
+    assert isinstance(await ask(ann, rated("scopa")), sm.Queued)
+    assert isinstance(await ask(bo, rated("scopa")), sm.Queued)
+    first = await ann.wait_for(lambda m: isinstance(m, sm.Joined), 5)
+    assert refused == [first.table.id]
+    started = await ann.wait_for(
+        lambda m: isinstance(m, sm.TableChanged) and m.table.status == "playing", 5
+    )
+    assert [s.kind for s in started.table.seats].count("ai") == 1  # Bo's seat
+    again = await bo.wait_for(lambda m: isinstance(m, sm.Joined), 5)
+    assert again.table.id != first.table.id and again.table.rated
+    await ann.close()
+    await bo.close()

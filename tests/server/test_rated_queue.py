@@ -5,6 +5,7 @@ run out when their process is gone."""
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -126,3 +127,19 @@ async def test_one_process_matches_a_game_at_a_time(queues: Factory) -> None:
     assert await b.lock("cicera", 0.3)
     await asyncio.sleep(0.4)
     assert await b.lock("scopa", 0.3)  # the holder is gone
+
+
+async def test_claims_made_at_once_by_two_processes_never_overlap(queues: Factory) -> None:
+    """Two hundred claims of random groups, sent at once from two processes: the groups
+    that got their claim are disjoint, and every entry claimed was queued."""
+    a, b = queues("n1"), queues("n2")
+    for i in range(40):
+        await a.add("schafkopf", entry(i))
+    rng = random.Random(7)
+    groups = [[f"a{j}" for j in rng.sample(range(42), 4)] for _ in range(200)]
+    won = await asyncio.gather(
+        *((a, b)[n % 2].claim("schafkopf", group, f"T{n}") for n, group in enumerate(groups))
+    )
+    claimed = [key for group, ok in zip(groups, won, strict=True) if ok for key in group]
+    assert claimed and len(claimed) == len(set(claimed))
+    assert all(int(key[1:]) < 40 for key in claimed)
