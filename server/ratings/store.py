@@ -7,13 +7,13 @@ when that transaction's insert of the game happened (a game written again, by a
 retry or by the process a table moved to, inserts nothing and rates nothing).
 
 Two games of one account may finish at once on two processes.  Each update
-first makes sure every row it reads exists (a newcomer's row is inserted, or the
-insert finds one made meanwhile and waits for its transaction on PostgreSQL),
-then reads the rows locked (``FOR UPDATE``, in key order, so two updates never
-wait for each other in a circle) and writes them before it commits: the second
-game is rated from the first one's result, never from the same old rating.
-SQLite runs one writer at a time, and the write's first statement is the game's
-insert, so its reads come after the other writer's commit there too.
+*claims* the rows it reads, in key order (so two updates never wait for each
+other in a circle): an upsert that inserts a newcomer's placeholder row or
+"updates" an existing row to itself, which locks it until the write commits,
+waits for another write that holds it, and returns its newest values.  So the
+second game is rated from the first one's result, never from the same old
+rating.  SQLite runs one writer at a time, and the write's first statement is
+the game's insert, so its reads come after the other writer's commit there too.
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ ACTIVE_DAYS = 90
 """A rating is listed only while its account has played a rated game this recently."""
 HISTORY_POINTS = 100
 """The points of a profile's rating graph at most (the newest)."""
+COUNT_TTL_S = 10.0
+"""How long a leaderboard's page count is reused: counting every listed rating costs as
+much as a page deep in the board, and a count some seconds old tells readers the same."""
 
 _DAY_US = 86_400 * 1_000_000
 _GONE = "gone:"
@@ -50,6 +53,9 @@ _GONE = "gone:"
 it is rated as a newcomer, so the others' contest stays whole, and never stored."""
 _COPY = "copy:"
 """What starts the stand-in key of an AI level's further seat (:attr:`RatedSeats.copies`)."""
+
+_MODEL_COLUMNS = (RoleRatingRow.mu, RoleRatingRow.sigma, RoleRatingRow.games)
+_MODEL_ROW_COLUMNS = (RatingRow.mu, RatingRow.sigma, RatingRow.games)
 
 
 @dataclass(frozen=True)
@@ -178,18 +184,25 @@ def _rating(mu: float, sigma: float, games: int) -> Rating:
 class RatingStore:
     """The ratings on one :class:`Database` (its schema migrated by the accounts)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, count_ttl: float = COUNT_TTL_S) -> None:
         self.db = db
+        self.count_ttl = count_ttl
+        self._counts: dict[tuple[str, bool], tuple[float, int]] = {}
+        """Each board's listed ratings, counted, and until when (monotonic) it is reused."""
         self._log = get_logger(component="ratings")
-        self._postgres = db.backend == "postgresql"
-        dialect = postgresql if self._postgres else sqlite
+        dialect = postgresql if db.backend == "postgresql" else sqlite
         # the update's statements, made once: each update only binds its values
-        self._new_rows = dialect.insert(RatingRow).on_conflict_do_nothing(
-            index_elements=["account_id", "game"]
-        )
-        self._new_roles = dialect.insert(RoleRatingRow).on_conflict_do_nothing(
-            index_elements=["game", "role"]
-        )
+        # a row claimed: inserted as a placeholder when missing, else "updated" to itself,
+        # which locks it until the write commits (waiting for a writer that holds it)
+        # and gives back its newest values, in one statement
+        claim = dialect.insert(RatingRow)
+        self._claim_rows = claim.on_conflict_do_update(
+            index_elements=["account_id", "game"], set_={"games": RatingRow.games}
+        ).returning(RatingRow.account_id, *_MODEL_ROW_COLUMNS)
+        claim_roles = dialect.insert(RoleRatingRow)
+        self._claim_roles = claim_roles.on_conflict_do_update(
+            index_elements=["game", "role"], set_={"games": RoleRatingRow.games}
+        ).returning(RoleRatingRow.role, *_MODEL_COLUMNS)
         rows = dialect.insert(RatingRow)
         self._save_rows = rows.on_conflict_do_update(
             index_elements=["account_id", "game"],
@@ -222,7 +235,7 @@ class RatingStore:
         accounts = sorted(k for k in keys if not k.startswith(ROLE_PREFIX))
         roles = sorted(k for k in keys if k.startswith(ROLE_PREFIX))
         async with self.db.begin() as conn:
-            return await self._read(conn, game, accounts, roles, lock=False)
+            return await self._read(conn, game, accounts, roles)
 
     async def _read(
         self,
@@ -230,8 +243,6 @@ class RatingStore:
         game: str,
         accounts: Sequence[str],
         roles: Sequence[str],
-        *,
-        lock: bool,
     ) -> dict[str, Rating]:
         found: dict[str, Rating] = {}
         if accounts:
@@ -240,8 +251,6 @@ class RatingStore:
                 .where(RatingRow.game == game, RatingRow.account_id.in_(accounts))
                 .order_by(RatingRow.account_id)
             )
-            if lock and self._postgres:
-                query = query.with_for_update()
             for key, mu, sigma, games in await conn.execute(query):
                 found[key] = _rating(mu, sigma, games)
         if roles:
@@ -251,8 +260,6 @@ class RatingStore:
                 .where(RoleRatingRow.game == game, RoleRatingRow.role.in_(names))
                 .order_by(RoleRatingRow.role)
             )
-            if lock and self._postgres:
-                of_roles = of_roles.with_for_update()
             for role, mu, sigma, games in await conn.execute(of_roles):
                 found[role_key(game, role)] = _rating(mu, sigma, games)
         return found
@@ -263,7 +270,8 @@ class RatingStore:
         """Page ``page`` (from 1) of ``game``'s leaderboard: the people, or with ``bots``
         the bot accounts and AI levels; only ratings that are no longer provisional, of
         accounts with a rated game in the last :data:`ACTIVE_DAYS` days (at ``now``),
-        best first.  A page past the last is empty."""
+        best first.  A page past the last is empty; the page count may be up to
+        :data:`COUNT_TTL_S` old (not when ``now`` is given)."""
         page = max(1, page)
         since = round((time.time() if now is None else now) * 1_000_000) - ACTIVE_DAYS * _DAY_US
         listed = and_(
@@ -293,10 +301,15 @@ class RatingStore:
             .order_by(ranked.c.points.desc(), ranked.c.account_id.desc())
         )
         async with self.db.begin() as conn:
-            total = int(
-                await conn.scalar(select(func.count()).select_from(RatingRow).where(listed)) or 0
-            )
             rows = (await conn.execute(named)).all()
+            cached = self._counts.get((game, bots)) if now is None else None
+            if cached is not None and cached[0] > time.monotonic():
+                total = cached[1]
+            else:
+                counted = select(func.count()).select_from(RatingRow).where(listed)
+                total = int(await conn.scalar(counted) or 0)
+                if now is None:
+                    self._counts[(game, bots)] = (time.monotonic() + self.count_ttl, total)
         first = (page - 1) * LEADERBOARD_PAGE + 1
         entries = tuple(
             LeaderboardEntry(
@@ -372,17 +385,19 @@ class RatingStore:
         at_us = round(record.finished_at * 1_000_000)
         accounts = sorted(seats.stored)
         roles = sorted({role_key(game, r) for c in record.contests for r in c.roles if r})
-        if accounts:  # every row read exists, so that reading it locks it
-            await conn.execute(
-                self._new_rows,
+        before: dict[str, Rating] = {}
+        if accounts:  # claimed in key order: two writes never wait for each other in a circle
+            claimed = await conn.execute(
+                self._claim_rows,
                 [self._row(a, game, Rating(), a in seats.bots, at_us, 0) for a in accounts],
             )
+            before.update((key, _rating(mu, sigma, n)) for key, mu, sigma, n in claimed)
         if roles:
-            await conn.execute(
-                self._new_roles,
+            claimed = await conn.execute(
+                self._claim_roles,
                 [{"game": game, "role": _role_of(k)[1], **_model(None)} for k in roles],
             )
-        before = await self._read(conn, game, accounts, roles, lock=True)
+            before.update((role_key(game, r), _rating(mu, sigma, n)) for r, mu, sigma, n in claimed)
         # a row just made is a newcomer's (or a role's start): absent to the model
         fresh = {k: r for k, r in before.items() if r.games > 0}
         fresh.update({c: fresh[k] for c, k in seats.copies.items() if k in fresh})
@@ -441,10 +456,6 @@ class RatingStore:
             "last_us": at_us,
             "change": change,
         }
-
-
-_MODEL_COLUMNS = (RoleRatingRow.mu, RoleRatingRow.sigma, RoleRatingRow.games)
-_MODEL_ROW_COLUMNS = (RatingRow.mu, RatingRow.sigma, RatingRow.games)
 
 
 def _model(r: Rating | None) -> dict[str, Any]:
