@@ -10,6 +10,10 @@ command prints one line per bot and, last, a JSON line with every result::
 With ``--api-token`` (or ``CARDAVIA_BOT_TOKEN`` in the environment, as
 examples/bot.py reads it) every bot logs in to that bot account: its seats are
 labelled as a bot's and its games go to the account's history (docs/bots.md).
+With ``--rated`` as well, the bot waits in the game's rated queue instead of
+quick-playing (issue 55): the queue seats it with players of close rating who
+accept bot accounts (and other bots with ``--with-bots``), or after its wait
+with the AI level of the closest rating, and the game changes its rating.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from client_cli.common import (
     refused,
     run,
 )
+from protocol import server_messages as sm
 
 
 def add_parser(sub: Any) -> None:
@@ -58,6 +63,16 @@ def add_parser(sub: Any) -> None:
     how = p.add_mutually_exclusive_group()
     how.add_argument("--quick", action="store_true", help="quick-play (the default)")
     how.add_argument("--table", metavar="ID", help="join this table (first free seats)")
+    how.add_argument(
+        "--rated",
+        action="store_true",
+        help="wait in the rated queue (a bot account: --api-token; one bot)",
+    )
+    p.add_argument(
+        "--with-bots",
+        action="store_true",
+        help="with --rated: other bot accounts may be seated with it",
+    )
     p.add_argument("--invite", help="invite code of a private table")
     p.add_argument("--policy", help="engine policy (default: the game's strongest)")
     p.add_argument("--count", type=int, default=1, help="how many bots (default 1)")
@@ -122,9 +137,10 @@ async def bot_main(args: argparse.Namespace) -> int:
     policy = check_policy(args.game, args.policy)
     if args.count < 1:
         raise CliError("--count must be at least 1", EXIT_USAGE)
+    token = api_token(args)
+    check_rated(args, token)
     # connect every bot first, so a bad URL or a missing table fails fast and clearly
     clients: list[Client] = []
-    token = api_token(args)
     try:
         for i in range(args.count):
             name = f"{args.name}-{i + 1}"  # with a token, the account's name replaces it
@@ -153,15 +169,38 @@ async def bot_main(args: argparse.Namespace) -> int:
     return EXIT_FAILED if any(r.error for r in results) else EXIT_OK
 
 
+def check_rated(args: argparse.Namespace, token: str | None) -> None:
+    """``--rated`` queues a bot account, once: refuse what cannot queue before connecting."""
+    if args.with_bots and not args.rated:
+        raise CliError("--with-bots is for the rated queue: give --rated", EXIT_USAGE)
+    if not args.rated:
+        return
+    if token is None:
+        raise CliError(
+            f"--rated plays as a bot account: give --api-token (or ${TOKEN_VARIABLE})", EXIT_USAGE
+        )
+    if args.count != 1:
+        raise CliError("--rated queues one bot account once: give --count 1", EXIT_USAGE)
+
+
+async def take_seat(client: Client, args: argparse.Namespace) -> sm.Joined:
+    """``--table``'s seat, the rated queue's (``--rated``: wait until it seats the bot),
+    or quick play's."""
+    if args.table:
+        return await client.join(args.table, None, args.invite)
+    if args.rated:
+        await client.queue_rated(args.game, with_bots=args.with_bots)
+        joined: sm.Joined = await client.wait_for(lambda m: isinstance(m, sm.Joined), None)
+        return joined
+    return await client.quick_play(args.game)
+
+
 async def run_bot(client: Client, args: argparse.Namespace, policy: str, index: int) -> BotResult:
     """One bot: take a seat, play it with ``policy`` until the game ends."""
     name = client.name
     started = time.monotonic()
     try:
-        if args.table:
-            joined = await client.join(args.table, None, args.invite)
-        else:
-            joined = await client.quick_play(args.game)
+        joined = await take_seat(client, args)
     except ServerError as exc:
         if exc.code == "not_found" and args.table:
             raise CliError(f"table {args.table!r} not found ({exc.message})") from None

@@ -290,6 +290,17 @@ class Client:
         """
         return await self._request(cm.QuickPlay(game=game, level=level, partner=partner), sm.Joined)
 
+    async def queue_rated(self, game: str, *, with_bots: bool = False) -> sm.Queued:
+        """Join ``game``'s rated queue (a logged-in session): answered at once by
+        ``queued``; the queue then pushes ``joined`` when it seats the player
+        (``with_bots``: bot accounts may be seated with them)."""
+        msg = cm.QuickPlay(game=game, rated=True, with_bots=with_bots)
+        return await self._request(msg, sm.Queued)
+
+    async def leave_queue(self, game: str | None = None) -> None:
+        """Leave the rated queue (``game``: only if queued for that game)."""
+        await self._request(cm.LeaveQueue(game=game), sm.Ok)
+
     async def leave(self, table: str) -> None:
         """Leave a table."""
         await self._request(cm.Leave(table=table), sm.Left)
@@ -433,6 +444,13 @@ class Client:
     async def profile(self, name: str | None = None) -> sm.Profile:
         """An account's profile (``None``: the logged-in account's own)."""
         return await self._request(cm.GetProfile(name=name), sm.Profile)
+
+    async def leaderboard(self, game: str, page: int = 1, *, bots: bool = False) -> sm.Leaderboard:
+        """A page (from 1) of ``game``'s leaderboard: its people, or with ``bots`` its bot
+        accounts and AI levels, best first."""
+        return await self._request(
+            cm.GetLeaderboard(game=game, page=page, bots=bots), sm.Leaderboard
+        )
 
     async def game_record(self, game_id: str) -> sm.GameRecord:
         """A stored game by its id (``TABLE.N``): its replay and deal seed."""

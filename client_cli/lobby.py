@@ -64,7 +64,11 @@ def table_lines(tables: tuple[TableInfo, ...], game: str | None = None) -> list[
     rows = [("TABLE", "GAME", "STATUS", "GAME#", "WATCHING", "SEATS")]
     for t in tables:
         seats = "; ".join(f"{s.seat}: {seat_name(s)}" for s in t.seats)
-        flags = (" private" if t.private else "") + (" quick" if t.quick else "")
+        flags = "".join(
+            f" {flag}"
+            for flag, on in (("private", t.private), ("quick", t.quick), ("rated", t.rated))
+            if on
+        )
         rows.append((t.id, t.game, t.status + flags, str(t.game_no), str(t.spectators), seats))
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     return ["  ".join(r[i].ljust(widths[i]) for i in range(5)) + "  " + r[5] for r in rows]

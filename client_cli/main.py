@@ -27,6 +27,7 @@ COMMANDS: tuple[str, ...] = (
     "schema",
     "account",
     "records",
+    "leaderboard",
 )
 
 

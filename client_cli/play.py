@@ -25,6 +25,15 @@ gives the seat up; while a game is on it asks first.  Without ``--url`` the
 game lives in this process: ending it (``quit``, Ctrl-C, closing the window)
 ends the game, and the next ``cardavia play`` starts a new one.
 
+``--rated`` creates a rated table: its games change the players' ratings
+(``cardavia profile``, ``cardavia leaderboard``).  Every seat is then an
+account or an AI level (easy, normal or hard), so it needs ``--url`` and the
+account ``cardavia login`` kept for that server; the game's standard options
+apply (``-o pattern=...`` may still pick the cards) and nobody gets hints.
+``--quick --rated`` waits in the game's rated queue instead, which seats you
+with players of close rating (``--with-bots``: bot accounts too), or after
+its wait with the AI level of the closest rating; Ctrl-C leaves the queue.
+
 With ``--quick``, a seat at a table that still waits lasts only as long as the
 connection (the server gives it up when it closes): a dropped connection is
 resumed and quick play asked again, as ``--quick`` asked the first time.
@@ -52,6 +61,7 @@ from client_cli.credentials import CredentialFile
 from client_cli.lang import Language, add_lang, run_with_lang
 from client_cli.options import PORT, SECONDS, TURN_SECONDS, number_in
 from client_cli.play_session import PlaySession, QuickAsk
+from client_cli.rated_queue import wait_in_queue
 from client_cli.seatfile import HeldSeat, SeatFile
 from client_cli.terminal import Screen
 from protocol import server_messages as sm
@@ -134,6 +144,18 @@ def add_parser(sub: Any) -> None:
         help="pass by itself when pass is the only move (Dou Dizhu)",
     )
     p.add_argument("--private", action="store_true", help="a private table (invite code)")
+    p.add_argument(
+        "--rated",
+        action="store_true",
+        help="a new rated table: its games change your rating (needs --url and cardavia "
+        "login; standard options, no hints, AI levels easy, normal or hard); with --quick: "
+        "wait in the rated queue for players of close rating",
+    )
+    p.add_argument(
+        "--with-bots",
+        action="store_true",
+        help="with --quick --rated: bot accounts may be seated with you",
+    )
     p.add_argument("--host", default="127.0.0.1", help="embedded server: interface")
     p.add_argument("--port", type=PORT, default=0, help="embedded server: port (0: any free)")
     p.set_defaults(func=run_with_lang(play_main))
@@ -141,6 +163,7 @@ def add_parser(sub: Any) -> None:
 
 async def play_main(args: argparse.Namespace, lang: Language) -> int:
     """Start the embedded server if needed, take a seat, play until done."""
+    check_rated(args)
     if args.url:
         return await play_at(args.url, args, lang, embedded=False)
     from engine.registry import GAMES
@@ -167,6 +190,10 @@ async def play_at(url: str, args: argparse.Namespace, lang: Language, *, embedde
     screen = Screen()
     seats = None if embedded else SeatFile()
     kept = None if embedded else CredentialFile().get(url)  # cardavia login
+    if args.rated and kept is None:
+        raise CliError(
+            f"a rated table needs an account: run cardavia login --url {url} first", EXIT_USAGE
+        )
     name = kept.name if kept is not None else args.name
     held = seats.get(url, name) if seats is not None else None
     resumed: tuple[Client, sm.Joined | None, list[Any]] | None = None
@@ -185,7 +212,21 @@ async def play_at(url: str, args: argparse.Namespace, lang: Language, *, embedde
         client, joined = await connect(url, name, ca_file=args.ca_file, login=login), None
     session: PlaySession | None = None
     try:
-        if joined is None:
+        if joined is None and args.quick and args.rated:
+            game = await known_game(client, args.game)
+            try:
+                client, joined = await wait_in_queue(
+                    client,
+                    url,
+                    game.id,
+                    game.title,
+                    with_bots=args.with_bots,
+                    screen=screen,
+                    lang=lang,
+                )
+            except ServerError as exc:
+                raise refused("cannot join the rated queue", exc) from None
+        elif joined is None:
             joined = await take_seat(client, args)
         else:
             where = (
@@ -204,7 +245,7 @@ async def play_at(url: str, args: argparse.Namespace, lang: Language, *, embedde
             auto_pass=args.auto_pass,
             lang=lang,
             quick=QuickAsk(args.game, args.level, args.partner)
-            if (args.quick or args.partner) and not args.table
+            if (args.quick or args.partner) and not args.table and not args.rated
             else None,
         )
         session.fancy_input = not args.plain
@@ -260,17 +301,23 @@ async def take_seat(client: Client, args: argparse.Namespace) -> sm.Joined:
     try:
         if args.table:
             return await client.join(args.table, args.seat, args.invite)
-        games = {g.id: g for g in await client.list_games()}
-        if args.game not in games:
-            known = ", ".join(games) or "none"
-            raise CliError(f"unknown game {args.game!r}; this server has: {known}", EXIT_USAGE)
+        game = await known_game(client, args.game)
         if args.quick or args.partner:
             return await client.quick_play(args.game, args.level, args.partner)
-        return await client.create_table(args.game, table_options(args, games[args.game].seats))
+        return await client.create_table(args.game, table_options(args, game.seats))
     except ServerError as exc:
         if exc.code == "not_found" and args.table:
             raise CliError(f"table {args.table!r} not found ({exc.message})") from None
         raise refused("cannot take a seat", exc) from None
+
+
+async def known_game(client: Client, game: str) -> sm.GameInfo:
+    """The server's ``game``; a usage error naming the games it has when it has not."""
+    games = {g.id: g for g in await client.list_games()}
+    if game not in games:
+        known = ", ".join(games) or "none"
+        raise CliError(f"unknown game {game!r}; this server has: {known}", EXIT_USAGE)
+    return games[game]
 
 
 def table_options(args: argparse.Namespace, seats: int) -> TableOptions:
@@ -303,8 +350,39 @@ def table_options(args: argparse.Namespace, seats: int) -> TableOptions:
         turn_timer=args.turn_timer,
         ai_delay=args.ai_delay,
         game=parse_options(args.options),
-        hints=not args.no_hints,
+        hints=not (args.no_hints or args.rated),
+        rated=args.rated,
     )
+
+
+def check_rated(args: argparse.Namespace) -> None:
+    """``--rated`` asks for a new rated table, or with ``--quick`` the rated queue, on a
+    server: refuse what cannot give one before connecting (the server checks the rest:
+    options, levels, accounts)."""
+    if args.with_bots and not (args.rated and args.quick):
+        raise CliError("--with-bots is for the rated queue: give --quick --rated", EXIT_USAGE)
+    if not args.rated:
+        return
+    if not args.url:
+        raise CliError(
+            "--rated needs --url: ratings live on a server with accounts (cardavia login)",
+            EXIT_USAGE,
+        )
+    if args.table:
+        raise CliError(
+            "--rated makes a new table; to join a rated table give --table alone", EXIT_USAGE
+        )
+    if args.partner:
+        raise CliError(
+            "--rated does not go with --partner: the rated queue seats players by rating",
+            EXIT_USAGE,
+        )
+    if args.quick and args.level:
+        raise CliError(
+            "--quick --rated does not take --level: the queue picks the AI level of the "
+            "closest rating",
+            EXIT_USAGE,
+        )
 
 
 TEAM_GAMES = frozenset({"cicera"})

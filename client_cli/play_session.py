@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,7 @@ from client_cli.client import Client, ClientClosed, RequestTimeout, ServerError,
 from client_cli.common import EXIT_OK, CliError
 from client_cli.lang import Language, language
 from client_cli.moves import Ask, Pick, Refuse, Send, choose_move, key_range
+from client_cli.rated_game import RatingChange, rating_line
 from client_cli.render import Renderer, Seats, chat_name, renderer_for, seat_name
 from client_cli.rulebook import rules_lines
 from client_cli.seatfile import HeldSeat, SeatFile
@@ -80,6 +81,7 @@ class PlaySession:
         self.quick = quick
         """What quick play asked for, when it seated this player: asked again when the
         server gives the waiting seat up (see :meth:`seat_given_up`)."""
+        self._rating_tasks: set[asyncio.Future[None]] = set()
         self.sit(joined)
 
     def sit(self, joined: sm.Joined) -> None:
@@ -91,6 +93,9 @@ class PlaySession:
         self.invite = joined.invite
         self.seats = Seats(me=joined.seat, lang=self.lang)
         self.seats.update(joined.table)
+        self.rating: RatingChange | None = None
+        """The player's rating at this table's game as its current game changes it (a rated
+        table): said once the server has rated the game (:mod:`client_cli.rated_game`)."""
         self.render: Renderer = renderer_for(joined.table.game, self.seats)
         self.render.set_pattern(joined.table.options)
         self.render.style = Style(colour_wanted(self.screen.out))
@@ -169,6 +174,8 @@ class PlaySession:
         finally:
             lines.stop()
             self.screen.ask(None)
+            for task in self._rating_tasks:
+                task.cancel()
         return EXIT_OK
 
     async def _events(self, lines: Lines) -> AsyncIterator[tuple[str, Any]]:
@@ -309,6 +316,8 @@ class PlaySession:
             for s in info.seats
         )
         lines.append(t("session.players", players=players))
+        if info.rated:
+            lines.append(t("session.rated"))
         if info.status == "waiting":
             lines.extend(self.waiting_lines())
         self.screen.show(lines)
@@ -342,6 +351,8 @@ class PlaySession:
             self.screen.ask(None)
             self.screen.show(["", *self.render.result_lines(msg.result), *self.absent_lines()])
             self.screen.ask(self.lang.t("session.again_prompt"))
+            if self.rating is not None:
+                self.in_background(self.say_rating(self.rating))
         elif isinstance(msg, sm.ChatLine) and msg.table == self.table:
             self.chatted[msg.name.casefold()] = (msg.player_id, msg.name)
             self.screen.show([f"[{chat_name(msg, self.lang)}] {msg.text}"])
@@ -382,6 +393,10 @@ class PlaySession:
             self.over = False
             self.screen.ask(None)
             self.screen.show(["", self.lang.t("session.game_no", n=msg.game_no)])
+            if self.info.rated and self.seat is not None:  # a rated seat is an account's
+                last = self.rating
+                self.rating = last.next_game() if last else RatingChange(self.info.game)
+                self.in_background(self.rating.before(self.client))
         self.view, self.version = msg.view, msg.version
         self.render.set_pattern(msg.view.get("options"))
         if isinstance(msg, sm.Update):
@@ -406,6 +421,18 @@ class PlaySession:
                 self.screen.ask(None)
             if isinstance(msg, sm.Snapshot) or new_game:
                 self.screen.show(self.render.view_lines(msg.view))
+
+    def in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` beside the session (cancelled when it ends)."""
+        task = asyncio.ensure_future(work)
+        self._rating_tasks.add(task)
+        task.add_done_callback(self._rating_tasks.discard)
+
+    async def say_rating(self, change: RatingChange) -> None:
+        """Once the server has rated the game just over: the player's new rating."""
+        rating = await change.after(self.client)
+        if rating is not None:
+            self.screen.show([rating_line(rating, self.info.title, self.lang)])
 
     def show_turn(self, timer_s: float | None = None) -> None:
         """The table, the moves (as many as the screen holds) and the prompt."""

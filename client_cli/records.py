@@ -4,8 +4,10 @@
 the account kept by ``cardavia login`` for that server, newest first (``--all``:
 every page, following the server's cursor); each line shows the game id that
 ``cardavia replay GAME_ID --url URL`` replays.  ``cardavia profile --url URL
-[NAME]`` shows an account's games played and won per game (without NAME: the
-kept account's own, which needs ``cardavia login``).
+[NAME]`` shows an account's games played and won per game and its ratings (per
+game ``1612 ± 94``, or ``1500?`` while provisional; its rated games, the change
+of the last one and a sparkline of its history); without NAME the kept
+account's own, which needs ``cardavia login``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from typing import Any
 from client_cli.client import Client, ServerError
 from client_cli.common import EXIT_OK, CliError, add_ca_file, connect, refused, run
 from client_cli.credentials import CredentialFile
+from client_cli.lang import Language, add_lang, run_with_lang
+from client_cli.rating_view import day, profile_rating_lines
 from protocol import server_messages as sm
 
 
@@ -35,11 +39,12 @@ def add_parser(sub: Any) -> None:
     h.add_argument("--limit", type=int, default=20, help="games per page (1 to 50)")
     h.add_argument("--all", action="store_true", help="every page, not just the newest")
     h.set_defaults(func=lambda args: run(history_main(args)))
-    p = sub.add_parser("profile", help="an account's games played and won per game")
+    p = sub.add_parser("profile", help="an account's games played and won, and its ratings")
     p.add_argument("name", nargs="?", help="the account (default: your own)")
     p.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
     add_ca_file(p)
-    p.set_defaults(func=lambda args: run(profile_main(args)))
+    add_lang(p)
+    p.set_defaults(func=run_with_lang(profile_main))
 
 
 async def session(url: str, ca_file: str | None, *, needed: bool) -> Client:
@@ -101,7 +106,7 @@ async def history_main(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-async def profile_main(args: argparse.Namespace) -> int:
+async def profile_main(args: argparse.Namespace, lang: Language) -> int:
     """Print an account's profile."""
     client = await session(args.url, args.ca_file, needed=args.name is None)
     try:
@@ -112,10 +117,18 @@ async def profile_main(args: argparse.Namespace) -> int:
         raise refused("cannot show the profile", exc) from None
     finally:
         await client.close()
-    bot = " (bot)" if profile.bot else ""
-    print(f"{profile.name}{bot}, member since {when(profile.member_since)[:10]}")
-    for game in profile.games:
-        print(f"  {game.game}: {game.played} played, {game.won} won")
-    if not profile.games:
-        print("  no stored games yet")
+    print("\n".join(profile_lines(profile, lang)))
     return EXIT_OK
+
+
+def profile_lines(profile: sm.Profile, lang: Language) -> list[str]:
+    """A profile as ``cardavia profile`` prints it: who, since when, games played and
+    won per game, then the ratings."""
+    t = lang.t
+    name = t("seat.bot", name=profile.name) if profile.bot else profile.name
+    lines = [t("profile.member_since", name=name, date=day(profile.member_since))]
+    for game in profile.games:
+        lines.append("  " + t("profile.game", game=game.game, played=game.played, won=game.won))
+    if not profile.games:
+        lines.append("  " + t("profile.no_games"))
+    return lines + profile_rating_lines(profile.ratings, lang)

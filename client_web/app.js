@@ -5,6 +5,7 @@
 import { cardElement, sortHand, cardName, suitName, patternsLike } from "/static/cards.js";
 import { bidText, chooseLanguage, errorMessage, eventText, languageSwitch, loadStrings, rememberLanguage, term } from "/static/i18n.js";
 import { renderMarkdown } from "/static/markdown.js";
+import { changeText, ratingGraph, ratingText } from "/static/ratings.js";
 import { soundSwitch, yourTurn } from "/static/turn.js";
 
 const PROTOCOL_VERSION = 1;
@@ -31,7 +32,12 @@ const app = {
   muted: new Set(), // player ids this page muted (the server keeps their chat from us)
   blocked: new Set(), // player ids this page blocked (quick play keeps us apart)
   profile: null, // the profile page: {profile | null while loading, games, cursor, loading}
+  leaderboard: null, // the leaderboard page: {game, bots, page, board | null while loading}
+  queue: null, // the rated queue this session waits in: the server's "queued" {game, since, wait, rating, with_bots}
 };
+
+/** The AI levels a rated table may seat (each rated as a system account, issue 55). */
+const RATED_LEVELS = ["easy", "normal", "hard"];
 
 // ---------------------------------------------------------------- helpers
 function t(key, args = {}) {
@@ -175,7 +181,13 @@ function receive(msg) {
       render();
       break;
     case "joined":
+      app.queue = null; // the rated queue seated us (or any other seat was taken)
       openTable(msg.table, msg.seat, msg.invite);
+      break;
+    case "queued":
+      // the answer to a rated quick play, and pushed again when the session resumes
+      app.queue = msg;
+      if (!app.table) render(true);
       break;
     case "table":
       quickStarted(msg.table);
@@ -193,6 +205,7 @@ function receive(msg) {
     case "game_over":
       if (app.table && app.table.info.id === msg.table) {
         app.table.result = msg.result;
+        if (app.table.rating && app.table.rating.gameNo === app.table.gameNo) ratingAfter(app.table.rating);
         render();
       }
       break;
@@ -242,6 +255,7 @@ function onWelcome(msg) {
   // a resumed session is still logged in; a new one is a guest's until it logs in
   app.account = msg.resumed ? JSON.parse(store.getItem("cardavia.account") || "null") : null;
   if (!app.account) store.removeItem("cardavia.account");
+  app.queue = null; // a session still in a rated queue hears "queued" again right after
   showName();
   if (app.afterWelcome) {
     const next = app.afterWelcome;
@@ -290,6 +304,43 @@ function quickPlay(game, level) {
       if (reply.type === "error") toast(errorMessage(S, reply));
     }
   });
+}
+
+/** Wait in ``game``'s rated queue (docs/protocol.md, "Rated quick play"): the server
+ * answers "queued" and later sends "joined" with the table it seats us at. */
+function ratedQuickPlay(game, withBots) {
+  send({ type: "quick_play", game, rated: true, with_bots: withBots }, (reply) => {
+    if (reply.type === "error") toast(errorMessage(S, reply));
+  });
+}
+
+/** Leave the rated queue; "not_queued" means it is already over (a table was found,
+ * and its "joined" is on the way), so the banner goes either way. */
+function leaveQueue() {
+  const queue = app.queue;
+  send({ type: "leave_queue", game: queue.game }, (reply) => {
+    if (reply.type === "error" && reply.code !== "not_queued") {
+      toast(errorMessage(S, reply));
+      return;
+    }
+    if (app.queue === queue) app.queue = null;
+    if (!app.table) render(true);
+  });
+}
+
+/** The lobby's banner while the session waits in a rated queue: the game, the rating
+ * it waits at, for how long, when the AI fills the seats, and the way out. */
+function queueView() {
+  const q = app.queue;
+  return h(
+    "section",
+    { class: "queue", role: "status", data: { game: q.game } },
+    h("strong", {}, t("queue.waiting", { game: gameTitle(q.game), rating: q.rating })),
+    " ",
+    h("span", { class: "queue-waited", data: { since: q.since } }, t("queue.waited", { s: Math.max(0, Math.round(Date.now() / 1000 - q.since)) })),
+    h("p", {}, t(q.with_bots ? "queue.fill_bots" : "queue.fill", { wait: Math.ceil(q.wait) })),
+    h("button", { type: "button", id: "leave-queue", on: { click: leaveQueue } }, t("queue.leave")),
+  );
 }
 
 /** What this tab's quick play asked for and the waiting table it got: {game, level,
@@ -361,6 +412,7 @@ function logout() {
       return;
     }
     app.account = null;
+    app.queue = null; // the session ends, and its place in a rated queue with it
     for (const key of ["cardavia.account", "cardavia.token", "cardavia.name"]) store.removeItem(key);
   });
 }
@@ -438,6 +490,7 @@ function moreHistory() {
 function closeProfile() {
   app.profile = null;
   render(true);
+  listTables();
 }
 
 function dateText(seconds, withTime) {
@@ -471,6 +524,7 @@ function profileView() {
               p.games.map((g) => h("tr", { data: { game: g.game } }, h("td", {}, gameTitle(g.game)), h("td", {}, g.played), h("td", {}, g.won))),
             )
           : h("p", {}, t("profile.no_games")),
+        ratingsView(p.ratings || []),
       ]
     : [h("p", {}, t("profile.loading"))];
   const rows = shown.games.map((g) => {
@@ -503,6 +557,112 @@ function profileView() {
   );
 }
 
+/** The account's ratings per game: rating ± deviation (or "1500?" while provisional), its
+ * rated games, the last game's change, and the graph of its history (issue 55). */
+function ratingsView(ratings) {
+  const rows = ratings.map((r) =>
+    h(
+      "tr",
+      { data: { game: r.game } },
+      h("td", {}, gameTitle(r.game)),
+      h("td", { class: "rating" + (r.provisional ? " provisional" : "") }, ratingText(r.rating, r.deviation, r.provisional)),
+      h("td", {}, r.games),
+      h("td", { class: "change" + (r.change > 0 ? " up" : r.change < 0 ? " down" : "") }, r.games ? changeText(r.change) : ""),
+    ),
+  );
+  const graphs = ratings
+    .filter((r) => (r.history || []).length)
+    .map((r) => h("figure", { class: "rating-history", data: { game: r.game } }, h("figcaption", {}, gameTitle(r.game)), ratingGraph(r.history, t("ratings.graph", { game: gameTitle(r.game) }), (at) => dateText(at, false))));
+  return h(
+    "section",
+    { class: "ratings" },
+    h("h3", {}, t("ratings.title")),
+    rows.length
+      ? h(
+          "table",
+          { class: "profile-ratings" },
+          h("tr", {}, h("th", {}, t("profile.game")), h("th", {}, t("ratings.rating")), h("th", {}, t("ratings.games")), h("th", {}, t("ratings.change"))),
+          rows,
+        )
+      : h("p", {}, t("ratings.none")),
+    ratings.some((r) => r.provisional) ? h("p", { class: "note" }, t("ratings.provisional")) : null,
+    graphs,
+  );
+}
+
+// ---------------------------------------------------------------- the leaderboard page
+/** Show a page of ``game``'s leaderboard: its people, or with ``bots`` its bot accounts
+ * and AI levels (docs/protocol.md, "Ratings"). */
+function openLeaderboard(game, bots = false, page = 1) {
+  const shown = { game, bots, page, board: null };
+  app.leaderboard = shown;
+  send({ type: "leaderboard", game, bots, page }, (reply) => {
+    if (app.leaderboard !== shown) return;
+    if (reply.type === "leaderboard") shown.board = reply;
+    else {
+      toast(errorMessage(S, reply));
+      if (page > 1) shown.board = { game, bots, page, pages: page - 1, entries: [] };
+      else app.leaderboard = null;
+    }
+    render(true);
+  });
+  render(true);
+}
+
+function closeLeaderboard() {
+  app.leaderboard = null;
+  render(true);
+  listTables();
+}
+
+function leaderboardView() {
+  const shown = app.leaderboard;
+  const board = shown.board;
+  const me = app.account ? app.account.name.toLowerCase() : null;
+  const pick = h(
+    "select",
+    { id: "leaderboard-game", "aria-label": t("profile.game"), on: { change: (ev) => openLeaderboard(ev.target.value, shown.bots) } },
+    app.games.map((g) => h("option", { value: g.id, selected: g.id === shown.game }, g.title)),
+  );
+  const tab = (bots, id, key) => h("button", { type: "button", id, "aria-pressed": String(shown.bots === bots), on: { click: () => openLeaderboard(shown.game, bots) } }, t(key));
+  let body;
+  if (!board) body = h("p", {}, t("profile.loading"));
+  else if (!board.entries.length) body = h("p", { class: "empty" }, board.page > board.pages && board.pages >= 1 ? t("leaderboard.past_end", { page: board.page, pages: board.pages }) : t("leaderboard.empty"));
+  else
+    body = h(
+      "table",
+      { class: "leaderboard" },
+      h("tr", {}, h("th", {}, t("leaderboard.rank")), h("th", {}, t("leaderboard.name")), h("th", {}, t("ratings.rating")), h("th", {}, t("ratings.games")), h("th", {}, t("leaderboard.last_played"))),
+      board.entries.map((e) =>
+        h(
+          "tr",
+          { class: me !== null && e.name.toLowerCase() === me ? "me" : null, data: { rank: e.rank } },
+          h("td", { class: "rank" }, e.rank),
+          h("td", { class: "name" }, e.bot ? t("seat_bot", { name: e.name }) : e.name), // bots are always labelled
+          h("td", { class: "rating" }, ratingText(e.rating, e.deviation, false)),
+          h("td", {}, e.games),
+          h("td", {}, dateText(e.last_played, false)),
+        ),
+      ),
+    );
+  const pages = board ? Math.max(board.pages, 1) : 1;
+  return h(
+    "div",
+    { class: "leaderboard-page", data: { game: shown.game, bots: String(shown.bots) } },
+    h("button", { type: "button", id: "close-leaderboard", on: { click: closeLeaderboard } }, t("back_to_lobby")),
+    h("h2", {}, t("leaderboard.title", { game: gameTitle(shown.game) })),
+    h("div", { class: "buttons" }, pick, tab(false, "leaderboard-people", "leaderboard.people"), tab(true, "leaderboard-bots", "leaderboard.bots")),
+    body,
+    h(
+      "div",
+      { class: "buttons paging" },
+      h("button", { type: "button", id: "leaderboard-prev", disabled: !board || shown.page <= 1, on: { click: () => openLeaderboard(shown.game, shown.bots, Math.min(shown.page - 1, pages)) } }, t("leaderboard.previous")),
+      h("span", { class: "page" }, t("leaderboard.page", { page: shown.page, pages })),
+      h("button", { type: "button", id: "leaderboard-next", disabled: !board || shown.page >= board.pages, on: { click: () => openLeaderboard(shown.game, shown.bots, shown.page + 1) } }, t("leaderboard.next")),
+    ),
+  );
+}
+
 function openTable(info, seat, invite) {
   const same = app.table && app.table.info.id === info.id;
   app.table = {
@@ -517,6 +677,7 @@ function openTable(info, seat, invite) {
     last: same ? app.table.last : null,
     dealScore: same ? app.table.dealScore : null,
     recent: same ? app.table.recent : {},
+    rating: same ? app.table.rating : null, // rated tables: the rating the current game changes
   };
   const params = new URLSearchParams({ table: info.id });
   if (app.table.invite) params.set("invite", app.table.invite);
@@ -550,6 +711,7 @@ function onView(msg) {
   const merge = msg.type === "update" && table.view && msg.game_no === table.gameNo;
   if (msg.game_no !== table.gameNo) table.result = null;
   table.gameNo = msg.game_no;
+  if (table.info.rated && typeof msg.seat === "number" && (!table.rating || table.rating.gameNo !== msg.game_no)) ratingBefore(table, msg.game_no);
   table.seat = msg.seat;
   table.view = merge ? { ...table.view, ...msg.view } : msg.view;
   table.version = msg.version;
@@ -569,6 +731,44 @@ function onView(msg) {
   if (app.hint && app.hint.version !== table.version) app.hint = null;
   render();
   yourTurn(isMyTurn(), t("your_turn"), t("title"));
+}
+
+// ---------------------------------------------------------------- a rated game's change
+// The server rates a game with its record, written after the game ends, so game_over
+// does not carry the new rating: the page counts the player's rated games when a game
+// starts and, once it is over, asks for its own profile until one more counts (as the
+// terminal does, client_cli/rated_game.py).
+const RATING_TRIES = 20;
+const RATING_PAUSE_MS = 500;
+
+/** The player's own rating at ``game`` (null: none yet) to ``onRating``; nothing when
+ * the request fails (the line is a courtesy). */
+function ownRating(game, onRating) {
+  send({ type: "profile" }, (reply) => {
+    if (reply.type === "profile") onRating((reply.ratings || []).find((r) => r.game === game) || null);
+  });
+}
+
+/** A game starts at a rated table: count the rated games the player has (at least the
+ * last game's too: after a rematch its record may not be written yet). */
+function ratingBefore(table, gameNo) {
+  const last = table.rating;
+  const atLeast = last && last.before !== null ? last.before + 1 : 0;
+  const rating = { gameNo, game: table.info.game, before: null, after: null };
+  table.rating = rating;
+  ownRating(rating.game, (r) => (rating.before = Math.max(r ? r.games : 0, atLeast)));
+}
+
+/** The game is over: the new rating once the server counts the game (shown with the result). */
+function ratingAfter(rating, tries = RATING_TRIES) {
+  if (rating.before === null || tries <= 0) return;
+  ownRating(rating.game, (r) => {
+    if (!app.table || app.table.rating !== rating) return; // another game, or the table left
+    if (r && r.games > rating.before) {
+      rating.after = r;
+      render();
+    } else setTimeout(() => ratingAfter(rating, tries - 1), RATING_PAUSE_MS);
+  });
 }
 
 /** Whether the page's seat has a move now. */
@@ -845,7 +1045,7 @@ const main = () => document.getElementById("main");
 function render(full = false) {
   const root = main();
   const lobby = root.querySelector(".lobby");
-  if (!full && app.welcome && !app.table && !app.profile && lobby && lobby.dataset.games === String(app.games.length)) {
+  if (!full && app.welcome && !app.table && !app.profile && !app.leaderboard && lobby && lobby.dataset.games === String(app.games.length)) {
     lobby.querySelector("ul.tables").replaceChildren(...tableRows()); // keep what was typed
     return;
   }
@@ -858,7 +1058,7 @@ function render(full = false) {
     return;
   }
   if (app.profile && !app.account) app.profile = null; // logged out meanwhile
-  root.append(app.table ? tableView() : app.profile ? profileView() : lobbyView());
+  root.append(app.table ? tableView() : app.profile ? profileView() : app.leaderboard ? leaderboardView() : lobbyView());
   const input = root.querySelector(".chat-input");
   if (input && draft) input.value = draft;
   if (input && focused) input.focus();
@@ -887,6 +1087,8 @@ function renderName() {
   main().replaceChildren(form, accountView());
 }
 
+/** The inputs of a game's own options; all but the card pattern are house rules, which
+ * a rated table does not play (class house-rule: hidden while "rated" is ticked). */
 function optionInputs(game) {
   return Object.entries(game.options || {}).map(([key, value]) => {
     const id = `opt-${game.id}-${key}`;
@@ -898,15 +1100,17 @@ function optionInputs(game) {
     const input = h("input", { id, name: key, type, data: { kind: typeof value } });
     if (type === "checkbox") input.checked = value;
     else input.value = value === null ? "" : String(value);
-    return h("label", { class: "option" }, tOr("options." + key, key.replaceAll("_", " ")), " ", input);
+    return h("label", { class: "option house-rule" }, tOr("options." + key, key.replaceAll("_", " ")), " ", input);
   });
 }
 
-function readOptions(form, game) {
+/** The game's options as the form sets them; ``rated``: the card pattern only (a rated
+ * table plays the standard rules). */
+function readOptions(form, game, rated = false) {
   const out = {};
   for (const [key, value] of Object.entries(game.options || {})) {
     const input = form.querySelector(`[name="${key}"]`);
-    if (!input) continue;
+    if (!input || (rated && key !== "pattern")) continue;
     if (typeof value === "boolean") out[key] = input.checked;
     else if (typeof value === "number") out[key] = Number(input.value);
     else if (input.value !== "") out[key] = input.value;
@@ -923,18 +1127,25 @@ function lobbyView() {
     const timer = h("input", { type: "number", name: "turn_timer", min: 1, max: 3600, placeholder: "—" });
     const levels = game.levels || [];
     const level = h("select", { name: "level" }, levels.map((l, i) => h("option", { value: l, selected: i === levels.length - 1 }, tOr("levels." + l, l)))); // the strongest by default, as the terminal
+    // rated (logged in only: every seat of a rated table is an account or an AI level):
+    // the standard rules, no hints, the rated AI levels only
+    const rated = h("input", { type: "checkbox", name: "rated", on: { change: () => ratedForm(form, rated.checked, level) } });
+    const withBots = h("input", { type: "checkbox", name: "with_bots" }); // the rated queue may seat bot accounts with us
     form.append(
       h("h3", {}, game.title, h("small", {}, ` · ${game.seats}`)),
       h("div", { class: "options" }, optionInputs(game)),
+      app.account ? h("label", { class: "option rated-option", title: t("rated_title") }, rated, " ", t("rated")) : null,
+      app.account ? h("label", { class: "option" }, withBots, " ", t("with_bots")) : null,
       h("label", { class: "option" }, priv, " ", t("private")),
       h("label", { class: "option" }, ai, " ", t("ai_fill")),
       h("label", { class: "option" }, t("ai_level"), " ", level),
-      h("label", { class: "option" }, hints, " ", t("hints_allowed")),
+      h("label", { class: "option house-rule" }, hints, " ", t("hints_allowed")),
       h("label", { class: "option" }, t("turn_timer"), " ", timer),
       h(
         "div",
         { class: "buttons" },
         h("button", { type: "button", class: "quick", on: { click: () => quickPlay(game.id, level.value || null) } }, t("quick_play")),
+        app.account ? h("button", { type: "button", class: "rated-quick", disabled: app.queue !== null, on: { click: () => ratedQuickPlay(game.id, withBots.checked) } }, t("rated_quick")) : null,
         h(
           "button",
           {
@@ -942,7 +1153,8 @@ function lobbyView() {
             class: "create",
             on: {
               click: () => {
-                const options = { game: readOptions(form, game), private: priv.checked, hints: hints.checked };
+                const options = { game: readOptions(form, game, rated.checked), private: priv.checked, hints: hints.checked && !rated.checked };
+                if (rated.checked) options.rated = true;
                 // the AI at the chosen level takes every other seat from the start (--level)
                 if (ai.checked) options.ai = Array.from({ length: game.seats - 1 }, (_, i) => ({ seat: i + 1, level: level.value || null }));
                 if (timer.value) options.turn_timer = Number(timer.value);
@@ -953,6 +1165,7 @@ function lobbyView() {
           t("create"),
         ),
         rulesButton(game.id),
+        h("button", { type: "button", class: "leaderboard", on: { click: () => openLeaderboard(game.id) } }, t("leaderboard.open")),
       ),
     );
     return form;
@@ -961,9 +1174,27 @@ function lobbyView() {
     "div",
     { class: "lobby", data: { games: app.games.length } },
     accountView(),
+    app.queue ? queueView() : null,
     h("section", {}, h("h2", {}, t("games")), games),
     h("section", {}, h("h2", {}, t("open_tables")), h("ul", { class: "tables" }, tableRows())),
   );
+}
+
+/** Tick or untick "rated" on a game's form: hide its house rules (and hints), and offer
+ * only the AI levels a rated table may seat. */
+function ratedForm(form, on, level) {
+  form.classList.toggle("rated", on);
+  for (const node of form.querySelectorAll(".house-rule")) node.hidden = on;
+  for (const option of level.options) option.hidden = option.disabled = on && !RATED_LEVELS.includes(option.value);
+  if (on && level.selectedOptions[0] && level.selectedOptions[0].disabled) {
+    const allowed = [...level.options].filter((o) => !o.disabled);
+    if (allowed.length) allowed[allowed.length - 1].selected = true; // the strongest rated level
+  }
+}
+
+/** The lobby's mark of a rated table (its games change the players' ratings). */
+function ratedBadge(info) {
+  return info.rated ? h("span", { class: "badge rated", title: t("rated_title") }, t("rated_badge")) : null;
 }
 
 function tableRows() {
@@ -972,8 +1203,10 @@ function tableRows() {
         h(
           "li",
           { class: "table-row", data: { table: info.id } },
+          ratedBadge(info),
           h("span", {}, `${info.title} · ${info.status} · `, info.seats.map((s) => seatName(s)).join(", ")),
-          info.status === "waiting" && info.seats.some((s) => s.kind === "empty")
+          // a rated table seats accounts only: a guest may watch it
+          info.status === "waiting" && info.seats.some((s) => s.kind === "empty") && (app.account || !info.rated)
             ? h("button", { on: { click: () => send({ type: "join_table", table: info.id }) } }, t("join"))
             : null,
           h("button", { on: { click: () => send({ type: "spectate", table: info.id }) } }, t("watch")),
@@ -1037,6 +1270,7 @@ function tableView() {
     h("button", { class: "lobby-link", on: { click: () => send({ type: "leave", table: info.id }) } }, t("leave")),
     h("strong", {}, info.title || info.game),
     h("span", { class: "table-id" }, ` ${info.id}`),
+    ratedBadge(info),
     table.invite ? h("span", { class: "invite" }, ` ${t("invite_link")}: `, h("input", { readonly: true, class: "invite-link", value: `${location.origin}/#table=${info.id}&invite=${table.invite}` })) : null,
     info.status === "waiting" && info.owner === (app.welcome && app.welcome.player_id) ? h("button", { on: { click: () => send({ type: "start", table: info.id }) } }, t("start")) : null,
     rulesButton(info.game),
@@ -1371,6 +1605,14 @@ function playerActions(playerId, name) {
   );
 }
 
+/** "Your Scopa rating: 1532 ± 120 (+32)." once the server has rated the game just over. */
+function ratingLine(table) {
+  const r = table.rating && table.rating.gameNo === table.gameNo ? table.rating.after : null;
+  if (!r) return null;
+  const text = t("ratings.after", { game: gameTitle(r.game), rating: ratingText(r.rating, r.deviation, r.provisional), change: changeText(r.change) });
+  return h("p", { class: "rating-after" }, text);
+}
+
 function resultView(result, seats) {
   const winners = (result.winners || []).map((s) => seatName(seats[s]));
   const table = app.table;
@@ -1380,6 +1622,7 @@ function resultView(result, seats) {
     h("h3", {}, t("game_over")),
     h("p", {}, winners.length ? t("winner", { names: winners.join(", ") }) : t("draw")),
     h("p", { class: "scores" }, `${t("scores")}: ${(result.scores || []).join(" – ")}`),
+    ratingLine(table),
     table.seat !== null ? h("button", { class: "rematch", on: { click: () => send({ type: "rematch", table: table.info.id }) } }, t("rematch")) : null,
     h("button", { on: { click: () => send({ type: "leave", table: table.info.id }) } }, t("back_to_lobby")),
   );
@@ -1432,9 +1675,17 @@ setInterval(() => {
   }
 }, 500);
 
-// the lobby's list of tables refreshes while it is shown
+// the time waited in the rated queue counts up
 setInterval(() => {
-  if (app.welcome && !app.table && document.visibilityState === "visible") listTables();
+  for (const node of document.querySelectorAll(".queue-waited[data-since]")) {
+    node.textContent = t("queue.waited", { s: Math.max(0, Math.round(Date.now() / 1000 - Number(node.dataset.since))) });
+  }
+}, 1000);
+
+// the lobby's list of tables refreshes while it is shown (not under the profile or the
+// leaderboard: redrawing them would close a menu being used; back in the lobby it asks)
+setInterval(() => {
+  if (app.welcome && !app.table && !app.profile && !app.leaderboard && document.visibilityState === "visible") listTables();
 }, 5000);
 
 window.addEventListener("hashchange", () => {

@@ -96,6 +96,24 @@ class QuickPlay(Model):
     partner: Annotated[str, Field(min_length=1, max_length=64)] | None = None
     """Sit opposite this player (in Cicera: as their partner) at their waiting
     quick-play table; when there is none, open one as usual."""
+    rated: bool = False
+    """Join the game's rated queue instead (a logged-in session only; ``level`` and
+    ``partner`` must be left out): answered by ``queued``, then ``joined`` once the
+    queue seats the player at a rated table with players of close rating, or with
+    the AI level of the closest rating after the documented wait
+    (``docs/ratings.md``, "Rated quick play")."""
+    with_bots: bool = False
+    """In the rated queue: may be seated with bot accounts (people who leave it false
+    never are; AI levels fill seats either way)."""
+
+
+class LeaveQueue(Model):
+    """Leave the rated queue (``game``: only if queued for that game). Answered by ``ok``;
+    ``not_queued`` when the session is not queued (or already being seated)."""
+
+    type: Literal["leave_queue"] = "leave_queue"
+    id: RequestId | None = None
+    game: GameId | None = None
 
 
 class Start(Model):
@@ -384,6 +402,7 @@ ClientMessage = Annotated[
     | Spectate
     | Leave
     | QuickPlay
+    | LeaveQueue
     | Start
     | Act
     | Chat
@@ -425,6 +444,7 @@ CLIENT_MESSAGES: tuple[type[Model], ...] = (
     Spectate,
     Leave,
     QuickPlay,
+    LeaveQueue,
     Start,
     Act,
     Chat,

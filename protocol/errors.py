@@ -69,5 +69,13 @@ class ErrorCode(StrEnum):
     """An operator banned this account or address; ``detail``: until when (ISO 8601, UTC)."""
     KICKED = "kicked"
     """The table's owner removed this player from the table: they may not come back to it."""
+    ALREADY_QUEUED = "already_queued"
+    """A rated ``quick_play`` from a session already in a rated queue; ``detail``: its game."""
+    ALREADY_SEATED = "already_seated"
+    """A rated ``quick_play`` from a player who holds a seat at a table whose game is not
+    over; ``detail``: that table's id."""
+    NOT_QUEUED = "not_queued"
+    """``leave_queue`` from a session that is not in the (or that) rated queue, or whose
+    seat the queue is giving it now."""
     INTERNAL_ERROR = "internal_error"
     """A bug on the server; the request had no effect."""

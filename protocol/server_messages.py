@@ -444,6 +444,22 @@ class Leaderboard(Model):
     entries: tuple[LeaderboardEntry, ...]
 
 
+class Queued(Model):
+    """The answer to a rated ``quick_play``, and pushed again (``ref`` null) when a queued
+    session resumes: the player waits in ``game``'s rated queue since ``since`` (seconds
+    since the epoch) at ``rating``; within ``wait`` seconds of ``since`` the queue seats
+    them (``joined``), with the AI level of the closest rating in the seats nobody of
+    close rating took. ``with_bots``: bot accounts may be seated with them."""
+
+    type: Literal["queued"] = "queued"
+    ref: Ref = None
+    game: str
+    since: float
+    wait: float
+    rating: int
+    with_bots: bool = False
+
+
 class GameRecord(Model):
     """The answer to ``get_game_record``: a stored game's replay, its seats as stored and
     its deal seed. Only finished games are stored, so the seed is shown only once the
@@ -502,6 +518,7 @@ ServerMessage = Annotated[
     | HistoryPage
     | Profile
     | Leaderboard
+    | Queued
     | GameRecord,
     Field(discriminator="type"),
 ]
@@ -535,5 +552,6 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     HistoryPage,
     Profile,
     Leaderboard,
+    Queued,
     GameRecord,
 )

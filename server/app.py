@@ -52,6 +52,9 @@ from server.players.accounts import Accounts
 from server.players.moderation import Ban, BanList, Moderation
 from server.players.quotas import Quotas, address_group, client_address
 from server.players.sessions import Link, Player, Sessions
+from server.ratings.queue import MemoryQueue, RedisQueue
+from server.ratings.rated_play import RatedPlay
+from server.ratings.store import RatingStore
 from server.tables import hints
 from server.tables.commands import TABLE_REQUESTS, Join, Spectate, unhandled
 from server.tables.options import RequestError
@@ -125,6 +128,15 @@ class CardaviaServer:
         )
         """Stores each finished game in the background (the tables hand them over)."""
         self.lobby.recorder = self.record_writer
+        self.rated = RatedPlay(
+            self.lobby,
+            MemoryQueue(),
+            RatingStore(self.accounts.db),
+            fill_wait=config.quick_fill_wait,
+            gone_after=config.session_ttl,
+        )
+        """Rated quick play (server.ratings.rated_play): its queue moves to Redis with the
+        redis store, shared by every process."""
         self.connections: set[Connection] = set()
         self.port = 0
         self._server: Server | None = None
@@ -169,6 +181,8 @@ class CardaviaServer:
         self.bus = Bus(self.store, self)
         self.lobby.remote = self.bus
         await self.bus.start()
+        self.rated.queue = RedisQueue(self.store.redis, self.config.redis_prefix, self.store.node)
+        self.rated.cluster = ClusterSeating(self.store, self.bus)
         self.cluster = Cluster(self.store, self.lobby, self.config.takeover_interval)
         await self.cluster.start()
 
@@ -183,8 +197,15 @@ class CardaviaServer:
         return self.lobby.quotas
 
     def resumed(self, player: Player) -> None:
-        """A session resumed on a new connection: every table re-seats the player."""
+        """A session resumed on a new connection: every table re-seats the player; a
+        queued one hears ``queued`` again."""
         self.lobby.reconnected(player)
+        self.keep(asyncio.create_task(self.rated.resumed(player)))
+
+    async def leave_queue(self, player: Player) -> None:
+        """An ending session (logged out, banned, its account deleted) leaves the rated
+        queue."""
+        await self.rated.forget(player)
 
     def keep(self, task: asyncio.Task[Any]) -> None:
         """Hold a background task until it ends."""
@@ -273,6 +294,7 @@ class CardaviaServer:
         # the AI workers start now, not on the first decisions, but without holding up the
         # start: clients can connect meanwhile, and /readyz waits for them (warmed())
         self._warming = asyncio.create_task(self._warm())
+        self.rated.start()
         self._sweeper = asyncio.create_task(self._sweep())
         self._ban_poller = asyncio.create_task(self._poll_bans())
         if ours and pings is not None:
@@ -339,6 +361,7 @@ class CardaviaServer:
                 await asyncio.wait_for(self._server.wait_closed(), 5.0)
             except TimeoutError:
                 self._log.warning("connections_did_not_close")
+        await self._bounded(self.rated.stop(), "rated queue")
         await self.lobby.stop_all()
         if self.cluster is not None:
             await self._bounded(self.cluster.stop(), "cluster")
@@ -408,6 +431,7 @@ class CardaviaServer:
             )
             for player in expired:
                 self.lobby.forget(player)
+                await self.rated.forget(player)
                 self.sessions.forget(player)
                 self.lobby.quotas.drop_session(player)
                 self._log.info("session_expired", player=player.player_id)
@@ -551,8 +575,12 @@ class CardaviaServer:
             player.send(lobby.list_tables(player, msg.game, msg.id))
         elif isinstance(msg, cm.CreateTable):
             await lobby.create(player, msg)
+        elif isinstance(msg, cm.QuickPlay) and msg.rated:
+            await self.rated.enqueue(player, msg)
         elif isinstance(msg, cm.QuickPlay):
             await lobby.quick_play(player, msg)
+        elif isinstance(msg, cm.LeaveQueue):
+            await self.rated.leave(player, msg)
         elif isinstance(msg, cm.JoinTable):
             actor = lobby.find(player, msg.table, msg.invite)
             if msg.table not in player.tables:
@@ -598,7 +626,7 @@ class CardaviaServer:
         if isinstance(msg, cm.ListTables):
             player.send(await self.bus.list_tables(player, msg.game, msg.id))
             return True
-        if isinstance(msg, cm.QuickPlay):
+        if isinstance(msg, cm.QuickPlay) and not msg.rated:  # the rated queue is shared
             target = await self.bus.quick_target(player, msg)
             if target is None:
                 return False
@@ -614,6 +642,35 @@ class CardaviaServer:
             self.lobby.check_room(player)
         await self.bus.forward(player, msg, table)
         return True
+
+
+class ClusterSeating:
+    """What the rated queue needs to seat players connected to other processes
+    (:class:`server.ratings.rated_play.Cluster`): where they are, stand-ins through
+    the bus, and the tables they sit at from the lobby's index in Redis."""
+
+    def __init__(self, store: RedisStore, bus: Bus) -> None:
+        self.store = store
+        self.bus = bus
+
+    async def where(self, player_ids: list[str]) -> dict[str, str]:
+        """The other process each of these players is connected to (a record naming this
+        one is stale: the sessions here are known without it)."""
+        found = await self.store.where(player_ids)
+        return {pid: node for pid, node in found.items() if node != self.store.node}
+
+    def stand_in(self, pid: str, name: str, node: str) -> Player:
+        """The player connected at ``node``, as the tables here see them."""
+        return self.bus.stand_in(pid, name, node)
+
+    async def seated_at(self, player_id: str) -> dict[str, str]:
+        """The tables (any process's) where ``player_id`` holds a seat, with their status."""
+        out: dict[str, str] = {}
+        for table_id, entry in (await self.store.index_of(player_id)).items():
+            info = entry["info"]
+            if any(s.get("player_id") == player_id for s in info["seats"]):
+                out[table_id] = str(info["status"])
+        return out
 
 
 def banned_error(ban: Ban) -> Error:

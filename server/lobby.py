@@ -28,6 +28,7 @@ from server.persist.store import Store, StoreUnavailable, TableRecord
 from server.players.quotas import Quotas
 from server.players.relations import blocks_between
 from server.players.sessions import Player, Sessions
+from server.ratings.levels import RATED_LEVELS
 from server.tables.actor import TableActor
 from server.tables.commands import (
     Disconnect,
@@ -243,6 +244,10 @@ class Lobby:
     async def create(self, player: Player, msg: CreateTable) -> TableActor:
         """A new table as ``msg`` asks; the creator sits (or watches) there."""
         self.check_room(player)
+        if msg.options.rated and player.account is None:
+            raise RequestError(
+                ErrorCode.NOT_LOGGED_IN, "only an account can create a rated table: log in"
+            )
         if msg.options.seat is None:
             self.quotas.check_watch(player)  # else the new table would have nobody at it
             self.check_ai_tables(player)
@@ -346,14 +351,26 @@ class Lobby:
             raise RequestError(ErrorCode.UNKNOWN_GAME, f"no game {game_id!r}; known: {known}")
         return game
 
+    async def matched_table(
+        self, game_id: str, options: TableOptions, table_id: str, level: str
+    ) -> TableActor:
+        """A new table ``table_id`` that nobody created: the rated queue's, whose players
+        it then seats (:mod:`server.ratings.rated_play`); ``level`` fills a seat still
+        empty after ``options.fill_after``. Not counted against anyone's quota of
+        created tables."""
+        return await self._new_table(
+            None, game_id, options, quick=False, level=level, table_id=table_id
+        )
+
     async def _new_table(
         self,
-        player: Player,
+        player: Player | None,
         game_id: str,
         options: TableOptions,
         *,
         quick: bool,
         level: str | None = None,
+        table_id: str | None = None,
     ) -> TableActor:
         game = self._game(game_id)
         if len(self.tables) >= self.config.max_tables:
@@ -363,14 +380,18 @@ class Lobby:
             raise RequestError(
                 ErrorCode.BAD_OPTIONS, f"unknown AI level {level!r}; {', '.join(setup.levels)}"
             )
-        table_id = random_code(8)
-        while table_id in self.tables:
+        if options.rated and (level or setup.strongest) not in RATED_LEVELS:
+            rated = ", ".join(RATED_LEVELS)
+            raise RequestError(ErrorCode.BAD_OPTIONS, f"AI level {level!r} is not rated; {rated}")
+        if table_id is None:
             table_id = random_code(8)
+            while table_id in self.tables:
+                table_id = random_code(8)
         now = self.clock()
         core = TableCore(
             table_id,
             setup,
-            owner=player.player_id,
+            owner=None if player is None else player.player_id,
             quick=quick,
             invite=random_code(12) if options.private else None,
             seed_source=self.seed_source,
@@ -386,7 +407,8 @@ class Lobby:
             ai_table_linger=self.config.ai_table_linger,
             created=now,
         )
-        self.quotas.reserve_table(table_id, player)
+        if player is not None:
+            self.quotas.reserve_table(table_id, player)
         try:
             await self.store.create(
                 TableRecord(table_id=table_id, game=game_id, options=options.model_dump())
@@ -400,7 +422,8 @@ class Lobby:
             self.quotas.drop_table(table_id)
             raise
         actor = self._run(core)
-        self._log.info("table_created", table=table_id, game=game_id, player=player.player_id)
+        creator = None if player is None else player.player_id
+        self._log.info("table_created", table=table_id, game=game_id, player=creator)
         return actor
 
     def _run(self, core: TableCore) -> TableActor:

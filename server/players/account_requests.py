@@ -60,6 +60,10 @@ class AccountHost(Protocol):
     def clock(self) -> float:
         """The server's monotonic clock."""
 
+    async def leave_queue(self, player: Player) -> None:
+        """Take an ending session out of the rated queue (issue 55): nobody seats a
+        session that is gone."""
+
 
 ACCOUNT_REQUESTS = (
     cm.Register,
@@ -216,6 +220,7 @@ async def end_session(
     if link is not None:
         app.sessions.detach(player, link, app.clock())
     app.lobby.forget(player)
+    await app.leave_queue(player)
     app.sessions.forget(player)
     app.lobby.quotas.drop_session(player)
     if app.session_store is not None:

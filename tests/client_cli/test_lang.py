@@ -37,7 +37,7 @@ from tests.client_cli.names import card_name, shared
 SOURCES = Path(client_cli.__file__).resolve().parent
 _KEY = re.compile(
     r"""["']((?:seat|view|turn|action|event|move|result|hint|session|scopa|cicera|schafkopf"""
-    r"""|doudizhu|watch|replay)\.[a-z_]+)["']"""
+    r"""|doudizhu|watch|replay|profile|ratings|leaderboard|queue)\.[a-z_]+)["']"""
 )
 _TERM = re.compile(r"""\bterm\(\s*["']([a-z_]+)["']""")
 

@@ -66,6 +66,8 @@ CLIENT_SAMPLES: list[Any] = [
     cm.Spectate(id=6, table="t1"),
     cm.Leave(id=7, table="t1"),
     cm.QuickPlay(id=8, game="scopa", level="random"),
+    cm.QuickPlay(id=8, game="cicera", rated=True, with_bots=True),
+    cm.LeaveQueue(id=8, game="cicera"),
     cm.Start(id=9, table="t1"),
     cm.Act(
         id=10,
@@ -225,6 +227,9 @@ SERVER_SAMPLES: list[Any] = [
 
 
 SERVER_SAMPLES.append(
+    sm.Queued(ref=8, game="cicera", since=1.5, wait=10.0, rating=1612, with_bots=True)
+)
+SERVER_SAMPLES.append(
     sm.GameRecord(
         ref=17,
         game_id="t1.1",
@@ -301,6 +306,10 @@ def test_models_are_frozen_and_closed() -> None:
         ({"type": "report", "player": "p_1", "reason": ""}, ErrorCode.BAD_MESSAGE),
         ({"type": "report", "player": "p_1", "reason": "x" * 501}, ErrorCode.BAD_MESSAGE),
         ({"type": "report", "player": "p_1", "reason": "x", "game_no": -1}, ErrorCode.BAD_MESSAGE),
+        ({"type": "quick_play", "game": "scopa", "rated": "yes"}, ErrorCode.BAD_MESSAGE),
+        ({"type": "quick_play", "game": "scopa", "with_bots": 2}, ErrorCode.BAD_MESSAGE),
+        ({"type": "leave_queue", "game": ""}, ErrorCode.BAD_MESSAGE),
+        ({"type": "leave_queue", "game": "g" * 33}, ErrorCode.BAD_MESSAGE),
     ],
 )
 def test_bad_messages_get_typed_codes(data: dict[str, Any], code: ErrorCode) -> None:
