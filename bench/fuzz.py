@@ -77,6 +77,7 @@ REPLIES = frozenset(
     | {"account", "bot", "bots", "api_token"}  # the account requests' answers
     | {"relations", "reported"}  # the moderation requests' answers
     | {"history", "profile", "game_record"}  # the stored games' answers
+    | {"leaderboard"}  # the ratings' answers
 )
 """Message types that answer a request (``replay`` too, checked separately)."""
 
@@ -547,6 +548,10 @@ class Fuzzer:
             return draw(st.sampled_from(forged) | st.text(max_size=24) | st.none(), label="cursor")
         if name == "limit":
             return draw(st.integers(-5, 100), label="limit")
+        if name == "page":  # a leaderboard's: from 1 to 10,000, or out of range
+            return draw(st.integers(-2, 10_002) | st.none(), label="page")
+        if name == "bots":
+            return draw(st.booleans() | JUNK, label="bots")
         if name == "game_id":  # a stored game: of a table seen here, or forged
             seen = [f"{t.id}.1" for t in self.tables]
             known = _choose(data, seen, "stored game")
@@ -560,7 +565,9 @@ class Fuzzer:
         draw = data.draw
         seats = st.integers(0, 4)
         ai = st.lists(
-            st.fixed_dictionaries({"seat": seats}, optional={"level": st.sampled_from(["random"])}),
+            st.fixed_dictionaries(
+                {"seat": seats}, optional={"level": st.sampled_from(["random", "easy", "hard"])}
+            ),
             max_size=4,
         )
         game = st.dictionaries(st.sampled_from(["target", "deals", "pattern", "zzz"]), JUNK)
@@ -575,6 +582,8 @@ class Fuzzer:
                     "turn_timer": st.floats(0, 5) | st.none(),
                     "ai_delay": st.floats(0, 1),
                     "game": game | st.just({"target": 1}),
+                    "rated": st.booleans(),
+                    "hints": st.booleans(),
                 },
             )
             | JUNK,

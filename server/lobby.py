@@ -28,6 +28,7 @@ from server.persist.store import Store, StoreUnavailable, TableRecord
 from server.players.quotas import Quotas
 from server.players.relations import blocks_between
 from server.players.sessions import Player, Sessions
+from server.ratings.levels import RATED_LEVELS
 from server.tables.actor import TableActor
 from server.tables.commands import (
     Disconnect,
@@ -243,6 +244,10 @@ class Lobby:
     async def create(self, player: Player, msg: CreateTable) -> TableActor:
         """A new table as ``msg`` asks; the creator sits (or watches) there."""
         self.check_room(player)
+        if msg.options.rated and player.account is None:
+            raise RequestError(
+                ErrorCode.NOT_LOGGED_IN, "only an account can create a rated table: log in"
+            )
         if msg.options.seat is None:
             self.quotas.check_watch(player)  # else the new table would have nobody at it
             self.check_ai_tables(player)
@@ -363,6 +368,9 @@ class Lobby:
             raise RequestError(
                 ErrorCode.BAD_OPTIONS, f"unknown AI level {level!r}; {', '.join(setup.levels)}"
             )
+        if options.rated and (level or setup.strongest) not in RATED_LEVELS:
+            rated = ", ".join(RATED_LEVELS)
+            raise RequestError(ErrorCode.BAD_OPTIONS, f"AI level {level!r} is not rated; {rated}")
         table_id = random_code(8)
         while table_id in self.tables:
             table_id = random_code(8)

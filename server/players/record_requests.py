@@ -1,7 +1,8 @@
 """The requests on stored games: ``history``, ``profile``, ``get_game_record``
-(docs/protocol.md, "Game records").
+(docs/protocol.md, "Game records"), and on the ratings kept with them: ``leaderboard``
+and the ``ratings`` of a profile (docs/ratings.md).
 
-All three only read (:class:`~server.persist.db.records.GameRecords`); a bad
+All of them only read (:class:`~server.persist.db.records.GameRecords`); a bad
 cursor or an unknown game is a typed error, and a database that cannot be
 reached is ``store_unavailable``, as for the account requests.  Only finished
 games are stored, so none of them can show a game in progress or its seed.
@@ -19,18 +20,23 @@ from protocol.server_messages import (
     GameRecord,
     HistoryGame,
     HistoryPage,
+    Leaderboard,
+    LeaderboardEntry,
     Profile,
     ProfileGame,
+    ProfileRating,
+    RatingPoint,
     StoredSeat,
 )
 from server.ops.logs import get_logger
 from server.persist.db import records as db
 from server.players.sessions import Player
+from server.ratings.store import GameRating
 from server.tables.options import RequestError, check_options
 from server.tables.replay import build_replay
 from server.tables.values import FinishedGame
 
-RECORD_REQUESTS = (cm.History, cm.GetProfile, cm.GetGameRecord)
+RECORD_REQUESTS = (cm.History, cm.GetProfile, cm.GetGameRecord, cm.GetLeaderboard)
 """The messages :func:`handle` answers."""
 
 _log = get_logger(component="records")
@@ -85,6 +91,21 @@ def game_record_message(record: db.GameRecord, ref: int | None) -> GameRecord:
     )
 
 
+def profile_rating(rating: GameRating) -> ProfileRating:
+    """One game's rating as a profile shows it (never the model's μ and σ themselves)."""
+    return ProfileRating(
+        game=rating.game,
+        rating=rating.rating.points,
+        deviation=rating.rating.deviation,
+        provisional=rating.rating.provisional,
+        games=rating.rating.games,
+        change=rating.change,
+        history=tuple(
+            RatingPoint(at=p.at, rating=p.rating, deviation=p.deviation) for p in rating.history
+        ),
+    )
+
+
 async def handle(records: db.GameRecords, player: Player, msg: object) -> None:
     """Answer one request on stored games; ``store_unavailable`` when the database
     cannot be reached."""
@@ -135,6 +156,35 @@ async def _handle(records: db.GameRecords, player: Player, msg: object) -> None:
                 member_since=found.member_since,
                 games=tuple(
                     ProfileGame(game=c.game, played=c.played, won=c.won) for c in found.games
+                ),
+                ratings=tuple(
+                    profile_rating(r)
+                    for r in await records.ratings.profile_ratings(found.account_id)
+                ),
+            )
+        )
+    elif isinstance(msg, cm.GetLeaderboard):
+        if msg.game not in GAMES:
+            raise RequestError(ErrorCode.UNKNOWN_GAME, f"no game {msg.game!r}")
+        board = await records.ratings.leaderboard(msg.game, msg.page, bots=msg.bots)
+        player.send(
+            Leaderboard(
+                ref=msg.id,
+                game=board.game,
+                bots=board.bots,
+                page=board.page,
+                pages=board.pages,
+                entries=tuple(
+                    LeaderboardEntry(
+                        rank=e.rank,
+                        name=e.name,
+                        bot=e.bot,
+                        rating=e.rating,
+                        deviation=e.deviation,
+                        games=e.games,
+                        last_played=e.last_played,
+                    )
+                    for e in board.entries
                 ),
             )
         )

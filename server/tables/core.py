@@ -422,6 +422,8 @@ class TableCore:
         self._check_not_kicked(player_id)
         if self.status != "waiting":
             raise RequestError(ErrorCode.TABLE_FULL, "the game has started: spectate instead")
+        if self.setup.options.rated:
+            self._check_rated_seat(account)
         free = self.free_seats()
         if seat is None:
             if not free:
@@ -443,6 +445,17 @@ class TableCore:
             self.owner = player_id
         eff = self._start_if_full(now)
         return eff if present else self._merge(eff, self.disconnect(player_id, now))
+
+    def _check_rated_seat(self, account: str | None) -> None:
+        """At a rated table every seat is an account's (its games change that account's
+        rating), and one account holds one seat: it cannot play both sides of a game."""
+        if account is None:
+            raise RequestError(
+                ErrorCode.NOT_LOGGED_IN, "a rated table seats accounts only: log in to play"
+            )
+        for i, slot in enumerate(self.seats):
+            if slot.kind != "empty" and slot.account == account:
+                raise RequestError(ErrorCode.FORBIDDEN, f"your account already holds seat {i}")
 
     def _gives_up_seats(self) -> bool:
         """Whether a seat here is given up when its player's connection closes: at a
@@ -483,6 +496,7 @@ class TableCore:
                     name=slot.name,
                     level=self.setup.strongest,
                     left=True,
+                    bot=slot.bot,
                     account=slot.account,
                 )
             else:

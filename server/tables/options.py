@@ -10,6 +10,7 @@ from engine.registry import policy_names
 from protocol.errors import ErrorCode
 from protocol.models import TableOptions
 from protocol.server_messages import Reason
+from server.ratings.levels import RATED_LEVELS
 
 
 class RequestError(Exception):
@@ -75,4 +76,35 @@ def check_options(game: Game[Any, Any, Any, Any], options: TableOptions) -> Tabl
             raise RequestError(ErrorCode.BAD_OPTIONS, f"{game.id} has seats 0 to {seats - 1}")
         if options.seat in ai_seats:
             raise RequestError(ErrorCode.BAD_OPTIONS, f"seat {options.seat} is an AI seat")
+    if options.rated:
+        options = check_rated(game, options, game_options, levels[-1])
     return TableSetup(game, options, game_options, seats, levels)
+
+
+def check_rated(
+    game: Game[Any, Any, Any, Any], options: TableOptions, game_options: Any, strongest: str
+) -> TableOptions:
+    """The options of a rated table (issue 55), or ``bad_options``.
+
+    A rating compares players across tables, so every rated game is played by the
+    same rules: the game's standard options (only the card pattern, which changes
+    how cards look, not the game, may be chosen), AI seats at a rated level only
+    (:data:`~server.ratings.levels.RATED_LEVELS`), and no hints (an AI's advice
+    would rate the AI, not the player): a rated table's ``hints`` is always off.
+    """
+    chosen = {k: v for k, v in options.game.items() if k == "pattern"}
+    if game.options(chosen) != game_options:
+        raise RequestError(
+            ErrorCode.BAD_OPTIONS,
+            f"a rated table plays {game.id}'s standard rules: only the card pattern may be"
+            " chosen",
+            "rated",
+        )
+    for a in options.ai:
+        if (a.level or strongest) not in RATED_LEVELS:
+            raise RequestError(
+                ErrorCode.BAD_OPTIONS,
+                f"AI level {a.level!r} does not play rated games; {', '.join(RATED_LEVELS)}",
+                "rated",
+            )
+    return options.model_copy(update={"hints": False})

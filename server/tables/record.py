@@ -3,7 +3,9 @@
 The actor builds it after the last move is stored and sent, and hands it to the
 writer (:class:`server.persist.db.records.RecordWriter`): the seats as they sat
 at the end (with their accounts, kept on a seat the AI took over mid-game), the
-engine's result per seat, and the seed, now that the game is over.
+engine's result per seat, and the seed, now that the game is over.  At a rated
+table it also names the game's rated contests (:meth:`engine.game.Game.contests`):
+the sides and places the ratings are updated from, in the write that stores it.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ def game_record(core: TableCore, finished_at: float | None = None) -> GameRecord
         )
         for i, slot in enumerate(core.seats)
     )
+    rated = core.setup.options.rated
     return GameRecord(
         table_id=core.id,
         game_no=core.game_no,
@@ -51,4 +54,6 @@ def game_record(core: TableCore, finished_at: float | None = None) -> GameRecord
         seats=seats,
         result=to_plain(result),
         finished_at=time.time() if finished_at is None else finished_at,
+        rated=rated,
+        contests=core.game.contests(core.state) if rated else (),
     )

@@ -41,6 +41,7 @@ from server.players.accounts import (
     name_key,
     token_digest,
 )
+from server.ratings.levels import AI_ACCOUNTS
 from server.tables.options import RequestError
 from tests.server.helpers import FAST, database_away, next_message
 from tests.server.redis_fixture import RedisServer, ServerProcess, fast_redis_config
@@ -147,7 +148,9 @@ async def accounts(database_url: str) -> AsyncIterator[Accounts]:
 
 async def count_accounts(store: Accounts) -> int:
     async with store.db.session() as session:
-        return int(await session.scalar(select(func.count()).select_from(AccountRow)) or 0)
+        everyone = select(func.count()).select_from(AccountRow)
+        people = everyone.where(AccountRow.account_id.not_in(AI_ACCOUNTS))  # not the AI's
+        return int(await session.scalar(people) or 0)
 
 
 async def refused(code: ErrorCode, awaitable: object) -> RequestError:

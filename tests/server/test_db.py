@@ -13,7 +13,10 @@ from sqlalchemy import Connection, func, select
 from sqlalchemy.exc import IntegrityError
 
 from server.persist.db.engine import Database, DatabaseError, sqlite_url
+from server.persist.db.migrations.versions.v0004_ratings import SYSTEM_ACCOUNTS
 from server.persist.db.models import AccountRow, ApiTokenRow, Base
+from server.players.names import skeleton
+from server.ratings.levels import AI_ACCOUNTS, RATED_LEVELS, ai_account, ai_name
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -36,8 +39,20 @@ async def test_open_migrates_to_the_models_schema(database: Database) -> None:
     async with database.engine.connect() as conn:
         assert await conn.run_sync(differences) == []
         version = await conn.exec_driver_sql("SELECT version_num FROM alembic_version")
-        assert version.scalar_one() == "0003"
+        assert version.scalar_one() == "0004"
     assert await database.ping()
+
+
+async def test_the_ai_levels_are_bot_accounts_nobody_signs_in_as(database: Database) -> None:
+    async with database.session() as session:
+        rows = (
+            await session.scalars(select(AccountRow).where(AccountRow.account_id.in_(AI_ACCOUNTS)))
+        ).all()
+    assert {(r.account_id, r.name, r.skeleton) for r in rows} == {
+        (ai_account(level), ai_name(level), skeleton(ai_name(level))) for level in RATED_LEVELS
+    }
+    assert all(r.bot and r.password_hash is None and r.owner_id is None for r in rows)
+    assert len(SYSTEM_ACCOUNTS) == len(RATED_LEVELS)
 
 
 async def test_open_twice_keeps_the_data(database_url: str) -> None:
@@ -49,7 +64,8 @@ async def test_open_twice_keeps_the_data(database_url: str) -> None:
     again = Database(database_url)  # a restart: the migrations find the schema current
     await again.open()
     async with again.session() as session:
-        names = (await session.execute(select(AccountRow.skeleton))).scalars().all()
+        people = select(AccountRow.skeleton).where(AccountRow.account_id.not_in(AI_ACCOUNTS))
+        names = (await session.execute(people)).scalars().all()
     await again.close()
     assert names == ["ann"]
 
@@ -61,7 +77,9 @@ async def test_skeletons_are_unique(database: Database) -> None:
         async with database.session() as session:
             session.add(account("a_2", "ann"))
     async with database.session() as session:
-        total = await session.scalar(select(func.count()).select_from(AccountRow))
+        total = await session.scalar(
+            select(func.count()).select_from(AccountRow).where(AccountRow.skeleton == "ann")
+        )
     assert total == 1  # the refused insert changed nothing
 
 

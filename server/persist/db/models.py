@@ -13,6 +13,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -21,6 +22,7 @@ from sqlalchemy import (
     Text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.sql.expression import false
 
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_name)s",
@@ -101,6 +103,8 @@ class GameRecordRow(Base):
     log: Mapped[list[Any]] = mapped_column(JSON)
     result: Mapped[dict[str, Any]] = mapped_column(JSON)
     finished_us: Mapped[int] = mapped_column(BigInteger)
+    rated: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    """The game changed its players' ratings (issue 55), in the transaction that stored it."""
 
 
 class GameSeatRow(Base):
@@ -207,3 +211,77 @@ class BanRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     lifted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     lifted_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class RatingRow(Base):
+    """One account's rating at one game (issue 55), changed only in the transaction that
+    stores a rated game (:mod:`server.ratings.store`).
+
+    ``mu``, ``sigma`` and ``games`` are the model's (:class:`server.ratings.model.Rating`);
+    ``points``, ``deviation`` and ``provisional`` repeat what they show, and ``bot``
+    whether the account is a bot or an AI level, so that a leaderboard page (people
+    or bots, listed ratings, best first) is one range of ``ix_ratings_leaderboard``
+    and needs no row of its own read until its entries are named.  ``last_us`` is
+    the last rated game (microseconds since the epoch), ``change`` what it did to
+    ``points``.
+    """
+
+    __tablename__ = "ratings"
+    __table_args__ = (
+        Index(
+            "ix_ratings_leaderboard",
+            "game",
+            "bot",
+            "provisional",
+            "points",
+            "account_id",
+            "last_us",
+        ),
+    )
+
+    account_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("accounts.account_id", ondelete="CASCADE"), primary_key=True
+    )
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    points: Mapped[int] = mapped_column(Integer)
+    deviation: Mapped[int] = mapped_column(Integer)
+    provisional: Mapped[bool] = mapped_column(Boolean)
+    bot: Mapped[bool] = mapped_column(Boolean)
+    last_us: Mapped[int] = mapped_column(BigInteger)
+    change: Mapped[int] = mapped_column(Integer)
+
+
+class RatingPointRow(Base):
+    """An account's rating after one rated game: a point of its profile's graph.
+
+    Keyed by account and stored game (one point a game, written with the game); the
+    graph reads an account's newest points at one game from ``ix_rating_points_graph``.
+    """
+
+    __tablename__ = "rating_points"
+    __table_args__ = (Index("ix_rating_points_graph", "account_id", "game", "at_us"),)
+
+    account_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("accounts.account_id", ondelete="CASCADE"), primary_key=True
+    )
+    game_id: Mapped[str] = mapped_column(String(80), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    at_us: Mapped[int] = mapped_column(BigInteger)
+    points: Mapped[int] = mapped_column(Integer)
+    deviation: Mapped[int] = mapped_column(Integer)
+
+
+class RoleRatingRow(Base):
+    """The rating of a role at one game (the landlord; a Schafkopf contract): the
+    pseudo-player that learns the edge of an unequal side (:mod:`server.ratings.model`)."""
+
+    __tablename__ = "role_ratings"
+
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    role: Mapped[str] = mapped_column(String(32), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)

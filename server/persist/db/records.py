@@ -28,12 +28,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from engine.game import Contest
 from protocol.errors import ErrorCode
 from server.ops.logs import get_logger
 from server.persist.db.engine import Database
 from server.persist.db.models import AccountRow, GameRecordRow, GameSeatRow, ProfileCountRow
 from server.persist.store import LoggedAction
 from server.players.names import skeleton
+from server.ratings.store import RatingStore, rating_keys
 from server.tables.options import RequestError
 
 HISTORY_PAGE_MAX = 50
@@ -82,6 +84,10 @@ class GameRecord:
     result: dict[str, Any]
     finished_at: float
     """Seconds since the epoch (UTC)."""
+    rated: bool = False
+    """The game was played at a rated table: storing it updates its players' ratings."""
+    contests: tuple[Contest, ...] = ()
+    """What the game rates (:meth:`engine.game.Game.contests`), for a rated game."""
 
     @property
     def game_id(self) -> str:
@@ -211,6 +217,8 @@ class GameRecords:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.ratings = RatingStore(db)
+        """The ratings a rated game's write updates (issue 55)."""
         dialect = postgresql if db.backend == "postgresql" else sqlite
         # the write's statements, made once: each write only binds its values
         self._new_game = (
@@ -234,9 +242,13 @@ class GameRecords:
         Seats name accounts that still exist: the write assumes they all do (the
         foreign key checks it); when one was deleted meanwhile the transaction
         rolls back and the write is made again with that seat as ``deleted
-        player``.  Each account's profile counts move in the same transaction.
+        player``.  Each account's profile counts move in the same transaction, and a
+        rated game's ratings (:meth:`server.ratings.store.RatingStore.update`): once,
+        with the insert that happened, whichever process writes the game.
         """
         named = {s.account_id for s in record.seats if s.account_id is not None}
+        if record.rated:
+            named |= rating_keys(record)  # the AI levels' accounts too
         try:
             return await self._write(record, None)
         except IntegrityError:  # an account of a seat is gone: nothing was written
@@ -260,6 +272,7 @@ class GameRecords:
             "log": [[a.seat, a.action, a.by] for a in record.log],
             "result": record.result,
             "finished_us": finished,
+            "rated": record.rated,
         }
         async with self.db.begin() as conn:  # core: no ORM session to keep
             inserted = await conn.execute(self._new_game, game)
@@ -278,6 +291,8 @@ class GameRecords:
                     for a, w in sorted(won.items())
                 ]
                 await conn.execute(self._counted, counts)
+            if record.rated:
+                await self.ratings.update(conn, record, alive)
         return True
 
     @staticmethod
@@ -442,6 +457,7 @@ class GameRecords:
             seats=tuple(_seat(s) for s in seats),
             result=row.result,
             finished_at=row.finished_us / 1_000_000,
+            rated=row.rated,
         )
 
 
