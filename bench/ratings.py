@@ -48,6 +48,7 @@ Progress goes to stderr; the last line of stdout is one JSON object:
 from __future__ import annotations
 
 import argparse
+import asyncio
 import itertools
 import json
 import math
@@ -59,6 +60,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from bench import rating_store
+from bench.postgres import on_each_database
 from bench.report import log
 from engine.collector import held_off
 from engine.game import Budget, Contest
@@ -82,6 +85,12 @@ SEED = 55
 JOBS = 2
 QUICK_GAMES = 8
 QUICK_ITERATIONS = 8
+ACCOUNTS = 100_000
+UPDATES = 300
+REQUESTS = 500
+QUICK_ACCOUNTS = 2_000
+QUICK_UPDATES = 20
+QUICK_REQUESTS = 40
 
 KNOWN_ORDER: tuple[str, ...] = ("random", "easy", "normal", "hard")
 """The levels whose order is known by design, weakest first: ``random`` any legal move,
@@ -346,6 +355,27 @@ def rate_game_id(
     return report(run, levels, games, decisions)
 
 
+def store_figures(postgres: bool, quick: bool, accounts: int | None = None) -> dict[str, Any]:
+    """The store's figures (:func:`bench.rating_store.measure`) on a fresh SQLite file, and
+    on a throw-away PostgreSQL too with ``postgres``: by database under ``store``, and
+    the worst of them as ``update_p99_ms`` and ``leaderboard_p99_ms``."""
+    size = {
+        "accounts": accounts or (QUICK_ACCOUNTS if quick else ACCOUNTS),
+        "updates_n": QUICK_UPDATES if quick else UPDATES,
+        "requests": QUICK_REQUESTS if quick else REQUESTS,
+    }
+
+    def run(url: str) -> dict[str, Any]:
+        return asyncio.run(rating_store.measure(url, **size))
+
+    by_database = on_each_database(run, "ratings store", only=None if postgres else "sqlite")
+    return {
+        "update_p99_ms": max(f["update_p99_ms"] for f in by_database.values()),
+        "leaderboard_p99_ms": max(f["leaderboard_p99_ms"] for f in by_database.values()),
+        "store": by_database,
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.ratings", description=(__doc__ or "").split("\n\n")[0]
@@ -372,6 +402,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="leave out the store's figures (update_p99_ms, leaderboard_p99_ms)",
     )
+    parser.add_argument(
+        "--postgres", action="store_true", help="the store's figures on PostgreSQL too"
+    )
+    parser.add_argument(
+        "--accounts",
+        type=int,
+        default=None,
+        help=f"rated accounts of the store's figures ({ACCOUNTS}; quick {QUICK_ACCOUNTS})",
+    )
     args = parser.parse_args(argv)
     games = args.games if args.games is not None else QUICK_GAMES if args.quick else GAMES_PER_ID
     iterations = (
@@ -386,8 +425,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [g for g in only if g not in GAMES]
     if unknown:
         parser.error(f"unknown games: {', '.join(unknown)}; known: {', '.join(GAMES)}")
-    if games < 2 or iterations < 1 or jobs < 1:
-        parser.error("--games must be at least 2, --iterations and --jobs at least 1")
+    if games < 2 or iterations < 1 or jobs < 1 or (args.accounts is not None and args.accounts < 4):
+        parser.error("--games must be at least 2, --iterations and --jobs at least 1, --accounts 4")
     if not 0.0 < args.held_out < 1.0:
         parser.error("--held-out is a share between 0 and 1")
     out: dict[str, Any] = {
@@ -400,6 +439,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "held_out": args.held_out,
         "seed": args.seed,
     }
+    if not args.no_store:
+        log("the store: a rated game's write, leaderboard pages")
+        out |= store_figures(args.postgres, args.quick, args.accounts)
     print(json.dumps(out, sort_keys=True))
     return 0
 

@@ -29,7 +29,7 @@ def _run(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, Any]:
 def test_the_quick_run_reports_every_game_consistently(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    report = _run(capsys, ["--quick", "--no-store"])
+    report = _run(capsys, ["--quick"])
     assert report["games_per_id"] == ratings.QUICK_GAMES
     assert report["iterations"] == ratings.QUICK_ITERATIONS
     assert set(report["games"]) == set(GAMES)
@@ -78,6 +78,10 @@ def test_the_quick_run_reports_every_game_consistently(
         assert roles == set(figures["roles"])
         if game_id == "doudizhu":
             assert roles == {"landlord"}
+    store = report["store"]["sqlite"]  # the store's own figures: tests/bench/test_rating_store*
+    assert store["accounts"] == ratings.QUICK_ACCOUNTS
+    assert report["update_p99_ms"] == store["update_p99_ms"] > 0
+    assert report["leaderboard_p99_ms"] == store["leaderboard_p99_ms"] > 0
 
 
 def test_a_run_repeats_exactly(capsys: pytest.CaptureFixture[str]) -> None:
