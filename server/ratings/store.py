@@ -44,8 +44,9 @@ ACTIVE_DAYS = 90
 HISTORY_POINTS = 100
 """The points of a profile's rating graph at most (the newest)."""
 COUNT_TTL_S = 10.0
-"""How long a leaderboard's page count is reused: counting every listed rating costs as
-much as a page deep in the board, and a count some seconds old tells readers the same."""
+"""How long a leaderboard's tally (its listed ratings counted by value) is reused: it
+costs a pass over the whole board, and one some seconds old places pages the same
+but for the few ratings changed meanwhile."""
 
 _DAY_US = 86_400 * 1_000_000
 _GONE = "gone:"
@@ -172,6 +173,18 @@ def rating_keys(record: GameRecord) -> frozenset[str]:
         return frozenset()
 
 
+def _page_start(tally: Sequence[tuple[int, int]], skip: int) -> tuple[int, int] | None:
+    """Where the page after the ``skip`` best ratings starts: the rating value its first
+    entry shows and how many entries of that value come before it (``None``: past the
+    last page)."""
+    above = 0
+    for points, n in tally:
+        if above + n > skip:
+            return points, skip - above
+        above += n
+    return None
+
+
 def _role_of(key: str) -> tuple[str, str]:
     game, _, role = key[len(ROLE_PREFIX) :].partition(":")
     return game, role
@@ -187,10 +200,11 @@ class RatingStore:
     def __init__(self, db: Database, *, count_ttl: float = COUNT_TTL_S) -> None:
         self.db = db
         self.count_ttl = count_ttl
-        self._counts: dict[tuple[str, bool], tuple[float, int]] = {}
-        """Each board's listed ratings, counted, and until when (monotonic) it is reused."""
+        self._tallies: dict[tuple[str, bool], tuple[float, tuple[tuple[int, int], ...]]] = {}
+        """Each board's tally (:meth:`_tally`) and until when (monotonic) it is reused."""
         self._log = get_logger(component="ratings")
-        dialect = postgresql if db.backend == "postgresql" else sqlite
+        self._postgres = db.backend == "postgresql"
+        dialect = postgresql if self._postgres else sqlite
         # the update's statements, made once: each update only binds its values
         # a row claimed: inserted as a placeholder when missing, else "updated" to itself,
         # which locks it until the write commits (waiting for a writer that holds it)
@@ -270,8 +284,14 @@ class RatingStore:
         """Page ``page`` (from 1) of ``game``'s leaderboard: the people, or with ``bots``
         the bot accounts and AI levels; only ratings that are no longer provisional, of
         accounts with a rated game in the last :data:`ACTIVE_DAYS` days (at ``now``),
-        best first.  A page past the last is empty; the page count may be up to
-        :data:`COUNT_TTL_S` old (not when ``now`` is given)."""
+        best first (equal ratings by account).  A page past the last is empty.
+
+        A deep page is not reached by skipping every rating above it: the board's
+        *tally* (how many listed ratings show each value, one pass over the index,
+        reused for :data:`COUNT_TTL_S` unless ``now`` is given) says at which rating
+        the page starts and how many equal ones come before it, so the page is read
+        from there: one short range of ``ix_ratings_leaderboard``.
+        """
         page = max(1, page)
         since = round((time.time() if now is None else now) * 1_000_000) - ACTIVE_DAYS * _DAY_US
         listed = and_(
@@ -280,40 +300,42 @@ class RatingStore:
             RatingRow.provisional == False,  # noqa: E712 (SQL, not Python)
             RatingRow.last_us >= since,
         )
-        ranked = (
-            select(
-                RatingRow.account_id,
-                RatingRow.points,
-                RatingRow.deviation,
-                RatingRow.games,
-                RatingRow.last_us,
-            )
-            .where(listed)
-            .order_by(RatingRow.points.desc(), RatingRow.account_id.desc())
-            .limit(LEADERBOARD_PAGE)
-            .offset((page - 1) * LEADERBOARD_PAGE)
-            .subquery()
-        )
-        # the page first (one range of the index), then the names of its 50 only
-        named = (
-            select(ranked, AccountRow.name)
-            .join(AccountRow, AccountRow.account_id == ranked.c.account_id)
-            .order_by(ranked.c.points.desc(), ranked.c.account_id.desc())
-        )
+        skip = (page - 1) * LEADERBOARD_PAGE
         async with self.db.begin() as conn:
-            rows = (await conn.execute(named)).all()
-            cached = self._counts.get((game, bots)) if now is None else None
-            if cached is not None and cached[0] > time.monotonic():
-                total = cached[1]
-            else:
-                counted = select(func.count()).select_from(RatingRow).where(listed)
-                total = int(await conn.scalar(counted) or 0)
-                if now is None:
-                    self._counts[(game, bots)] = (time.monotonic() + self.count_ttl, total)
-        first = (page - 1) * LEADERBOARD_PAGE + 1
+            if self._postgres:
+                # planned for this page's values each time: a plan made once for any
+                # rating and date (after five runs of a prepared statement) may sort
+                # the whole board instead of reading one range of its index
+                await conn.exec_driver_sql("SET LOCAL plan_cache_mode = force_custom_plan")
+            tally = await self._tally(conn, game, bots, listed, cached=now is None)
+            start = _page_start(tally, skip)
+            rows: Sequence[Any] = ()
+            if start is not None:
+                top, within = start
+                ranked = (
+                    select(
+                        RatingRow.account_id,
+                        RatingRow.points,
+                        RatingRow.deviation,
+                        RatingRow.games,
+                        RatingRow.last_us,
+                    )
+                    .where(listed, RatingRow.points <= top)
+                    .order_by(RatingRow.points.desc(), RatingRow.account_id.desc())
+                    .limit(LEADERBOARD_PAGE)
+                    .offset(within)
+                    .subquery()
+                )
+                # the page first, then the names of its 50 accounts only
+                named = (
+                    select(ranked, AccountRow.name)
+                    .join(AccountRow, AccountRow.account_id == ranked.c.account_id)
+                    .order_by(ranked.c.points.desc(), ranked.c.account_id.desc())
+                )
+                rows = (await conn.execute(named)).all()
         entries = tuple(
             LeaderboardEntry(
-                rank=first + i,
+                rank=skip + 1 + i,
                 account_id=r.account_id,
                 name=r.name,
                 bot=bots,
@@ -324,7 +346,28 @@ class RatingStore:
             )
             for i, r in enumerate(rows)
         )
+        total = sum(n for _, n in tally)
         return LeaderboardPage(game, bots, page, math.ceil(total / LEADERBOARD_PAGE), entries)
+
+    async def _tally(
+        self, conn: AsyncConnection, game: str, bots: bool, listed: Any, *, cached: bool
+    ) -> tuple[tuple[int, int], ...]:
+        """How many listed ratings of the board show each value, best first (reused for
+        :attr:`count_ttl` seconds when ``cached``)."""
+        key = (game, bots)
+        kept = self._tallies.get(key) if cached else None
+        if kept is not None and kept[0] > time.monotonic():
+            return kept[1]
+        counted = (
+            select(RatingRow.points, func.count())
+            .where(listed)
+            .group_by(RatingRow.points)
+            .order_by(RatingRow.points.desc())
+        )
+        tally = tuple((int(points), int(n)) for points, n in await conn.execute(counted))
+        if cached:
+            self._tallies[key] = (time.monotonic() + self.count_ttl, tally)
+        return tally
 
     async def profile_ratings(self, account_id: str) -> tuple[GameRating, ...]:
         """``account_id``'s rating at each game it played rated, by game, each with the

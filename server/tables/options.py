@@ -96,8 +96,7 @@ def check_rated(
     if game.options(chosen) != game_options:
         raise RequestError(
             ErrorCode.BAD_OPTIONS,
-            f"a rated table plays {game.id}'s standard rules: only the card pattern may be"
-            " chosen",
+            f"a rated table plays {game.id}'s standard rules: only the card pattern may be chosen",
             "rated",
         )
     for a in options.ai:

@@ -5,11 +5,14 @@ and the lobby says the table is rated — in the core, and through a real server
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
+from pathlib import Path
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
+from sqlalchemy import select
 
 from client_cli.client import Client, ServerError, play_table, random_chooser
 from engine.codec import to_plain
@@ -19,6 +22,8 @@ from protocol import server_messages as sm
 from protocol.errors import ErrorCode
 from protocol.models import AiSeat, TableOptions
 from server.app import CardaviaServer
+from server.persist.db.engine import Database, sqlite_url
+from server.persist.db.models import RatingPointRow, RatingRow
 from server.persist.db.records import SeatKind, game_id
 from server.ratings.levels import ai_account
 from server.ratings.model import rate_game
@@ -26,10 +31,12 @@ from server.tables.core import TableCore
 from server.tables.options import RequestError, check_options
 from server.tables.record import game_record
 from tests.server.helpers import make_core
+from tests.server.redis_fixture import RedisServer, ServerProcess
 from tests.server.test_accounts import PASSWORD
 from tests.server.test_rating_store import one_on_one
 from tests.server.test_rating_store import rated as rated_record
 from tests.server.test_records import Stored, record_server, stored  # noqa: F401 (fixtures)
+from tests.server.test_store_restart import resume
 
 # -- the options --------------------------------------------------------------------------
 
@@ -275,3 +282,51 @@ async def test_leaderboard_and_profile_ratings_over_the_socket(
             )
             assert error.code == ErrorCode.BAD_MESSAGE
         assert (await board("scopa")).entries == people.entries  # nothing changed
+
+
+@pytest.mark.heavy
+async def test_a_rated_game_finished_after_its_table_moved_is_rated_once(
+    redis_server: RedisServer,
+    servers: list[ServerProcess],
+    tmp_path: Path,
+) -> None:
+    """Ann and Bob play rated Dou Dizhu with the AI on two processes sharing Redis and one
+    database; the table's process dies mid-game and the other finishes it: every player's
+    rating moves once, from the one stored game."""
+    db_url = sqlite_url(tmp_path / "shared.db")
+    a = ServerProcess(redis_server.url, "--database-url", db_url)
+    b = ServerProcess(redis_server.url, "--database-url", db_url)
+    servers += [a, b]
+    a.start()
+    b.start()
+    ann = await Client.connect(a.url, "guest a")
+    await ann.register("Ann", PASSWORD)
+    bob = await Client.connect(b.url, "guest b")
+    await bob.register("Bob", PASSWORD)
+    options = {"rated": True, "seat": 0, "ai": [{"seat": 2, "level": "easy"}]}
+    table = (await ann.create_table("doudizhu", options)).table.id
+    await bob.join(table, seat=1)
+    await bob.wait_for(lambda m: isinstance(m, sm.Snapshot | sm.Update), 10)
+    a.signal(signal.SIGKILL)
+    await bob.wait_for(lambda m: isinstance(m, sm.Snapshot) and m.table == table, 10)
+    await ann.close()
+    ann = await resume(b.url, ann.token, table)
+    await asyncio.gather(
+        play_table(ann, table, random_chooser(3)), play_table(bob, table, random_chooser(4))
+    )
+    deadline = time.monotonic() + 10
+    while not (await bob.profile("Ann")).ratings and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)  # written in the background, after the last move
+    db = Database(db_url)
+    try:
+        async with db.session() as session:
+            games = {r.account_id: r.games for r in await session.scalars(select(RatingRow))}
+            points = len((await session.scalars(select(RatingPointRow))).all())
+    finally:
+        await db.close()
+    assert sorted(games.values()) == [1, 1, 1] and ai_account("easy") in games
+    assert points == 3
+    profile = await bob.profile("Bob")
+    assert [(r.game, r.games) for r in profile.ratings] == [("doudizhu", 1)]
+    await ann.close()
+    await bob.close()

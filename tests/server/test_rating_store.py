@@ -17,7 +17,7 @@ from server.persist.db.models import GameRecordRow, RatingPointRow, RatingRow, R
 from server.persist.db.records import GameRecord, SeatKind, SeatRecord
 from server.ratings.levels import ai_account
 from server.ratings.model import Rating, rate_game, role_key
-from server.ratings.store import ACTIVE_DAYS, HISTORY_POINTS, LEADERBOARD_PAGE
+from server.ratings.store import ACTIVE_DAYS, HISTORY_POINTS, LEADERBOARD_PAGE, _page_start
 from tests.server.test_accounts import PASSWORD
 from tests.server.test_records import Stored, count, stored  # noqa: F401 (fixture)
 
@@ -126,9 +126,7 @@ async def test_an_ai_level_at_two_seats_is_rated_from_its_first(kept: Stored) ->
     after = await kept.records.ratings.ratings("doudizhu", [hard, "a_ann"])
     keys = {0: "a_ann", 1: hard, 2: "copy"}
     first = rate_game((contest,), "doudizhu", keys, {})
-    second = rate_game(
-        (contest,), "doudizhu", keys, {**first, "copy": first[hard]}
-    )
+    second = rate_game((contest,), "doudizhu", keys, {**first, "copy": first[hard]})
     assert before[hard] == first[hard] and after[hard] == second[hard]
     assert after[hard].games == 2 and after["a_ann"] == second["a_ann"]
 
@@ -316,17 +314,32 @@ async def test_the_leaderboard_lists_active_established_people_best_first(
     assert (await store.leaderboard("cicera", 1, bots=False, now=T0)).pages == 0
 
 
-async def test_leaderboard_pages_follow_each_other(kept: Stored) -> None:
-    n = LEADERBOARD_PAGE + 7
-    await fill(kept, [(f"P{i:03d}", 1500 + i // 2, False, False, T0) for i in range(n)])
+@pytest.mark.parametrize("spread", [2, 40, 1000])
+async def test_leaderboard_pages_follow_each_other(kept: Stored, spread: int) -> None:
+    """Ratings with many ties (``spread`` accounts share each value): the pages, read
+    from where the tally places them, are the whole board in order, each once."""
+    n = 2 * LEADERBOARD_PAGE + 7
+    await fill(kept, [(f"P{i:03d}", 1500 + i // spread, False, False, T0) for i in range(n)])
     store = kept.records.ratings
-    first = await store.leaderboard("scopa", 1, bots=False, now=T0)
-    second = await store.leaderboard("scopa", 2, bots=False, now=T0)
-    assert first.pages == second.pages == 2
-    listed = first.entries + second.entries
+    pages = [await store.leaderboard("scopa", k, bots=False, now=T0) for k in (1, 2, 3, 4)]
+    assert {p.pages for p in pages} == {3} and pages[3].entries == ()
+    listed = [e for p in pages for e in p.entries]
     assert [e.rank for e in listed] == list(range(1, n + 1))
+    assert [(e.rating, e.account_id) for e in listed] == sorted(
+        ((e.rating, e.account_id) for e in listed), reverse=True
+    )
     assert len({e.name for e in listed}) == n
-    assert [e.rating for e in listed] == sorted((e.rating for e in listed), reverse=True)
+    cached = [await store.leaderboard("scopa", k, bots=False) for k in (1, 2, 3)]
+    assert [e for p in cached for e in p.entries] == listed  # the tally reused: the same
+
+
+def test_a_page_starts_where_the_tally_says() -> None:
+    tally = ((1700, 3), (1600, 60), (1500, 40))
+    assert _page_start(tally, 0) == (1700, 0)
+    assert _page_start(tally, 3) == (1600, 0)
+    assert _page_start(tally, 50) == (1600, 47)
+    assert _page_start(tally, 100) == (1500, 37)
+    assert _page_start(tally, 103) is None and _page_start((), 0) is None
 
 
 async def test_the_profile_shows_each_game_with_its_newest_points(kept: Stored) -> None:
