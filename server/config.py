@@ -95,7 +95,8 @@ class ServerConfig(BaseSettings):
     quick_fill_wait: float = Field(
         default=10.0,
         ge=0,
-        description="Seconds a quick-play table waits for other humans before the AI fills it.",
+        description="Seconds a quick-play table waits for other humans before the AI fills it"
+        " (and the rated queue's wait before the AI level of the closest rating does).",
     )
     ai_delay: float = Field(
         default=0.8,

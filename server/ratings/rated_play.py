@@ -308,7 +308,7 @@ class RatedPlay:
         for m in matches:
             mean = sum(p.rating for p in m.players) / len(m.players)
             level = m.ai_level or closest_level(mean, ai)[0]
-            task = asyncio.create_task(self._make(game, m, seats, level, nodes))
+            task = asyncio.create_task(self._make(game, m, seats, level, nodes, waiting.now))
             self._making.add(task)
             task.add_done_callback(self._made)
         matched = {p.player_id for m in matches for p in m.players}
@@ -353,10 +353,17 @@ class RatedPlay:
         return player
 
     async def _make(
-        self, game: str, m: Match, seats: int, level: str, nodes: Mapping[str, str | None]
+        self,
+        game: str,
+        m: Match,
+        seats: int,
+        level: str,
+        nodes: Mapping[str, str | None],
+        now: float,
     ) -> bool:
         """Claim ``m``'s players, make their rated table here and seat them; whether made.
-        ``level``: the AI level of its AI seats, and of a seat left empty."""
+        ``level``: the AI level of its AI seats, and of a seat left empty; ``now``: the
+        queue's time when they were matched."""
         table_id = random_code(8)
         keys = [p.key for p in m.players]
         if not await self.queue.claim(game, keys, table_id):
@@ -395,6 +402,10 @@ class RatedPlay:
         if refused:
             await self.queue.release(game, refused)
             self._log.warning("rated_seat_refused", table=table_id, players=refused)
+        metrics = self.lobby.metrics
+        metrics.inc("cardavia_rated_tables_total", game=game, ai="yes" if m.ai_seats else "no")
+        for p in m.players:
+            metrics.observe("cardavia_rated_wait_seconds", p.waited(now), game=game)
         self._log.info(
             "rated_table_made",
             table=table_id,

@@ -72,6 +72,8 @@ async def test_two_players_of_close_rating_get_one_rated_table(server: CardaviaS
     async with asyncio.timeout(2):
         while await server.rated.queue.find(ann.account.account_id) is not None:
             await asyncio.sleep(0.01)
+        while not server.metrics.value("cardavia_rated_tables_total", game="scopa", ai="no"):
+            await asyncio.sleep(0.01)
     assert isinstance(await ask(ann, cm.LeaveQueue()), sm.Error)
     await ann.close()
     await bo.close()
