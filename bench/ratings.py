@@ -275,7 +275,7 @@ def win_chances(
         chances: dict[str, float] = {}
         for d in (0, *DIFFERENCES):
             first = tuple(Rating(mu=MU0 + d / SCALE, sigma=sigma) for _ in range(first_size))
-            chances[str(d)] = round(win_chance((first + extra, second))[0], 4)
+            chances[str(d)] = round(win_chance(game_id, (first + extra, second))[0], 4)
         out[role or f"{first_size} v {second_size}"] = chances
     return out
 

@@ -49,8 +49,9 @@ from engine.codec import to_plain
 from engine.registry import GAMES
 from protocol.models import TableOptions
 from server.persist.db.engine import Database
+from server.persist.db.game_record import GameRecord
 from server.persist.db.models import AccountRow, GameRecordRow, GameSeatRow, ProfileCountRow
-from server.persist.db.records import GameRecord, GameRecords
+from server.persist.db.records import GameRecords
 from server.players.names import skeleton
 from server.tables.core import TableCore
 from server.tables.options import check_options

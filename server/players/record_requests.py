@@ -29,6 +29,7 @@ from protocol.server_messages import (
     StoredSeat,
 )
 from server.ops.logs import get_logger
+from server.persist.db import game_record as stored
 from server.persist.db import records as db
 from server.players.sessions import Player
 from server.ratings.store import GameRating
@@ -42,7 +43,7 @@ RECORD_REQUESTS = (cm.History, cm.GetProfile, cm.GetGameRecord, cm.GetLeaderboar
 _log = get_logger(component="records")
 
 
-def stored_seat(seat: db.SeatRecord) -> StoredSeat:
+def stored_seat(seat: stored.SeatRecord) -> StoredSeat:
     """A stored seat as the protocol shows it (never its account id)."""
     return StoredSeat(
         seat=seat.seat,
@@ -55,17 +56,17 @@ def stored_seat(seat: db.SeatRecord) -> StoredSeat:
     )
 
 
-def _seat_info(seat: db.SeatRecord) -> SeatInfo:
+def _seat_info(seat: stored.SeatRecord) -> SeatInfo:
     return SeatInfo(
         seat=seat.seat,
-        kind="ai" if seat.kind is db.SeatKind.AI else "human",
+        kind="ai" if seat.kind is stored.SeatKind.AI else "human",
         name=seat.name,
         level=seat.level,
-        bot=seat.kind is db.SeatKind.BOT,
+        bot=seat.kind is stored.SeatKind.BOT,
     )
 
 
-def game_record_message(record: db.GameRecord, ref: int | None) -> GameRecord:
+def game_record_message(record: stored.GameRecord, ref: int | None) -> GameRecord:
     """The ``game_record`` message of a stored game: its replay rebuilt from options,
     seed and log (:func:`server.tables.replay.build_replay`)."""
     game = GAMES.get(record.game)

@@ -17,9 +17,11 @@ nearly always to two farmers of 1500; the role learns how often that side
 really wins, and the players are rated on what is left.  A role starts where
 its side is even with the other.
 
-A rating is shown on the familiar scale: ``1500 + 40 × (μ − 25)``, where a
-difference of 80 points gives the stronger player about 62% to win a
-one-against-one contest, close to Elo's.  Its uncertainty is ``40 × σ``.
+A rating is shown on the familiar scale: ``1500 + 40 × (μ − 25)``; its
+uncertainty is ``40 × σ``.  What a difference means depends on the game's luck
+(:data:`BETA`): in Scopa 100 points give the stronger player about two chances
+in three; docs/ratings.md gives every game's figures, measured by
+``python -m bench.ratings``.
 """
 
 from __future__ import annotations
@@ -44,7 +46,20 @@ PROVISIONAL_GAMES = 15
 PROVISIONAL_SIGMA = 5.5
 """σ above which a rating is provisional (shown as ``± 220`` and more)."""
 
-_MODEL = PlackettLuce(mu=MU0, sigma=SIGMA0)
+BETA: dict[str, float] = {"scopa": SIGMA0 / 2, "cicera": 24.0, "doudizhu": 24.0, "schafkopf": 24.0}
+"""How much a single contest's outcome owes to the cards rather than to skill, per game
+(OpenSkill's β; its default is σ₀/2).  Chosen with ``python -m bench.ratings``:
+with the default, the ratings were far too sure of the favourite in the games of
+sides (favourites given 96–99% won 82–95% of held-out games) and predicted Dou
+Dizhu worse than a coin toss; a Cicera hand, a Dou Dizhu deal or a Schafkopf deal
+is much luckier than a Scopa match (docs/ratings.md, What a difference means)."""
+
+_MODELS = {game: PlackettLuce(mu=MU0, sigma=SIGMA0, beta=beta) for game, beta in BETA.items()}
+_DEFAULT_MODEL = PlackettLuce(mu=MU0, sigma=SIGMA0)
+
+
+def _model(game: str) -> PlackettLuce:
+    return _MODELS.get(game, _DEFAULT_MODEL)
 
 
 @dataclass(frozen=True)
@@ -97,7 +112,7 @@ def role_key(game: str, role: str) -> str:
 
 
 def _os(r: Rating) -> PlackettLuceRating:
-    return _MODEL.rating(mu=r.mu, sigma=r.sigma)
+    return _DEFAULT_MODEL.rating(mu=r.mu, sigma=r.sigma)
 
 
 def _sides(contest: Contest, game: str, seats: Mapping[int, str]) -> list[list[str]]:
@@ -146,7 +161,7 @@ def rate_contest(
         return ratings.get(key) or start.get(key, NEWCOMER)
 
     def update(ranks: list[int]) -> dict[str, Rating]:
-        rated = _MODEL.rate(
+        rated = _model(game).rate(
             [[_os(before(p)) for p in team] for team in teams],
             ranks=[float(r) for r in ranks],
         )
@@ -200,13 +215,13 @@ def contest_odds(
     teams = _sides(contest, game, seats)
     start = {role_key(game, r): _role_start(contest, i) for i, r in enumerate(contest.roles) if r}
     return tuple(
-        _MODEL.predict_win(
+        _model(game).predict_win(
             [[_os(ratings.get(p) or start.get(p, NEWCOMER)) for p in team] for team in teams]
         )
     )
 
 
-def win_chance(sides: tuple[tuple[Rating, ...], ...]) -> tuple[float, ...]:
+def win_chance(game: str, sides: tuple[tuple[Rating, ...], ...]) -> tuple[float, ...]:
     """Each side's chance to win a contest against the others, by the model (for the
     README's table and :mod:`bench.ratings`' predictions)."""
-    return tuple(_MODEL.predict_win([[_os(r) for r in side] for side in sides]))
+    return tuple(_model(game).predict_win([[_os(r) for r in side] for side in sides]))

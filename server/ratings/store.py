@@ -22,7 +22,7 @@ import math
 import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import and_, func, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -30,12 +30,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from server.ops.logs import get_logger
 from server.persist.db.engine import Database
+from server.persist.db.game_record import GameRecord
 from server.persist.db.models import AccountRow, RatingPointRow, RatingRow, RoleRatingRow
 from server.ratings.levels import RATED_LEVELS, ai_account
 from server.ratings.model import ROLE_PREFIX, Rating, RatingError, rate_game, role_key
-
-if TYPE_CHECKING:
-    from server.persist.db.records import GameRecord
 
 LEADERBOARD_PAGE = 50
 """Entries in one page of a leaderboard."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from engine.codec import to_plain
-from server.persist.db.records import GameRecord, SeatKind, SeatRecord
+from server.persist.db.game_record import GameRecord, SeatKind, SeatRecord
 from server.tables.core import TableCore
 from server.tables.values import SeatSlot
 

@@ -25,7 +25,7 @@ from client_cli.rated_queue import wait_in_queue
 from client_cli.rating_view import change_text, rating_text, sparkline
 from client_cli.terminal import Screen
 from protocol import server_messages as sm
-from server.persist.db.records import SeatKind
+from server.persist.db.game_record import SeatKind
 from tests.client_cli.live_server import FAST, LiveServer, live_server
 from tests.client_cli.spawn import LIVE, spawn_cli
 from tests.server.test_rating_store import one_on_one

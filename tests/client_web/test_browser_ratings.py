@@ -20,7 +20,7 @@ import pytest
 from client_cli.client import Client
 from client_cli.rating_view import change_text, rating_text
 from server.app import CardaviaServer
-from server.persist.db.records import SeatKind
+from server.persist.db.game_record import SeatKind
 from tests.client_web.pages import TIMEOUT_MS, fill, page_url, play_first_legal, strings
 from tests.server.test_rating_store import one_on_one
 from tests.server.test_rating_store import rated as rated_record

@@ -23,8 +23,8 @@ from protocol.errors import ErrorCode
 from protocol.models import AiSeat, TableOptions
 from server.app import CardaviaServer
 from server.persist.db.engine import Database, sqlite_url
+from server.persist.db.game_record import SeatKind, game_id
 from server.persist.db.models import RatingPointRow, RatingRow
-from server.persist.db.records import SeatKind, game_id
 from server.ratings.levels import ai_account
 from server.ratings.model import rate_game
 from server.tables.core import TableCore

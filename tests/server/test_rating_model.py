@@ -56,7 +56,7 @@ def test_a_lone_landlord_is_even_with_two_farmers_through_the_landlords_role() -
     for i in range(30):  # landlords keep winning: the role learns that they do
         newcomers = {0: f"f{i}", 1: f"l{i}", 2: f"g{i}"}
         many.update(rate_contest(won, "doudizhu", newcomers, many))
-    assert contest_odds(won, "doudizhu", seats, many)[0] > 0.8
+    assert contest_odds(won, "doudizhu", seats, many)[0] > 0.7
 
 
 def test_who_left_loses_whatever_the_result_and_their_partner_keeps_the_win() -> None:
@@ -106,6 +106,6 @@ def test_shown_and_provisional() -> None:
 
 @given(st.floats(min_value=15, max_value=35), st.floats(min_value=15, max_value=35))
 def test_win_chances_add_up_and_favour_the_stronger(a: float, b: float) -> None:
-    p, q = win_chance(((Rating(mu=a, sigma=3),), (Rating(mu=b, sigma=3),)))
+    p, q = win_chance("scopa", ((Rating(mu=a, sigma=3),), (Rating(mu=b, sigma=3),)))
     assert p + q == pytest.approx(1.0)
     assert (p > q) == (a > b) or a == pytest.approx(b)

@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import insert, select
 
 from engine.game import Contest
+from server.persist.db.game_record import GameRecord, SeatKind, SeatRecord
 from server.persist.db.models import GameRecordRow, RatingPointRow, RatingRow, RoleRatingRow
-from server.persist.db.records import GameRecord, SeatKind, SeatRecord
 from server.ratings.levels import ai_account
 from server.ratings.model import Rating, rate_game, role_key
 from server.ratings.store import ACTIVE_DAYS, HISTORY_POINTS, LEADERBOARD_PAGE, _page_start

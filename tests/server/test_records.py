@@ -24,15 +24,13 @@ from protocol.errors import ErrorCode
 from protocol.models import TableOptions
 from server.app import CardaviaServer, running_server
 from server.persist.db.engine import Database, sqlite_url
+from server.persist.db.game_record import GameRecord, SeatKind, SeatRecord
 from server.persist.db.models import GameRecordRow, GameSeatRow, ProfileCountRow
 from server.persist.db.records import (
     DELETED_NAME,
     Cursor,
-    GameRecord,
     GameRecords,
     RecordWriter,
-    SeatKind,
-    SeatRecord,
     decode_cursor,
     encode_cursor,
     game_id,

@@ -20,7 +20,6 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC
-from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import and_, delete, insert, or_, select, update
@@ -28,10 +27,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from engine.game import Contest
 from protocol.errors import ErrorCode
 from server.ops.logs import get_logger
 from server.persist.db.engine import Database
+from server.persist.db.game_record import GameRecord, SeatKind, SeatRecord
 from server.persist.db.models import AccountRow, GameRecordRow, GameSeatRow, ProfileCountRow
 from server.persist.store import LoggedAction
 from server.players.names import skeleton
@@ -44,61 +43,6 @@ DELETED_NAME = "deleted player"
 """The name a deleted account's seats show in the other players' records."""
 CURSOR_MAX = 200
 """Longest cursor accepted, in characters (a cursor this server made is far shorter)."""
-
-
-class SeatKind(StrEnum):
-    """Who played a stored seat."""
-
-    HUMAN = "human"
-    BOT = "bot"
-    AI = "ai"
-
-
-@dataclass(frozen=True)
-class SeatRecord:
-    """One seat of a finished game: ``account_id`` ``None`` for an anonymous player or the
-    AI; ``left`` a human who left mid-game (the AI played on for them)."""
-
-    seat: int
-    kind: SeatKind
-    name: str | None
-    account_id: str | None
-    level: str | None
-    left: bool
-    score: int
-    won: bool
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    """A finished game as stored: enough to list it and to replay it, seed included."""
-
-    table_id: str
-    game_no: int
-    game: str
-    private: bool
-    options: dict[str, Any]
-    seed: int
-    log: tuple[LoggedAction, ...]
-    seats: tuple[SeatRecord, ...]
-    result: dict[str, Any]
-    finished_at: float
-    """Seconds since the epoch (UTC)."""
-    rated: bool = False
-    """The game was played at a rated table: storing it updates its players' ratings."""
-    contests: tuple[Contest, ...] = ()
-    """What the game rates (:meth:`engine.game.Game.contests`), for a rated game."""
-
-    @property
-    def game_id(self) -> str:
-        """The stored game's id (:func:`game_id`)."""
-        return game_id(self.table_id, self.game_no)
-
-
-def game_id(table_id: str, game_no: int) -> str:
-    """A finished game's id: its table's and its number, the same on every process that
-    ever owns the table (``TABLE.N``; a table id never holds a dot)."""
-    return f"{table_id}.{game_no}"
 
 
 @dataclass(frozen=True)
