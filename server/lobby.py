@@ -522,7 +522,7 @@ class Lobby:
         if core.status != "finished" or self.recorder is None:
             return
         ended = record.meta.get("turn_at")
-        self.recorder.submit(game_record(core, None if ended is None else float(ended)))
+        self.recorder.submit(game_record(core, finished_at=None if ended is None else float(ended)))
 
     def rebuild_core(self, record: TableRecord) -> TableCore:
         """The table of ``record`` as it was: seating from its meta, the game replayed."""

@@ -486,7 +486,7 @@ class TableActor:
             self.metrics.inc("cardavia_games_finished_total", game=game)
             self._log.info("game_over", game_no=self.core.game_no, version=self.core.version)
             if self.recorder is not None:  # stored in the background, after the move was sent
-                self.recorder.submit(game_record(self.core))
+                self.recorder.submit(game_record(self.core, self.clock()))
         if eff.closed:
             await self._close(eff.close_reason or "everybody left")
 

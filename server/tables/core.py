@@ -326,7 +326,7 @@ class TableCore:
         """
         levels = self.peers()
         seats = tuple(
-            self._seat_info(i, s, levels[i], s.left or self._covered(s, now))
+            self._seat_info(i, s, levels[i], s.left or self.covered(s, now))
             for i, s in enumerate(self.seats)
         )
         opts = self.setup.options
@@ -387,7 +387,9 @@ class TableCore:
             listed = self._listed = (now, self.info(now))
         return listed[1]
 
-    def _covered(self, slot: SeatSlot, now: float) -> bool:
+    def covered(self, slot: SeatSlot, now: float) -> bool:
+        """Whether the AI plays ``slot``'s turns at ``now`` because its human has been away
+        longer than the grace (a rated game counts that as leaving, if it lasts to the end)."""
         return (
             slot.kind == "human"
             and not slot.connected
@@ -727,7 +729,7 @@ class TableCore:
     def _ai_reason(self, seat: int, now: float) -> ActedBy | None:
         """:meth:`ai_reason` of a seat to act in a game under way."""
         slot = self.seats[seat]
-        if slot.kind == "ai" or self._covered(slot, now):
+        if slot.kind == "ai" or self.covered(slot, now):
             return "ai"
         timer = self.setup.options.turn_timer
         if slot.kind == "human" and timer is not None and now >= self.turn_started + timer:
@@ -801,7 +803,7 @@ class TableCore:
         closes_at = self.closes_at()
         if closes_at is not None and now >= closes_at:
             return Effects(closed=True, close_reason="the AI game is over and nobody plays here")
-        covered = {i for i, s in enumerate(self.seats) if self._covered(s, now)}
+        covered = {i for i, s in enumerate(self.seats) if self.covered(s, now)}
         if covered != self._covered_seen:
             self._covered_seen = covered
             return Effects(outs=self._changed(now))

@@ -24,8 +24,16 @@ def _kind(slot: SeatSlot) -> SeatKind:
     return SeatKind.AI
 
 
-def game_record(core: TableCore, finished_at: float | None = None) -> GameRecord:
-    """The record of the game ``core`` has just finished (``finished_at``: now)."""
+def game_record(
+    core: TableCore, now: float | None = None, finished_at: float | None = None
+) -> GameRecord:
+    """The record of the game ``core`` has just finished (``finished_at``: now).
+
+    A seat counts as left when its human left, or was still away past the grace at
+    the end (``now``, the table's clock): the AI had played it since, and a rated
+    game counts as lost for them (issue 55), as for one who left.  A player who came
+    back before the end, also after the table moved process, did not leave.
+    """
     result = core.game.result(core.state)
     if result is None:
         raise ValueError(f"table {core.id}: game {core.game_no} is not over")
@@ -36,7 +44,7 @@ def game_record(core: TableCore, finished_at: float | None = None) -> GameRecord
             name=slot.name,
             account_id=slot.account,
             level=None if _kind(slot) is not SeatKind.AI else slot.level,
-            left=slot.left,
+            left=slot.left or (now is not None and core.covered(slot, now)),
             score=int(result.scores[i]) if i < len(result.scores) else 0,
             won=i in result.winners,
         )

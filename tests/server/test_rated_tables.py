@@ -151,6 +151,22 @@ async def test_a_rated_game_s_record_rates_its_players_and_the_leaver_loses(
     assert ratings["a_bea"].points < 1500
 
 
+def test_who_is_still_away_past_the_grace_at_the_end_counts_as_left() -> None:
+    """Bea drops mid-game and never comes back: the AI plays her seat after the grace
+    and the record marks her left (a rated game counts it lost for her); had she come
+    back before the end, she would not have left."""
+    core = rated_core()
+    core.join("p1", "Ann", 0, 0.0, account="a_ann")
+    core.join("p2", "Bea", 1, 0.0, account="a_bea")
+    away = -(core.grace + 1.0)  # play_out plays at 0.0: past Bea's grace
+    core.disconnect("p2", away)
+    assert core.seats[1].kind == "human" and not core.seats[1].connected
+    play_out(core, {0: "p1"})
+    assert game_record(core, 0.0).seats[1].left
+    assert not game_record(core, away + core.grace - 0.5).seats[1].left  # within the grace
+    assert not game_record(core).seats[0].left
+
+
 def test_an_unrated_game_names_no_contest() -> None:
     core = make_core("scopa", TableOptions(seat=0, game={"target": 1}))
     core.join("p1", "Ann", 0, 0.0)

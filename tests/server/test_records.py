@@ -24,7 +24,7 @@ from protocol.errors import ErrorCode
 from protocol.models import TableOptions
 from server.app import CardaviaServer, running_server
 from server.persist.db.engine import Database, sqlite_url
-from server.persist.db.game_record import GameRecord, SeatKind, SeatRecord
+from server.persist.db.game_record import GameRecord, SeatKind, SeatRecord, game_id
 from server.persist.db.models import GameRecordRow, GameSeatRow, ProfileCountRow
 from server.persist.db.records import (
     DELETED_NAME,
@@ -33,7 +33,6 @@ from server.persist.db.records import (
     RecordWriter,
     decode_cursor,
     encode_cursor,
-    game_id,
 )
 from server.players.accounts import Account, Accounts
 from server.tables.options import RequestError, check_options
