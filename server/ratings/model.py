@@ -46,7 +46,7 @@ PROVISIONAL_GAMES = 15
 PROVISIONAL_SIGMA = 5.5
 """σ above which a rating is provisional (shown as ``± 220`` and more)."""
 
-BETA: dict[str, float] = {"scopa": SIGMA0 / 2, "cicera": 24.0, "doudizhu": 24.0, "schafkopf": 24.0}
+BETA: dict[str, float] = {"scopa": 8.0, "cicera": 24.0, "doudizhu": 24.0, "schafkopf": 24.0}
 """How much a single contest's outcome owes to the cards rather than to skill, per game
 (OpenSkill's β; its default is σ₀/2).  Chosen with ``python -m bench.ratings``:
 with the default, the ratings were far too sure of the favourite in the games of
