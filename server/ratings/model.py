@@ -41,12 +41,14 @@ SCALE = 40.0
 """Display points a unit of μ (and of σ)."""
 BASE = 1500
 """What a newcomer's rating shows."""
-PROVISIONAL_GAMES = 15
+PROVISIONAL_GAMES = 20
 """Rated games below which a rating is provisional, whatever its uncertainty."""
-PROVISIONAL_SIGMA = 5.5
-"""σ above which a rating is provisional (shown as ``± 220`` and more)."""
+PROVISIONAL_SIGMA = 8.0
+"""σ above which a rating is provisional (shown as ``± 320`` and more): one still
+about as uncertain as a newcomer's.  In the games of sides (a large :data:`BETA`)
+σ shrinks slowly, since one deal tells little, so the count of games decides."""
 
-BETA: dict[str, float] = {"scopa": 8.0, "cicera": 24.0, "doudizhu": 24.0, "schafkopf": 24.0}
+BETA: dict[str, float] = {"scopa": 8.0, "cicera": 16.0, "doudizhu": 16.0, "schafkopf": 16.0}
 """How much a single contest's outcome owes to the cards rather than to skill, per game
 (OpenSkill's β; its default is σ₀/2).  Chosen with ``python -m bench.ratings``:
 with the default, the ratings were far too sure of the favourite in the games of

@@ -25,8 +25,11 @@ def spawn_cli(
 ) -> pexpect.spawn:
     """``python -m client_cli.main ARGS`` in a ``rows`` × ``cols`` pseudo-terminal.
 
-    ``env`` is the client's whole environment (``None``: this process's).
+    ``env`` is the client's whole environment (``None``: this process's), with
+    ``COLUMNS`` and ``LINES`` set to the terminal's size: pytest-xdist's workers set
+    them to 80 × 24, and the client measures the terminal by them first.
     """
+    environment = {**(os.environ if env is None else env), "COLUMNS": str(cols), "LINES": str(rows)}
     return pexpect.spawn(
         sys.executable,
         ["-m", "client_cli.main", *args],
@@ -34,7 +37,7 @@ def spawn_cli(
         encoding="utf-8",
         timeout=timeout,
         dimensions=(rows, cols),
-        env=dict(os.environ if env is None else env),
+        env=environment,
     )
 
 

@@ -120,7 +120,7 @@ def test_a_cancelled_wait_leaves_the_queue(srv: LiveServer) -> None:
             )
         )
         queue = srv.server.rated.queue
-        async with asyncio.timeout(5):
+        async with asyncio.timeout(15):
             while await queue.find(ann.account.account_id) is None:
                 await asyncio.sleep(0.02)
         waiting.cancel()  # what Ctrl-C does to the command's task

@@ -278,23 +278,23 @@ async def test_the_server_s_ratings_in_the_profile_graph_and_the_leaderboard(
     page = await routed_page(browser, server, lambda msg: None)
     await register(page, "Rhea")
     account = await page.evaluate("() => window.cardavia.account.account_id")
-    await rated_games(server, account, 18)
+    await rated_games(server, account, 20)
     async with await Client.connect(server.url, "reader") as reader:
         [rating] = (await reader.profile("Rhea")).ratings
     await page.click("#profile")
     row = page.locator("table.profile-ratings tr[data-game=scopa] td")
     await row.first.wait_for(timeout=TIMEOUT_MS)
     shown = rating_text(rating.rating, rating.deviation, False)
-    assert await row.all_inner_texts() == ["Scopa", shown, "18", change_text(rating.change)]
+    assert await row.all_inner_texts() == ["Scopa", shown, "20", change_text(rating.change)]
     dots = page.locator("figure.rating-history[data-game=scopa] circle.point")
     drawn = await dots.evaluate_all("cs => cs.map(c => Number(c.dataset.rating))")
-    assert drawn == [p.rating for p in rating.history] and len(drawn) == 18
+    assert drawn == [p.rating for p in rating.history] and len(drawn) == 20
     await page.click("#close-profile")
     await page.locator("form.game[data-game=scopa] button.leaderboard").click()
     mine = page.locator("table.leaderboard tr.me")
     await mine.wait_for(timeout=TIMEOUT_MS)
     cells = await mine.locator("td").all_inner_texts()
-    assert cells[1:4] == ["Rhea", shown, "18"]
+    assert cells[1:4] == ["Rhea", shown, "20"]
     await page.click("#leaderboard-bots")
     ai = page.locator("table.leaderboard td.name", has_text=fill(EN["seat_bot"], name="AI easy"))
     await ai.wait_for(timeout=TIMEOUT_MS)

@@ -101,7 +101,7 @@ def test_shown_and_provisional() -> None:
     assert NEWCOMER.shown() == "1500?"
     sure = Rating(mu=27.8, sigma=2.35, games=PROVISIONAL_GAMES)
     assert sure.shown() == "1612 ± 94" and not sure.provisional
-    assert Rating(mu=27.8, sigma=6.0, games=100).provisional
+    assert Rating(mu=27.8, sigma=8.2, games=100).provisional
 
 
 @given(st.floats(min_value=15, max_value=35), st.floats(min_value=15, max_value=35))
