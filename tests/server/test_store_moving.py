@@ -26,6 +26,7 @@ from tests.server.redis_fixture import (
     RedisServer,
     ServerProcess,
     fast_redis_config,
+    free_port,
 )
 from tests.server.test_store_restart import logged
 
@@ -216,6 +217,9 @@ async def test_a_restarted_process_answers_for_the_tables_of_the_one_it_replaces
     await ann.wait_for(lambda m: isinstance(m, sm.Update | sm.Snapshot) and m.table == table, 10)
     dead = await lease_holder(redis_server.url, table)
     a.stop(signal.SIGKILL)
+    # started again on a fresh port: the old one may be taken meanwhile by a server of
+    # another test worker (it was, once in CI); a process is known by its node id anyway
+    a.port = free_port()
     a.start()
     ann = await Client.connect(a.url, "ann", token=ann.token)
     carl = await Client.connect(a.url, "carl")
