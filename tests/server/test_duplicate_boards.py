@@ -48,7 +48,7 @@ def test_an_on_demand_set_and_its_refusals() -> None:
     with pytest.raises(DuplicateError) as bad:
         s.check_open(NOW + timedelta(hours=3))
     assert bad.value.code is ErrorCode.SET_CLOSED
-    cases = [
+    cases: list[dict[str, object]] = [
         dict(game="chess"),
         dict(level="godlike"),
         dict(boards=0),
