@@ -33,6 +33,8 @@ from server.ai.pool import AiRunner
 from server.cluster.bus import Bus
 from server.cluster.leases import Cluster
 from server.config import ServerConfig, parse_networks
+from server.duplicate.requests import DUPLICATE_REQUESTS, DuplicateRequests
+from server.duplicate.store import DuplicateStore
 from server.lobby import Lobby
 from server.net import batching, keepalive, static, websockets_adapter
 from server.net.batching import BatchingServerConnection
@@ -128,6 +130,10 @@ class CardaviaServer:
         )
         """Stores each finished game in the background (the tables hand them over)."""
         self.lobby.recorder = self.record_writer
+        self.duplicate = DuplicateRequests(
+            self.lobby, DuplicateStore(self.accounts.db), self.records, config.duplicate_secret
+        )
+        """Duplicate sets and boards (issue 56), in the same database."""
         self.rated = RatedPlay(
             self.lobby,
             MemoryQueue(),
@@ -601,6 +607,8 @@ class CardaviaServer:
             await moderation_requests.handle(self, player, msg)
         elif isinstance(msg, record_requests.RECORD_REQUESTS):
             await record_requests.handle(self.records, player, msg)
+        elif isinstance(msg, DUPLICATE_REQUESTS):
+            await self.duplicate.handle(player, msg)
         elif isinstance(msg, cm.Hello | cm.Ping):  # the connection answers these itself
             raise RequestError(ErrorCode.BAD_MESSAGE, f"unexpected message {msg.type!r}")
         else:

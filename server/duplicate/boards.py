@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.registry import get_game
-from engine.rng import derive_rng
+from engine.rng import derive_rng, new_seed
 from protocol.errors import ErrorCode
 from server.duplicate.errors import DuplicateError, set_closed
 from server.ratings.levels import RATED_LEVELS as LEVELS
@@ -125,6 +125,14 @@ class SeedKey:
 def ai_rng(board_seed: int, seat: int) -> random.Random:
     """The generator of the AI at ``seat`` of a board: its own per board and seat."""
     return derive_rng(board_seed, "duplicate-ai", seat)
+
+
+def ai_decision_seed(board_seed: int, seat: int, decision: int) -> int:
+    """The seed of the AI's decision number ``decision`` (actions played so far) at
+    ``seat`` of a board's table: the server's AI draws each decision's chance from a
+    seed of its own (:meth:`server.ai.pool.AiRunner.choose`), so a board's AI seats get
+    theirs from the board, the seat and the position in the deal, never the clock."""
+    return new_seed(derive_rng(board_seed, "duplicate-ai", seat, decision))
 
 
 def day_start(day: date) -> datetime:

@@ -10,17 +10,26 @@ finished that board or the set has closed (docs/duplicate.md, Secrecy).
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from server.duplicate.boards import BoardSet, SetKind
+from server.duplicate.boards import BoardSet, SeedKey, SetKind
 from server.duplicate.errors import board_not_played, board_out_of_order, unknown_set
 from server.duplicate.scoring import BoardScore, Played, Standing, compare_board, standings
 from server.persist.db.engine import Database
-from server.persist.db.models import DuplicateResultRow, DuplicateSetRow
+from server.persist.db.models import (
+    AccountRow,
+    DuplicateResultRow,
+    DuplicateSetRow,
+    ServerSecretRow,
+)
+
+SECRET_NAME = "duplicate"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +67,37 @@ class DuplicateStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._dialect = postgresql if db.backend == "postgresql" else sqlite
+
+    async def seed_key(self, configured: str = "") -> SeedKey:
+        """The seed key: ``configured`` (``duplicate_secret``) when given, else the one
+        stored in the database, made by the first process that asks (every process of
+        a cluster must derive the same boards)."""
+        if configured:
+            return SeedKey(configured.encode())
+        stmt = (
+            self._dialect.insert(ServerSecretRow)
+            .values(name=SECRET_NAME, value=secrets.token_hex(32))
+            .on_conflict_do_nothing(index_elements=["name"])
+        )
+        async with self.db.session() as session:
+            await session.execute(stmt)
+        async with self.db.session() as session:
+            row = await session.get(ServerSecretRow, SECRET_NAME)
+        assert row is not None
+        return SeedKey(row.value.encode())
+
+    async def names(self, accounts: Iterable[str]) -> dict[str, str]:
+        """The display names of ``accounts`` (results show names, never account ids)."""
+        wanted = sorted(set(accounts))
+        if not wanted:
+            return {}
+        async with self.db.session() as session:
+            rows = await session.execute(
+                select(AccountRow.account_id, AccountRow.name).where(
+                    AccountRow.account_id.in_(wanted)
+                )
+            )
+            return {a: n for a, n in rows.all()}
 
     async def ensure_set(self, board_set: BoardSet) -> BoardSet:
         """Store ``board_set`` unless its id is stored already (every process makes the

@@ -287,6 +287,16 @@ class RoleRatingRow(Base):
     games: Mapped[int] = mapped_column(Integer)
 
 
+class ServerSecretRow(Base):
+    """A secret every process of a deployment shares, made once by the first that needs
+    it (issue 56: the duplicate boards' seed key, unless the configuration gives one)."""
+
+    __tablename__ = "server_secrets"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+
+
 class DuplicateSetRow(Base):
     """A duplicate set (issue 56, :mod:`server.duplicate.boards`): its seeds are not
     stored; they derive from the server's secret and the set's id."""

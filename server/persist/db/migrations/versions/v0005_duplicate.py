@@ -1,4 +1,5 @@
-"""Duplicate sets and their results per board and account (issue 56).
+"""Duplicate sets and their results per board and account, and the shared server
+secrets their seeds derive from (issue 56).
 
 Revision ID: 0005
 Revises: 0004
@@ -16,7 +17,14 @@ depends_on = None
 
 
 def upgrade() -> None:
-    """Create ``duplicate_sets`` and ``duplicate_results`` (as the models)."""
+    """Create ``server_secrets``, ``duplicate_sets`` and ``duplicate_results`` (as the
+    models)."""
+    op.create_table(
+        "server_secrets",
+        sa.Column("name", sa.String(32), nullable=False),
+        sa.Column("value", sa.String(128), nullable=False),
+        sa.PrimaryKeyConstraint("name", name="pk_server_secrets"),
+    )
     op.create_table(
         "duplicate_sets",
         sa.Column("set_id", sa.String(40), nullable=False),
@@ -66,3 +74,4 @@ def downgrade() -> None:
     op.drop_table("duplicate_results")
     op.drop_index("ix_duplicate_sets_closes_at", table_name="duplicate_sets")
     op.drop_table("duplicate_sets")
+    op.drop_table("server_secrets")
