@@ -275,6 +275,9 @@ class CardaviaServer:
         """
         await self.accounts.open()  # the database, migrated (server.persist.db)
         self.bans = await self.moderation.ban_list()
+        # the boards' seed key before any table is rebuilt: a duplicate board's table
+        # taken over from another process deals from it (server.duplicate)
+        await self.duplicate.key()
         self.record_writer.start()
         await self._start_cluster()
         connection = batching.SERVER_CONNECTION
