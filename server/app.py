@@ -122,6 +122,8 @@ class CardaviaServer:
         self.bans = BanList()
         """The bans in force, read every ``config.ban_poll`` seconds (cardavia-admin makes them)."""
         self._ban_poller: asyncio.Task[None] | None = None
+        self._daily_sets: asyncio.Task[None] | None = None
+        """Stores each UTC day's daily duplicate sets at the day's start (issue 56)."""
         self.records = GameRecords(self.accounts.db)
         """Finished games (server.persist.db.records), in the same database."""
         self.record_writer = RecordWriter(
@@ -306,6 +308,7 @@ class CardaviaServer:
         self.rated.start()
         self._sweeper = asyncio.create_task(self._sweep())
         self._ban_poller = asyncio.create_task(self._poll_bans())
+        self._daily_sets = asyncio.create_task(self.duplicate.run_daily())
         if ours and pings is not None:
             self._keepalive = asyncio.create_task(
                 keepalive.run(
@@ -356,6 +359,8 @@ class CardaviaServer:
             self._sweeper.cancel()
         if self._ban_poller is not None:
             self._ban_poller.cancel()
+        if self._daily_sets is not None:
+            self._daily_sets.cancel()
         if self._warming is not None:
             self._warming.cancel()
         if self._keepalive is not None:

@@ -11,6 +11,7 @@ normal table, kept across a restart, and its result is written exactly once.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,14 @@ from protocol.server_messages import (
     DuplicateStanding,
     DuplicateStandings,
 )
-from server.duplicate.boards import BOARD_OPTIONS, BoardSet, SeedKey, daily_set, on_demand_set
+from server.duplicate.boards import (
+    BOARD_OPTIONS,
+    BoardSet,
+    SeedKey,
+    daily_set,
+    day_start,
+    on_demand_set,
+)
 from server.duplicate.errors import DuplicateError
 from server.duplicate.store import DuplicateStore
 from server.ops.logs import get_logger
@@ -94,6 +102,21 @@ class DuplicateRequests:
                 await self.store.ensure_set(s)
             self._daily_made = today
         return sets
+
+    async def run_daily(self, retry: float = 60.0) -> None:
+        """Store each day's daily sets at its start (UTC midnight), for ever; a database
+        that does not answer is tried again after ``retry`` seconds (the requests also
+        make the day's sets when they find them missing)."""
+        while True:
+            now = self.now()
+            try:
+                await self.make_daily(now)
+            except (DBAPIError, OSError) as exc:
+                _log.warning("daily_sets_not_made", error=type(exc).__name__)
+                await asyncio.sleep(retry)
+                continue
+            tomorrow = day_start(now.date() + timedelta(days=1))
+            await asyncio.sleep(max((tomorrow - self.now()).total_seconds(), 0.0) + 0.5)
 
     async def handle(self, player: Player, msg: object) -> None:
         """Answer one duplicate request; typed errors for bad input, ``store_unavailable``

@@ -87,3 +87,36 @@ async def test_boards_in_order_and_hidden_until_played(database: Database) -> No
     assert unknown.value.code is ErrorCode.UNKNOWN_SET
     with pytest.raises(DuplicateError):
         await store.record(sid, 3, "a_cid", 0, None, NOW)
+
+
+async def test_the_day_s_daily_sets_are_stored_at_its_start(database: Database) -> None:
+    """run_daily stores the day's sets of every game, then waits for the next midnight."""
+    import asyncio
+
+    from server.duplicate.requests import DuplicateRequests
+
+    class Clock(datetime):
+        @classmethod
+        def now(cls, tz: object = None) -> Clock:
+            return cls(2026, 12, 7, 23, 59, 59, tzinfo=UTC)
+
+    requests = DuplicateRequests(
+        None,  # type: ignore[arg-type]  # the lobby is not needed to make sets
+        DuplicateStore(database),
+        None,  # type: ignore[arg-type]
+        now=Clock,
+    )
+    task = asyncio.create_task(requests.run_daily())
+    try:
+        store = requests.store
+        for _ in range(100):
+            if len(await store.open_sets(NOW)) == 4:
+                break
+            await asyncio.sleep(0.02)
+        sets = await store.open_sets(NOW)
+        assert sorted(s.set_id for s in sets) == [
+            f"daily-{g}-20261207" for g in ("cicera", "doudizhu", "schafkopf", "scopa")
+        ]
+        assert not task.done()  # asleep until the next day's start
+    finally:
+        task.cancel()
