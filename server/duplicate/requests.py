@@ -118,6 +118,21 @@ class DuplicateRequests:
             tomorrow = day_start(now.date() + timedelta(days=1))
             await asyncio.sleep(max((tomorrow - self.now()).total_seconds(), 0.0) + 0.5)
 
+    def _check_not_playing(self, player: Player, set_id: str) -> None:
+        """One board of a set at a time: a second table of the board in progress would
+        deal its cards again before its result is in (``already_seated``: that table)."""
+        for table_id in player.tables:
+            actor = self.lobby.tables.get(table_id)
+            if actor is None or actor.closed:
+                continue
+            ref = actor.core.setup.options.duplicate
+            if ref is not None and ref.set_id == set_id and actor.core.status != "finished":
+                raise RequestError(
+                    ErrorCode.ALREADY_SEATED,
+                    f"finish board {ref.board} first (table {table_id})",
+                    table_id,
+                )
+
     async def handle(self, player: Player, msg: object) -> None:
         """Answer one duplicate request; typed errors for bad input, ``store_unavailable``
         when the database cannot be reached."""
@@ -185,6 +200,7 @@ class DuplicateRequests:
             if account is None:
                 raise RequestError(ErrorCode.NOT_LOGGED_IN, "log in to play a duplicate set")
             board_set = await self.store.get_set(msg.set_id)
+            self._check_not_playing(player, msg.set_id)
             board = await self.store.next_board(msg.set_id, account)
             if board is None:
                 raise DuplicateError(

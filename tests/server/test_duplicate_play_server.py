@@ -63,8 +63,13 @@ async def test_a_set_played_by_two_accounts(dup_server: CardaviaServer) -> None:
         made = await ann.create_duplicate_set("scopa", "easy", boards=2, minutes=30)
         sid = made.set_id
         assert made.next_board == 1 and made.players == 0
+        joined = await ann.play_duplicate(sid)  # board 1 once, not at two tables
+        again = await refused(ann.play_duplicate(sid))
+        assert again.code == "already_seated" and again.detail == joined.table.id
+        await play_table(ann, joined.table.id, random_chooser(1))
+        await asyncio.wait_for(dup_server.record_writer.drain(), 10.0)
+        first = joined.table.id
         assert (await refused(bea.duplicate_board(sid, 1))).code == "board_not_played"
-        first = await play_board(dup_server, ann, sid, 1)
         assert (await refused(ann.spectate(first))).code in ("forbidden", "not_found")
         await play_board(dup_server, ann, sid, 2)
         assert (await refused(ann.play_duplicate(sid))).code == "board_out_of_order"
