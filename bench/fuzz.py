@@ -42,6 +42,7 @@ import sys
 import time
 import warnings
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import msgpack  # type: ignore[import-untyped]
@@ -79,6 +80,7 @@ REPLIES = frozenset(
     | {"history", "profile", "game_record"}  # the stored games' answers
     | {"leaderboard"}  # the ratings' answers
     | {"queued"}  # a rated quick play's answer
+    | {"duplicate_sets", "duplicate_standings", "duplicate_board"}  # duplicate play's answers
 )
 """Message types that answer a request (``replay`` too, checked separately)."""
 
@@ -558,6 +560,15 @@ class Fuzzer:
             known = _choose(data, seen, "stored game")
             forged = st.sampled_from(["a.1", "x" * 100, "../1", "%.1", "t1.-1"])
             return draw(st.just(known) | forged | st.text(max_size=12), label="game_id")
+        if name == "set_id":  # a duplicate set: today's daily, a made one's shape, forged
+            today = f"{datetime.now(UTC):%Y%m%d}"
+            daily = st.sampled_from([f"daily-{g}-{today}" for g in GAMES] + ["daily-x-1"])
+            made_up = st.sampled_from(["set-000000000000", "../x", "' OR 1=1 --", "x" * 41])
+            return draw(daily | made_up | st.text(max_size=12), label="set_id")
+        if name in ("board", "boards"):  # a duplicate board number or count, or out of range
+            return draw(st.integers(-1, 70) | st.none(), label=name)
+        if name == "minutes":  # a duplicate set's duration
+            return draw(st.integers(-1, 20_000), label="minutes")
         if name == "action":
             return draw(JUNK, label="action")
         return draw(JUNK, label=name)
@@ -585,6 +596,9 @@ class Fuzzer:
                     "game": game | st.just({"target": 1}),
                     "rated": st.booleans(),
                     "hints": st.booleans(),
+                    "duplicate": st.fixed_dictionaries(  # only the server may set it
+                        {"set_id": st.text(max_size=8), "board": st.integers(0, 3)}
+                    ),
                 },
             )
             | JUNK,

@@ -21,8 +21,15 @@ When the game is over, the truth is rebuilt from the table's durable record
   one shown in its views so far or in the events the engine addressed to it
   (``hidden_cards``: another hand, the stock, hidden bottom cards …).
 
+Duplicate sets (issue 56, :func:`audit_duplicate`): for each game audited, one
+player plays a set's boards while another, who has played none, asks for all the
+protocol offers of them; nothing that reaches the second may name a card or a
+board's seed before she has played that board (``duplicate_checks``,
+``duplicate_leaks``).
+
 The last line of stdout is ``{"games", "frames", "leaks", ...}`` with
-``leaks`` = view mismatches + hidden cards; progress goes to stderr.
+``leaks`` = view mismatches + hidden cards + stored-game and duplicate leaks;
+progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -362,6 +369,110 @@ async def _records_after(
         findings.note(f"{table}: the stored game is not the game played")
 
 
+def _ints_in(value: Any) -> set[int]:
+    """Every integer anywhere in plain ``value`` (a seed would be one)."""
+    found: set[int] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, bool):
+            continue
+        if isinstance(item, int):
+            found.add(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return found
+
+
+async def _refused(request: Any) -> bool:
+    try:
+        await request
+    except ServerError:
+        return True
+    return False
+
+
+async def audit_duplicate(server: CardaviaServer, game_id: str, seed: int) -> Findings:
+    """A duplicate set of ``game_id`` (issue 56, docs/duplicate.md): Ann plays its two
+    boards while Bea, who has played none, asks for everything the protocol offers of
+    them (the set list, standings, each board's results, Ann's stored game, to watch
+    Ann's table).  Nothing Bea receives before she has played a board may name a card
+    or a board's seed; every request for a board's results must be refused.  After Bea
+    has played board 1 she gets its results with Ann's replay, and still nothing of
+    board 2.  ``findings.records`` counts the checks, ``record_leaks`` what failed."""
+    findings = Findings()
+    game = GAMES[game_id]
+    codes = card_codes(game)
+    tag = f"d{seed}{game_id[:3]}"
+    ann = await _connect(server.url, "Ann")
+    bea = await _connect(server.url, "Bea")
+    try:
+        await ann.register(f"Ann {tag}", "correct horse battery")
+        await bea.register(f"Bea {tag}", "correct horse battery")
+        made = await ann.create_duplicate_set(game_id, "easy", boards=2, minutes=30)
+        sid = made.set_id
+        key = await server.duplicate.key()
+        seeds = {key.board_seed(sid, b) for b in (1, 2)}
+
+        def clean(frames: list[dict[str, Any]], what: str) -> None:
+            for frame in frames:
+                findings.records += 1
+                if cards_in(frame, codes) or _ints_in(frame) & seeds:
+                    findings.record_leaks += 1
+                    findings.note(f"duplicate {game_id}: {what}: {frame.get('type')} leaks")
+
+        async def probe(table: str | None) -> None:
+            await bea.duplicate_sets()
+            await bea.duplicate_standings(sid)
+            for board in (1, 2):
+                findings.records += 1
+                if not await _refused(bea.duplicate_board(sid, board)):
+                    findings.record_leaks += 1
+                    findings.note(f"duplicate {game_id}: board {board} shown unplayed")
+            if table is not None:
+                findings.records += 2
+                if not await _refused(bea.spectate(table)):
+                    findings.record_leaks += 1
+                    findings.note(f"duplicate {game_id}: a board's table watched")
+                if not await _refused(bea.game_record(f"{table}.1")):
+                    findings.record_leaks += 1
+                    findings.note(f"duplicate {game_id}: a board's record shown")
+
+        first = ""
+        for board in (1, 2):
+            joined = await ann.play_duplicate(sid)
+            table = joined.table.id
+            first = first or table
+            mark = len(bea.frames)
+            await asyncio.gather(play_table(ann, table, random_chooser(seed + board)), probe(table))
+            await asyncio.wait_for(server.record_writer.drain(), 30)
+            await probe(table)
+            clean(bea.frames[mark:], f"while Ann played board {board}")
+        mark = len(bea.frames)
+        joined = await bea.play_duplicate(sid)
+        await play_table(bea, joined.table.id, random_chooser(seed + 7))
+        await asyncio.wait_for(server.record_writer.drain(), 30)
+        report = await bea.duplicate_board(sid, 1)
+        findings.records += 1
+        if [r.table for r in report.replays] != [first]:
+            findings.record_leaks += 1
+            findings.note(f"duplicate {game_id}: board 1's results lack Ann's replay")
+        mark = len(bea.frames)
+        findings.records += 1
+        if not await _refused(bea.duplicate_board(sid, 2)):
+            findings.record_leaks += 1
+            findings.note(f"duplicate {game_id}: board 2 shown unplayed")
+        await bea.duplicate_standings(sid)
+        clean(bea.frames[mark:], "after Bea played board 1")
+        findings.frames = len(bea.frames)
+    finally:
+        await ann.close()
+        await bea.close()
+    return findings
+
+
 async def audit_game(
     server: CardaviaServer, game_id: str, index: int, seed: int, short: bool
 ) -> Findings:
@@ -440,6 +551,7 @@ async def audit(
     total = Findings()
     by_game: dict[str, int] = {}
     done = 0
+    duplicate_checks = duplicate_leaks = 0
     saved = structlog.get_config()
     async with running_server(CONFIG, log_level="warning") as server:
         for first in range(0, games, parallel):
@@ -463,15 +575,24 @@ async def audit(
                 f"{total.view_mismatches + total.hidden_cards} leaks",
                 file=sys.stderr,
             )
+        for game_id in GAME_IDS[: min(games, len(GAME_IDS))]:
+            found = await audit_duplicate(server, game_id, seed)
+            duplicate_checks += found.records
+            duplicate_leaks += found.record_leaks
+            total.frames += found.frames
+            for text in found.notes:
+                total.note(text)
     structlog.configure(**saved)
     return {
         "games": done,
         "frames": total.frames,
-        "leaks": total.view_mismatches + total.hidden_cards + total.record_leaks,
+        "leaks": total.view_mismatches + total.hidden_cards + total.record_leaks + duplicate_leaks,
         "view_mismatches": total.view_mismatches,
         "hidden_cards": total.hidden_cards,
         "record_checks": total.records,
         "record_leaks": total.record_leaks,
+        "duplicate_checks": duplicate_checks,
+        "duplicate_leaks": duplicate_leaks,
         "resumed": total.resumed,
         "by_game": by_game,
         "seconds": round(time.monotonic() - started, 1),

@@ -456,6 +456,33 @@ class Client:
         """A stored game by its id (``TABLE.N``): its replay and deal seed."""
         return await self._request(cm.GetGameRecord(game_id=game_id), sm.GameRecord)
 
+    async def duplicate_sets(self, game: str | None = None) -> sm.DuplicateSets:
+        """The open duplicate sets (issue 56), today's daily ones among them."""
+        return await self._request(cm.ListDuplicateSets(game=game), sm.DuplicateSets)
+
+    async def create_duplicate_set(
+        self, game: str, level: str = "normal", boards: int = 8, minutes: int = 60, seat: int = 0
+    ) -> sm.DuplicateSetInfo:
+        """Make an on-demand duplicate set; its info (others join it by ``set_id``)."""
+        msg = cm.CreateDuplicateSet(
+            game=game, level=level, boards=boards, minutes=minutes, seat=seat
+        )
+        return (await self._request(msg, sm.DuplicateSets)).sets[0]
+
+    async def play_duplicate(self, set_id: str) -> sm.Joined:
+        """Sit at the private table of one's next board of set ``set_id``."""
+        return await self._request(cm.PlayDuplicate(set_id=set_id), sm.Joined)
+
+    async def duplicate_standings(self, set_id: str) -> sm.DuplicateStandings:
+        """The live standings of a duplicate set."""
+        return await self._request(cm.GetDuplicateStandings(set_id=set_id), sm.DuplicateStandings)
+
+    async def duplicate_board(self, set_id: str, board: int) -> sm.DuplicateBoard:
+        """A board's results and the others' replays (once one has played it)."""
+        return await self._request(
+            cm.GetDuplicateBoard(set_id=set_id, board=board), sm.DuplicateBoard
+        )
+
     async def send_raw(self, frame: bytes | str) -> None:
         """Send a frame as is (for testing servers); replies arrive as pushed messages."""
         await self.ws.send(frame)

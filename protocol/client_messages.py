@@ -386,6 +386,61 @@ class GetGameRecord(Model):
     game_id: Annotated[str, Field(min_length=3, max_length=80)]
 
 
+SetId = Annotated[str, Field(min_length=1, max_length=40)]
+BoardNo = Annotated[int, Field(ge=1, le=64)]
+
+
+class ListDuplicateSets(Model):
+    """The open duplicate sets (issue 56; ``game``: of that game only), today's daily
+    sets among them. Answered by ``duplicate_sets``."""
+
+    type: Literal["list_duplicate_sets"] = "list_duplicate_sets"
+    id: RequestId | None = None
+    game: GameId | None = None
+
+
+class CreateDuplicateSet(Model):
+    """Make an on-demand duplicate set: ``boards`` one-deal boards of ``game`` against
+    ``level`` from ``seat``, open for ``minutes``; others join it by its id. Needs an
+    account. Answered by ``duplicate_sets`` (the new set)."""
+
+    type: Literal["create_duplicate_set"] = "create_duplicate_set"
+    id: RequestId | None = None
+    game: GameId
+    level: PolicyName = "normal"
+    boards: Annotated[int, Field(ge=1, le=32)] = 8
+    minutes: Annotated[int, Field(ge=10, le=10_080)] = 60
+    seat: Seat = 0
+
+
+class PlayDuplicate(Model):
+    """Play the next board of set ``set_id`` at a private table against the set's AI
+    (boards in order, each once). Needs an account. Answered as ``join_table`` is."""
+
+    type: Literal["play_duplicate"] = "play_duplicate"
+    id: RequestId | None = None
+    set_id: SetId
+
+
+class GetDuplicateStandings(Model):
+    """The live standings of set ``set_id``. Answered by ``duplicate_standings``."""
+
+    type: Literal["duplicate_standings"] = "duplicate_standings"
+    id: RequestId | None = None
+    set_id: SetId
+
+
+class GetDuplicateBoard(Model):
+    """Board ``board``'s results and every other player's replay of it: only once the
+    asker has finished that board, or the set has closed (``board_not_played``).
+    Answered by ``duplicate_board``."""
+
+    type: Literal["duplicate_board"] = "duplicate_board"
+    id: RequestId | None = None
+    set_id: SetId
+    board: BoardNo
+
+
 class Ping(Model):
     """Answered by ``pong``."""
 
@@ -430,7 +485,12 @@ ClientMessage = Annotated[
     | History
     | GetProfile
     | GetLeaderboard
-    | GetGameRecord,
+    | GetGameRecord
+    | ListDuplicateSets
+    | CreateDuplicateSet
+    | PlayDuplicate
+    | GetDuplicateStandings
+    | GetDuplicateBoard,
     Field(discriminator="type"),
 ]
 """Every message a client may send, told apart by ``type``."""
@@ -473,4 +533,9 @@ CLIENT_MESSAGES: tuple[type[Model], ...] = (
     GetProfile,
     GetLeaderboard,
     GetGameRecord,
+    ListDuplicateSets,
+    CreateDuplicateSet,
+    PlayDuplicate,
+    GetDuplicateStandings,
+    GetDuplicateBoard,
 )

@@ -77,5 +77,14 @@ class ErrorCode(StrEnum):
     NOT_QUEUED = "not_queued"
     """``leave_queue`` from a session that is not in the (or that) rated queue, or whose
     seat the queue is giving it now."""
+    UNKNOWN_SET = "unknown_set"
+    """A duplicate set id that names no set (docs/duplicate.md)."""
+    SET_CLOSED = "set_closed"
+    """Joining or playing a duplicate set after it closed; ``detail``: the set's id."""
+    BOARD_NOT_PLAYED = "board_not_played"
+    """A duplicate board's results or replays asked for before the player finished that
+    board (a board is never shown before it is played); ``detail``: the board number."""
+    BOARD_OUT_OF_ORDER = "board_out_of_order"
+    """A duplicate board other than the player's next one (boards are played in order)."""
     INTERNAL_ERROR = "internal_error"
     """A bug on the server; the request had no effect."""

@@ -22,6 +22,16 @@ class AiSeat(Model):
     level: PolicyName | None = None
 
 
+class DuplicateBoardRef(Model):
+    """The duplicate board a table plays (issue 56): board ``board`` of set ``set_id``.
+
+    Only the server sets it (``play_duplicate``); a ``create_table`` naming it is refused.
+    """
+
+    set_id: Annotated[str, Field(min_length=1, max_length=40)]
+    board: Annotated[int, Field(ge=1, le=64)]
+
+
 class TableOptions(Model):
     """How a table is set up (``create_table``).
 
@@ -50,6 +60,8 @@ class TableOptions(Model):
     hints: bool = True
     """Whether clients offer ``hint`` (an AI's suggestion from the player's own view)."""
     rated: bool = False
+    duplicate: DuplicateBoardRef | None = None
+    """The duplicate board this table plays (:class:`DuplicateBoardRef`); ``None``: none."""
 
 
 SeatKind = Literal["empty", "human", "ai"]

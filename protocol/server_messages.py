@@ -475,6 +475,77 @@ class GameRecord(Model):
     replay: Replay
 
 
+class DuplicateSetInfo(Model):
+    """A duplicate set as listed (issue 56); times are seconds since the epoch (UTC).
+    ``next_board``: the asker's next board (``None``: all played, or not logged in);
+    ``seeds``: the boards' seeds, only once the set has closed (else empty)."""
+
+    set_id: str
+    game: str
+    kind: Literal["daily", "on_demand"]
+    level: str
+    seat: Seat
+    boards: int
+    opens_at: float
+    closes_at: float
+    players: int
+    next_board: int | None = None
+    seeds: tuple[int, ...] = ()
+
+
+class DuplicateSets(Model):
+    """The answer to ``list_duplicate_sets`` and ``create_duplicate_set``."""
+
+    type: Literal["duplicate_sets"] = "duplicate_sets"
+    ref: Ref = None
+    sets: tuple[DuplicateSetInfo, ...]
+
+
+class DuplicateStanding(Model):
+    """One player's line of a set's standings: matchpoints over the boards played (and
+    their share of the tops in ``percent``) and cross-IMPs."""
+
+    rank: int
+    name: str
+    boards: int
+    matchpoints: int
+    top: int
+    percent: float
+    imps: float
+
+
+class DuplicateStandings(Model):
+    """The answer to ``duplicate_standings``: live, as boards finish."""
+
+    type: Literal["duplicate_standings"] = "duplicate_standings"
+    ref: Ref = None
+    set_id: str
+    standings: tuple[DuplicateStanding, ...]
+
+
+class DuplicateBoardResult(Model):
+    """One player's result of a board: the score in the game's unit, its matchpoints
+    (2 per result beaten, 1 per tie, of ``top``) and cross-IMPs."""
+
+    name: str
+    score: int
+    matchpoints: int
+    top: int
+    imps: float
+
+
+class DuplicateBoard(Model):
+    """The answer to ``duplicate_board``: every result of the board and the replay of
+    every other player's game of it (the asker has played it, or the set closed)."""
+
+    type: Literal["duplicate_board"] = "duplicate_board"
+    ref: Ref = None
+    set_id: str
+    board: int
+    results: tuple[DuplicateBoardResult, ...]
+    replays: tuple[Replay, ...]
+
+
 class TableClosed(Model):
     """The table is gone (everybody left, or the server shuts down)."""
 
@@ -519,7 +590,10 @@ ServerMessage = Annotated[
     | Profile
     | Leaderboard
     | Queued
-    | GameRecord,
+    | GameRecord
+    | DuplicateSets
+    | DuplicateStandings
+    | DuplicateBoard,
     Field(discriminator="type"),
 ]
 """Every message the server may send, told apart by ``type``."""
@@ -554,4 +628,7 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     Leaderboard,
     Queued,
     GameRecord,
+    DuplicateSets,
+    DuplicateStandings,
+    DuplicateBoard,
 )

@@ -33,6 +33,8 @@ from server.ai.pool import AiRunner
 from server.cluster.bus import Bus
 from server.cluster.leases import Cluster
 from server.config import ServerConfig, parse_networks
+from server.duplicate.requests import DUPLICATE_REQUESTS, DuplicateRequests
+from server.duplicate.store import DuplicateStore
 from server.lobby import Lobby
 from server.net import batching, keepalive, static, websockets_adapter
 from server.net.batching import BatchingServerConnection
@@ -120,6 +122,8 @@ class CardaviaServer:
         self.bans = BanList()
         """The bans in force, read every ``config.ban_poll`` seconds (cardavia-admin makes them)."""
         self._ban_poller: asyncio.Task[None] | None = None
+        self._daily_sets: asyncio.Task[None] | None = None
+        """Stores each UTC day's daily duplicate sets at the day's start (issue 56)."""
         self.records = GameRecords(self.accounts.db)
         """Finished games (server.persist.db.records), in the same database."""
         self.record_writer = RecordWriter(
@@ -128,6 +132,10 @@ class CardaviaServer:
         )
         """Stores each finished game in the background (the tables hand them over)."""
         self.lobby.recorder = self.record_writer
+        self.duplicate = DuplicateRequests(
+            self.lobby, DuplicateStore(self.accounts.db), self.records, config.duplicate_secret
+        )
+        """Duplicate sets and boards (issue 56), in the same database."""
         self.rated = RatedPlay(
             self.lobby,
             MemoryQueue(),
@@ -269,6 +277,9 @@ class CardaviaServer:
         """
         await self.accounts.open()  # the database, migrated (server.persist.db)
         self.bans = await self.moderation.ban_list()
+        # the boards' seed key before any table is rebuilt: a duplicate board's table
+        # taken over from another process deals from it (server.duplicate)
+        await self.duplicate.key()
         self.record_writer.start()
         await self._start_cluster()
         connection = batching.SERVER_CONNECTION
@@ -297,6 +308,7 @@ class CardaviaServer:
         self.rated.start()
         self._sweeper = asyncio.create_task(self._sweep())
         self._ban_poller = asyncio.create_task(self._poll_bans())
+        self._daily_sets = asyncio.create_task(self.duplicate.run_daily())
         if ours and pings is not None:
             self._keepalive = asyncio.create_task(
                 keepalive.run(
@@ -347,6 +359,8 @@ class CardaviaServer:
             self._sweeper.cancel()
         if self._ban_poller is not None:
             self._ban_poller.cancel()
+        if self._daily_sets is not None:
+            self._daily_sets.cancel()
         if self._warming is not None:
             self._warming.cancel()
         if self._keepalive is not None:
@@ -601,6 +615,8 @@ class CardaviaServer:
             await moderation_requests.handle(self, player, msg)
         elif isinstance(msg, record_requests.RECORD_REQUESTS):
             await record_requests.handle(self.records, player, msg)
+        elif isinstance(msg, DUPLICATE_REQUESTS):
+            await self.duplicate.handle(player, msg)
         elif isinstance(msg, cm.Hello | cm.Ping):  # the connection answers these itself
             raise RequestError(ErrorCode.BAD_MESSAGE, f"unexpected message {msg.type!r}")
         else:

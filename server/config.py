@@ -351,6 +351,11 @@ class ServerConfig(BaseSettings):
         description="SQL database of accounts (empty: the SQLite file data_dir/cardavia.db;"
         " postgresql+asyncpg://user:password@host/db for deployments).",
     )
+    duplicate_secret: str = Field(
+        default="",
+        description="Secret the duplicate boards' seeds derive from (16 characters or more;"
+        " empty: one made once and kept in the database, shared by every process).",
+    )
     login_backoff: float = Field(
         default=1.0,
         gt=0,
@@ -401,6 +406,13 @@ class ServerConfig(BaseSettings):
     def _redis_scheme(cls, value: str) -> str:
         if not value.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("must start with redis://, rediss:// or unix://")
+        return value
+
+    @field_validator("duplicate_secret")
+    @classmethod
+    def _duplicate_secret_long(cls, value: str) -> str:
+        if value and len(value.encode()) < 16:
+            raise ValueError("must be empty or 16 characters or more")
         return value
 
     @field_validator("database_url")

@@ -17,10 +17,11 @@ from engine.registry import GAMES, policy_names
 from protocol.client_messages import CreateTable, QuickPlay
 from protocol.codec import unchecked
 from protocol.errors import ErrorCode
-from protocol.models import TableOptions
+from protocol.models import AiSeat, DuplicateBoardRef, TableOptions
 from protocol.server_messages import GameInfo, Games, Tables
 from server.ai.pool import AiRunner
 from server.config import ServerConfig
+from server.duplicate.boards import BoardSet, SeedKey
 from server.ops.logs import get_logger
 from server.ops.metrics import Metrics
 from server.persist.db.records import RecordWriter
@@ -113,6 +114,8 @@ class Lobby:
         self.quotas = Quotas(config, self._is_waiting)
         self.recorder: RecordWriter | None = None
         """Stores the finished games of the tables here (game records); ``None``: not stored."""
+        self.duplicate_key: SeedKey | None = None
+        """The secret duplicate boards' seeds derive from (issue 56); ``None``: no duplicate."""
 
     @property
     def remote(self) -> Remote | None:
@@ -248,6 +251,10 @@ class Lobby:
             raise RequestError(
                 ErrorCode.NOT_LOGGED_IN, "only an account can create a rated table: log in"
             )
+        if msg.options.duplicate is not None:
+            raise RequestError(
+                ErrorCode.BAD_OPTIONS, "a duplicate board's table is made by play_duplicate"
+            )
         if msg.options.seat is None:
             self.quotas.check_watch(player)  # else the new table would have nobody at it
             self.check_ai_tables(player)
@@ -362,6 +369,42 @@ class Lobby:
             None, game_id, options, quick=False, level=level, table_id=table_id
         )
 
+    async def duplicate_table(
+        self, player: Player, board_set: BoardSet, board: int, ref: int | None = None
+    ) -> TableActor:
+        """A private table of board ``board`` of ``board_set`` for ``player`` (issue 56):
+        the player at the set's seat, the set's AI level at every other seat, no hints,
+        nobody watching; the deal's seed is the board's (:meth:`_seed_source_for`)."""
+        self.check_room(player)
+        game = self._game(board_set.game)
+        seats = game.num_seats(game.options(board_set.options()))
+        options = TableOptions(
+            ai=tuple(
+                AiSeat(seat=s, level=board_set.level) for s in range(seats) if s != board_set.seat
+            ),
+            seat=board_set.seat,
+            private=True,
+            hints=False,
+            game=board_set.options(),
+            duplicate=DuplicateBoardRef(set_id=board_set.set_id, board=board),
+        )
+        actor = await self._new_table(player, board_set.game, options, quick=False)
+        actor.pending_joins += 1
+        actor.submit(Join(player, ref, board_set.seat))
+        actor.submit(Tick())
+        return actor
+
+    def _seed_source_for(self, options: TableOptions) -> Callable[[], int]:
+        """The deal seeds of a table: a duplicate board's own seed, else fresh ones."""
+        ref = options.duplicate
+        if ref is None:
+            return self.seed_source
+        key = self.duplicate_key
+        if key is None:
+            raise RequestError(ErrorCode.BAD_OPTIONS, "this server plays no duplicate boards")
+        set_id, board = ref.set_id, ref.board
+        return lambda: key.board_seed(set_id, board)
+
     async def _new_table(
         self,
         player: Player | None,
@@ -394,7 +437,7 @@ class Lobby:
             owner=None if player is None else player.player_id,
             quick=quick,
             invite=random_code(12) if options.private else None,
-            seed_source=self.seed_source,
+            seed_source=self._seed_source_for(options),
             ai_delay=self.config.ai_delay if options.ai_delay is None else options.ai_delay,
             disconnect_grace=self.config.disconnect_grace,
             chat_max_len=self.config.chat_max_len,
@@ -536,7 +579,7 @@ class Lobby:
             owner=meta.get("owner"),
             quick=bool(meta.get("quick", False)),
             invite=meta.get("invite"),
-            seed_source=self.seed_source,
+            seed_source=self._seed_source_for(setup.options),
             ai_delay=float(meta.get("ai_delay", self.config.ai_delay)),
             disconnect_grace=self.config.disconnect_grace,
             chat_max_len=self.config.chat_max_len,

@@ -312,7 +312,10 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
             Event("deal_scored", {"deal_no": state.deal_no, "score": score, "totals": totals})
         )
         winner = match_winner(totals, state.options.target)
-        if winner is not None:
+        limit = state.options.deals
+        if winner is not None or (limit and len(history) >= limit):
+            if winner is None and totals[0] != totals[1]:
+                winner = 0 if totals[0] > totals[1] else 1
             events.append(Event("match_over", {"winner": winner, "totals": totals}))
             return replace(state, totals=totals, history=history, turn=None, winner=winner), tuple(
                 events
@@ -342,30 +345,34 @@ class ScopaGame(Game[ScopaOptions, ScopaState, Play, ScopaView]):
             state.totals,  # totals
             state.history,  # history
             state.last_play,  # last_play
-            state.winner is not None,  # over
+            self.is_over(state),  # over
             state.winner,  # winner
             self.legal_actions(state, seat) if seat is not None else (),  # legal
         )
 
     def is_over(self, state: ScopaState) -> bool:
-        """The match is over once a deal ends with a winner."""
-        return state.winner is not None
+        """The match is over once a deal ends with a winner, or with the ``deals`` limit."""
+        if state.winner is not None:
+            return True
+        limit = state.options.deals
+        return bool(limit) and len(state.history) >= limit
 
     def result(self, state: ScopaState) -> Result | None:
-        """Match totals per seat and the winner."""
-        if state.winner is None:
+        """Match totals per seat and the winner (none: a drawn match of limited ``deals``)."""
+        if not self.is_over(state):
             return None
         return Result(
             scores=state.totals,
-            winners=frozenset((state.winner,)),
+            winners=frozenset(() if state.winner is None else (state.winner,)),
             summary={"deals": len(state.history)},
         )
 
     def contests(self, state: ScopaState) -> tuple[Contest, ...]:
-        """One contest a match, one player against the other (a match has a winner)."""
-        if state.winner is None:
+        """One contest a match, one player against the other (drawn only with ``deals``)."""
+        if not self.is_over(state):
             return ()
-        return (two_sides(frozenset((0,)), frozenset((1,)), state.winner == 0),)
+        won = None if state.winner is None else state.winner == 0
+        return (two_sides(frozenset((0,)), frozenset((1,)), won),)
 
     def sample_world(self, view: ScopaView, rng: random.Random) -> ScopaState:
         """Place the unseen cards (other hand(s), stock) at random, with a fresh seed."""

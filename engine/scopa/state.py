@@ -14,13 +14,21 @@ Hand = tuple[Card, ...]
 
 @dataclass(frozen=True)
 class ScopaOptions(GameOptions):
-    """Table options: the match target (rules/scopa.md, The match) and the pattern."""
+    """Table options: the match target (rules/scopa.md, The match) and the pattern.
+
+    ``deals`` (0: no limit) ends the match after that many deals whatever the
+    totals, the higher total winning and equal totals drawing: duplicate play
+    (docs/duplicate.md) compares one deal, which a match to ``target`` is not.
+    """
 
     target: int = 11
+    deals: int = 0
 
     def __post_init__(self) -> None:
         if not 1 <= self.target <= 100:
             raise ValueError("target must be between 1 and 100")
+        if not 0 <= self.deals <= 100:
+            raise ValueError("deals must be between 0 (no limit) and 100")
 
 
 @fast_init

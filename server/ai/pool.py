@@ -361,16 +361,19 @@ class AiRunner:
         legal: tuple[Any, ...],
         table: str = "",
         peers: Peers = (),
+        seed: int | None = None,
     ) -> Any:
         """An action of ``legal`` chosen by policy ``level`` for ``table``, whose seats
-        show ``peers`` (engine.policy.Peers).
+        show ``peers`` (engine.policy.Peers); ``seed`` (``None``: a fresh one) draws its
+        chance (a duplicate board's AI seats pass their own, issue 56).
 
         ``fallback`` decides instead when the queue is full, the deadline
         passes or the policy fails; a random legal move if even that fails.
         """
         if not legal:
             raise ValueError("no legal action to choose from")
-        seed = secrets.randbits(64)
+        if seed is None:
+            seed = secrets.randbits(64)
         loop = asyncio.get_running_loop()
         started = loop.time()
         outcome = "ok"

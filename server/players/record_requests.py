@@ -191,6 +191,11 @@ async def _handle(records: db.GameRecords, player: Player, msg: object) -> None:
         )
     elif isinstance(msg, cm.GetGameRecord):
         record = await records.stored(msg.game_id, None if account is None else account.account_id)
+        if record.options.get("duplicate") is not None:
+            # its seed is the board's, secret until the set closes (issue 56)
+            raise RequestError(
+                ErrorCode.FORBIDDEN, "a duplicate board's games are shown by duplicate_board"
+            )
         player.send(game_record_message(record, msg.id))
     else:  # pragma: no cover - the app passes only RECORD_REQUESTS here
         raise RequestError(ErrorCode.BAD_MESSAGE, "not a request on stored games")

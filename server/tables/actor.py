@@ -23,6 +23,7 @@ from protocol.codec import Frame, unchecked
 from protocol.errors import ErrorCode
 from protocol.server_messages import ChatLine, Error, Joined, Left, Ok, Reason, Replay, TableClosed
 from server.ai.pool import AiRunner
+from server.duplicate.boards import ai_decision_seed
 from server.ops.logs import get_logger
 from server.ops.metrics import Metrics
 from server.persist.db.records import RecordWriter
@@ -732,6 +733,9 @@ class TableActor:
                 legal,
                 table=self.id,
                 peers=core.peers(),
+                seed=None
+                if core.setup.options.duplicate is None
+                else ai_decision_seed(core.seed, turn.seat, len(core.log)),
             )
             if turn.by == "ai":
                 pause = core.ai_delay - (self.clock() - started)

@@ -466,7 +466,12 @@ class TableCore:
         return self.quick and self.status == "waiting"
 
     def spectate(self, player_id: str, name: str, now: float) -> Effects:
-        """Watch the table: a snapshot of the spectator view if a game is on."""
+        """Watch the table: a snapshot of the spectator view if a game is on.
+
+        Nobody watches a duplicate board (issue 56): its cards are a board others have
+        yet to play, and the set's results are compared only once they have."""
+        if self.setup.options.duplicate is not None:
+            raise RequestError(ErrorCode.FORBIDDEN, "a duplicate board is played unwatched")
         if self.seat_of(player_id) is not None:
             raise RequestError(ErrorCode.FORBIDDEN, "you are seated here; leave to watch")
         self._check_not_kicked(player_id)
@@ -832,6 +837,8 @@ class TableCore:
         """
         if self.status != "finished":
             raise RequestError(ErrorCode.GAME_IN_PROGRESS, "the game has not ended")
+        if self.setup.options.duplicate is not None:  # a board is played once (issue 56)
+            raise RequestError(ErrorCode.FORBIDDEN, "a duplicate board is played once")
         seat = self.seat_of(player_id)
         if seat is None:
             if player_id not in self.spectators:

@@ -13,7 +13,9 @@ from __future__ import annotations
 import time
 
 from engine.codec import to_plain
-from server.persist.db.game_record import GameRecord, SeatKind, SeatRecord
+from engine.game import Result
+from server.duplicate.scoring import board_score
+from server.persist.db.game_record import DuplicateResult, GameRecord, SeatKind, SeatRecord
 from server.tables.core import TableCore
 from server.tables.values import SeatSlot
 
@@ -22,6 +24,20 @@ def _kind(slot: SeatSlot) -> SeatKind:
     if slot.kind == "human" or slot.left:
         return SeatKind.BOT if slot.bot else SeatKind.HUMAN
     return SeatKind.AI
+
+
+def _duplicate_result(core: TableCore, result: Result) -> DuplicateResult | None:
+    """The player's result of a duplicate board's table (issue 56), else ``None``; a
+    board played without an account (cannot happen: ``play_duplicate`` needs one) or
+    whose player's seat was left has no result."""
+    ref, seat = core.setup.options.duplicate, core.setup.options.seat
+    if ref is None or seat is None:
+        return None
+    account = core.seats[seat].account
+    if account is None:
+        return None
+    score = board_score(core.game.id, result, seat)
+    return DuplicateResult(ref.set_id, ref.board, account, score)
 
 
 def game_record(
@@ -52,6 +68,7 @@ def game_record(
     )
     rated = core.setup.options.rated
     return GameRecord(
+        duplicate=_duplicate_result(core, result),
         table_id=core.id,
         game_no=core.game_no,
         game=core.game.id,

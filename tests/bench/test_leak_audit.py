@@ -35,7 +35,9 @@ async def test_a_stored_game_that_is_not_the_game_played_is_caught(monkeypatch) 
 
     monkeypatch.setattr(actor, "game_record", elsewhere)
     result = await leak_audit.audit(1, seed=2, short=True)  # one Scopa game
-    assert result["record_leaks"] == 1 and result["leaks"] == 1
+    assert result["record_leaks"] == 1
+    # the duplicate set's board results then lack the replay of the game played
+    assert result["duplicate_leaks"] == 1 and result["leaks"] == 2
 
 
 async def test_a_server_that_shows_every_event_to_everyone_is_caught(monkeypatch) -> None:
@@ -82,3 +84,17 @@ def test_frames_are_checked_against_the_rebuilt_views() -> None:
 )
 def test_cards_are_found_anywhere_in_plain_data(value, cards) -> None:
     assert leak_audit.cards_in(value, leak_audit.card_codes(GAMES["scopa"])) == cards
+
+
+def test_the_short_audit_covers_duplicate_sets(capsys) -> None:
+    assert leak_audit.main(["--games", "1", "--short", "--seed", "5"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["duplicate_checks"] > 10 and result["duplicate_leaks"] == 0
+
+
+async def test_a_board_shown_before_it_is_played_is_caught(monkeypatch) -> None:
+    from server.duplicate import store
+
+    monkeypatch.setattr(store.BoardSet, "seeds_shown", lambda self, now: True)
+    result = await leak_audit.audit(1, seed=2, short=True)  # one Scopa set
+    assert result["duplicate_leaks"] > 0 and result["leaks"] >= result["duplicate_leaks"]

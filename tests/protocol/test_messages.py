@@ -102,6 +102,11 @@ CLIENT_SAMPLES: list[Any] = [
     cm.GetProfile(id=34, name="Ann"),
     cm.GetLeaderboard(id=35, game="doudizhu", page=2, bots=True),
     cm.GetGameRecord(id=35, game_id="t1.1"),
+    cm.ListDuplicateSets(id=36, game="scopa"),
+    cm.CreateDuplicateSet(id=37, game="doudizhu", level="hard", boards=4, minutes=90, seat=1),
+    cm.PlayDuplicate(id=38, set_id="daily-scopa-20261207"),
+    cm.GetDuplicateStandings(id=39, set_id="set-0a1b2c3d4e5f"),
+    cm.GetDuplicateBoard(id=40, set_id="set-0a1b2c3d4e5f", board=2),
 ]
 
 STORED_SEAT = sm.StoredSeat(seat=0, kind="human", name="Ann", score=11, won=True)
@@ -238,6 +243,47 @@ SERVER_SAMPLES.append(
         seed=42,
         seats=(STORED_SEAT,),
         replay=next(m for m in SERVER_SAMPLES if isinstance(m, sm.Replay)),
+    )
+)
+
+
+SERVER_SAMPLES.append(
+    sm.DuplicateSets(
+        ref=36,
+        sets=(
+            sm.DuplicateSetInfo(
+                set_id="daily-scopa-20261207",
+                game="scopa",
+                kind="daily",
+                level="normal",
+                seat=0,
+                boards=8,
+                opens_at=1.5,
+                closes_at=86401.5,
+                players=3,
+                next_board=2,
+            ),
+        ),
+    )
+)
+SERVER_SAMPLES.append(
+    sm.DuplicateStandings(
+        ref=39,
+        set_id="set-0a1b2c3d4e5f",
+        standings=(
+            sm.DuplicateStanding(
+                rank=1, name="Ann", boards=2, matchpoints=3, top=4, percent=75.0, imps=1.5
+            ),
+        ),
+    )
+)
+SERVER_SAMPLES.append(
+    sm.DuplicateBoard(
+        ref=40,
+        set_id="set-0a1b2c3d4e5f",
+        board=2,
+        results=(sm.DuplicateBoardResult(name="Ann", score=3, matchpoints=2, top=2, imps=2.0),),
+        replays=(next(m for m in SERVER_SAMPLES if isinstance(m, sm.Replay)),),
     )
 )
 

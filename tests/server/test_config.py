@@ -90,6 +90,7 @@ OLD_FLAGS = (
     "--redis-connections",
     "--data-dir",
     "--database-url",
+    "--duplicate-secret",  # duplicate play (issue 56): the boards' seed key
     "--login-backoff",
     "--login-backoff-max",
     "--ban-poll",  # moderation (issue 54): how often the bans are read
@@ -103,6 +104,7 @@ OTHER_TEXT = {
     "redis_prefix": "other",
     "data_dir": "/srv/cardavia",
     "database_url": "postgresql+asyncpg://cardavia@db/cardavia",
+    "duplicate_secret": "a-long-enough-secret",
 }
 """A valid value other than the default, for the settings that are free text."""
 

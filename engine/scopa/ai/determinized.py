@@ -36,7 +36,7 @@ def _rollout(state: ScopaState, seat: int, rng: random.Random) -> Play:
 
 
 def _deal_done(start: ScopaState, state: ScopaState) -> bool:
-    return state.deal_no != start.deal_no or state.winner is not None
+    return state.deal_no != start.deal_no or state.turn is None
 
 
 def _deal_value(start: ScopaState, state: ScopaState, seat: int) -> float:

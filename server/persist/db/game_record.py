@@ -39,6 +39,17 @@ class SeatRecord:
 
 
 @dataclass(frozen=True)
+class DuplicateResult:
+    """A duplicate board's result that the game's write stores with it (issue 56): the
+    player's account and score (:func:`server.duplicate.scoring.board_score`)."""
+
+    set_id: str
+    board: int
+    account_id: str
+    score: int
+
+
+@dataclass(frozen=True)
 class GameRecord:
     """A finished game as stored: enough to list it and to replay it, seed included."""
 
@@ -57,6 +68,8 @@ class GameRecord:
     """The game was played at a rated table: storing it updates its players' ratings."""
     contests: tuple[Contest, ...] = ()
     """What the game rates (:meth:`engine.game.Game.contests`), for a rated game."""
+    duplicate: DuplicateResult | None = None
+    """The duplicate board's result the game's write stores (exactly once with it)."""
 
     @property
     def game_id(self) -> str:

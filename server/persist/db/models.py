@@ -285,3 +285,52 @@ class RoleRatingRow(Base):
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
     games: Mapped[int] = mapped_column(Integer)
+
+
+class ServerSecretRow(Base):
+    """A secret every process of a deployment shares, made once by the first that needs
+    it (issue 56: the duplicate boards' seed key, unless the configuration gives one)."""
+
+    __tablename__ = "server_secrets"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+
+
+class DuplicateSetRow(Base):
+    """A duplicate set (issue 56, :mod:`server.duplicate.boards`): its seeds are not
+    stored; they derive from the server's secret and the set's id."""
+
+    __tablename__ = "duplicate_sets"
+    __table_args__ = (Index("ix_duplicate_sets_closes_at", "closes_at"),)
+
+    set_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    kind: Mapped[str] = mapped_column(String(16))
+    level: Mapped[str] = mapped_column(String(16))
+    seat: Mapped[int] = mapped_column(Integer)
+    boards: Mapped[int] = mapped_column(Integer)
+    opens_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    closes_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    creator: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("accounts.account_id", ondelete="SET NULL"), nullable=True
+    )
+
+
+class DuplicateResultRow(Base):
+    """One finished board of a set by one account, written once (the key makes a second
+    write of the same board a no-op).  ``record_id`` names the stored game, the replay
+    others see once they have played the board."""
+
+    __tablename__ = "duplicate_results"
+
+    set_id: Mapped[str] = mapped_column(
+        String(40), ForeignKey("duplicate_sets.set_id", ondelete="CASCADE"), primary_key=True
+    )
+    board: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("accounts.account_id", ondelete="CASCADE"), primary_key=True
+    )
+    score: Mapped[int] = mapped_column(Integer)
+    record_id: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -19,7 +19,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import and_, delete, insert, or_, select, update
@@ -31,7 +31,13 @@ from protocol.errors import ErrorCode
 from server.ops.logs import get_logger
 from server.persist.db.engine import Database
 from server.persist.db.game_record import GameRecord, SeatKind, SeatRecord
-from server.persist.db.models import AccountRow, GameRecordRow, GameSeatRow, ProfileCountRow
+from server.persist.db.models import (
+    AccountRow,
+    DuplicateResultRow,
+    GameRecordRow,
+    GameSeatRow,
+    ProfileCountRow,
+)
 from server.persist.store import LoggedAction
 from server.players.names import skeleton
 from server.ratings.store import RatingStore, rating_keys
@@ -171,6 +177,10 @@ class GameRecords:
             .returning(GameRecordRow.game_id)
         )
         self._new_seats = insert(GameSeatRow)
+        self._duplicate = dialect.insert(DuplicateResultRow).on_conflict_do_nothing(
+            index_elements=["set_id", "board", "account_id"]
+        )
+        """A duplicate board's result, in the game's write (issue 56): once, as the game."""
         counted = dialect.insert(ProfileCountRow)
         self._counted = counted.on_conflict_do_update(
             index_elements=["account_id", "game"],
@@ -237,6 +247,19 @@ class GameRecords:
                 await conn.execute(self._counted, counts)
             if record.rated:
                 await self.ratings.update(conn, record, alive)
+            dup = record.duplicate
+            if dup is not None and (alive is None or dup.account_id in alive):
+                await conn.execute(
+                    self._duplicate,
+                    {
+                        "set_id": dup.set_id,
+                        "board": dup.board,
+                        "account_id": dup.account_id,
+                        "score": dup.score,
+                        "record_id": gid,
+                        "finished_at": datetime.fromtimestamp(record.finished_at, UTC),
+                    },
+                )
         return True
 
     @staticmethod
