@@ -30,8 +30,8 @@ async def test_a_stored_game_that_is_not_the_game_played_is_caught(monkeypatch) 
 
     real = actor.game_record
 
-    def elsewhere(core: Any) -> Any:  # stored under another table's id
-        return replace(real(core), table_id=core.id + "x")
+    def elsewhere(core: Any, now: float | None = None) -> Any:  # under another table's id
+        return replace(real(core, now), table_id=core.id + "x")
 
     monkeypatch.setattr(actor, "game_record", elsewhere)
     result = await leak_audit.audit(1, seed=2, short=True)  # one Scopa game
