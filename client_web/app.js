@@ -1505,11 +1505,12 @@ function detailCell(key, value) {
   return describe(value);
 }
 
-/** A deal's number as the terminal says it: counted from 1, "of N" in a series of N deals. */
+/** A deal's number as the terminal says it: counted from 1, "of N" in a series of N deals (a
+ * Scopa match to its target has `deals` 0: no fixed count). */
 function dealNumber(dealNo) {
   const view = app.table.view;
   const deals = view && view.options ? view.options.deals : null;
-  return typeof deals === "number" ? t("deal_of", { deal: dealNo + 1, deals }) : String(dealNo + 1);
+  return typeof deals === "number" && deals > 0 ? t("deal_of", { deal: dealNo + 1, deals }) : String(dealNo + 1);
 }
 
 function dealScoreView(data) {
