@@ -351,5 +351,5 @@ class TournamentTableRow(Base):
     table_id: Mapped[str] = mapped_column(String(64), unique=True)
     seats: Mapped[list[Any]] = mapped_column(JSON)
     created_us: Mapped[int] = mapped_column(BigInteger)
-    results: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
+    results: Mapped[list[Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
     """Per seat ``[won, score]`` from the game record; null: still playing."""
