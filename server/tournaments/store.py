@@ -117,6 +117,7 @@ class Entry:
 class RoundTable:
     """A stored table of a round: who sits at which seat (None: the AI), its results."""
 
+    tournament_id: str
     round: int
     number: int
     table_id: str
@@ -254,6 +255,38 @@ class TournamentStore:
                 await s.scalars(query.order_by(TournamentTableRow.round, TournamentTableRow.number))
             ).all()
         return tuple(_round_table(r) for r in rows)
+
+    async def pending(self) -> tuple[RoundTable, ...]:
+        """The tables still playing of every running tournament (the seat keepers' pass)."""
+        async with self.db.session() as s:
+            rows = (
+                await s.scalars(
+                    select(TournamentTableRow)
+                    .join(
+                        TournamentRow,
+                        TournamentRow.tournament_id == TournamentTableRow.tournament_id,
+                    )
+                    .where(
+                        TournamentRow.status == Status.RUNNING.value,
+                        TournamentTableRow.results.is_(None),
+                    )
+                )
+            ).all()
+        return tuple(_round_table(r) for r in rows)
+
+    async def table(self, table_id: str) -> RoundTable | None:
+        """The tournament table ``table_id`` (None: no tournament's)."""
+        async with self.db.session() as s:
+            row = await s.scalar(
+                select(TournamentTableRow).where(TournamentTableRow.table_id == table_id)
+            )
+        return None if row is None else _round_table(row)
+
+    async def entry(self, tournament_id: str, account_id: str) -> Entry | None:
+        """``account_id``'s entry in the tournament (None: never registered)."""
+        async with self.db.session() as s:
+            r = await s.get(TournamentEntryRow, (tournament_id, account_id))
+        return None if r is None else Entry(r.account_id, r.name, r.entry_no, r.withdrawn)
 
     # -- changes -------------------------------------------------------------
     async def create(
@@ -411,6 +444,7 @@ class TournamentStore:
                         GameSeatRow.seat,
                         GameSeatRow.won,
                         GameSeatRow.score,
+                        GameSeatRow.kind,
                     )
                     .join(GameSeatRow, GameSeatRow.game_id == GameRecordRow.game_id)
                     .where(GameRecordRow.table_id.in_(list(open_rows)))
@@ -419,10 +453,10 @@ class TournamentStore:
             ).all()
             first: dict[str, int] = {}
             found: dict[str, list[list[Any]]] = {}
-            for tid, game_no, _seat, won, score in seats:
+            for tid, game_no, _seat, won, score, kind in seats:
                 if first.setdefault(tid, game_no) != game_no:
                     continue
-                found.setdefault(tid, []).append([bool(won), int(score)])
+                found.setdefault(tid, []).append([bool(won), int(score), kind != "ai"])
             for tid, results in found.items():
                 open_rows[tid].results = results
             return len(found)
@@ -451,9 +485,15 @@ def _round_table(row: TournamentTableRow) -> RoundTable:
     results = None
     if row.results is not None:
         results = tuple(
-            SeatResult(seats[i] if i < len(seats) else None, bool(won), int(score))
-            for i, (won, score) in enumerate(row.results)
+            SeatResult(seats[i] if present and i < len(seats) else None, bool(won), int(score))
+            for i, (won, score, present) in enumerate(row.results)
         )
     return RoundTable(
-        row.round, row.number, row.table_id, seats, row.created_us / 1_000_000, results
+        row.tournament_id,
+        row.round,
+        row.number,
+        row.table_id,
+        seats,
+        row.created_us / 1_000_000,
+        results,
     )

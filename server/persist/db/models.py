@@ -352,4 +352,5 @@ class TournamentTableRow(Base):
     seats: Mapped[list[Any]] = mapped_column(JSON)
     created_us: Mapped[int] = mapped_column(BigInteger)
     results: Mapped[list[Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
-    """Per seat ``[won, score]`` from the game record; null: still playing."""
+    """Per seat ``[won, score, present]`` from the game record (``present`` false: the AI
+    played the seat of a person who never came: it counts for nobody); null: playing."""
