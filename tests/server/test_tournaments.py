@@ -1,0 +1,124 @@
+"""Tournaments on a running server (issue 56): bot clients registered, seated each round,
+playing to the end; Duplicate Swiss deals; reserved seats; typed errors."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from client_cli.client import Client, ServerError, random_chooser
+from client_cli.tournament import bot_player, play_tournament
+from protocol import client_messages as cm
+from protocol import server_messages as sm
+from server.app import CardaviaServer
+
+PASSWORD = "tournament password 1"
+
+
+async def players(server: CardaviaServer, names: list[str]) -> list[Client]:
+    out = []
+    for name in names:
+        client = await Client.connect(server.url, "x")
+        await client.register(name, PASSWORD)
+        out.append(client)
+    return out
+
+
+def fast(server: CardaviaServer) -> None:
+    server.tournaments.period = 0.1
+    server.tournaments.director.seating.absent_fill = 2.0  # type: ignore[attr-defined]
+
+
+def swiss(kind: cm.TournamentKind = "swiss", rounds: int = 2) -> cm.CreateTournament:
+    return cm.CreateTournament(
+        name="Friday", game="doudizhu", kind=kind, starts_at=time.time() + 1.0, rounds=rounds
+    )
+
+
+async def run_all(clients: list[Client], tournament: str) -> list[sm.Standings]:
+    async def one(i: int, c: Client) -> sm.Standings:
+        return await play_tournament(c, tournament, bot_player(random_chooser(i)), register=False)
+
+    return await asyncio.wait_for(asyncio.gather(*(one(i, c) for i, c in enumerate(clients))), 90)
+
+
+async def test_a_swiss_seats_everyone_each_round_and_finishes(server: CardaviaServer) -> None:
+    fast(server)
+    clients = await players(server, ["Ann", "Bo", "Cy", "Di"])
+    made = await clients[0].create_tournament(swiss())
+    assert made.status == "scheduled" and made.players == 0
+    for c in clients:
+        await c.register_tournament(made.id)
+    listed = await clients[0].tournaments()
+    assert [(t.id, t.players, t.registered) for t in listed] == [(made.id, 4, True)]
+    results = await run_all(clients, made.id)
+    final = results[0]
+    assert final.tournament.status == "finished" and final.tournament.round == 2
+    assert sorted(s.games for s in final.standings) == [2, 2, 2, 2]
+    assert [s.rank for s in final.standings] == [1, 2, 3, 4]
+    store = server.tournaments.store
+    tables = await store.tables(made.id)
+    # four players at three seats: two tables a round, each with one AI seat
+    assert [(t.round, t.number) for t in tables] == [(1, 1), (1, 2), (2, 1), (2, 2)]
+    assert all(t.seats.count(None) == 1 and t.results is not None for t in tables)
+    assert all(t.table_id == f"{made.id}-r{t.round}-t{t.number}" for t in tables)
+    record = await clients[0].game_record(tables[0].table_id + ".1")
+    assert record.seed != 0
+    for c in clients:
+        await c.close()
+
+
+async def test_duplicate_swiss_tables_of_a_round_deal_the_same_cards(
+    server: CardaviaServer,
+) -> None:
+    fast(server)
+    clients = await players(server, ["Ann", "Bo", "Cy", "Di", "Ed", "Flo"])
+    made = await clients[0].create_tournament(swiss("duplicate-swiss", 1))
+    for c in clients:
+        await c.register_tournament(made.id)
+    await run_all(clients, made.id)
+    tables = await server.tournaments.store.tables(made.id)
+    assert len(tables) == 2 and all(None not in t.seats for t in tables)
+    seeds = {(await clients[0].game_record(t.table_id + ".1")).seed for t in tables}
+    assert len(seeds) == 1
+    for c in clients:
+        await c.close()
+
+
+async def expect_error(call: Any, code: str) -> None:
+    try:
+        await call
+    except ServerError as exc:
+        assert exc.code == code, exc
+    else:
+        raise AssertionError(f"expected {code}")
+
+
+async def test_bad_requests_get_typed_errors_and_change_nothing(server: CardaviaServer) -> None:
+    fast(server)
+    anon = await Client.connect(server.url, "anon")
+    await expect_error(anon.create_tournament(swiss()), "not_logged_in")
+    await expect_error(anon.register_tournament("Tnope"), "not_logged_in")
+    ann, bo, cy = await players(server, ["Ann", "Bo", "Cy"])
+    await expect_error(ann.register_tournament("Tnope"), "not_found")
+    await expect_error(ann.standings("Tnope"), "not_found")
+    bad = swiss().model_copy(update={"game": "chess"})
+    await expect_error(ann.create_tournament(bad), "unknown_game")
+    arena_rounds = swiss("arena")
+    await expect_error(ann.create_tournament(arena_rounds), "bad_options")
+    assert await ann.tournaments() == ()
+    made = await ann.create_tournament(swiss(rounds=1))
+    await expect_error(ann.withdraw_tournament(made.id), "not_found")
+    for c in (ann, bo):
+        await c.register_tournament(made.id)
+    # the round's table: Cy (not in it) may neither sit nor watch; a player of it may not
+    # take another's seat
+    table = await ann.wait_for(lambda m: isinstance(m, sm.TournamentTable), 10)
+    assert table.table is not None and table.seat is not None
+    await expect_error(cy.join(table.table, seat=table.seat), "forbidden")
+    await expect_error(bo.spectate(table.table), "forbidden")
+    nxt = await bo.next_tournament_table(made.id)
+    assert nxt.table == table.table and nxt.seat != table.seat
+    for c in (anon, ann, bo, cy):
+        await c.close()
