@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from client_cli.client import Chooser, Client, ClientClosed, ServerError, play_table
@@ -32,6 +33,20 @@ def bot_player(choose: Chooser) -> PlayTable:
     return play
 
 
+Resume = Callable[[Client], Awaitable[Client | None]]
+"""Resumes a client's session on a new connection after its server went away (None:
+it cannot)."""
+
+
+@dataclass(frozen=True)
+class TournamentRun:
+    """A tournament played to its end: the client that played last, and the standings."""
+
+    client: Client
+    standings: sm.Standings
+    tables: int
+
+
 def is_tournament_table(tournament: str, table: str) -> bool:
     """Whether ``table`` is one of ``tournament``'s (their ids are derived from it)."""
     return table.startswith(tournament + "-r")
@@ -44,12 +59,34 @@ async def play_tournament(
     *,
     on_table: Callable[[str, dict[str, Any]], None] | None = None,
     register: bool = True,
-) -> sm.Standings:
+    resume: Resume | None = None,
+) -> TournamentRun:
     """Register (unless ``register`` is false: already in), then play each table the
-    tournament seats this client at, until it is over; its final standings."""
+    tournament seats this client at, until it is over.  A connection that ends is
+    resumed with ``resume`` (the session keeps its seats: a table taken over by
+    another server process comes back with a snapshot) and play goes on."""
     if register:
         await client.register_tournament(tournament)
     played: set[str] = set()
+    while True:
+        try:
+            return await _play(client, tournament, play, played, on_table)
+        except ClientClosed:
+            if resume is None:
+                raise
+            again = await resume(client)
+            if again is None:
+                raise
+            client = again
+
+
+async def _play(
+    client: Client,
+    tournament: str,
+    play: PlayTable,
+    played: set[str],
+    on_table: Callable[[str, dict[str, Any]], None] | None,
+) -> TournamentRun:
     while True:
         table = next(
             (
@@ -60,13 +97,11 @@ async def play_tournament(
             None,
         )
         if table is not None:
-            played.add(table)
             try:
                 result = await play(client, table)
-            except ClientClosed:
-                raise
             except ServerError:
                 result = {}
+            played.add(table)
             if on_table is not None:
                 on_table(table, result)
             with contextlib.suppress(ServerError):
@@ -77,4 +112,4 @@ async def play_tournament(
         except TimeoutError:
             standings = await client.standings(tournament)
             if standings.tournament.status == "finished":
-                return standings
+                return TournamentRun(client, standings, len(played))

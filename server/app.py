@@ -139,9 +139,16 @@ class CardaviaServer:
         )
         """Rated quick play (server.ratings.rated_play): its queue moves to Redis with the
         redis store, shared by every process."""
-        self.tournaments = Tournaments(self.accounts.db, self.lobby, LocalLease(), self.dispatch)
+        self.tournaments = Tournaments(
+            self.accounts.db,
+            self.lobby,
+            LocalLease(),
+            self.dispatch,
+            period=config.takeover_interval,
+        )
         """Tournaments (server.tournaments): one director per tournament (a lease in Redis
-        with the redis store), every process seating its own connected players."""
+        with the redis store, as long as a table's), every process seating its own
+        connected players; a pass every ``takeover_interval``, as the tables' scans."""
         self.connections: set[Connection] = set()
         self.port = 0
         self._server: Server | None = None
@@ -189,7 +196,7 @@ class CardaviaServer:
         self.rated.queue = RedisQueue(self.store.redis, self.config.redis_prefix, self.store.node)
         self.rated.cluster = ClusterSeating(self.store, self.bus)
         self.tournaments.director.lease = RedisLease(
-            self.store.redis, self.config.redis_prefix, self.store.node
+            self.store.redis, self.config.redis_prefix, self.store.node, self.config.lease_ttl
         )
         self.cluster = Cluster(self.store, self.lobby, self.config.takeover_interval)
         await self.cluster.start()
@@ -579,6 +586,8 @@ class CardaviaServer:
             await self.tournaments.keeper.check_join(player, msg.table, msg.seat)
         elif route and isinstance(msg, cm.Spectate):
             await self.tournaments.keeper.check_watch(player, msg.table)
+        elif isinstance(msg, cm.GetGameRecord):
+            await self.tournaments.keeper.check_record(player, msg.game_id)
         if route and self.bus is not None and await self._routed(player, msg):
             return
         if isinstance(msg, TABLE_REQUESTS):

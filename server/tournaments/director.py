@@ -104,7 +104,7 @@ class RedisLease:
         self._release = redis.register_script(RELEASE)
 
     def _key(self, key: str) -> str:
-        return f"{self.prefix}lease:{key}"
+        return f"{self.prefix}:lease:{key}"
 
     async def hold(self, key: str) -> bool:
         """Take or renew ``key``'s lease."""

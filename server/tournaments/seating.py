@@ -171,6 +171,26 @@ class SeatKeeper:
         if table.seats[seat] != account:
             raise RequestError(ErrorCode.FORBIDDEN, "this seat is reserved for another player")
 
+    async def check_record(self, player: Player, game_id: str) -> None:
+        """``forbidden`` if the stored game ``game_id`` is of a tournament round in which
+        ``player``'s own table still plays: in a Duplicate Swiss its replay shows the
+        deal they hold (the other kinds are kept alike: one rule for every round)."""
+        table_id = game_id.rsplit(".", 1)[0]
+        table = await self._reserved(table_id)
+        if table is None or player.account is None:
+            return
+        account = player.account.account_id
+        for other in self._tables.values():
+            if (
+                other.tournament_id == table.tournament_id
+                and other.round == table.round
+                and other.table_id != table.table_id
+                and account in other.seats
+            ):
+                raise RequestError(
+                    ErrorCode.FORBIDDEN, "finish your table of the round before seeing others"
+                )
+
     async def check_watch(self, player: Player, table_id: str) -> None:
         """``forbidden`` if ``player`` is registered in the tournament of ``table_id``
         and the table still plays (its deal may be one they have yet to play)."""

@@ -11,7 +11,10 @@ from client_cli.client import Client, ServerError, random_chooser
 from client_cli.tournament import bot_player, play_tournament
 from protocol import client_messages as cm
 from protocol import server_messages as sm
+from protocol.errors import ErrorCode
 from server.app import CardaviaServer
+from server.tables.options import RequestError
+from server.tournaments.pairing import PairedTable
 
 PASSWORD = "tournament password 1"
 
@@ -38,7 +41,8 @@ def swiss(kind: cm.TournamentKind = "swiss", rounds: int = 2) -> cm.CreateTourna
 
 async def run_all(clients: list[Client], tournament: str) -> list[sm.Standings]:
     async def one(i: int, c: Client) -> sm.Standings:
-        return await play_tournament(c, tournament, bot_player(random_chooser(i)), register=False)
+        run = await play_tournament(c, tournament, bot_player(random_chooser(i)), register=False)
+        return run.standings
 
     return await asyncio.wait_for(asyncio.gather(*(one(i, c) for i, c in enumerate(clients))), 90)
 
@@ -121,4 +125,37 @@ async def test_bad_requests_get_typed_errors_and_change_nothing(server: Cardavia
     nxt = await bo.next_tournament_table(made.id)
     assert nxt.table == table.table and nxt.seat != table.seat
     for c in (anon, ann, bo, cy):
+        await c.close()
+
+
+async def test_a_round_s_records_stay_hidden_from_who_still_plays_it(
+    server: CardaviaServer,
+) -> None:
+    ann, bo, cy, di = await players(server, ["Ann", "Bo", "Cy", "Di"])
+    store = server.tournaments.store
+    made = await ann.create_tournament(swiss("duplicate-swiss", 1))
+    for c in (ann, bo, cy, di):
+        await c.register_tournament(made.id)
+    assert await store.start(made.id)
+    accounts = [c.account.account_id for c in (ann, bo, cy, di) if c.account]
+    tables = [
+        PairedTable(1, (accounts[0], accounts[1]), 1),
+        PairedTable(2, (accounts[2], accounts[3]), 1),
+    ]
+    orders = [(accounts[0], accounts[1], None), (accounts[2], accounts[3], None)]
+    assert await store.pair_round(made.id, 0, tables, orders, time.time())
+    await server.tournaments.keeper.run_pass()
+    keeper = server.tournaments.keeper
+    first = f"{made.id}-r1-t1.1"
+    cy_player = next(p for p in server.sessions.of_account(accounts[2]))
+    ann_player = next(p for p in server.sessions.of_account(accounts[0]))
+    try:
+        await keeper.check_record(cy_player, first)
+    except RequestError as exc:
+        assert exc.code is ErrorCode.FORBIDDEN
+    else:
+        raise AssertionError("Cy still plays the round's deal")
+    await keeper.check_record(ann_player, first)  # her own table's game
+    await keeper.check_record(cy_player, "abcdefgh.1")  # not a tournament's
+    for c in (ann, bo, cy, di):
         await c.close()
