@@ -28,6 +28,7 @@ COMMANDS: tuple[str, ...] = (
     "account",
     "records",
     "leaderboard",
+    "tournaments",
 )
 
 

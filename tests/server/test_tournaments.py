@@ -159,3 +159,33 @@ async def test_a_round_s_records_stay_hidden_from_who_still_plays_it(
     await keeper.check_record(cy_player, "abcdefgh.1")  # not a tournament's
     for c in (ann, bo, cy, di):
         await c.close()
+
+
+async def test_an_arena_pairs_players_again_as_they_finish_until_its_end(
+    server: CardaviaServer,
+) -> None:
+    fast(server)
+    server.tournaments.director.arena_min_wait = 0.2
+    server.tournaments.director.arena_ai_wait = 1.0
+    clients = await players(server, ["Ann", "Bo", "Cy", "Di"])
+    made = await clients[0].create_tournament(
+        cm.CreateTournament(
+            name="Blitz", game="doudizhu", kind="arena", starts_at=time.time(), duration=10
+        )
+    )
+    assert made.duration == 10 and made.rounds is None
+    for c in clients:
+        await c.register_tournament(made.id)
+    final = (await run_all(clients, made.id))[0]
+    assert final.tournament.status == "finished"
+    tables = await server.tournaments.store.tables(made.id)
+    assert all(t.results is not None for t in tables)
+    assert min(s.games for s in final.standings) >= 2  # paired again after each game
+    # nobody was paired twice in one pass (a pass makes the tables of one "round")
+    per_player: dict[str, list[float]] = {}
+    for t in tables:
+        for p in t.players:
+            per_player.setdefault(p, []).append(float(t.round))
+    assert all(len(v) == len(set(v)) for v in per_player.values())
+    for c in clients:
+        await c.close()
