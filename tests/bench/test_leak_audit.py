@@ -28,7 +28,9 @@ def test_a_short_audit_of_every_game_finds_no_leak(capsys) -> None:
     assert result["tournament_rounds"] == 1 and result["record_checks"] >= 8 + 12
 
 
-async def test_a_tournament_table_shown_to_a_player_of_the_round_is_caught(monkeypatch) -> None:
+async def test_a_tournament_table_shown_to_a_player_of_the_round_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from server.tournaments.seating import SeatKeeper
 
     async def allowed(self: Any, player: Any, table_id: str) -> None:
