@@ -231,6 +231,12 @@ class Director:
             return await self._arena(t, now)
         return await self._swiss(t, now)
 
+    def _forget(self, tournament_id: str) -> None:
+        """Drop what this process kept of a finished tournament."""
+        prefix = tournament_id + "-"
+        self._ensured = {x for x in self._ensured if not x.startswith(prefix)}
+        self._free_since = {k: v for k, v in self._free_since.items() if k[0] != tournament_id}
+
     async def _ensure(self, t: Tournament, tables: Sequence[RoundTable], secret: bytes) -> None:
         for table in tables:
             if table.results is not None or table.table_id in self._ensured:
@@ -253,6 +259,7 @@ class Director:
         if t.round >= (t.rounds or 0) or not active:
             if await self.store.finish(tid, now):
                 self._log.info("tournament_finished", tournament=tid, rounds=t.round)
+            self._forget(tid)
             return None
         history = await self.store.tables(tid)
         games = [g for g in (x.game_result() for x in history) if g is not None]
@@ -267,6 +274,7 @@ class Director:
             )
             for e in active
         ]
+        self._ensured -= {x.table_id for x in history}  # every one has finished
         paired = swiss_round(entrants, t.seats, Met.of(x.players for x in history))
         round_no = t.round + 1
         orders = [seat_order(secret, round_no, p) for p in paired]
@@ -282,11 +290,13 @@ class Director:
         await self.store.collect_results(tid)
         history = await self.store.tables(tid)
         pending = [x for x in history if x.results is None]
+        self._ensured -= {x.table_id for x in history if x.results is not None}
         await self._ensure(t, pending, secret)
         ends = t.ends_at or now
         if now >= ends:
             if not pending and await self.store.finish(tid, now):
                 self._log.info("tournament_finished", tournament=tid, tables=len(history))
+                self._forget(tid)
             return None
         entries = await self.store.entries(tid)
         games = [g for g in (x.game_result() for x in history) if g is not None]

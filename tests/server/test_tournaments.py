@@ -189,3 +189,29 @@ async def test_an_arena_pairs_players_again_as_they_finish_until_its_end(
     assert all(len(v) == len(set(v)) for v in per_player.values())
     for c in clients:
         await c.close()
+
+
+async def test_withdrawn_players_are_not_paired_and_an_empty_swiss_ends_at_its_start(
+    server: CardaviaServer,
+) -> None:
+    fast(server)
+    clients = await players(server, ["Ann", "Bo", "Cy", "Di"])
+    made = await clients[0].create_tournament(swiss(rounds=1))
+    empty = await clients[0].create_tournament(swiss(rounds=3))
+    for c in clients:
+        await c.register_tournament(made.id)
+    await clients[3].withdraw_tournament(made.id)
+    store = server.tournaments.store
+    async with asyncio.timeout(10):
+        while (await store.get(made.id)).round == 0 or (
+            await store.get(empty.id)
+        ).status.value != "finished":
+            await asyncio.sleep(0.05)
+    tables = await store.tables(made.id, 1)
+    accounts = {c.account.account_id for c in clients[:3] if c.account}
+    assert len(tables) == 1 and set(tables[0].seats) == accounts  # three people, no AI
+    standings = await clients[3].standings(made.id)
+    assert standings.tournament.players == 3 and not standings.tournament.registered
+    assert (await store.tables(empty.id)) == ()
+    for c in clients:
+        await c.close()
