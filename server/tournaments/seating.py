@@ -120,12 +120,16 @@ class SeatKeeper:
         now = self.clock()
         asked = 0
         live = set()
+        here: dict[str, list[Player]] = {}  # one walk over the sessions, not one a seat
+        for session in self.sessions:
+            if session.account is not None and session.connected:
+                here.setdefault(session.account.account_id, []).append(session)
         for table in pending:
             for seat, account in enumerate(table.seats):
                 if account is None:
                     continue
-                for player in self.sessions.of_account(account):
-                    if not player.connected or table.table_id in player.tables:
+                for player in here.get(account, ()):
+                    if table.table_id in player.tables:
                         continue
                     key = (table.table_id, player.player_id)
                     live.add(key)
