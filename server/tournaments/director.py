@@ -18,7 +18,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from redis import asyncio as aioredis
 
@@ -122,8 +122,11 @@ class RedisLease:
 class Seating(Protocol):
     """Makes a round's table live and seats its people (:mod:`server.tournaments.seating`)."""
 
-    async def ensure(self, tournament: Tournament, table: RoundTable, seed: int | None) -> None:
-        """Create ``table`` if it does not exist (by its id) and seat its people there."""
+    async def ensure(
+        self, tournament: Tournament, table: RoundTable, seed: int | None
+    ) -> list[list[Any]] | None:
+        """Create ``table`` if it does not exist (by its id); or, if it existed and played
+        its game already, that game's results (per seat ``[won, score, present]``)."""
 
 
 @dataclass(frozen=True)
@@ -242,7 +245,10 @@ class Director:
             if table.results is not None or table.table_id in self._ensured:
                 continue
             seed = round_seed(secret, table.round) if t.kind is Kind.DUPLICATE_SWISS else None
-            await self.seating.ensure(t, table, seed)
+            played = await self.seating.ensure(t, table, seed)
+            if played is not None:  # its record was lost with its process: not dealt again
+                await self.store.set_results(table.table_id, played)
+                self._log.warning("tournament_results_from_store", table=table.table_id)
             self._ensured.add(table.table_id)
 
     async def _swiss(self, t: Tournament, now: float) -> Paired | None:

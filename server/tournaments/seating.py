@@ -27,12 +27,18 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+from redis.exceptions import RedisError
 
 from protocol import server_messages as sm
 from protocol.errors import ErrorCode
 from protocol.models import AiSeat, TableOptions
 from server.lobby import Lobby
 from server.ops.logs import get_logger
+from server.persist.redis_store import RedisStore
+from server.persist.store import StoreUnavailable
 from server.players.sessions import Player, Sessions
 from server.tables.options import RequestError
 from server.tournaments.store import RoundTable, Tournament, TournamentStore
@@ -66,18 +72,49 @@ class LobbyTables:
         self.absent_fill = absent_fill
         self._log = get_logger(component="tournaments")
 
-    async def ensure(self, t: Tournament, table: RoundTable, seed: int | None) -> None:
+    async def ensure(
+        self, t: Tournament, table: RoundTable, seed: int | None
+    ) -> list[list[Any]] | None:
         """Make ``table`` live here unless it is live here or stored (another process
-        drives it, or will once its cluster scan takes it over)."""
+        drives it, or will once its cluster scan takes it over), or it has played its
+        game already: then its results (per seat ``[won, score, present]``) from the
+        finished game the store keeps, and it is not made again (one deal per table)."""
         if table.table_id in self.lobby.tables:
-            return
+            return None
         if await self.lobby.store.load(table.table_id) is not None:
-            return
+            return None
+        played = await self.finished(table.table_id)
+        if played is not None:
+            return played
         options = table_options(t, table, self.absent_fill)
         actor = await self.lobby.matched_table(t.game, options, table.table_id, t.level)
         if seed is not None:
             actor.core.seed_source = _fixed(seed)
         self._log.info("tournament_table_made", table=table.table_id, round=table.round)
+        return None
+
+    async def finished(self, table_id: str) -> list[list[Any]] | None:
+        """The results of the table's first game if the store still keeps it finished
+        (Redis keeps a finished game for ``replay_ttl``): a table whose people left
+        once its game was over is deleted, and if its process died before writing the
+        game's record, the finished game kept in Redis is what remains of it."""
+        store = self.lobby.store
+        if not isinstance(store, RedisStore):
+            return None  # one process: it made the table, and keeps its record writer
+        try:
+            raw = await store.redis.get(f"{store.prefix}:r:{table_id}:1")
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        if raw is None:
+            return None
+        game = msgpack.unpackb(raw, raw=False, strict_map_key=False)
+        result = game.get("result") or {}
+        scores = list(result.get("scores") or ())
+        winners = set(result.get("winners") or ())
+        return [
+            [i in winners, int(scores[i]) if i < len(scores) else 0, seat.get("kind") != "ai"]
+            for i, seat in enumerate(game.get("seats") or ())
+        ]
 
 
 def _fixed(seed: int) -> Callable[[], int]:

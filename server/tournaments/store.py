@@ -423,6 +423,20 @@ class TournamentStore:
             return False
         return True
 
+    async def set_results(self, table_id: str, results: list[list[Any]]) -> bool:
+        """Store the results of table ``table_id`` (per seat ``[won, score, present]``) if
+        none are stored yet; whether this call stored them."""
+        async with self.db.session() as s:
+            done = await s.execute(
+                update(TournamentTableRow)
+                .where(
+                    TournamentTableRow.table_id == table_id,
+                    TournamentTableRow.results.is_(None),
+                )
+                .values(results=results)
+            )
+            return bool(done.rowcount)  # type: ignore[attr-defined]
+
     async def collect_results(self, tournament_id: str, round_no: int | None = None) -> int:
         """Copy the results of the finished games of its tables still playing from the
         game records (each table's first game); how many tables finished now."""
