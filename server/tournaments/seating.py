@@ -45,6 +45,9 @@ from server.tournaments.store import RoundTable, Tournament, TournamentStore
 
 ABSENT_FILL = 60.0
 """Seconds a tournament seat waits for its person before the AI takes it."""
+DEFAULT_TURN_TIMER = 60.0
+"""Seconds per turn at a tournament table whose tournament set none: a table must always
+move on (a player who stops acting would hold up the round, or an arena table, forever)."""
 RETRY_JOIN = 3.0
 """Seconds before a seat keeper asks again to seat someone whose join has not shown."""
 
@@ -60,7 +63,7 @@ def table_options(t: Tournament, table: RoundTable, absent_fill: float) -> Table
         hints=False,
         ai=tuple(AiSeat(seat=s, level=t.level) for s, p in enumerate(table.seats) if p is None),
         fill_after=absent_fill,
-        turn_timer=t.turn_timer,
+        turn_timer=t.turn_timer if t.turn_timer is not None else DEFAULT_TURN_TIMER,
     )
 
 

@@ -215,3 +215,24 @@ async def test_withdrawn_players_are_not_paired_and_an_empty_swiss_ends_at_its_s
     assert (await store.tables(empty.id)) == ()
     for c in clients:
         await c.close()
+
+
+def test_a_tournament_table_always_has_a_time_per_turn() -> None:
+    from server.tournaments.seating import DEFAULT_TURN_TIMER, table_options
+    from server.tournaments.store import Kind, RoundTable, Status, Tournament
+
+    t = Tournament(
+        "T1", "x", "scopa", Kind.ARENA, Status.RUNNING, 0.0, None, 600, None, "normal", 1, None, 2
+    )
+    table = RoundTable("T1", 1, 1, "T1-r1-t1", ("a", None), 0.0, None)
+    options = table_options(t, table, 60.0)
+    assert options.turn_timer == DEFAULT_TURN_TIMER and options.rated and not options.hints
+    assert [a.seat for a in options.ai] == [1]
+    timed = table_options(
+        Tournament(
+            "T1", "x", "scopa", Kind.SWISS, Status.RUNNING, 0.0, 3, None, 20.0, "hard", 1, None, 2
+        ),
+        table,
+        60.0,
+    )
+    assert timed.turn_timer == 20.0 and timed.ai[0].level == "hard"
