@@ -87,14 +87,15 @@ def pairing_p99(runs: int = PAIRING_RUNS, players: int = PAIRING_PLAYERS, seed: 
     return quantile(times, 0.99)
 
 
-def duplicate_variance_ratio() -> float | None:
-    """``bench.duplicate.variance_ratio()`` where that module exists, else None."""
+def duplicate_variance_ratio() -> Any:
+    """``bench.duplicate.variance_ratio()`` (per game) where that module exists and runs
+    with this tree's engine, else None (the reason on stderr)."""
     try:
         module = importlib.import_module("bench.duplicate")
-    except ImportError:
+        return module.variance_ratio()
+    except Exception as exc:  # absent, or written for an engine this tree has not
+        print(f"duplicate_variance_ratio: {exc!r}", file=sys.stderr)
         return None
-    value = getattr(module, "variance_ratio", None)
-    return None if value is None else float(value())
 
 
 def meetings(tables: Sequence[RoundTable]) -> dict[frozenset[str], int]:
