@@ -81,6 +81,7 @@ REPLIES = frozenset(
     | {"leaderboard"}  # the ratings' answers
     | {"queued"}  # a rated quick play's answer
     | {"duplicate_sets", "duplicate_standings", "duplicate_board"}  # duplicate play's answers
+    | {"tournaments", "standings", "tournament_table"}  # the tournaments' answers
 )
 """Message types that answer a request (``replay`` too, checked separately)."""
 
@@ -254,6 +255,8 @@ class Fuzzer:
         self.dead_tokens: list[str] = []
         self.players: list[str] = []
         """The player ids of the fuzz sessions (mute, block, kick and report aim at them)."""
+        self.tournaments: list[str] = []
+        """The ids of the tournaments fuzz sessions created (register, standings … aim at them)."""
         self.seats: dict[int, list[tuple[str, int]]] = {}
         """Where each fuzz session sits: (table, seat), so actions can reach the rules."""
         self.sessions: list[Conn] = [self._session(f"fuzz-{i}") for i in range(SESSIONS)]
@@ -408,6 +411,10 @@ class Fuzzer:
             return
         if reply.get("type") != "error":
             self.tally.accepted += 1
+            if reply.get("type") == "tournaments":
+                for t in reply.get("tournaments") or ():
+                    if t.get("id") not in self.tournaments:
+                        self.tournaments.append(t.get("id"))
             return
         self.tally.refused += 1
         after = self.srv.call(snapshot)
@@ -569,6 +576,20 @@ class Fuzzer:
             return draw(st.integers(-1, 70) | st.none(), label=name)
         if name == "minutes":  # a duplicate set's duration
             return draw(st.integers(-1, 20_000), label="minutes")
+        if name == "tournament":  # one created here, or forged
+            made = _choose(data, self.tournaments, "tournament")
+            fakes = st.sampled_from(["T", "T00", "x" * 40, "' OR 1=1 --", "\x00"])
+            return draw(st.just(made) | fakes | st.text(max_size=12), label="tournament")
+        if name == "kind":
+            kinds = st.sampled_from(["swiss", "arena", "duplicate-swiss", "knockout"])
+            return draw(kinds | JUNK, label="kind")
+        if name == "starts_at":  # never soon: a fuzz tournament must not start mid-run
+            later = st.floats(4e9, 5e9)  # fixed bounds: the same draws for the same prefix
+            return draw(later | st.floats(-1, 1e6) | st.none(), label="starts_at")
+        if name in ("rounds", "duration"):
+            return draw(st.integers(-1, 100_000) | st.none(), label=name)
+        if name == "finished":
+            return draw(st.booleans() | JUNK, label="finished")
         if name == "action":
             return draw(JUNK, label="action")
         return draw(JUNK, label=name)

@@ -53,6 +53,8 @@ from client_cli.client import Client, ServerError, play_table, random_chooser
 from engine.codec import to_plain
 from engine.game import Event, Game
 from engine.registry import GAMES
+from protocol import client_messages as cm
+from protocol import server_messages as sm
 from protocol.base import FEATURES
 from server.app import CardaviaServer, running_server
 from server.config import ServerConfig
@@ -543,8 +545,87 @@ async def audit_game(
             await client.close()
 
 
+TOURNAMENT_PLAYERS = 6
+"""A Duplicate Swiss round of Dou Dizhu: two tables dealing the same cards."""
+
+
+async def audit_tournament(server: CardaviaServer, index: int, seed: int) -> Findings:
+    """One Duplicate Swiss round (two Dou Dizhu tables, the same deal): before playing,
+    each player tries to watch the other table and fetch its stored game (both must be
+    refused); every frame each player gets is checked against their own table."""
+    findings = Findings()
+    clients: list[TappedClient] = []
+    try:
+        for i in range(TOURNAMENT_PLAYERS):
+            client = await _connect(server.url, f"dup{index}p{i}s{seed}")
+            await client.register(f"dup{index}p{i}s{seed}", PASSWORD)
+            clients.append(client)
+        made = await clients[0].create_tournament(
+            cm.CreateTournament(
+                name="Leak audit",
+                game="doudizhu",
+                kind="duplicate-swiss",
+                starts_at=time.time(),
+                rounds=1,
+            )
+        )
+        for client in clients:
+            await client.register_tournament(made.id)
+        seated: list[sm.TournamentTable] = await asyncio.wait_for(
+            asyncio.gather(
+                *(c.wait_for(lambda m: isinstance(m, sm.TournamentTable), None) for c in clients)
+            ),
+            60,
+        )
+        tables = sorted({s.table for s in seated if s.table is not None})
+        for client, mine in zip(clients, seated, strict=True):
+            other = next(t for t in tables if t != mine.table)
+            for probe in (client.spectate(other), client.game_record(f"{other}.1")):
+                findings.records += 1
+                try:
+                    await probe
+                except ServerError as exc:
+                    if exc.code not in ("forbidden", "not_found"):
+                        findings.record_leaks += 1
+                        findings.note(f"{other}: a player of the round got {exc.code}")
+                else:
+                    findings.record_leaks += 1
+                    findings.note(f"{other}: a player of the round saw the other table")
+        rng = random.Random(seed * 31 + index)
+        await asyncio.wait_for(
+            asyncio.gather(
+                *(
+                    play_table(c, s.table or "", random_chooser(rng.randrange(1 << 30)))
+                    for c, s in zip(clients, seated, strict=True)
+                )
+            ),
+            300,
+        )
+        await asyncio.sleep(0.05)  # frames still in flight after game_over
+        game = GAMES["doudizhu"]
+        truths = {}
+        for table in tables:
+            record = await server.store.load(table)
+            if record is None or record.seed is None:
+                raise RuntimeError(f"table {table} has no record")
+            options = game.options(record.options.get("game") or {})
+            version = server.lobby.tables[table].core.version
+            truths[table] = (
+                Truth.rebuild(game, options, record.seed, record.actions, version),
+                record.game_no,
+            )
+        for i, (client, mine) in enumerate(zip(clients, seated, strict=True)):
+            truth, game_no = truths[mine.table or ""]
+            who = f"duplicate-swiss #{index} player {i}"
+            check_frames(truth, mine.table or "", game_no, mine.seat, client.frames, findings, who)
+        return findings
+    finally:
+        for client in clients:
+            await client.close()
+
+
 async def audit(
-    games: int, seed: int = 1, short: bool = False, parallel: int = 4
+    games: int, seed: int = 1, short: bool = False, parallel: int = 4, tournaments: int = 0
 ) -> dict[str, Any]:
     """Audit ``games`` games (every game in turn, ``parallel`` at a time); the counts."""
     started = time.monotonic()
@@ -580,6 +661,14 @@ async def audit(
             duplicate_checks += found.records
             duplicate_leaks += found.record_leaks
             total.frames += found.frames
+        server.tournaments.period = 0.1
+        for index in range(tournaments):
+            found = await audit_tournament(server, index, seed)
+            total.frames += found.frames
+            total.view_mismatches += found.view_mismatches
+            total.hidden_cards += found.hidden_cards
+            total.records += found.records
+            total.record_leaks += found.record_leaks
             for text in found.notes:
                 total.note(text)
     structlog.configure(**saved)
@@ -595,6 +684,7 @@ async def audit(
         "duplicate_leaks": duplicate_leaks,
         "resumed": total.resumed,
         "by_game": by_game,
+        "tournament_rounds": tournaments,
         "seconds": round(time.monotonic() - started, 1),
         "notes": total.notes[:5],
     }
@@ -609,8 +699,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--short", action="store_true", help="one deal per game where it has a knob for it"
     )
+    parser.add_argument(
+        "--tournaments",
+        type=int,
+        default=1,
+        help="Duplicate Swiss rounds to audit (two tables dealing the same cards)",
+    )
     args = parser.parse_args(argv)
-    result = asyncio.run(audit(args.games, args.seed, args.short))
+    result = asyncio.run(audit(args.games, args.seed, args.short, tournaments=args.tournaments))
     print(json.dumps(result))
     return 1 if result["leaks"] else 0
 

@@ -483,6 +483,33 @@ class Client:
             cm.GetDuplicateBoard(set_id=set_id, board=board), sm.DuplicateBoard
         )
 
+    async def tournaments(self, *, finished: bool = False) -> tuple[sm.TournamentInfo, ...]:
+        """The tournaments not over yet (with ``finished``: all), soonest first."""
+        answer = await self._request(cm.ListTournaments(finished=finished), sm.Tournaments)
+        return answer.tournaments
+
+    async def create_tournament(self, msg: cm.CreateTournament) -> sm.TournamentInfo:
+        """Create the tournament ``msg`` describes; the tournament made."""
+        return (await self._request(msg, sm.Tournaments)).tournaments[0]
+
+    async def register_tournament(self, tournament: str) -> None:
+        """Enter ``tournament`` (again, after a withdrawal)."""
+        await self._request(cm.RegisterTournament(tournament=tournament), sm.Ok)
+
+    async def withdraw_tournament(self, tournament: str) -> None:
+        """Leave ``tournament``: no more pairings."""
+        await self._request(cm.WithdrawTournament(tournament=tournament), sm.Ok)
+
+    async def standings(self, tournament: str) -> sm.Standings:
+        """``tournament`` and its standings."""
+        return await self._request(cm.GetStandings(tournament=tournament), sm.Standings)
+
+    async def next_tournament_table(self, tournament: str) -> sm.TournamentTable:
+        """The table waiting for this player in ``tournament`` (``table`` None: none)."""
+        return await self._request(
+            cm.NextTournamentTable(tournament=tournament), sm.TournamentTable
+        )
+
     async def send_raw(self, frame: bytes | str) -> None:
         """Send a frame as is (for testing servers); replies arrive as pushed messages."""
         await self.ws.send(frame)

@@ -29,6 +29,7 @@ COMMANDS: tuple[str, ...] = (
     "records",
     "leaderboard",
     "duplicate",
+    "tournaments",
 )
 
 

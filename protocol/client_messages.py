@@ -441,6 +441,72 @@ class GetDuplicateBoard(Model):
     board: BoardNo
 
 
+TournamentId = Annotated[str, Field(min_length=1, max_length=32)]
+TournamentKind = Literal["swiss", "arena", "duplicate-swiss"]
+
+
+class ListTournaments(Model):
+    """The tournaments not over yet (with ``finished``: the finished ones too), soonest
+    first. Answered by ``tournaments``."""
+
+    type: Literal["list_tournaments"] = "list_tournaments"
+    id: RequestId | None = None
+    finished: bool = False
+
+
+class CreateTournament(Model):
+    """Create a tournament (logged-in accounts): ``game``, ``kind``, ``starts_at``
+    (seconds since the epoch), ``rounds`` (a Swiss) or ``duration`` (an arena, seconds),
+    ``turn_timer`` (seconds per turn) and the AI ``level`` that fills the seats left over.
+    Answered by ``tournaments`` with the new one."""
+
+    type: Literal["create_tournament"] = "create_tournament"
+    id: RequestId | None = None
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    game: GameId
+    kind: TournamentKind
+    starts_at: Annotated[float, Field(ge=0)]
+    rounds: Annotated[int, Field(ge=1, le=50)] | None = None
+    duration: Annotated[int, Field(ge=10, le=86_400)] | None = None
+    turn_timer: Annotated[float, Field(ge=5.0, le=600.0)] | None = None
+    level: Annotated[str, Field(min_length=1, max_length=16)] = "normal"
+
+
+class RegisterTournament(Model):
+    """Enter a tournament (logged-in accounts), before it starts or while it runs: the
+    next round pairs the player. Answered by ``ok``."""
+
+    type: Literal["register_tournament"] = "register_tournament"
+    id: RequestId | None = None
+    tournament: TournamentId
+
+
+class WithdrawTournament(Model):
+    """Leave a tournament: no more pairings (a table under way plays on; its games
+    stay in the standings). Answered by ``ok``."""
+
+    type: Literal["withdraw_tournament"] = "withdraw_tournament"
+    id: RequestId | None = None
+    tournament: TournamentId
+
+
+class GetStandings(Model):
+    """A tournament and its standings. Answered by ``standings``."""
+
+    type: Literal["standings"] = "standings"
+    id: RequestId | None = None
+    tournament: TournamentId
+
+
+class NextTournamentTable(Model):
+    """The player's table in the tournament's current round (or arena pairing), if one
+    waits for them. Answered by ``tournament_table``."""
+
+    type: Literal["next_tournament_table"] = "next_tournament_table"
+    id: RequestId | None = None
+    tournament: TournamentId
+
+
 class Ping(Model):
     """Answered by ``pong``."""
 
@@ -490,7 +556,13 @@ ClientMessage = Annotated[
     | CreateDuplicateSet
     | PlayDuplicate
     | GetDuplicateStandings
-    | GetDuplicateBoard,
+    | GetDuplicateBoard
+    | ListTournaments
+    | CreateTournament
+    | RegisterTournament
+    | WithdrawTournament
+    | GetStandings
+    | NextTournamentTable,
     Field(discriminator="type"),
 ]
 """Every message a client may send, told apart by ``type``."""
@@ -538,4 +610,10 @@ CLIENT_MESSAGES: tuple[type[Model], ...] = (
     PlayDuplicate,
     GetDuplicateStandings,
     GetDuplicateBoard,
+    ListTournaments,
+    CreateTournament,
+    RegisterTournament,
+    WithdrawTournament,
+    GetStandings,
+    NextTournamentTable,
 )

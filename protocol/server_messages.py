@@ -444,6 +444,69 @@ class Leaderboard(Model):
     entries: tuple[LeaderboardEntry, ...]
 
 
+class TournamentInfo(Model):
+    """A tournament as listed: ``status`` ``scheduled``, ``running`` or ``finished``;
+    ``round`` the last round paired (an arena: its pairings so far); ``players`` those
+    registered and not withdrawn; ``registered`` whether the asking player is."""
+
+    id: str
+    name: str
+    game: str
+    kind: str
+    status: str
+    starts_at: float
+    rounds: int | None
+    duration: int | None
+    turn_timer: float | None
+    level: str
+    round: int
+    players: int
+    registered: bool = False
+
+
+class Tournaments(Model):
+    """The answer to ``list_tournaments`` and ``create_tournament``."""
+
+    type: Literal["tournaments"] = "tournaments"
+    ref: Ref = None
+    tournaments: tuple[TournamentInfo, ...]
+
+
+class StandingLine(Model):
+    """One line of a tournament's standings (``docs/tournaments.md``, "Standings")."""
+
+    rank: int
+    name: str
+    points: float
+    buchholz: float
+    head_to_head: float
+    game_score: int
+    games: int
+    withdrawn: bool
+
+
+class Standings(Model):
+    """The answer to ``standings``: the tournament and its standings, best first."""
+
+    type: Literal["standings"] = "standings"
+    ref: Ref = None
+    tournament: TournamentInfo
+    standings: tuple[StandingLine, ...]
+
+
+class TournamentTable(Model):
+    """The player's table in a tournament round: pushed (``ref`` null) when a round
+    starts with the player's table, just before they are seated there; the answer to
+    ``next_tournament_table`` (``table`` null: none waits for them now)."""
+
+    type: Literal["tournament_table"] = "tournament_table"
+    ref: Ref = None
+    tournament: str
+    round: int
+    table: str | None
+    seat: int | None = None
+
+
 class Queued(Model):
     """The answer to a rated ``quick_play``, and pushed again (``ref`` null) when a queued
     session resumes: the player waits in ``game``'s rated queue since ``since`` (seconds
@@ -593,7 +656,10 @@ ServerMessage = Annotated[
     | GameRecord
     | DuplicateSets
     | DuplicateStandings
-    | DuplicateBoard,
+    | DuplicateBoard
+    | Tournaments
+    | Standings
+    | TournamentTable,
     Field(discriminator="type"),
 ]
 """Every message the server may send, told apart by ``type``."""
@@ -631,4 +697,7 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     DuplicateSets,
     DuplicateStandings,
     DuplicateBoard,
+    Tournaments,
+    Standings,
+    TournamentTable,
 )

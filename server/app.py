@@ -61,6 +61,8 @@ from server.tables import hints
 from server.tables.commands import TABLE_REQUESTS, Join, Spectate, unhandled
 from server.tables.options import RequestError
 from server.tables.reach import TableReach
+from server.tournaments.director import LocalLease, RedisLease
+from server.tournaments.service import TOURNAMENT_REQUESTS, Tournaments
 
 READY_STORE_TIMEOUT = 2.0
 """Seconds the store has to answer ``/readyz``'s health check."""
@@ -145,6 +147,16 @@ class CardaviaServer:
         )
         """Rated quick play (server.ratings.rated_play): its queue moves to Redis with the
         redis store, shared by every process."""
+        self.tournaments = Tournaments(
+            self.accounts.db,
+            self.lobby,
+            LocalLease(),
+            self.dispatch,
+            period=config.takeover_interval,
+        )
+        """Tournaments (server.tournaments): one director per tournament (a lease in Redis
+        with the redis store, as long as a table's), every process seating its own
+        connected players; a pass every ``takeover_interval``, as the tables' scans."""
         self.connections: set[Connection] = set()
         self.port = 0
         self._server: Server | None = None
@@ -191,6 +203,9 @@ class CardaviaServer:
         await self.bus.start()
         self.rated.queue = RedisQueue(self.store.redis, self.config.redis_prefix, self.store.node)
         self.rated.cluster = ClusterSeating(self.store, self.bus)
+        self.tournaments.director.lease = RedisLease(
+            self.store.redis, self.config.redis_prefix, self.store.node, self.config.lease_ttl
+        )
         self.cluster = Cluster(self.store, self.lobby, self.config.takeover_interval)
         await self.cluster.start()
 
@@ -306,6 +321,7 @@ class CardaviaServer:
         # start: clients can connect meanwhile, and /readyz waits for them (warmed())
         self._warming = asyncio.create_task(self._warm())
         self.rated.start()
+        self.tournaments.start()
         self._sweeper = asyncio.create_task(self._sweep())
         self._ban_poller = asyncio.create_task(self._poll_bans())
         self._daily_sets = asyncio.create_task(self.duplicate.run_daily())
@@ -376,6 +392,7 @@ class CardaviaServer:
             except TimeoutError:
                 self._log.warning("connections_did_not_close")
         await self._bounded(self.rated.stop(), "rated queue")
+        await self._bounded(self.tournaments.stop(), "tournaments")
         await self.lobby.stop_all()
         if self.cluster is not None:
             await self._bounded(self.cluster.stop(), "cluster")
@@ -579,6 +596,12 @@ class CardaviaServer:
         (:meth:`server.tables.reach.TableReach.request`).
         """
         lobby = self.lobby
+        if route and isinstance(msg, cm.JoinTable):  # a tournament's seats are reserved
+            await self.tournaments.keeper.check_join(player, msg.table, msg.seat)
+        elif route and isinstance(msg, cm.Spectate):
+            await self.tournaments.keeper.check_watch(player, msg.table)
+        elif isinstance(msg, cm.GetGameRecord):
+            await self.tournaments.keeper.check_record(player, msg.game_id)
         if route and self.bus is not None and await self._routed(player, msg):
             return
         if isinstance(msg, TABLE_REQUESTS):
@@ -613,6 +636,8 @@ class CardaviaServer:
             await account_requests.handle(self, self.accounts, player, msg)
         elif isinstance(msg, moderation_requests.MODERATION_REQUESTS):
             await moderation_requests.handle(self, player, msg)
+        elif isinstance(msg, TOURNAMENT_REQUESTS):
+            await self.tournaments.handle(player, msg)
         elif isinstance(msg, record_requests.RECORD_REQUESTS):
             await record_requests.handle(self.records, player, msg)
         elif isinstance(msg, DUPLICATE_REQUESTS):

@@ -23,6 +23,22 @@ def test_a_short_audit_of_every_game_finds_no_leak(capsys) -> None:
     assert set(result["by_game"]) == {"scopa", "cicera", "doudizhu", "schafkopf"}
     assert (result["leaks"], result["view_mismatches"], result["hidden_cards"]) == (0, 0, 0)
     assert result["record_checks"] >= 8 and result["record_leaks"] == 0  # history, records
+    # and a Duplicate Swiss round: each of its six players refused the other table
+    # (watching it, its stored game), their frames checked against their own table
+    assert result["tournament_rounds"] == 1 and result["record_checks"] >= 8 + 12
+
+
+async def test_a_tournament_table_shown_to_a_player_of_the_round_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from server.tournaments.seating import SeatKeeper
+
+    async def allowed(self: Any, player: Any, table_id: str) -> None:
+        return None
+
+    monkeypatch.setattr(SeatKeeper, "check_watch", allowed)
+    result = await leak_audit.audit(0, seed=2, tournaments=1)
+    assert result["record_leaks"] == 6  # each player could watch the other table
 
 
 async def test_a_stored_game_that_is_not_the_game_played_is_caught(monkeypatch) -> None:

@@ -288,6 +288,63 @@ SERVER_SAMPLES.append(
 )
 
 
+CLIENT_SAMPLES.extend(
+    [
+        cm.ListTournaments(id=40, finished=True),
+        cm.CreateTournament(
+            id=41,
+            name="Friday",
+            game="doudizhu",
+            kind="duplicate-swiss",
+            starts_at=1.5,
+            rounds=7,
+            turn_timer=30.0,
+        ),
+        cm.RegisterTournament(id=42, tournament="Tab12"),
+        cm.WithdrawTournament(id=43, tournament="Tab12"),
+        cm.GetStandings(id=44, tournament="Tab12"),
+        cm.NextTournamentTable(id=45, tournament="Tab12"),
+    ]
+)
+TOURNAMENT = sm.TournamentInfo(
+    id="Tab12",
+    name="Friday",
+    game="scopa",
+    kind="arena",
+    status="running",
+    starts_at=1.5,
+    rounds=None,
+    duration=600,
+    turn_timer=None,
+    level="normal",
+    round=3,
+    players=128,
+    registered=True,
+)
+SERVER_SAMPLES.extend(
+    [
+        sm.Tournaments(ref=40, tournaments=(TOURNAMENT,)),
+        sm.Standings(
+            ref=44,
+            tournament=TOURNAMENT,
+            standings=(
+                sm.StandingLine(
+                    rank=1,
+                    name="ann",
+                    points=2.5,
+                    buchholz=4.0,
+                    head_to_head=0.0,
+                    game_score=30,
+                    games=3,
+                    withdrawn=False,
+                ),
+            ),
+        ),
+        sm.TournamentTable(tournament="Tab12", round=3, table="Tab12-r3-t4", seat=1),
+    ]
+)
+
+
 def test_samples_cover_every_message_type() -> None:
     assert {type(m) for m in CLIENT_SAMPLES} == set(CLIENT_MESSAGES)
     assert {type(m) for m in SERVER_SAMPLES} == set(SERVER_MESSAGES)

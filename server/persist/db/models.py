@@ -334,3 +334,72 @@ class DuplicateResultRow(Base):
     score: Mapped[int] = mapped_column(Integer)
     record_id: Mapped[str | None] = mapped_column(String(80), nullable=True)
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class TournamentRow(Base):
+    """A tournament (issue 56): what it plays, when, and how far it is.
+
+    ``round`` is the last round paired (0: none yet); pairing a round and storing
+    its tables is one transaction that moves ``round`` on from the value read, so a
+    director that took over can neither lose a round nor pair it twice.
+    ``secret`` derives a Duplicate Swiss round's deal seed: it never leaves the
+    server.  Times are microseconds since the epoch (UTC).
+    """
+
+    __tablename__ = "tournaments"
+
+    tournament_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    game: Mapped[str] = mapped_column(String(32))
+    kind: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    starts_us: Mapped[int] = mapped_column(BigInteger)
+    rounds: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    duration_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    turn_timer: Mapped[float | None] = mapped_column(Float, nullable=True)
+    level: Mapped[str] = mapped_column(String(16))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    secret: Mapped[str] = mapped_column(String(64))
+    created_by: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("accounts.account_id", ondelete="SET NULL"), nullable=True
+    )
+    created_us: Mapped[int] = mapped_column(BigInteger)
+    round: Mapped[int] = mapped_column(Integer)
+    finished_us: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+
+
+class TournamentEntryRow(Base):
+    """A player registered in a tournament; ``withdrawn`` keeps their games in the
+    standings and leaves them out of the next pairings."""
+
+    __tablename__ = "tournament_entries"
+
+    tournament_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("tournaments.tournament_id", ondelete="CASCADE"), primary_key=True
+    )
+    account_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("accounts.account_id", ondelete="CASCADE"), primary_key=True
+    )
+    name: Mapped[str] = mapped_column(String(64))
+    entry_no: Mapped[int] = mapped_column(Integer)
+    withdrawn: Mapped[bool] = mapped_column(Boolean)
+
+
+class TournamentTableRow(Base):
+    """A table of a tournament round (an arena's tables count up in ``round`` 0 by
+    ``number``): its derived table id, its people in seat order (null: an AI seat)
+    and, once its game is stored, its results."""
+
+    __tablename__ = "tournament_tables"
+
+    tournament_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("tournaments.tournament_id", ondelete="CASCADE"), primary_key=True
+    )
+    round: Mapped[int] = mapped_column(Integer, primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(String(64), unique=True)
+    seats: Mapped[list[Any]] = mapped_column(JSON)
+    created_us: Mapped[int] = mapped_column(BigInteger)
+    results: Mapped[list[Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
+    """Per seat ``[won, score, present]`` from the game record (``present`` false: the AI
+    played the seat of a person who never came: it counts for nobody); null: playing."""
