@@ -371,22 +371,16 @@ class CardaviaServer:
         self._log.info("shutting_down", connections=len(self.connections))
         if self.config.shutdown_drain > 0:  # /readyz says 503; balancers stop sending clients
             await asyncio.sleep(self.config.shutdown_drain)
-        background = [
-            task
-            for task in (
-                self._sweeper,
-                self._ban_poller,
-                self._daily_sets,
-                self._warming,
-                self._keepalive,
-            )
-            if task is not None
-        ]
-        for task in background:
-            task.cancel()
-        # waited for before the database closes: a task cancelled inside a transaction
-        # (the daily sets', the ban poll's) rolls back on a connection still open
-        await self._bounded(self._ended(background), "background tasks")
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        if self._ban_poller is not None:
+            self._ban_poller.cancel()
+        if self._daily_sets is not None:
+            self._daily_sets.cancel()
+        if self._warming is not None:
+            self._warming.cancel()
+        if self._keepalive is not None:
+            self._keepalive.cancel()
         if self._server is not None:
             self._server.close(close_connections=False)
         for conn in list(self.connections):
@@ -444,11 +438,6 @@ class CardaviaServer:
         player.send(banned_error(ban))
         await account_requests.end_session(self, player, "banned", code=1008)
         self._log.info("banned_session_ended", player=player.player_id, ban=ban.ban_id)
-
-    @staticmethod
-    async def _ended(tasks: list[asyncio.Task[Any]]) -> None:
-        """Wait for cancelled ``tasks`` to finish unwinding."""
-        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _bounded(self, step: Awaitable[None], what: str) -> None:
         """One step of the shutdown, given ``SHUTDOWN_STEP_S`` seconds: a stop that hangs
