@@ -12,7 +12,6 @@ crash creates the same tables again (or finds them) and pairs no round twice.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import random
 import time
@@ -181,29 +180,12 @@ class Director:
         """Tables this process made live or found: a director that took over has none."""
         self._free_since: dict[tuple[str, str], float] = {}
         self._held: set[str] = set()
-        self._task: asyncio.Task[None] | None = None
         self._log = get_logger(component="tournaments")
 
-    def start(self) -> None:
-        """Run a pass every :attr:`period` seconds."""
-        self._task = asyncio.create_task(self._loop(), name="tournaments")
-
     async def stop(self) -> None:
-        """Stop the passes and give the leases up."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        """Give the leases up (the passes are run by the tournament service)."""
         for key in self._held:
             await self.lease.release(key)
-
-    async def _loop(self) -> None:
-        while True:
-            try:
-                await self.run_pass()
-            except Exception as exc:  # keep directing whatever one pass met
-                self._log.exception("tournament_pass_failed", error=repr(exc))
-            await asyncio.sleep(self.period * random.uniform(0.9, 1.1))
 
     async def run_pass(self) -> list[Paired]:
         """Direct every due tournament this process holds the lease of, once."""
