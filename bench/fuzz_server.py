@@ -290,13 +290,12 @@ def table_facts(server: CardaviaServer, table_id: str) -> Facts | None:
 
 
 def dead_tasks(server: CardaviaServer) -> list[str]:
-    """Table actors or the sweeper that stopped although nobody stopped them."""
+    """Table actors or background loops (the session sweeper …) that stopped
+    although nobody stopped them."""
     out = []
     for tid, actor in server.lobby.tables.items():
         task = actor._task  # the audit looks inside on purpose
         if not actor.closed and task is not None and task.done():
             out.append(f"table {tid} actor died: {task.exception()!r}")
-    sweeper = server._sweeper
-    if sweeper is not None and sweeper.done():
-        out.append("the session sweeper died")
+    out.extend(f"the {name} loop died" for name in server._passes.died())
     return out

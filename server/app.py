@@ -43,6 +43,7 @@ from server.net.flusher import Flusher
 from server.net.static import select_subprotocol
 from server.ops.logs import configure, get_logger
 from server.ops.metrics import CONTENT_TYPE, Metrics, Reading
+from server.ops.passes import Passes
 from server.persist.db.engine import Database
 from server.persist.db.records import GameRecords, RecordWriter
 from server.persist.login_backoffs import RedisBackoffs
@@ -123,8 +124,8 @@ class CardaviaServer:
         """Mutes, blocks, reports and bans (server.players.moderation), in the same database."""
         self.bans = BanList()
         """The bans in force, read every ``config.ban_poll`` seconds (cardavia-admin makes them)."""
-        self._ban_poller: asyncio.Task[None] | None = None
-        self._daily_sets: asyncio.Task[None] | None = None
+        # the sweeper, the ban poll, the daily duplicate sets: stopped between passes
+        self._passes = Passes()
         """Stores each UTC day's daily duplicate sets at the day's start (issue 56)."""
         self.records = GameRecords(self.accounts.db)
         """Finished games (server.persist.db.records), in the same database."""
@@ -160,7 +161,6 @@ class CardaviaServer:
         self.connections: set[Connection] = set()
         self.port = 0
         self._server: Server | None = None
-        self._sweeper: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[None] | None = None
         self._keepalive: asyncio.Task[None] | None = None
         self._warm_failed: str | None = None
@@ -322,9 +322,9 @@ class CardaviaServer:
         self._warming = asyncio.create_task(self._warm())
         self.rated.start()
         self.tournaments.start()
-        self._sweeper = asyncio.create_task(self._sweep())
-        self._ban_poller = asyncio.create_task(self._poll_bans())
-        self._daily_sets = asyncio.create_task(self.duplicate.run_daily())
+        self._passes.spawn(self._sweep(), "session-sweeper")
+        self._passes.spawn(self._poll_bans(), "ban-poll")
+        self._passes.spawn(self.duplicate.run_daily(self._passes.pause), "daily-sets")
         if ours and pings is not None:
             self._keepalive = asyncio.create_task(
                 keepalive.run(
@@ -371,12 +371,7 @@ class CardaviaServer:
         self._log.info("shutting_down", connections=len(self.connections))
         if self.config.shutdown_drain > 0:  # /readyz says 503; balancers stop sending clients
             await asyncio.sleep(self.config.shutdown_drain)
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-        if self._ban_poller is not None:
-            self._ban_poller.cancel()
-        if self._daily_sets is not None:
-            self._daily_sets.cancel()
+        await self._passes.stop(SHUTDOWN_STEP_S)  # before the database closes (server.ops.passes)
         if self._warming is not None:
             self._warming.cancel()
         if self._keepalive is not None:
@@ -409,8 +404,7 @@ class CardaviaServer:
     async def _poll_bans(self) -> None:
         """Read the bans every ``config.ban_poll`` seconds (``cardavia-admin`` writes them in
         the database, from outside), then close what they cover here."""
-        while True:
-            await asyncio.sleep(self.config.ban_poll)
+        while await self._passes.pause(self.config.ban_poll):
             try:
                 self.bans = await self.moderation.ban_list()
             except Exception as exc:  # the database is away: keep the bans known
@@ -455,8 +449,7 @@ class CardaviaServer:
         and the "connected here" records of the players connected to this process."""
         config = self.config
         period = min(15.0, config.session_ttl / 4)
-        while True:
-            await asyncio.sleep(period)
+        while await self._passes.pause(period):
             expired = self.sessions.expired(
                 self.clock(), config.session_ttl, config.playing_session_ttl, self.lobby.in_game
             )

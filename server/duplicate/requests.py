@@ -11,7 +11,7 @@ normal table, kept across a restart, and its result is written exactly once.
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -103,20 +103,23 @@ class DuplicateRequests:
             self._daily_made = today
         return sets
 
-    async def run_daily(self, retry: float = 60.0) -> None:
-        """Store each day's daily sets at its start (UTC midnight), for ever; a database
-        that does not answer is tried again after ``retry`` seconds (the requests also
-        make the day's sets when they find them missing)."""
-        while True:
+    async def run_daily(
+        self, pause: Callable[[float], Awaitable[bool]], retry: float = 60.0
+    ) -> None:
+        """Store each day's daily sets at its start (UTC midnight) until ``pause`` says
+        to stop; a database that does not answer is tried again after ``retry`` seconds
+        (the requests also make the day's sets when they find them missing)."""
+        wait = 0.0
+        while await pause(wait):
             now = self.now()
             try:
                 await self.make_daily(now)
             except (DBAPIError, OSError) as exc:
                 _log.warning("daily_sets_not_made", error=type(exc).__name__)
-                await asyncio.sleep(retry)
+                wait = retry
                 continue
             tomorrow = day_start(now.date() + timedelta(days=1))
-            await asyncio.sleep(max((tomorrow - self.now()).total_seconds(), 0.0) + 0.5)
+            wait = max((tomorrow - self.now()).total_seconds(), 0.0) + 0.5
 
     def _check_not_playing(self, player: Player, set_id: str) -> None:
         """One board of a set at a time: a second table of the board in progress would

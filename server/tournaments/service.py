@@ -10,8 +10,6 @@ seats the people connected here.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -23,6 +21,7 @@ from protocol import server_messages as sm
 from protocol.errors import ErrorCode
 from server.lobby import Lobby
 from server.ops.logs import get_logger
+from server.ops.passes import Passes
 from server.persist.db.engine import Database
 from server.players.sessions import Player
 from server.tables.options import RequestError
@@ -42,6 +41,9 @@ from server.tournaments.store import (
     Tournament,
     TournamentStore,
 )
+
+STOP_GRACE_S = 10.0
+"""How long a shutdown waits for a director's pass in progress."""
 
 TOURNAMENT_REQUESTS = (
     cm.ListTournaments,
@@ -111,23 +113,21 @@ class Tournaments:
             )
 
         self.keeper = SeatKeeper(self.store, lobby.sessions, seat)
-        self._task: asyncio.Task[None] | None = None
+        self._passes = Passes()
         self._log = get_logger(component="tournaments")
 
     def start(self) -> None:
         """Run the director's and the seat keeper's passes."""
-        self._task = asyncio.create_task(self._loop(), name="tournaments")
+        self._passes.spawn(self._loop(), "tournaments")
 
     async def stop(self) -> None:
         """Stop the passes and give the tournaments' leases up."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await self._passes.stop(STOP_GRACE_S)  # a pass writes rounds: let it end first
         await self.director.stop()
 
     async def _loop(self) -> None:
-        while True:
+        pause = 0.0
+        while await self._passes.pause(pause):
             started = time.monotonic()
             for job in (self.director.run_pass, self.keeper.run_pass):
                 try:
@@ -135,7 +135,7 @@ class Tournaments:
                 except Exception as exc:  # the next pass tries again
                     self._log.warning("tournament_pass_failed", error=repr(exc))
             spent = time.monotonic() - started
-            await asyncio.sleep(max(0.05, self.period * random.uniform(0.9, 1.1) - spent))
+            pause = max(0.05, self.period * random.uniform(0.9, 1.1) - spent)
 
     # -- requests --------------------------------------------------------------
     async def handle(self, player: Player, msg: cm.ClientMessage) -> None:

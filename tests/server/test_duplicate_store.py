@@ -94,6 +94,7 @@ async def test_the_day_s_daily_sets_are_stored_at_its_start(database: Database) 
     import asyncio
 
     from server.duplicate.requests import DuplicateRequests
+    from server.ops.passes import Passes
 
     class Clock(datetime):
         @classmethod
@@ -106,7 +107,8 @@ async def test_the_day_s_daily_sets_are_stored_at_its_start(database: Database) 
         None,  # type: ignore[arg-type]
         now=Clock,
     )
-    task = asyncio.create_task(requests.run_daily())
+    passes = Passes()
+    task = passes.spawn(requests.run_daily(passes.pause), "daily-sets")
     try:
         store = requests.store
         for _ in range(100):
@@ -119,4 +121,5 @@ async def test_the_day_s_daily_sets_are_stored_at_its_start(database: Database) 
         ]
         assert not task.done()  # asleep until the next day's start
     finally:
-        task.cancel()
+        await passes.stop(1.0)
+    assert task.done() and not task.cancelled()  # ended at its pause, not cancelled
