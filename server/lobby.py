@@ -10,7 +10,7 @@ import secrets
 import string
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.codec import to_plain
 from engine.registry import GAMES, policy_names
@@ -43,7 +43,7 @@ from server.tables.commands import (
     Tick,
 )
 from server.tables.core import TableCore
-from server.tables.options import RequestError, check_options
+from server.tables.options import RequestError, check_options, game_named
 from server.tables.reach import TableReach
 from server.tables.record import game_record
 from server.tables.replay import restore_core
@@ -270,7 +270,7 @@ class Lobby:
     async def quick_play(self, player: Player, msg: QuickPlay) -> TableActor:
         """Join a waiting quick-play table of the game, or open one that the AI fills later."""
         self.check_room(player)
-        self._game(msg.game)
+        game_named(msg.game)
         if msg.partner is not None:
             found = self._join_partner(player, msg)
             if found is not None:
@@ -351,13 +351,6 @@ class Lobby:
                 return True
         return False
 
-    def _game(self, game_id: str) -> Any:
-        game = GAMES.get(game_id)
-        if game is None:
-            known = ", ".join(GAMES)
-            raise RequestError(ErrorCode.UNKNOWN_GAME, f"no game {game_id!r}; known: {known}")
-        return game
-
     async def matched_table(
         self, game_id: str, options: TableOptions, table_id: str, level: str
     ) -> TableActor:
@@ -376,7 +369,7 @@ class Lobby:
         the player at the set's seat, the set's AI level at every other seat, no hints,
         nobody watching; the deal's seed is the board's (:meth:`_seed_source_for`)."""
         self.check_room(player)
-        game = self._game(board_set.game)
+        game = game_named(board_set.game)
         seats = game.num_seats(game.options(board_set.options()))
         options = TableOptions(
             ai=tuple(
@@ -415,7 +408,7 @@ class Lobby:
         level: str | None = None,
         table_id: str | None = None,
     ) -> TableActor:
-        game = self._game(game_id)
+        game = game_named(game_id)
         if len(self.tables) >= self.config.max_tables:
             raise RequestError(ErrorCode.SERVER_BUSY, "the server holds all the tables it can")
         setup = check_options(game, options)
@@ -569,7 +562,7 @@ class Lobby:
 
     def rebuild_core(self, record: TableRecord) -> TableCore:
         """The table of ``record`` as it was: seating from its meta, the game replayed."""
-        game = self._game(record.game)
+        game = game_named(record.game)
         table_id = record.table_id
         setup = check_options(game, TableOptions.model_validate(record.options, strict=False))
         meta = record.meta

@@ -33,7 +33,7 @@ from server.persist.db import game_record as stored
 from server.persist.db import records as db
 from server.players.sessions import Player
 from server.ratings.store import GameRating
-from server.tables.options import RequestError, check_options
+from server.tables.options import RequestError, check_options, game_named
 from server.tables.replay import build_replay
 from server.tables.values import FinishedGame
 
@@ -124,8 +124,8 @@ async def _handle(records: db.GameRecords, player: Player, msg: object) -> None:
     if isinstance(msg, cm.History):
         if account is None:
             raise RequestError(ErrorCode.NOT_LOGGED_IN, "log in to see your games")
-        if msg.game is not None and msg.game not in GAMES:
-            raise RequestError(ErrorCode.UNKNOWN_GAME, f"no game {msg.game!r}")
+        if msg.game is not None:
+            game_named(msg.game)
         page = await records.history(
             account.account_id, game=msg.game, cursor=msg.cursor, limit=msg.limit
         )
@@ -165,8 +165,7 @@ async def _handle(records: db.GameRecords, player: Player, msg: object) -> None:
             )
         )
     elif isinstance(msg, cm.GetLeaderboard):
-        if msg.game not in GAMES:
-            raise RequestError(ErrorCode.UNKNOWN_GAME, f"no game {msg.game!r}")
+        game_named(msg.game)
         board = await records.ratings.leaderboard(msg.game, msg.page, bots=msg.bots)
         player.send(
             Leaderboard(

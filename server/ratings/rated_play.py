@@ -40,7 +40,7 @@ from server.ratings.model import NEWCOMER, Rating
 from server.ratings.queue import CLAIM_TTL, AlreadyQueued, BeingSeated, QueueStore
 from server.tables.actor import TableActor
 from server.tables.commands import Join
-from server.tables.options import RequestError
+from server.tables.options import RequestError, game_named
 
 ROUND_PERIOD = 0.25
 """Seconds between two matching rounds of a game at most (sooner when somebody reaches
@@ -122,10 +122,7 @@ class RatedPlay:
             raise RequestError(
                 ErrorCode.BAD_OPTIONS, "a rated quick play takes no level and no partner"
             )
-        if msg.game not in GAMES:
-            raise RequestError(
-                ErrorCode.UNKNOWN_GAME, f"no game {msg.game!r}; known: {', '.join(GAMES)}"
-            )
+        game_named(msg.game)
         busy = await self._unfinished_seat(player)
         if busy is not None:
             raise RequestError(

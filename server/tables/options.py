@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.game import Game, OptionsError
-from engine.registry import policy_names
+from engine.registry import GAMES, policy_names
 from protocol.errors import ErrorCode
 from protocol.models import TableOptions
 from protocol.server_messages import Reason
@@ -29,6 +29,17 @@ class RequestError(Exception):
         self.message = message
         self.detail = detail
         self.reason = reason
+
+
+def game_named(game_id: str) -> Game[Any, Any, Any, Any]:
+    """The game ``game_id`` names, else ``unknown_game`` listing the games played here:
+    every request that names a game checks it here, so they all answer alike."""
+    game = GAMES.get(game_id)
+    if game is None:
+        raise RequestError(
+            ErrorCode.UNKNOWN_GAME, f"no game {game_id!r}; known: {', '.join(GAMES)}"
+        )
+    return game
 
 
 @dataclass(frozen=True)

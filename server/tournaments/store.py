@@ -32,7 +32,7 @@ from server.persist.db.models import (
     TournamentTableRow,
 )
 from server.ratings.levels import RATED_LEVELS
-from server.tables.options import RequestError
+from server.tables.options import RequestError, game_named
 from server.tournaments.pairing import GameResult, PairedTable, SeatResult, table_id
 
 MAX_ROUNDS = 50
@@ -137,10 +137,7 @@ class RoundTable:
 
 def check_new(spec: NewTournament, now: float) -> NewTournament:
     """``spec`` if it makes a tournament, else ``bad_options`` / ``unknown_game`` saying why."""
-    if spec.game not in GAMES:
-        raise RequestError(
-            ErrorCode.UNKNOWN_GAME, f"no game {spec.game!r}; known: {', '.join(GAMES)}"
-        )
+    game_named(spec.game)
     if not 1 <= len(spec.name.strip()) <= 64:
         raise RequestError(ErrorCode.BAD_OPTIONS, "a tournament's name has 1 to 64 characters")
     if spec.level not in RATED_LEVELS:
