@@ -71,6 +71,7 @@ read on every move from modules that are not compiled (message classes,
 other global a lookup in the module's dict at each use."""
 
 GAMES: Final[tuple[str, ...]] = (
+    "engine/schafkopf/state.py",
     "engine/schafkopf/rules.py",
     "engine/schafkopf/game.py",
 )

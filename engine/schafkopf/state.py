@@ -2,13 +2,41 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Literal
 
 from engine.cards import Card
-from engine.frozen import fast_init
-from engine.game import GameOptions
+from engine.schafkopf.moves import (
+    Action,
+    Announce,
+    ContractKind,
+    Pass,
+    PlayCard,
+    SchafkopfOptions,
+    legal_cards,
+)
+
+__all__ = [
+    "Action",
+    "Announce",
+    "Bid",
+    "Contract",
+    "ContractKind",
+    "DealRecord",
+    "Four",
+    "Hand",
+    "Hands",
+    "Pass",
+    "Phase",
+    "PlayCard",
+    "SchafkopfDeal",
+    "SchafkopfOptions",
+    "SchafkopfState",
+    "SchafkopfView",
+    "Trick",
+    "legal_cards",
+]
 
 Hand = tuple[Card, ...]
 Hands = tuple[Hand, ...]
@@ -26,91 +54,53 @@ its seats' card counts between the views)."""
 Phase = Literal["bidding", "play", "over"]
 
 
-@dataclass(frozen=True)
-class SchafkopfOptions(GameOptions):
-    """Table options: the pattern (naming only) and the number of deals (The table).
+class _Value:
+    """The base of this module's values, written so that mypyc compiles them as
+    native classes (:data:`compiled.modules.GAMES`): each has an ``__init__`` of
+    ``object.__setattr__`` calls (compiled: a store into the instance; plain: what
+    :mod:`dataclasses` writes for a frozen class), is pickled through it (mypyc's
+    own pickling would set the frozen fields one by one), and has its annotations
+    set again after it, as written: mypyc leaves the types it evaluated there
+    (``tuple`` for ``tuple[Card, ...]``), and :mod:`engine.codec` plans and
+    decodes by them."""
 
-    ``deals`` counts passed-out deals too: each deal moves the dealer left.
-    """
+    __slots__ = ()
 
-    deals: int = 4
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.deals <= 100:
-            raise ValueError("deals must be between 1 and 100")
-
-
-# -- actions -------------------------------------------------------------------
-ContractKind = Literal["rufer", "wenz", "solo", "wenz_tout", "solo_tout", "sie"]
-"""The contracts, lowest first (Contracts and bidding)."""
-
-
-@fast_init
-@dataclass(frozen=True, slots=True)
-class Announce:
-    """Announce a contract in full (Contracts and bidding, **Decision**).
-
-    ``suit`` is the called ace's suit for Rufer (``E``, ``G`` or ``S``), the
-    trump suit for Solo and Solo Tout, and ``None`` for Wenz, Wenz Tout and Sie.
-    """
-
-    kind: ClassVar[str] = "announce"
-    interned: ClassVar[bool] = True
-    """The game's legal moves hold one Announce per contract and suit
-    (:data:`engine.schafkopf.rules.ANNOUNCE`; engine.codec keeps their plain forms)."""
-    contract: ContractKind
-    suit: str | None = None
-
-
-@fast_init
-@dataclass(frozen=True, slots=True)
-class Pass:
-    """Pass in the bidding round."""
-
-    kind: ClassVar[str] = "pass"
-    interned: ClassVar[bool] = True
-    """The game's legal moves hold one Pass (engine.codec keeps its plain form)."""
-
-
-@fast_init
-@dataclass(frozen=True, slots=True)
-class PlayCard:
-    """Play ``card`` from the hand to the current trick."""
-
-    kind: ClassVar[str] = "play"
-    interned: ClassVar[bool] = True
-    """The game's legal moves hold one PlayCard per card (engine.codec keeps their
-    plain forms)."""
-    card: Card
-
-
-Action = Announce | Pass | PlayCard
-
-
-def legal_cards(legal: Sequence[Action]) -> list[Card]:
-    """The cards a seat may play, from its legal actions (one PlayCard per card)."""
-    return [a.card for a in legal if isinstance(a, PlayCard)]
+    def __reduce__(self) -> tuple[object, ...]:
+        fields = dataclasses.fields(self)  # type: ignore[arg-type]
+        return (type(self), tuple(getattr(self, f.name) for f in fields))
 
 
 # -- public records ------------------------------------------------------------
-@fast_init
 @dataclass(frozen=True, slots=True)
-class Bid:
+class Bid(_Value):
     """One seat's word in the bidding round; ``contract=None`` is a pass."""
 
     seat: int
     contract: ContractKind | None
     suit: str | None = None
 
+    def __init__(self, seat: int, contract: ContractKind | None, suit: str | None = None) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "contract", contract)
+        object.__setattr__(self, "suit", suit)
 
-@fast_init
+
+Bid.__annotations__ = {"seat": "int", "contract": "ContractKind | None", "suit": "str | None"}
+
+
 @dataclass(frozen=True, slots=True)
-class Contract:
+class Contract(_Value):
     """The contract being played: its kind, suit (called ace / trumps) and declarer."""
 
     kind: ContractKind
     suit: str | None
     declarer: int
+
+    def __init__(self, kind: ContractKind, suit: str | None, declarer: int) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "suit", suit)
+        object.__setattr__(self, "declarer", declarer)
 
     @property
     def called_ace(self) -> Card | None:
@@ -118,9 +108,11 @@ class Contract:
         return Card("A", self.suit) if self.kind == "rufer" and self.suit else None
 
 
-@fast_init
+Contract.__annotations__ = {"kind": "ContractKind", "suit": "str | None", "declarer": "int"}
+
+
 @dataclass(frozen=True, slots=True)
-class Trick:
+class Trick(_Value):
     """A completed trick: the cards in order of play from ``leader``."""
 
     leader: int
@@ -128,10 +120,23 @@ class Trick:
     winner: int
     points: int
 
+    def __init__(self, leader: int, cards: tuple[Card, ...], winner: int, points: int) -> None:
+        object.__setattr__(self, "leader", leader)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "points", points)
 
-@fast_init
+
+Trick.__annotations__ = {
+    "leader": "int",
+    "cards": "tuple[Card, ...]",
+    "winner": "int",
+    "points": "int",
+}
+
+
 @dataclass(frozen=True, slots=True)
-class DealRecord:
+class DealRecord(_Value):
     """The public outcome of one deal (End of play, Scoring).
 
     A passed-out deal has ``contract=None`` and no settlement.  ``laufende`` is
@@ -157,11 +162,69 @@ class DealRecord:
     value: int
     settlement: Four
 
+    def __init__(
+        self,
+        deal_no: int,
+        dealer: int,
+        contract: ContractKind | None,
+        suit: str | None,
+        declarer: int | None,
+        partner: int | None,
+        declarer_points: int,
+        defender_points: int,
+        declarer_tricks: int,
+        tricks_played: int,
+        declarer_won: bool,
+        schneider: bool,
+        schwarz: bool,
+        laufende: int,
+        laufende_side: Literal["declarer", "defenders"] | None,
+        value: int,
+        settlement: Four,
+    ) -> None:
+        object.__setattr__(self, "deal_no", deal_no)
+        object.__setattr__(self, "dealer", dealer)
+        object.__setattr__(self, "contract", contract)
+        object.__setattr__(self, "suit", suit)
+        object.__setattr__(self, "declarer", declarer)
+        object.__setattr__(self, "partner", partner)
+        object.__setattr__(self, "declarer_points", declarer_points)
+        object.__setattr__(self, "defender_points", defender_points)
+        object.__setattr__(self, "declarer_tricks", declarer_tricks)
+        object.__setattr__(self, "tricks_played", tricks_played)
+        object.__setattr__(self, "declarer_won", declarer_won)
+        object.__setattr__(self, "schneider", schneider)
+        object.__setattr__(self, "schwarz", schwarz)
+        object.__setattr__(self, "laufende", laufende)
+        object.__setattr__(self, "laufende_side", laufende_side)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "settlement", settlement)
+
+
+DealRecord.__annotations__ = {
+    "deal_no": "int",
+    "dealer": "int",
+    "contract": "ContractKind | None",
+    "suit": "str | None",
+    "declarer": "int | None",
+    "partner": "int | None",
+    "declarer_points": "int",
+    "defender_points": "int",
+    "declarer_tricks": "int",
+    "tricks_played": "int",
+    "declarer_won": "bool",
+    "schneider": "bool",
+    "schwarz": "bool",
+    "laufende": "int",
+    "laufende_side": 'Literal["declarer", "defenders"] | None',
+    "value": "int",
+    "settlement": "Four",
+}
+
 
 # -- deal, state, view ---------------------------------------------------------
-@fast_init
 @dataclass(frozen=True, slots=True)
-class SchafkopfDeal:
+class SchafkopfDeal(_Value):
     """An explicit deal for tests: four hands of eight cards, before the bidding."""
 
     dealer: int
@@ -170,10 +233,32 @@ class SchafkopfDeal:
     totals: Four = (0, 0, 0, 0)
     seed: int = 0
 
+    def __init__(
+        self,
+        dealer: int,
+        hands: Hands,
+        deal_no: int = 0,
+        totals: Four = (0, 0, 0, 0),
+        seed: int = 0,
+    ) -> None:
+        object.__setattr__(self, "dealer", dealer)
+        object.__setattr__(self, "hands", hands)
+        object.__setattr__(self, "deal_no", deal_no)
+        object.__setattr__(self, "totals", totals)
+        object.__setattr__(self, "seed", seed)
 
-@fast_init
+
+SchafkopfDeal.__annotations__ = {
+    "dealer": "int",
+    "hands": "Hands",
+    "deal_no": "int",
+    "totals": "Four",
+    "seed": "int",
+}
+
+
 @dataclass(frozen=True, slots=True)
-class SchafkopfState:
+class SchafkopfState(_Value):
     """The full, secret state of a Schafkopf table (never sent to anyone).
 
     Hidden: ``seed``, ``hands``, ``dealt`` (the hands as dealt, for the
@@ -201,10 +286,71 @@ class SchafkopfState:
     totals: Four
     history: tuple[DealRecord, ...]
 
+    def __init__(
+        self,
+        options: SchafkopfOptions,
+        seed: int,
+        deal_no: int,
+        dealer: int,
+        phase: Phase,
+        turn: int | None,
+        hands: Hands,
+        dealt: Hands,
+        bids: tuple[Bid, ...],
+        contract: Contract | None,
+        partner: int | None,
+        partner_known: int | None,
+        leader: int,
+        trick: tuple[Card, ...],
+        tricks: tuple[Trick, ...],
+        points: Four,
+        totals: Four,
+        history: tuple[DealRecord, ...],
+    ) -> None:
+        object.__setattr__(self, "options", options)
+        object.__setattr__(self, "seed", seed)
+        object.__setattr__(self, "deal_no", deal_no)
+        object.__setattr__(self, "dealer", dealer)
+        object.__setattr__(self, "phase", phase)
+        object.__setattr__(self, "turn", turn)
+        object.__setattr__(self, "hands", hands)
+        object.__setattr__(self, "dealt", dealt)
+        object.__setattr__(self, "bids", bids)
+        object.__setattr__(self, "contract", contract)
+        object.__setattr__(self, "partner", partner)
+        object.__setattr__(self, "partner_known", partner_known)
+        object.__setattr__(self, "leader", leader)
+        object.__setattr__(self, "trick", trick)
+        object.__setattr__(self, "tricks", tricks)
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "totals", totals)
+        object.__setattr__(self, "history", history)
 
-@fast_init
+
+SchafkopfState.__annotations__ = {
+    "options": "SchafkopfOptions",
+    "seed": "int",
+    "deal_no": "int",
+    "dealer": "int",
+    "phase": "Phase",
+    "turn": "int | None",
+    "hands": "Hands",
+    "dealt": "Hands",
+    "bids": "tuple[Bid, ...]",
+    "contract": "Contract | None",
+    "partner": "int | None",
+    "partner_known": "int | None",
+    "leader": "int",
+    "trick": "tuple[Card, ...]",
+    "tricks": "tuple[Trick, ...]",
+    "points": "Four",
+    "totals": "Four",
+    "history": "tuple[DealRecord, ...]",
+}
+
+
 @dataclass(frozen=True, slots=True)
-class SchafkopfView:
+class SchafkopfView(_Value):
     """What one seat (or a spectator, ``seat=None``) may know.
 
     Own hand; the other hands as counts; the bidding, the contract, the
@@ -232,3 +378,68 @@ class SchafkopfView:
     history: tuple[DealRecord, ...]
     over: bool
     legal: tuple[Announce | Pass | PlayCard, ...]
+
+    def __init__(
+        self,
+        options: SchafkopfOptions,
+        seat: int | None,
+        to_act: tuple[int, ...],
+        phase: Phase,
+        deal_no: int,
+        dealer: int,
+        hand: Hand,
+        hand_counts: Four,
+        bids: tuple[Bid, ...],
+        contract: Contract | None,
+        partner: int | None,
+        leader: int,
+        trick: tuple[Card, ...],
+        tricks: tuple[Trick, ...],
+        points: Four,
+        totals: Four,
+        history: tuple[DealRecord, ...],
+        over: bool,
+        legal: tuple[Announce | Pass | PlayCard, ...],
+    ) -> None:
+        object.__setattr__(self, "options", options)
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "to_act", to_act)
+        object.__setattr__(self, "phase", phase)
+        object.__setattr__(self, "deal_no", deal_no)
+        object.__setattr__(self, "dealer", dealer)
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "hand_counts", hand_counts)
+        object.__setattr__(self, "bids", bids)
+        object.__setattr__(self, "contract", contract)
+        object.__setattr__(self, "partner", partner)
+        object.__setattr__(self, "leader", leader)
+        object.__setattr__(self, "trick", trick)
+        object.__setattr__(self, "tricks", tricks)
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "totals", totals)
+        object.__setattr__(self, "history", history)
+        object.__setattr__(self, "over", over)
+        object.__setattr__(self, "legal", legal)
+
+
+SchafkopfView.__annotations__ = {
+    "options": "SchafkopfOptions",
+    "seat": "int | None",
+    "to_act": "tuple[int, ...]",
+    "phase": "Phase",
+    "deal_no": "int",
+    "dealer": "int",
+    "hand": "Hand",
+    "hand_counts": "Four",
+    "bids": "tuple[Bid, ...]",
+    "contract": "Contract | None",
+    "partner": "int | None",
+    "leader": "int",
+    "trick": "tuple[Card, ...]",
+    "tricks": "tuple[Trick, ...]",
+    "points": "Four",
+    "totals": "Four",
+    "history": "tuple[DealRecord, ...]",
+    "over": "bool",
+    "legal": "tuple[Announce | Pass | PlayCard, ...]",
+}
