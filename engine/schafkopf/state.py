@@ -86,9 +86,6 @@ class Bid(_Value):
         object.__setattr__(self, "suit", suit)
 
 
-Bid.__annotations__ = {"seat": "int", "contract": "ContractKind | None", "suit": "str | None"}
-
-
 @dataclass(frozen=True, slots=True)
 class Contract(_Value):
     """The contract being played: its kind, suit (called ace / trumps) and declarer."""
@@ -108,9 +105,6 @@ class Contract(_Value):
         return Card("A", self.suit) if self.kind == "rufer" and self.suit else None
 
 
-Contract.__annotations__ = {"kind": "ContractKind", "suit": "str | None", "declarer": "int"}
-
-
 @dataclass(frozen=True, slots=True)
 class Trick(_Value):
     """A completed trick: the cards in order of play from ``leader``."""
@@ -125,14 +119,6 @@ class Trick(_Value):
         object.__setattr__(self, "cards", cards)
         object.__setattr__(self, "winner", winner)
         object.__setattr__(self, "points", points)
-
-
-Trick.__annotations__ = {
-    "leader": "int",
-    "cards": "tuple[Card, ...]",
-    "winner": "int",
-    "points": "int",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,27 +187,6 @@ class DealRecord(_Value):
         object.__setattr__(self, "settlement", settlement)
 
 
-DealRecord.__annotations__ = {
-    "deal_no": "int",
-    "dealer": "int",
-    "contract": "ContractKind | None",
-    "suit": "str | None",
-    "declarer": "int | None",
-    "partner": "int | None",
-    "declarer_points": "int",
-    "defender_points": "int",
-    "declarer_tricks": "int",
-    "tricks_played": "int",
-    "declarer_won": "bool",
-    "schneider": "bool",
-    "schwarz": "bool",
-    "laufende": "int",
-    "laufende_side": 'Literal["declarer", "defenders"] | None',
-    "value": "int",
-    "settlement": "Four",
-}
-
-
 # -- deal, state, view ---------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class SchafkopfDeal(_Value):
@@ -246,15 +211,6 @@ class SchafkopfDeal(_Value):
         object.__setattr__(self, "deal_no", deal_no)
         object.__setattr__(self, "totals", totals)
         object.__setattr__(self, "seed", seed)
-
-
-SchafkopfDeal.__annotations__ = {
-    "dealer": "int",
-    "hands": "Hands",
-    "deal_no": "int",
-    "totals": "Four",
-    "seed": "int",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,28 +281,6 @@ class SchafkopfState(_Value):
         object.__setattr__(self, "points", points)
         object.__setattr__(self, "totals", totals)
         object.__setattr__(self, "history", history)
-
-
-SchafkopfState.__annotations__ = {
-    "options": "SchafkopfOptions",
-    "seed": "int",
-    "deal_no": "int",
-    "dealer": "int",
-    "phase": "Phase",
-    "turn": "int | None",
-    "hands": "Hands",
-    "dealt": "Hands",
-    "bids": "tuple[Bid, ...]",
-    "contract": "Contract | None",
-    "partner": "int | None",
-    "partner_known": "int | None",
-    "leader": "int",
-    "trick": "tuple[Card, ...]",
-    "tricks": "tuple[Trick, ...]",
-    "points": "Four",
-    "totals": "Four",
-    "history": "tuple[DealRecord, ...]",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,24 +356,84 @@ class SchafkopfView(_Value):
         object.__setattr__(self, "legal", legal)
 
 
-SchafkopfView.__annotations__ = {
-    "options": "SchafkopfOptions",
-    "seat": "int | None",
-    "to_act": "tuple[int, ...]",
-    "phase": "Phase",
-    "deal_no": "int",
-    "dealer": "int",
-    "hand": "Hand",
-    "hand_counts": "Four",
-    "bids": "tuple[Bid, ...]",
-    "contract": "Contract | None",
-    "partner": "int | None",
-    "leader": "int",
-    "trick": "tuple[Card, ...]",
-    "tricks": "tuple[Trick, ...]",
-    "points": "Four",
-    "totals": "Four",
-    "history": "tuple[DealRecord, ...]",
-    "over": "bool",
-    "legal": "tuple[Announce | Pass | PlayCard, ...]",
+_AS_WRITTEN: dict[type, dict[str, str]] = {
+    Bid: {"seat": "int", "contract": "ContractKind | None", "suit": "str | None"},
+    Contract: {"kind": "ContractKind", "suit": "str | None", "declarer": "int"},
+    Trick: {
+        "leader": "int",
+        "cards": "tuple[Card, ...]",
+        "winner": "int",
+        "points": "int",
+    },
+    DealRecord: {
+        "deal_no": "int",
+        "dealer": "int",
+        "contract": "ContractKind | None",
+        "suit": "str | None",
+        "declarer": "int | None",
+        "partner": "int | None",
+        "declarer_points": "int",
+        "defender_points": "int",
+        "declarer_tricks": "int",
+        "tricks_played": "int",
+        "declarer_won": "bool",
+        "schneider": "bool",
+        "schwarz": "bool",
+        "laufende": "int",
+        "laufende_side": 'Literal["declarer", "defenders"] | None',
+        "value": "int",
+        "settlement": "Four",
+    },
+    SchafkopfDeal: {
+        "dealer": "int",
+        "hands": "Hands",
+        "deal_no": "int",
+        "totals": "Four",
+        "seed": "int",
+    },
+    SchafkopfState: {
+        "options": "SchafkopfOptions",
+        "seed": "int",
+        "deal_no": "int",
+        "dealer": "int",
+        "phase": "Phase",
+        "turn": "int | None",
+        "hands": "Hands",
+        "dealt": "Hands",
+        "bids": "tuple[Bid, ...]",
+        "contract": "Contract | None",
+        "partner": "int | None",
+        "partner_known": "int | None",
+        "leader": "int",
+        "trick": "tuple[Card, ...]",
+        "tricks": "tuple[Trick, ...]",
+        "points": "Four",
+        "totals": "Four",
+        "history": "tuple[DealRecord, ...]",
+    },
+    SchafkopfView: {
+        "options": "SchafkopfOptions",
+        "seat": "int | None",
+        "to_act": "tuple[int, ...]",
+        "phase": "Phase",
+        "deal_no": "int",
+        "dealer": "int",
+        "hand": "Hand",
+        "hand_counts": "Four",
+        "bids": "tuple[Bid, ...]",
+        "contract": "Contract | None",
+        "partner": "int | None",
+        "leader": "int",
+        "trick": "tuple[Card, ...]",
+        "tricks": "tuple[Trick, ...]",
+        "points": "Four",
+        "totals": "Four",
+        "history": "tuple[DealRecord, ...]",
+        "over": "bool",
+        "legal": "tuple[Announce | Pass | PlayCard, ...]",
+    },
 }
+"""Each value class's annotations as written (see :class:`_Value`)."""
+
+for _cls, _annotations in _AS_WRITTEN.items():
+    setattr(_cls, "__annotations__", _annotations)  # noqa: B010 (mypyc refuses the assignment)
