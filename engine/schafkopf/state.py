@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.cards import Card
+from engine.frozen import fast_init
 from engine.schafkopf.moves import (
     Action,
     Announce,
@@ -54,26 +55,17 @@ its seats' card counts between the views)."""
 Phase = Literal["bidding", "play", "over"]
 
 
-class _Value:
-    """The base of this module's values, written so that mypyc compiles them as
-    native classes (:data:`compiled.modules.GAMES`): each has an ``__init__`` of
-    ``object.__setattr__`` calls (compiled: a store into the instance; plain: what
-    :mod:`dataclasses` writes for a frozen class), is pickled through it (mypyc's
-    own pickling would set the frozen fields one by one), and has its annotations
-    set again after it, as written: mypyc leaves the types it evaluated there
-    (``tuple`` for ``tuple[Card, ...]``), and :mod:`engine.codec` plans and
-    decodes by them."""
-
-    __slots__ = ()
-
-    def __reduce__(self) -> tuple[object, ...]:
-        fields = dataclasses.fields(self)  # type: ignore[arg-type]
-        return (type(self), tuple(getattr(self, f.name) for f in fields))
+def _reduced(value: object) -> tuple[object, ...]:
+    """How a value of this module pickles: its class called with its fields (the AI's
+    processes get views and states pickled).  Compiled, mypyc's own pickling would
+    set the frozen fields one by one, which a frozen dataclass refuses."""
+    fields = dataclasses.fields(value)  # type: ignore[arg-type]
+    return (type(value), tuple(getattr(value, f.name) for f in fields))
 
 
 # -- public records ------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class Bid(_Value):
+class Bid:
     """One seat's word in the bidding round; ``contract=None`` is a pass."""
 
     seat: int
@@ -85,9 +77,12 @@ class Bid(_Value):
         object.__setattr__(self, "contract", contract)
         object.__setattr__(self, "suit", suit)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return _reduced(self)
+
 
 @dataclass(frozen=True, slots=True)
-class Contract(_Value):
+class Contract:
     """The contract being played: its kind, suit (called ace / trumps) and declarer."""
 
     kind: ContractKind
@@ -99,6 +94,9 @@ class Contract(_Value):
         object.__setattr__(self, "suit", suit)
         object.__setattr__(self, "declarer", declarer)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return _reduced(self)
+
     @property
     def called_ace(self) -> Card | None:
         """The called ace of a Rufer, else ``None``."""
@@ -106,7 +104,7 @@ class Contract(_Value):
 
 
 @dataclass(frozen=True, slots=True)
-class Trick(_Value):
+class Trick:
     """A completed trick: the cards in order of play from ``leader``."""
 
     leader: int
@@ -120,9 +118,12 @@ class Trick(_Value):
         object.__setattr__(self, "winner", winner)
         object.__setattr__(self, "points", points)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return _reduced(self)
+
 
 @dataclass(frozen=True, slots=True)
-class DealRecord(_Value):
+class DealRecord:
     """The public outcome of one deal (End of play, Scoring).
 
     A passed-out deal has ``contract=None`` and no settlement.  ``laufende`` is
@@ -186,10 +187,13 @@ class DealRecord(_Value):
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "settlement", settlement)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return _reduced(self)
+
 
 # -- deal, state, view ---------------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class SchafkopfDeal(_Value):
+class SchafkopfDeal:
     """An explicit deal for tests: four hands of eight cards, before the bidding."""
 
     dealer: int
@@ -212,9 +216,12 @@ class SchafkopfDeal(_Value):
         object.__setattr__(self, "totals", totals)
         object.__setattr__(self, "seed", seed)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return _reduced(self)
+
 
 @dataclass(frozen=True, slots=True)
-class SchafkopfState(_Value):
+class SchafkopfState:
     """The full, secret state of a Schafkopf table (never sent to anyone).
 
     Hidden: ``seed``, ``hands``, ``dealt`` (the hands as dealt, for the
@@ -282,9 +289,12 @@ class SchafkopfState(_Value):
         object.__setattr__(self, "totals", totals)
         object.__setattr__(self, "history", history)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return _reduced(self)
+
 
 @dataclass(frozen=True, slots=True)
-class SchafkopfView(_Value):
+class SchafkopfView:
     """What one seat (or a spectator, ``seat=None``) may know.
 
     Own hand; the other hands as counts; the bidding, the contract, the
@@ -354,6 +364,9 @@ class SchafkopfView(_Value):
         object.__setattr__(self, "history", history)
         object.__setattr__(self, "over", over)
         object.__setattr__(self, "legal", legal)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return _reduced(self)
 
 
 _AS_WRITTEN: dict[type, dict[str, str]] = {
@@ -433,7 +446,11 @@ _AS_WRITTEN: dict[type, dict[str, str]] = {
         "legal": "tuple[Announce | Pass | PlayCard, ...]",
     },
 }
-"""Each value class's annotations as written (see :class:`_Value`)."""
+"""Each class's annotations as written: compiled, mypyc leaves there the types it
+evaluated (``tuple`` for ``tuple[Card, ...]``), and :mod:`engine.codec` plans and
+decodes by them."""
 
 for _cls, _annotations in _AS_WRITTEN.items():
     setattr(_cls, "__annotations__", _annotations)  # noqa: B010 (mypyc refuses the assignment)
+    if "__slots__" in vars(_cls):  # plain Python, not compiled: fast_init's __init__
+        fast_init(_cls)
