@@ -1,4 +1,14 @@
-"""Schafkopf values: options, actions, the deal, the state and the view (rules/schafkopf.md)."""
+"""Schafkopf values: the public records, the deal, the state and the view (rules/schafkopf.md).
+
+The optional build compiles this module (:data:`compiled.modules.GAMES`), and
+mypyc makes its classes native as written: each is a frozen dataclass with its
+own ``__init__`` of ``object.__setattr__`` calls, which mypyc compiles to stores
+into the instance (the ``__init__`` :mod:`dataclasses` writes would stay
+interpreted, and compiled code reads a native class's fields directly).  Run as
+plain Python, the classes take :func:`engine.frozen.fast_init`'s ``__init__``
+instead (the loop at the end), which builds them faster than those calls.  The
+options and moves are in :mod:`engine.schafkopf.moves` (re-exported here).
+"""
 
 from __future__ import annotations
 
