@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import inspect
 import pickle
 import random
+from pathlib import Path
 
 from engine.codec import from_plain, to_plain
 from engine.schafkopf import SchafkopfGame
@@ -20,8 +20,9 @@ from engine.schafkopf.state import SchafkopfView
 
 
 def _written() -> dict[str, dict[str, str]]:
-    """Each class of state.py with the annotations its body writes, as source text."""
-    source = inspect.getsource(values)
+    """Each class of state.py with the annotations its body writes, as source text (read
+    from the file: compiled, the module is a library)."""
+    source = (Path(__file__).parents[3] / "engine" / "schafkopf" / "state.py").read_text()
     return {
         node.name: {
             item.target.id: ast.get_source_segment(source, item.annotation) or ""
