@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import re
 
+from compiled.modules import COMPILED, module_name
 from engine.codec import CONVERTER_SOURCES, PlainMemo, converter_namespace, to_plain
 from engine.registry import GAMES
 
@@ -62,7 +63,10 @@ def converter_module(sources: list[str] | None = None) -> str:
 
     The code is the source's own, with its arguments and locals typed and
     ``_list``, ``_map`` and ``_sorted`` (bound to the builtins) called by their
-    builtin names, which mypyc runs directly."""
+    builtin names, which mypyc runs directly.  The value converted is typed as its
+    class (named on the source's first line) when that class's module is compiled
+    (:data:`~compiled.modules.COMPILED`: its dataclasses are native), so that
+    compiled its fields are read directly."""
     if sources is None:
         sources = converter_sources()
     names = sorted(converter_namespace())
@@ -81,13 +85,20 @@ def converter_module(sources: list[str] | None = None) -> str:
     for name in names:
         typed = _TYPED_NAMES.get(name)
         lines.append(f"{name}: Final{f'[{typed}]' if typed else ''} = _NAMES[{name!r}]")
+    compiled = {module_name(path) for path in COMPILED}
+    imports: list[str] = []
     table = []
     for i, source in enumerate(sources):
-        _, head, body = source.split("\n", 2)
+        named, head, body = source.split("\n", 2)
+        module, _, qualname = named.removeprefix("# ").rpartition(".")
+        value = "Any"
+        if module in compiled:  # a native class: its fields read directly
+            value = f"_V{i}"
+            imports.append(f"from {module} import {qualname} as {value}")
         if head == "def convert(v, mine, prev, ch):":
-            signature = "v: Any, mine: list[Any], prev: list[Any] | None, ch: dict[str, Any]"
+            signature = f"v: {value}, mine: list[Any], prev: list[Any] | None, ch: dict[str, Any]"
         elif head == "def convert(v):":
-            signature = "v: Any"
+            signature = f"v: {value}"
         else:  # pragma: no cover - engine.codec generates only these two
             raise ValueError(f"unexpected conversion: {head}")
         local = sorted(set(re.findall(r"\b(r\d+|x|t|k|c)\b(?= =| :=)", body)))
@@ -100,4 +111,6 @@ def converter_module(sources: list[str] | None = None) -> str:
         lines.append(body.rstrip("\n"))
         table.append(f"    {source!r}: _c{i},")
     lines += ["", "", "BY_SOURCE: Final[dict[str, Any]] = {", *table, "}", ""]
+    at = lines.index("from engine import codec as _codec") + 1
+    lines[at:at] = imports
     return "\n".join(lines)

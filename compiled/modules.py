@@ -71,21 +71,22 @@ read on every move from modules that are not compiled (message classes,
 other global a lookup in the module's dict at each use."""
 
 GAMES: Final[tuple[str, ...]] = (
+    "engine/schafkopf/state.py",
     "engine/schafkopf/rules.py",
     "engine/schafkopf/game.py",
 )
-"""Schafkopf's rules and its game (moves applied, views made), compiled around its
-values, which stay plain Python (:mod:`engine.schafkopf.state`,
-:mod:`engine.schafkopf.hidden`): frozen, slotted dataclasses with
-:func:`engine.frozen.fast_init`'s ``__init__``.  Compiled as they are, mypyc
-leaves such classes Python classes (it knows no ``fast_init``), and a Python
-class defined in a compiled module was slower to build and read than plain;
-as native classes they would need a source written for mypyc (it makes a
-class's annotations evaluated types, which :mod:`engine.codec` plans by; it
-unboxes fixed length tuples, so an unchanged field is no longer the same object;
-its classes do not pickle through ``__init__``; and it loses a dataclass's
-class variables).  What the values hold is typed so that compiled code passes it on as
-the very same objects (:data:`engine.schafkopf.state.Four`).  Its AI stays plain Python."""
+"""Schafkopf's values, rules and game (moves applied, views made).  The values
+(:mod:`engine.schafkopf.state`) are written so that mypyc makes them native
+classes as they are: plain frozen dataclasses, each with an ``__init__`` of
+``object.__setattr__`` calls (compiled: stores into the instance) and a
+``__reduce__`` (the AI's processes get them pickled), their annotations set
+again as written after the classes (mypyc leaves evaluated types there, which
+:mod:`engine.codec` cannot plan or decode by), their fixed length tuples typed
+as tuples of any length (:data:`engine.schafkopf.state.Four`); plain Python
+gives them :func:`engine.frozen.fast_init`'s ``__init__`` instead.  The moves and
+options, whose class variables mypyc would make fields and whose base is a
+Python class, live in :mod:`engine.schafkopf.moves`, not compiled; so do the
+AI and :mod:`engine.schafkopf.hidden`."""
 
 GENERATED: Final[tuple[str, ...]] = ("compiled/codec_converters.py",)
 """The module the build writes into its copy of the sources and compiles, whose
