@@ -1283,9 +1283,9 @@ function tournamentDetailView() {
               { class: (me !== null && s.name.toLowerCase() === me ? "me" : "") + (s.withdrawn ? " withdrawn" : ""), data: { rank: s.rank, name: s.name } },
               h("td", { class: "rank" }, s.rank),
               h("td", { class: "name" }, s.name, s.withdrawn ? h("span", { class: "withdrawn-mark" }, ` (${t("tournaments.withdrawn")})`) : null),
-              h("td", { class: "points" }, String(s.points)),
-              h("td", {}, String(s.buchholz)),
-              h("td", {}, String(s.head_to_head)),
+              h("td", { class: "points" }, pointsText(s.points)),
+              h("td", { class: "buchholz" }, pointsText(s.buchholz)),
+              h("td", { class: "h2h" }, pointsText(s.head_to_head)),
               h("td", {}, s.game_score),
               h("td", {}, s.games),
             ),
@@ -1293,6 +1293,12 @@ function tournamentDetailView() {
         )
       : h("p", { class: "empty" }, t("tournaments.no_standings")),
   );
+}
+
+/** Tournament points in the page's language, to two decimals at most (a table of three
+ * shares its points: a third of a point is "0.33"). */
+function pointsText(value) {
+  return new Intl.NumberFormat(lang, { maximumFractionDigits: 2 }).format(value);
 }
 
 /** "YYYY-MM-DDTHH:MM:SS" of ``date`` in the browser's time zone (a datetime-local value). */

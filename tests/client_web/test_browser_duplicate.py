@@ -16,7 +16,6 @@ from tests.client_web.pages import (
     TIMEOUT_MS,
     dom_cards,
     fill,
-    open_page,
     page_url,
     play_first_legal,
     strings,
@@ -143,9 +142,10 @@ async def test_another_player_s_replay_shows_only_once_the_board_is_finished(
     # Fay has played: the standings say so live, but Gil sees no result of the board yet
     await second.locator("#dup-standings tr[data-name='Fay']").wait_for(timeout=TIMEOUT_MS)
     refused = await ask_board(second, 1)
-    assert await refused.locator(".refusal").inner_text() == strings("it")["errors"][
-        "board_not_played"
-    ]
+    assert (
+        await refused.locator(".refusal").inner_text()
+        == strings("it")["errors"]["board_not_played"]
+    )
     assert not await second.locator(".replay-button").count()
     assert await dom_cards(second) == []
     await second.click("#dup-play")
