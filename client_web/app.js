@@ -737,12 +737,6 @@ function openDuplicate(setId = null, board = null) {
   render(true);
 }
 
-function closeDuplicate() {
-  app.duplicate = null;
-  render(true);
-  listTables();
-}
-
 function listSets() {
   const shown = app.duplicate;
   send({ type: "list_duplicate_sets" }, (reply) => {
@@ -802,20 +796,27 @@ function playBoard(set) {
   });
 }
 
-function createSet(form) {
-  const read = (name) => form.querySelector(`[name="${name}"]`).value;
-  const msg = { type: "create_duplicate_set", game: read("game"), level: read("level"), boards: Number(read("boards")), minutes: Number(read("minutes")), seat: Number(read("seat")) };
+/** A field's value in a form of the page. */
+function formValue(form, name) {
+  return form.querySelector(`[name="${name}"]`).value;
+}
+
+/** Send a request that makes one thing (a set, a tournament), answered by a list of
+ * ``field`` holding it: ``onMade`` gets it; a refusal is said. */
+function make(msg, answer, field, onMade) {
   send(msg, (reply) => {
-    if (reply.type !== "duplicate_sets") {
-      toast(errorMessage(S, reply));
-      return;
-    }
-    const made = reply.sets[0];
+    if (reply.type === answer) onMade(reply[field][0]);
+    else toast(errorMessage(S, reply));
+  });
+}
+
+function createSet(form) {
+  const read = (name) => formValue(form, name);
+  const msg = { type: "create_duplicate_set", game: read("game"), level: read("level"), boards: Number(read("boards")), minutes: Number(read("minutes")), seat: Number(read("seat")) };
+  make(msg, "duplicate_sets", "sets", (made) => {
     toast(t("duplicate.created", { id: made.set_id }));
-    if (app.duplicate) {
-      listSets();
-      selectSet(made.set_id);
-    }
+    if (app.duplicate) selectSet(made.set_id);
+    if (app.duplicate) listSets();
   });
 }
 
@@ -851,7 +852,7 @@ function setsView() {
                 " ",
                 h("span", {}, t("duplicate.set_line", { level: tOr("levels." + s.level, s.level), seat: s.seat, boards: s.boards, closes: dateText(s.closes_at, true), players: s.players })),
                 " ",
-                h("span", { class: "mine" }, s.next_board === null || s.next_board === undefined ? (app.account && s.players ? t("duplicate.all_played") : "") : t("duplicate.next_board", { n: s.next_board })),
+                h("span", { class: "mine" }, s.next_board === null || s.next_board === undefined ? (app.account ? t("duplicate.all_played") : "") : t("duplicate.next_board", { n: s.next_board })),
                 " ",
                 h("button", { type: "button", class: "open-set", data: { focus: "open-" + s.set_id }, "aria-pressed": String(s.set_id === shown.set), on: { click: () => selectSet(s.set_id) } }, t("duplicate.open_set")),
               ),
@@ -1026,7 +1027,8 @@ function openReplay(replay, name) {
 }
 
 /** The hands and the table's cards after ``upTo`` steps (a hand event gives a seat's
- * whole hand; a played card leaves it; a capture takes cards off the table). */
+ * whole hand; a played card leaves it, Dou Dizhu's bottom cards join the landlord's;
+ * a capture takes cards off the table, a card that takes nothing stays there). */
 function replayState(replay, upTo) {
   const hands = {};
   let table = null;
@@ -1034,10 +1036,11 @@ function replayState(replay, upTo) {
     const data = event.data || {};
     if (Array.isArray(data.table) && event.kind === "deal") table = data.table.slice();
     if (event.kind === "hand" && typeof data.seat === "number" && Array.isArray(data.hand)) hands[data.seat] = data.hand.slice();
-    if (typeof data.seat === "number" && hands[data.seat]) {
-      const played = typeof data.card === "string" ? [data.card] : Array.isArray(data.cards) && event.kind !== "hand" ? data.cards : [];
+    if (event.kind === "landlord" && typeof data.seat === "number" && hands[data.seat] && Array.isArray(data.bottom)) hands[data.seat] = [...hands[data.seat], ...data.bottom];
+    if (event.kind === "play" && typeof data.seat === "number" && hands[data.seat]) {
+      const played = typeof data.card === "string" ? [data.card] : Array.isArray(data.cards) ? data.cards : [];
       hands[data.seat] = hands[data.seat].filter((c) => !played.includes(c));
-      if (table && event.kind === "play" && played.length) {
+      if (table && played.length) {
         const taken = Array.isArray(data.captured) ? data.captured : [];
         table = taken.length ? table.filter((c) => !taken.includes(c)) : [...table, ...played];
       }
@@ -1100,7 +1103,7 @@ function replayView(shown) {
     h(
       "ol",
       { class: "replay-hands" },
-      seats.map((s) => h("li", { class: "replay-seat", data: { seat: s.seat } }, h("span", { class: "who" }, seatName(s)), cards(hands[s.seat] || [], { small: true }))),
+      seats.map((s) => h("li", { class: "replay-seat", data: { seat: s.seat } }, h("span", { class: "who" }, seatName(s)), cards(sortHand(hands[s.seat] || [], pattern(), replay.game), { small: true }))),
     ),
     step >= total && replay.result ? h("p", { class: "replay-result" }, `${t("scores")}: ${(replay.result.scores || []).join(" – ")}`) : null,
   );
@@ -1108,17 +1111,13 @@ function replayView(shown) {
   return node;
 }
 
+/** A page over the lobby: its way back, its title, its sections. */
+function pageView(name, close, title, ...sections) {
+  return h("div", { class: `${name}-page` }, h("button", { type: "button", id: `close-${name}`, on: { click: close } }, t("back_to_lobby")), h("h2", {}, title), ...sections);
+}
+
 function duplicateView() {
-  return h(
-    "div",
-    { class: "duplicate-page" },
-    h("button", { type: "button", id: "close-duplicate", on: { click: closeDuplicate } }, t("back_to_lobby")),
-    h("h2", {}, t("duplicate.title")),
-    h("p", { class: "note" }, t("duplicate.about")),
-    setView(),
-    setsView(),
-    createSetView(),
-  );
+  return pageView("duplicate", toLobby, t("duplicate.title"), h("p", { class: "note" }, t("duplicate.about")), setView(), setsView(), createSetView());
 }
 
 // ---------------------------------------------------------------- tournaments (issue 56)
@@ -1139,12 +1138,6 @@ function openTournaments(shownId = null) {
   listTournaments();
   if (shownId) showTournament(shownId);
   render(true);
-}
-
-function closeTournaments() {
-  app.tournaments = null;
-  render(true);
-  listTables();
 }
 
 function listTournaments() {
@@ -1330,23 +1323,16 @@ function createTournamentView() {
         submit: (ev) => {
           ev.preventDefault();
           if (!form.reportValidity()) return;
-          const read = (name) => form.querySelector(`[name="${name}"]`).value;
+          const read = (name) => formValue(form, name);
           const starts = new Date(read("starts")).getTime() / 1000;
           const msg = { type: "create_tournament", name: read("name").trim(), game: read("game"), kind: read("kind"), starts_at: Number.isFinite(starts) ? starts : Date.now() / 1000, level: read("level") };
           if (msg.kind === "arena") msg.duration = Number(read("minutes")) * 60;
           else msg.rounds = Number(read("rounds"));
           if (read("turn_timer")) msg.turn_timer = Number(read("turn_timer"));
-          send(msg, (reply) => {
-            if (reply.type !== "tournaments") {
-              toast(errorMessage(S, reply));
-              return;
-            }
-            const made = reply.tournaments[0];
+          make(msg, "tournaments", "tournaments", (made) => {
             toast(t("tournaments.created", { name: made.name }));
-            if (app.tournaments) {
-              listTournaments();
-              showTournament(made.id);
-            }
+            if (app.tournaments) showTournament(made.id);
+            if (app.tournaments) listTournaments();
           });
         },
       },
@@ -1366,15 +1352,7 @@ function createTournamentView() {
 }
 
 function tournamentsView() {
-  return h(
-    "div",
-    { class: "tournaments-page" },
-    h("button", { type: "button", id: "close-tournaments", on: { click: closeTournaments } }, t("back_to_lobby")),
-    h("h2", {}, t("tournaments.title")),
-    tournamentDetailView(),
-    tournamentListView(),
-    createTournamentView(),
-  );
+  return pageView("tournaments", toLobby, t("tournaments.title"), tournamentDetailView(), tournamentListView(), createTournamentView());
 }
 
 // ---------------------------------------------------------------- a tournament's call
@@ -1442,6 +1420,13 @@ function tournamentName(id) {
   const list = (app.tournaments && app.tournaments.list) || [];
   const found = list.find((x) => x.id === id);
   return found ? found.name : id;
+}
+
+/** Back to the lobby from a page over it (its list of tables asked afresh). */
+function toLobby() {
+  closePages(null);
+  render(true);
+  listTables();
 }
 
 /** The pages over the lobby are one at a time: opening ``keep`` closes the others. */
@@ -2085,7 +2070,7 @@ function tableView() {
     h("strong", {}, info.title || info.game),
     h("span", { class: "table-id" }, ` ${info.id}`),
     ratedBadge(info),
-    table.invite ? h("span", { class: "invite" }, ` ${t("invite_link")}: `, h("input", { readonly: true, class: "invite-link", value: `${location.origin}/#table=${info.id}&invite=${table.invite}` })) : null,
+    table.invite && !dupBoardOf(info.id) ? h("span", { class: "invite" }, ` ${t("invite_link")}: `, h("input", { readonly: true, class: "invite-link", value: `${location.origin}/#table=${info.id}&invite=${table.invite}` })) : null,
     info.status === "waiting" && info.owner === (app.welcome && app.welcome.player_id) ? h("button", { on: { click: () => send({ type: "start", table: info.id }) } }, t("start")) : null,
     rulesButton(info.game),
   );

@@ -14,6 +14,7 @@ from client_cli.client import Client
 from server.app import CardaviaServer
 from tests.client_web.pages import (
     TIMEOUT_MS,
+    blank_page,
     dom_cards,
     fill,
     page_url,
@@ -30,12 +31,7 @@ MOVES = 200  # a one-deal Scopa board is far shorter
 
 async def fresh_page(browser: Any, server: CardaviaServer, name: str, **context: Any) -> Any:
     """A page of a new profile, registered as ``name``."""
-    ctx = await browser.new_context(**context)
-    page = await ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.errors = errors
-    await page.goto(page_url(server))
+    page = await blank_page(browser, page_url(server), **context)
     await register(page, name)
     return page
 
