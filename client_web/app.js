@@ -289,7 +289,7 @@ function onWelcome(msg) {
   } else if (msg.tables.length === 0 && app.table) {
     closeTable();
   }
-  render();
+  render(Boolean(app.duplicate || app.tournaments)); // a page over the lobby: drawn afresh (logged out, say)
 }
 
 function listTables() {

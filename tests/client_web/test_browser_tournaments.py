@@ -22,7 +22,7 @@ from tests.client_web.test_browser_ratings import PASSWORD
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.heavy]
 
 EN = strings("en")
-START_IN = 3.0  # seconds from registering to the first round
+START_IN = 4.0  # seconds from making a tournament to its first round
 
 
 def fast(server: CardaviaServer) -> None:
@@ -94,6 +94,7 @@ async def test_away_from_the_page_the_notice_is_a_banner_until_the_player_goes(
     server: CardaviaServer, browser: Any
 ) -> None:
     fast(server)
+    uma = await fresh_page(browser, server, "Uma")
     host = await Client.connect(server.url, "x")
     await host.register("Host", PASSWORD)
     made = await host.create_tournament(
@@ -102,9 +103,13 @@ async def test_away_from_the_page_the_notice_is_a_banner_until_the_player_goes(
         )
     )
     await host.close()
-    uma = await fresh_page(browser, server, "Uma")
     await uma.click("#open-tournaments")
     row = uma.locator(f".tourney-row[data-tournament='{made.id}']")
+    await row.locator("button.register").click()
+    await row.locator("button.withdraw").click()  # changed her mind, then back in
+    await row.locator("button.register").wait_for(timeout=TIMEOUT_MS)
+    entries = await server.tournaments.store.entries(made.id)
+    assert [e.withdrawn for e in entries] == [True]
     await row.locator("button.register").click()
     await row.locator("button.withdraw").wait_for(timeout=TIMEOUT_MS)
     await uma.click("#close-tournaments")  # to the lobby: the round finds Uma there
