@@ -229,6 +229,10 @@ function receive(msg) {
       break;
     case "table_closed":
       if (app.table && app.table.info.id === msg.table) closeTable();
+      else if (app.call && app.call.table === msg.table) {
+        app.call = null; // the called table is gone: no banner leading nowhere
+        render(true);
+      }
       break;
     case "kicked":
       if (app.table && app.table.info.id === msg.table) closeTable();
