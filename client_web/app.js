@@ -33,6 +33,10 @@ const app = {
   blocked: new Set(), // player ids this page blocked (quick play keeps us apart)
   profile: null, // the profile page: {profile | null while loading, games, cursor, loading}
   leaderboard: null, // the leaderboard page: {game, bots, page, board | null while loading}
+  duplicate: null, // the duplicate page: {sets, set, standings, board, replay} (issue 56)
+  tournaments: null, // the tournaments page: {list, finished, shown, standings, next}
+  call: null, // a tournament's round table pushed to us: {tournament, round, table, seat, auto, info, held}
+  shownGame: null, // the game a replay being drawn is of (its terms and cards): {game, pattern}
   queue: null, // the rated queue this session waits in: the server's "queued" {game, since, wait, rating, with_bots}
 };
 
@@ -163,6 +167,7 @@ function hello() {
 function receive(msg) {
   const done = msg.ref !== undefined && msg.ref !== null ? app.waiting.get(msg.ref) : undefined;
   if (done) app.waiting.delete(msg.ref);
+  if (holdForCall(msg)) return;
   switch (msg.type) {
     case "welcome":
       onWelcome(msg);
@@ -180,7 +185,11 @@ function receive(msg) {
       }
       render();
       break;
+    case "tournament_table":
+      onTournamentTable(msg);
+      break;
     case "joined":
+      if (app.call && app.call.table === msg.table.id) app.call = null; // gone to it
       app.queue = null; // the rated queue seated us (or any other seat was taken)
       openTable(msg.table, msg.seat, msg.invite);
       break;
@@ -206,6 +215,8 @@ function receive(msg) {
       if (app.table && app.table.info.id === msg.table) {
         app.table.result = msg.result;
         if (app.table.rating && app.table.rating.gameNo === app.table.gameNo) ratingAfter(app.table.rating);
+        const board = dupBoardOf(msg.table);
+        if (board) standingAfter(app.table, board);
         render();
       }
       break;
@@ -218,6 +229,10 @@ function receive(msg) {
       break;
     case "table_closed":
       if (app.table && app.table.info.id === msg.table) closeTable();
+      else if (app.call && app.call.table === msg.table) {
+        app.call = null; // the called table is gone: no banner leading nowhere
+        render(true);
+      }
       break;
     case "kicked":
       if (app.table && app.table.info.id === msg.table) closeTable();
@@ -278,7 +293,7 @@ function onWelcome(msg) {
   } else if (msg.tables.length === 0 && app.table) {
     closeTable();
   }
-  render();
+  render(Boolean(app.duplicate || app.tournaments)); // a page over the lobby: drawn afresh (logged out, say)
 }
 
 function listTables() {
@@ -663,6 +678,779 @@ function leaderboardView() {
   );
 }
 
+// ---------------------------------------------------------------- live sections
+/** Redraw the section ``id`` alone (a live refresh: the rest of the page, a form being
+ * filled among it, stays); the control that had the focus gets it back by its
+ * data-focus name, so a keyboard user is not thrown off by the refresh. */
+function redraw(id, build) {
+  const old = document.getElementById(id);
+  if (!old) return;
+  const active = document.activeElement;
+  const key = active && old.contains(active) && active.dataset ? active.dataset.focus : undefined;
+  const fresh = build();
+  old.replaceWith(fresh);
+  if (key) {
+    const sel = `[data-focus="${CSS.escape(key)}"]`;
+    const again = fresh.matches(sel) ? fresh : fresh.querySelector(sel);
+    if (again) again.focus();
+  }
+}
+
+/** A page's number: "+3.25" for IMPs (with their sign, as the terminal prints them). */
+function signed(value, digits) {
+  const text = Math.abs(value).toFixed(digits);
+  return value > 0 ? `+${text}` : value < 0 ? `-${text}` : text;
+}
+
+/** The games a page offers (the lobby's list), as options of a select. */
+function gameOptions(ids, selected) {
+  return ids.map((id) => h("option", { value: id, selected: id === selected }, gameTitle(id)));
+}
+
+// ---------------------------------------------------------------- duplicate sets (issue 56)
+// Duplicate against the AI (docs/duplicate.md): the open sets, today's daily ones among
+// them; a board is played at a private table the server opens ("joined", as a join is
+// answered), and only once the player finished a board does the server show its results
+// and the others' replays (board_not_played otherwise: the page says so, no card shown).
+const DUP_KEY = "cardavia.duplicate"; // {table id: {set_id, board, boards}}: this tab's boards
+const DUP_GAMES = ["scopa", "cicera", "doudizhu", "schafkopf"]; // the games with duplicate boards
+const STANDING_TRIES = 20;
+const STANDING_PAUSE_MS = 500;
+
+function dupBoards() {
+  return JSON.parse(tab.getItem(DUP_KEY) || "{}");
+}
+
+/** The duplicate board a table of this tab plays ({set_id, board, boards}), or null. */
+function dupBoardOf(tableId) {
+  return dupBoards()[tableId] || null;
+}
+
+function noteDupBoard(tableId, ref) {
+  const all = dupBoards();
+  all[tableId] = ref;
+  tab.setItem(DUP_KEY, JSON.stringify(all));
+}
+
+/** Show the duplicate page (with ``setId``: that set opened, with ``board``: its results). */
+function openDuplicate(setId = null, board = null) {
+  app.duplicate = { sets: null, set: null, standings: null, board: null, replay: null };
+  closePages("duplicate");
+  listSets();
+  if (setId) selectSet(setId, board);
+  render(true);
+}
+
+function listSets() {
+  const shown = app.duplicate;
+  send({ type: "list_duplicate_sets" }, (reply) => {
+    if (app.duplicate !== shown) return;
+    if (reply.type === "duplicate_sets") shown.sets = reply.sets;
+    else toast(errorMessage(S, reply));
+    if (!app.table) redraw("dup-sets", setsView);
+    if (!app.table) redraw("dup-set", setView);
+  });
+}
+
+/** The set shown: its standings, its boards, and board ``board``'s results if asked. */
+function selectSet(setId, board = null) {
+  const shown = app.duplicate;
+  shown.set = setId;
+  shown.standings = null;
+  shown.board = null;
+  shown.replay = null;
+  loadStandings();
+  if (board) showBoard(board);
+  render(true);
+}
+
+function loadStandings() {
+  const shown = app.duplicate;
+  const setId = shown.set;
+  send({ type: "duplicate_standings", set_id: setId }, (reply) => {
+    if (app.duplicate !== shown || shown.set !== setId) return;
+    if (reply.type === "duplicate_standings") shown.standings = reply;
+    else toast(errorMessage(S, reply));
+    if (!app.table) redraw("dup-standings", () => dupStandingsView(shown.standings));
+  });
+}
+
+/** Ask for board ``n``'s results: the table of results and the others' replays, or the
+ * server's refusal (a board not played yet) said in a line. */
+function showBoard(n) {
+  const shown = app.duplicate;
+  const setId = shown.set;
+  shown.board = { board: n, data: null, refused: null };
+  shown.replay = null;
+  send({ type: "duplicate_board", set_id: setId, board: n }, (reply) => {
+    if (app.duplicate !== shown || shown.set !== setId || !shown.board || shown.board.board !== n) return;
+    if (reply.type === "duplicate_board") shown.board.data = reply;
+    else shown.board.refused = reply;
+    if (!app.table) render(true);
+  });
+  render(true);
+}
+
+/** Play my next board of ``set``: the server opens its table and seats me ("joined"). */
+function playBoard(set) {
+  const board = set.next_board;
+  send({ type: "play_duplicate", set_id: set.set_id }, (reply) => {
+    if (reply.type === "joined") noteDupBoard(reply.table.id, { set_id: set.set_id, board, boards: set.boards });
+    else toast(errorMessage(S, reply));
+  });
+}
+
+/** A field's value in a form of the page. */
+function formValue(form, name) {
+  return form.querySelector(`[name="${name}"]`).value;
+}
+
+/** Send a request that makes one thing (a set, a tournament), answered by a list of
+ * ``field`` holding it: ``onMade`` gets it; a refusal is said. */
+function make(msg, answer, field, onMade) {
+  send(msg, (reply) => {
+    if (reply.type === answer) onMade(reply[field][0]);
+    else toast(errorMessage(S, reply));
+  });
+}
+
+function createSet(form) {
+  const read = (name) => formValue(form, name);
+  const msg = { type: "create_duplicate_set", game: read("game"), level: read("level"), boards: Number(read("boards")), minutes: Number(read("minutes")), seat: Number(read("seat")) };
+  make(msg, "duplicate_sets", "sets", (made) => {
+    toast(t("duplicate.created", { id: made.set_id }));
+    if (app.duplicate) selectSet(made.set_id);
+    if (app.duplicate) listSets();
+  });
+}
+
+function dupKind(set) {
+  return set.kind === "daily" ? t("duplicate.daily") : t("duplicate.on_demand");
+}
+
+/** The open sets, by game: daily and on-demand, the AI level and seat, the boards, when
+ * it closes, how many play it, and my next board. */
+function setsView() {
+  const shown = app.duplicate;
+  const sets = shown.sets;
+  let body;
+  if (sets === null) body = h("p", {}, t("profile.loading"));
+  else if (!sets.length) body = h("p", { class: "empty" }, t("duplicate.no_sets"));
+  else {
+    const games = [...new Set(sets.map((s) => s.game))];
+    body = games.map((game) =>
+      h(
+        "section",
+        { class: "dup-game", data: { game } },
+        h("h3", {}, gameTitle(game)),
+        h(
+          "ul",
+          { class: "dup-sets" },
+          sets
+            .filter((s) => s.game === game)
+            .map((s) =>
+              h(
+                "li",
+                { class: "dup-set-row" + (s.set_id === shown.set ? " open" : ""), data: { set: s.set_id, kind: s.kind } },
+                h("strong", {}, dupKind(s)),
+                " ",
+                h("span", {}, t("duplicate.set_line", { level: tOr("levels." + s.level, s.level), seat: s.seat, boards: s.boards, closes: dateText(s.closes_at, true), players: s.players })),
+                " ",
+                h("span", { class: "mine" }, s.next_board === null || s.next_board === undefined ? (app.account ? t("duplicate.all_played") : "") : t("duplicate.next_board", { n: s.next_board })),
+                " ",
+                h("button", { type: "button", class: "open-set", data: { focus: "open-" + s.set_id }, "aria-pressed": String(s.set_id === shown.set), on: { click: () => selectSet(s.set_id) } }, t("duplicate.open_set")),
+              ),
+            ),
+        ),
+      ),
+    );
+  }
+  return h("section", { id: "dup-sets", class: "dup-list" }, h("h2", {}, t("duplicate.sets")), body);
+}
+
+/** The form for an on-demand set (logged in): game, AI level, boards, minutes open, seat. */
+function createSetView() {
+  const games = app.games.filter((g) => DUP_GAMES.includes(g.id));
+  if (!app.account || !games.length) return h("p", { class: "note" }, t("duplicate.login_to_play"));
+  const levelSelect = h("select", { name: "level", id: "dup-level" });
+  const seatInput = h("input", { type: "number", name: "seat", id: "dup-seat", min: 0, max: 0, value: 0 });
+  const fillLevels = (id) => {
+    const game = games.find((g) => g.id === id) || games[0];
+    levelSelect.replaceChildren(...(game.levels || []).filter((l) => l !== "random").map((l) => h("option", { value: l, selected: l === "normal" }, tOr("levels." + l, l))));
+    seatInput.max = String(game.seats - 1);
+    if (Number(seatInput.value) > game.seats - 1) seatInput.value = "0";
+  };
+  const gameSelect = h("select", { name: "game", id: "dup-game", on: { change: (ev) => fillLevels(ev.target.value) } }, gameOptions(games.map((g) => g.id), games[0].id));
+  fillLevels(games[0].id);
+  const form = h(
+    "form",
+    { class: "dup-create", on: { submit: (ev) => (ev.preventDefault(), form.reportValidity() && createSet(form)) } },
+    h("h3", {}, t("duplicate.create_title")),
+    h("label", { class: "option" }, t("profile.game"), " ", gameSelect),
+    h("label", { class: "option" }, t("ai_level"), " ", levelSelect),
+    h("label", { class: "option" }, t("duplicate.boards"), " ", h("input", { type: "number", name: "boards", id: "dup-boards", min: 1, max: 32, value: 8, required: true })),
+    h("label", { class: "option" }, t("duplicate.minutes"), " ", h("input", { type: "number", name: "minutes", id: "dup-minutes", min: 10, max: 10080, value: 60, required: true })),
+    h("label", { class: "option" }, t("duplicate.seat"), " ", seatInput),
+    h("div", { class: "buttons" }, h("button", { type: "submit", id: "dup-create" }, t("duplicate.create"))),
+  );
+  return form;
+}
+
+/** The set opened: play my next board, its live standings, its boards' results. */
+function setView() {
+  const shown = app.duplicate;
+  if (!shown.set) return h("section", { id: "dup-set", hidden: true });
+  const set = (shown.sets || []).find((s) => s.set_id === shown.set) || null;
+  const boards = set ? set.boards : shown.board ? shown.board.board : 0;
+  const next = set ? set.next_board : null;
+  const play =
+    set && app.account && next !== null && next !== undefined
+      ? h("button", { type: "button", id: "dup-play", data: { focus: "play" }, on: { click: () => playBoard(set) } }, t("duplicate.play", { n: next }))
+      : null;
+  const picks = Array.from({ length: boards }, (_, i) => i + 1).map((n) =>
+    h("button", { type: "button", class: "dup-board" + (next !== null && next !== undefined && n >= next ? " unplayed" : ""), data: { board: n, focus: "board-" + n }, "aria-pressed": String(Boolean(shown.board && shown.board.board === n)), on: { click: () => showBoard(n) } }, t("duplicate.board_n", { n })),
+  );
+  return h(
+    "section",
+    { id: "dup-set", class: "dup-set", data: { set: shown.set } },
+    h("h2", {}, set ? t("duplicate.set_title", { game: gameTitle(set.game), kind: dupKind(set) }) : shown.set),
+    h("p", { class: "set-id" }, h("code", {}, shown.set), set ? ` · ${t("duplicate.closes", { when: dateText(set.closes_at, true) })}` : ""),
+    play,
+    h("h3", {}, t("duplicate.standings")),
+    dupStandingsView(shown.standings),
+    picks.length ? h("h3", {}, t("duplicate.boards_title")) : null,
+    picks.length ? h("div", { class: "buttons dup-boards" }, picks) : null,
+    shown.board ? boardView(shown.board) : null,
+    shown.replay ? replayView(shown.replay) : null,
+  );
+}
+
+/** A set's standings: rank, name, boards, matchpoints of the top (and per cent), IMPs. */
+function dupStandingsView(table) {
+  let body;
+  if (!table) body = h("p", {}, t("profile.loading"));
+  else if (!table.standings.length) body = h("p", { class: "empty" }, t("duplicate.no_results"));
+  else {
+    const me = app.account ? app.account.name.toLowerCase() : null;
+    body = h(
+      "table",
+      { class: "dup-standings" },
+      h("tr", {}, h("th", {}, t("leaderboard.rank")), h("th", {}, t("leaderboard.name")), h("th", {}, t("duplicate.boards")), h("th", {}, t("duplicate.matchpoints")), h("th", {}, "%"), h("th", {}, t("duplicate.imps"))),
+      table.standings.map((s) =>
+        h(
+          "tr",
+          { class: me !== null && s.name.toLowerCase() === me ? "me" : null, data: { rank: s.rank, name: s.name } },
+          h("td", { class: "rank" }, s.rank),
+          h("td", { class: "name" }, s.name),
+          h("td", {}, s.boards),
+          h("td", { class: "mp" }, `${s.matchpoints}/${s.top}`),
+          h("td", { class: "percent" }, s.percent.toFixed(1)),
+          h("td", { class: "imps" }, signed(s.imps, 2)),
+        ),
+      ),
+    );
+  }
+  return h("div", { id: "dup-standings", class: "dup-standings-box" }, body);
+}
+
+/** A board's table of results (everyone's score, matchpoints, IMPs) with a replay
+ * button on each other player's line; or the server's refusal, in words. */
+function boardView(shown) {
+  const head = h("h3", {}, t("duplicate.board_title", { n: shown.board }));
+  if (shown.refused) return h("section", { class: "dup-board-view refused", data: { board: shown.board, code: shown.refused.code || "" } }, head, h("p", { class: "refusal", role: "status" }, errorMessage(S, shown.refused)));
+  if (!shown.data) return h("section", { class: "dup-board-view", data: { board: shown.board } }, head, h("p", {}, t("profile.loading")));
+  const me = app.account ? app.account.name.toLowerCase() : null;
+  const replays = shown.data.replays;
+  const replayOf = (name) => replays.find((r) => r.seats.some((s) => s.kind === "human" && (s.name || "").toLowerCase() === name.toLowerCase())) || null;
+  return h(
+    "section",
+    { class: "dup-board-view", data: { board: shown.board } },
+    head,
+    h(
+      "table",
+      { class: "dup-results" },
+      h("tr", {}, h("th", {}, t("leaderboard.name")), h("th", {}, t("duplicate.score")), h("th", {}, t("duplicate.matchpoints")), h("th", {}, t("duplicate.imps")), h("th", {}, "")),
+      shown.data.results.map((r) => {
+        const replay = me !== null && r.name.toLowerCase() === me ? null : replayOf(r.name);
+        return h(
+          "tr",
+          { class: me !== null && r.name.toLowerCase() === me ? "me" : null, data: { name: r.name } },
+          h("td", { class: "name" }, r.name),
+          h("td", { class: "score" }, signed(r.score, 0)),
+          h("td", { class: "mp" }, `${r.matchpoints}/${r.top}`),
+          h("td", { class: "imps" }, signed(r.imps, 2)),
+          h("td", {}, replay ? h("button", { type: "button", class: "replay-button", data: { name: r.name, focus: "replay-" + r.name }, on: { click: () => openReplay(replay, r.name) } }, t("replay.open")) : null),
+        );
+      }),
+    ),
+  );
+}
+
+/** Where the player stands after a board: their line of the set's standings, once the
+ * board's result is in (the record is written just after the game ends). */
+function standingAfter(table, ref, tries = STANDING_TRIES) {
+  if (!app.account || tries <= 0) return;
+  send({ type: "duplicate_standings", set_id: ref.set_id }, (reply) => {
+    if (!app.table || app.table !== table || reply.type !== "duplicate_standings") return;
+    const me = app.account.name.toLowerCase();
+    const line = reply.standings.find((s) => s.name.toLowerCase() === me);
+    if (line && line.boards >= ref.board) {
+      table.dupStanding = { line, players: reply.standings.length };
+      render();
+    } else setTimeout(() => standingAfter(table, ref, tries - 1), STANDING_PAUSE_MS);
+  });
+}
+
+/** The end of a board at its table: where I stand, the board's results, my next board. */
+function dupAfterBoard(table, ref) {
+  const st = table.dupStanding;
+  const leave = (then) => send({ type: "leave", table: table.info.id }, () => then());
+  return h(
+    "div",
+    { class: "dup-after", data: { set: ref.set_id, board: ref.board } },
+    h("p", { class: "dup-done" }, t("duplicate.board_done", { n: ref.board, boards: ref.boards })),
+    st
+      ? h("p", { class: "dup-stand", role: "status" }, t("duplicate.stand", { rank: st.line.rank, players: st.players, mp: st.line.matchpoints, top: st.line.top, percent: st.line.percent.toFixed(1), imps: signed(st.line.imps, 2) }))
+      : h("p", { class: "dup-stand" }, t("profile.loading")),
+    h("button", { type: "button", class: "dup-results-button", on: { click: () => leave(() => openDuplicate(ref.set_id, ref.board)) } }, t("duplicate.see_results")),
+    ref.board < ref.boards
+      ? h("button", { type: "button", class: "dup-next", on: { click: () => leave(() => playBoard({ set_id: ref.set_id, next_board: ref.board + 1, boards: ref.boards })) } }, t("duplicate.play", { n: ref.board + 1 }))
+      : null,
+  );
+}
+
+// ---------------------------------------------------------------- replays
+// A finished game, every card shown (the server's "replay": the opening deal, then every
+// step's events): the hands as they were at each step and the step's move, stepped
+// through with buttons or the arrow keys. Used for the other players' play of a board.
+function openReplay(replay, name) {
+  app.duplicate.replay = { replay, name, step: 0 };
+  render(true);
+  const box = document.querySelector(".replay-view");
+  if (box) box.focus();
+}
+
+/** The hands and the table's cards after ``upTo`` steps (a hand event gives a seat's
+ * whole hand; a played card leaves it, Dou Dizhu's bottom cards join the landlord's;
+ * a capture takes cards off the table, a card that takes nothing stays there). */
+function replayState(replay, upTo) {
+  const hands = {};
+  let table = null;
+  const apply = (event) => {
+    const data = event.data || {};
+    if (Array.isArray(data.table) && event.kind === "deal") table = data.table.slice();
+    if (event.kind === "hand" && typeof data.seat === "number" && Array.isArray(data.hand)) hands[data.seat] = data.hand.slice();
+    if (event.kind === "landlord" && typeof data.seat === "number" && hands[data.seat] && Array.isArray(data.bottom)) hands[data.seat] = [...hands[data.seat], ...data.bottom];
+    if (event.kind === "play" && typeof data.seat === "number" && hands[data.seat]) {
+      const played = typeof data.card === "string" ? [data.card] : Array.isArray(data.cards) ? data.cards : [];
+      hands[data.seat] = hands[data.seat].filter((c) => !played.includes(c));
+      if (table && played.length) {
+        const taken = Array.isArray(data.captured) ? data.captured : [];
+        table = taken.length ? table.filter((c) => !taken.includes(c)) : [...table, ...played];
+      }
+    }
+  };
+  replay.start_events.forEach(apply);
+  replay.steps.slice(0, upTo).forEach((step) => step.events.forEach(apply));
+  return { hands, table };
+}
+
+function replayView(shown) {
+  const replay = shown.replay;
+  app.shownGame = { game: replay.game, pattern: (replay.options && replay.options.pattern) || null };
+  const total = replay.steps.length;
+  const step = Math.max(0, Math.min(shown.step, total));
+  const go = (n) => {
+    shown.step = Math.max(0, Math.min(n, total));
+    redraw("replay-view", () => replayView(shown));
+  };
+  const seats = replay.seats;
+  const { hands, table } = replayState(replay, step);
+  const current = step > 0 ? replay.steps[step - 1] : null;
+  let what;
+  if (!current) what = t("replay.deal");
+  else {
+    const moves = current.events.filter((e) => e.data && e.data.seat === current.seat).map((e) => moveOf(e.kind, e.data)).filter(Boolean);
+    const words = moves.length ? moves.map(moveWords).join("; ") : current.events.map((e) => eventText(S, replay.game, pattern(), e)).join(", ");
+    what = t("played", { name: seatName(seats[current.seat]), what: words });
+  }
+  const button = (id, key, n, disabled) => h("button", { type: "button", id, data: { focus: id }, disabled, on: { click: () => go(n) } }, t(key));
+  const node = h(
+    "section",
+    {
+      id: "replay-view",
+      class: "replay-view",
+      data: { focus: "replay", step, steps: total },
+      tabindex: 0,
+      "aria-label": t("replay.title", { name: shown.name }),
+      on: {
+        keydown: (ev) => {
+          if (ev.key === "ArrowRight") go(step + 1);
+          else if (ev.key === "ArrowLeft") go(step - 1);
+          else return;
+          ev.preventDefault();
+        },
+      },
+    },
+    h("div", { class: "rules-head" }, h("h3", {}, t("replay.title", { name: shown.name })), h("button", { type: "button", class: "replay-close", on: { click: () => ((app.duplicate.replay = null), render(true)) } }, t("close"))),
+    h(
+      "div",
+      { class: "buttons replay-controls" },
+      button("replay-first", "replay.first", 0, step === 0),
+      button("replay-prev", "replay.previous", step - 1, step === 0),
+      h("span", { class: "replay-step", "aria-live": "polite" }, t("replay.step", { n: step, total })),
+      button("replay-next", "replay.next", step + 1, step >= total),
+      button("replay-last", "replay.last", total, step >= total),
+    ),
+    h("p", { class: "replay-move" }, what, current && current.by !== "human" ? ` ${current.by === "ai" ? t("by_ai") : current.by === "timer" ? t("by_timer") : ""}` : ""),
+    table ? h("div", { class: "replay-table" }, h("h4", {}, t("table")), cards(table, { small: true })) : null,
+    h(
+      "ol",
+      { class: "replay-hands" },
+      seats.map((s) => h("li", { class: "replay-seat", data: { seat: s.seat } }, h("span", { class: "who" }, seatName(s)), cards(sortHand(hands[s.seat] || [], pattern(), replay.game), { small: true }))),
+    ),
+    step >= total && replay.result ? h("p", { class: "replay-result" }, `${t("scores")}: ${(replay.result.scores || []).join(" – ")}`) : null,
+  );
+  app.shownGame = null;
+  return node;
+}
+
+/** A page over the lobby: its way back, its title, its sections. */
+function pageView(name, close, title, ...sections) {
+  return h("div", { class: `${name}-page` }, h("button", { type: "button", id: `close-${name}`, on: { click: close } }, t("back_to_lobby")), h("h2", {}, title), ...sections);
+}
+
+function duplicateView() {
+  return pageView("duplicate", toLobby, t("duplicate.title"), h("p", { class: "note" }, t("duplicate.about")), setView(), setsView(), createSetView());
+}
+
+// ---------------------------------------------------------------- tournaments (issue 56)
+// The list (scheduled and running; finished ones too on request), creating one,
+// registering and withdrawing, standings with their tie-breaks, and the player's table:
+// the server seats a registered player itself when their round starts ("tournament_table",
+// then "joined"); on this page the table opens at once, anywhere else a banner offers it.
+const TOURNEY_TABLE = /^(.+)-r(\d+)-t\d+$/; // a tournament table's id: TOURNAMENT-rROUND-tN
+
+function tournamentOf(tableId) {
+  const m = TOURNEY_TABLE.exec(tableId || "");
+  return m ? m[1] : null;
+}
+
+function openTournaments(shownId = null) {
+  app.tournaments = { list: null, finished: app.tournaments ? app.tournaments.finished : false, shown: null, standings: null, next: null };
+  closePages("tournaments");
+  listTournaments();
+  if (shownId) showTournament(shownId);
+  render(true);
+}
+
+function listTournaments() {
+  const shown = app.tournaments;
+  send({ type: "list_tournaments", finished: shown.finished }, (reply) => {
+    if (app.tournaments !== shown) return;
+    if (reply.type === "tournaments") shown.list = reply.tournaments;
+    else toast(errorMessage(S, reply));
+    if (!app.table) redraw("tourney-list", tournamentListView);
+  });
+}
+
+function showTournament(id) {
+  const shown = app.tournaments;
+  if (shown.shown !== id) {
+    shown.standings = null;
+    shown.next = null;
+  }
+  shown.shown = id;
+  loadTournament();
+  render(true);
+}
+
+/** The shown tournament's standings, and my table in it while it runs. */
+function loadTournament() {
+  const shown = app.tournaments;
+  const id = shown.shown;
+  send({ type: "standings", tournament: id }, (reply) => {
+    if (app.tournaments !== shown || shown.shown !== id) return;
+    if (reply.type !== "standings") {
+      toast(errorMessage(S, reply));
+      return;
+    }
+    shown.standings = reply;
+    const info = reply.tournament;
+    if (info.registered && info.status === "running") {
+      send({ type: "next_tournament_table", tournament: id }, (next) => {
+        if (app.tournaments !== shown || shown.shown !== id) return;
+        shown.next = next.type === "tournament_table" ? next : null;
+        if (!app.table) redraw("tourney-detail", tournamentDetailView);
+      });
+    } else shown.next = null;
+    if (!app.table) redraw("tourney-detail", tournamentDetailView);
+  });
+}
+
+function enter(info, register) {
+  send({ type: register ? "register_tournament" : "withdraw_tournament", tournament: info.id }, (reply) => {
+    if (reply.type !== "ok") {
+      toast(errorMessage(S, reply));
+      return;
+    }
+    toast(t(register ? "tournaments.registered" : "tournaments.withdrawn_you", { name: info.name }));
+    if (!app.tournaments) return;
+    listTournaments();
+    if (app.tournaments.shown === info.id) loadTournament();
+  });
+}
+
+function tournamentLength(info) {
+  return info.rounds !== null && info.rounds !== undefined ? t("tournaments.rounds_n", { n: info.rounds }) : t("tournaments.minutes_n", { n: Math.round((info.duration || 0) / 60) });
+}
+
+function kindText(kind) {
+  return tOr("tournaments.kinds." + kind, kind);
+}
+
+function statusText(status) {
+  return tOr("tournaments.statuses." + status, status);
+}
+
+function tournamentListView() {
+  const shown = app.tournaments;
+  const list = shown.list;
+  let body;
+  if (list === null) body = h("p", {}, t("profile.loading"));
+  else if (!list.length) body = h("p", { class: "empty" }, t("tournaments.none"));
+  else
+    body = h(
+      "ul",
+      { class: "tourney-rows" },
+      list.map((info) =>
+        h(
+          "li",
+          { class: "tourney-row" + (info.id === shown.shown ? " open" : ""), data: { tournament: info.id, status: info.status } },
+          h("strong", {}, info.name),
+          " ",
+          h("span", { class: "status status-" + info.status }, statusText(info.status)),
+          " ",
+          h("span", {}, t("tournaments.line", { game: gameTitle(info.game), kind: kindText(info.kind), start: dateText(info.starts_at, true), length: tournamentLength(info), players: info.players })),
+          info.turn_timer ? h("span", {}, " · " + t("tournaments.timer_s", { s: info.turn_timer })) : null,
+          info.registered ? h("span", { class: "badge mine" }, t("tournaments.mine")) : null,
+          " ",
+          h("button", { type: "button", class: "standings-button", data: { focus: "show-" + info.id }, "aria-pressed": String(info.id === shown.shown), on: { click: () => showTournament(info.id) } }, t("tournaments.standings")),
+          app.account && info.status !== "finished"
+            ? info.registered
+              ? h("button", { type: "button", class: "withdraw", data: { focus: "withdraw-" + info.id }, on: { click: () => enter(info, false) } }, t("tournaments.withdraw"))
+              : h("button", { type: "button", class: "register", data: { focus: "register-" + info.id }, on: { click: () => enter(info, true) } }, t("tournaments.register"))
+            : null,
+        ),
+      ),
+    );
+  const finished = h("input", { type: "checkbox", id: "tourney-finished", checked: shown.finished, on: { change: (ev) => ((shown.finished = ev.target.checked), listTournaments()) } });
+  return h("section", { id: "tourney-list", class: "tourney-list" }, h("h2", {}, t("tournaments.list")), h("label", { class: "option" }, finished, " ", t("tournaments.show_finished")), body);
+}
+
+/** The shown tournament: its standings with their tie-breaks, and my table. */
+function tournamentDetailView() {
+  const shown = app.tournaments;
+  if (!shown.shown) return h("section", { id: "tourney-detail", hidden: true });
+  const st = shown.standings;
+  if (!st) return h("section", { id: "tourney-detail", class: "tourney-detail", data: { tournament: shown.shown } }, h("p", {}, t("profile.loading")));
+  const info = st.tournament;
+  const me = app.account ? app.account.name.toLowerCase() : null;
+  const next = shown.next;
+  let mine = null;
+  if (info.registered && info.status === "running") {
+    mine = next && next.table
+      ? h("p", { class: "next-table" }, t("tournaments.your_table", { round: next.round }), " ", h("button", { type: "button", id: "go-next-table", data: { focus: "go-next" }, on: { click: () => goToTable(next.table, next.seat) } }, t("tournaments.go")))
+      : h("p", { class: "next-table none" }, t("tournaments.no_table"));
+  }
+  return h(
+    "section",
+    { id: "tourney-detail", class: "tourney-detail", data: { tournament: info.id, status: info.status } },
+    h("h2", {}, info.name),
+    h("p", {}, statusText(info.status), " · ", t("tournaments.line", { game: gameTitle(info.game), kind: kindText(info.kind), start: dateText(info.starts_at, true), length: tournamentLength(info), players: info.players }), info.round ? " · " + t("tournaments.round_n", { n: info.round }) : ""),
+    mine,
+    st.standings.length
+      ? h(
+          "table",
+          { class: "tourney-standings" },
+          h("tr", {}, h("th", {}, t("leaderboard.rank")), h("th", {}, t("leaderboard.name")), h("th", {}, t("tournaments.points")), h("th", { title: t("tournaments.buchholz_title") }, t("tournaments.buchholz")), h("th", { title: t("tournaments.h2h_title") }, t("tournaments.h2h")), h("th", {}, t("tournaments.game_score")), h("th", {}, t("tournaments.games"))),
+          st.standings.map((s) =>
+            h(
+              "tr",
+              { class: (me !== null && s.name.toLowerCase() === me ? "me" : "") + (s.withdrawn ? " withdrawn" : ""), data: { rank: s.rank, name: s.name } },
+              h("td", { class: "rank" }, s.rank),
+              h("td", { class: "name" }, s.name, s.withdrawn ? h("span", { class: "withdrawn-mark" }, ` (${t("tournaments.withdrawn")})`) : null),
+              h("td", { class: "points" }, pointsText(s.points)),
+              h("td", { class: "buchholz" }, pointsText(s.buchholz)),
+              h("td", { class: "h2h" }, pointsText(s.head_to_head)),
+              h("td", {}, s.game_score),
+              h("td", {}, s.games),
+            ),
+          ),
+        )
+      : h("p", { class: "empty" }, t("tournaments.no_standings")),
+  );
+}
+
+/** Tournament points in the page's language, to two decimals at most (a table of three
+ * shares its points: a third of a point is "0.33"). */
+function pointsText(value) {
+  return new Intl.NumberFormat(lang, { maximumFractionDigits: 2 }).format(value);
+}
+
+/** "YYYY-MM-DDTHH:MM:SS" of ``date`` in the browser's time zone (a datetime-local value). */
+function localInput(date) {
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+/** The form for a tournament (logged in): name, game, kind, start, rounds (Swiss) or
+ * minutes (arena), the turn timer and the AI level that fills the seats left over. */
+function createTournamentView() {
+  if (!app.account) return h("p", { class: "note" }, t("tournaments.login_to_create"));
+  const kind = h("select", { name: "kind", id: "tourney-kind" }, ["swiss", "arena", "duplicate-swiss"].map((k) => h("option", { value: k }, kindText(k))));
+  const rounds = h("label", { class: "option rounds" }, t("tournaments.rounds"), " ", h("input", { type: "number", name: "rounds", id: "tourney-rounds", min: 1, max: 50, value: 3, required: true }));
+  const minutes = h("label", { class: "option duration", hidden: true }, t("tournaments.minutes"), " ", h("input", { type: "number", name: "minutes", id: "tourney-minutes", min: 1, max: 1440, value: 30 }));
+  kind.addEventListener("change", () => {
+    const arena = kind.value === "arena";
+    rounds.hidden = arena;
+    minutes.hidden = !arena;
+    rounds.querySelector("input").required = !arena;
+    minutes.querySelector("input").required = arena;
+  });
+  const levels = ((app.games[0] && app.games[0].levels) || ["normal"]).filter((l) => l !== "random");
+  const form = h(
+    "form",
+    {
+      class: "tourney-create",
+      on: {
+        submit: (ev) => {
+          ev.preventDefault();
+          if (!form.reportValidity()) return;
+          const read = (name) => formValue(form, name);
+          const starts = new Date(read("starts")).getTime() / 1000;
+          const msg = { type: "create_tournament", name: read("name").trim(), game: read("game"), kind: read("kind"), starts_at: Number.isFinite(starts) ? starts : Date.now() / 1000, level: read("level") };
+          if (msg.kind === "arena") msg.duration = Number(read("minutes")) * 60;
+          else msg.rounds = Number(read("rounds"));
+          if (read("turn_timer")) msg.turn_timer = Number(read("turn_timer"));
+          make(msg, "tournaments", "tournaments", (made) => {
+            toast(t("tournaments.created", { name: made.name }));
+            if (app.tournaments) showTournament(made.id);
+            if (app.tournaments) listTournaments();
+          });
+        },
+      },
+    },
+    h("h3", {}, t("tournaments.create_title")),
+    h("label", { class: "option" }, t("tournaments.name"), " ", h("input", { name: "name", id: "tourney-name", maxlength: 64, required: true })),
+    h("label", { class: "option" }, t("profile.game"), " ", h("select", { name: "game", id: "tourney-game" }, gameOptions(app.games.map((g) => g.id), "scopa"))),
+    h("label", { class: "option" }, t("tournaments.kind"), " ", kind),
+    h("label", { class: "option" }, t("tournaments.start"), " ", h("input", { type: "datetime-local", name: "starts", id: "tourney-start", step: 1, required: true, value: localInput(new Date(Date.now() + 10 * 60 * 1000)) })),
+    rounds,
+    minutes,
+    h("label", { class: "option" }, t("turn_timer"), " ", h("input", { type: "number", name: "turn_timer", id: "tourney-timer", min: 5, max: 600, placeholder: "—" })),
+    h("label", { class: "option" }, t("ai_level"), " ", h("select", { name: "level", id: "tourney-level" }, levels.map((l) => h("option", { value: l, selected: l === "normal" }, tOr("levels." + l, l))))),
+    h("div", { class: "buttons" }, h("button", { type: "submit", id: "tourney-create" }, t("tournaments.create"))),
+  );
+  return form;
+}
+
+function tournamentsView() {
+  return pageView("tournaments", toLobby, t("tournaments.title"), tournamentDetailView(), tournamentListView(), createTournamentView());
+}
+
+// ---------------------------------------------------------------- a tournament's call
+// The round's table is pushed: "tournament_table", then "joined" and the table's view.
+// On the tournaments page the table opens; elsewhere (the lobby, another page, a table)
+// its messages wait behind a banner until the player goes there (a seat cannot be
+// joined twice: the page keeps what it was sent instead of asking again).
+const CALL_HELD = new Set(["joined", "snapshot", "update", "game_over", "chat", "table", "hint"]);
+
+function onTournamentTable(msg) {
+  if (!msg.table || (msg.ref !== null && msg.ref !== undefined)) return;
+  if (app.table && app.table.info.id === msg.table) return;
+  const auto = Boolean(app.tournaments) && !app.table;
+  app.call = { tournament: msg.tournament, round: msg.round, table: msg.table, seat: msg.seat, auto, info: null, held: [] };
+  if (!auto) render(true);
+}
+
+/** Whether ``msg`` is for the called table the player has not gone to yet (kept). */
+function holdForCall(msg) {
+  const call = app.call;
+  if (!call || call.auto || !CALL_HELD.has(msg.type)) return false;
+  const id = msg.table && typeof msg.table === "object" ? msg.table.id : msg.table;
+  if (id !== call.table || (app.table && app.table.info.id === call.table)) return false;
+  if (msg.type === "joined") {
+    call.info = msg.table;
+    call.seat = msg.seat;
+  } else call.held.push(msg);
+  return true;
+}
+
+/** Go to the called table: shown with everything it was sent meanwhile. */
+function goToCall() {
+  const call = app.call;
+  app.call = null;
+  const old = app.table;
+  if (old && old.info.id !== call.table && old.result) send({ type: "leave", table: old.info.id }, () => {});
+  if (!call.info) {
+    app.call = { ...call, auto: true }; // its "joined" is on the way: it opens the table
+    return;
+  }
+  app.table = null;
+  openTable(call.info, call.seat, null);
+  for (const msg of call.held) receive(msg);
+}
+
+/** Go to my table ``tableId`` (the answer to next_tournament_table). */
+function goToTable(tableId, seat) {
+  if (app.call && app.call.table === tableId) goToCall();
+  else send({ type: "join_table", table: tableId, seat });
+}
+
+function callView() {
+  const call = app.call;
+  const name = tournamentName(call.tournament);
+  return h(
+    "section",
+    { class: "tourney-call", role: "alert", data: { table: call.table } },
+    h("strong", {}, t("tournaments.call", { round: call.round, name })),
+    " ",
+    h("button", { type: "button", id: "go-call", on: { click: goToCall } }, t("tournaments.go")),
+  );
+}
+
+function tournamentName(id) {
+  const list = (app.tournaments && app.tournaments.list) || [];
+  const found = list.find((x) => x.id === id);
+  return found ? found.name : id;
+}
+
+/** Back to the lobby from a page over it (its list of tables asked afresh). */
+function toLobby() {
+  closePages(null);
+  render(true);
+  listTables();
+}
+
+/** The pages over the lobby are one at a time: opening ``keep`` closes the others. */
+function closePages(keep) {
+  if (keep !== "duplicate") app.duplicate = null;
+  if (keep !== "tournaments") app.tournaments = null;
+  app.profile = null;
+  app.leaderboard = null;
+}
+
+// the duplicate set's standings and the tournaments refresh while their page shows
+setInterval(() => {
+  if (!app.welcome || app.table || document.visibilityState !== "visible") return;
+  if (app.duplicate && app.duplicate.set) loadStandings();
+  if (app.tournaments) {
+    listTournaments();
+    if (app.tournaments.shown) loadTournament();
+  }
+}, 3000);
+
 function openTable(info, seat, invite) {
   const same = app.table && app.table.info.id === info.id;
   app.table = {
@@ -690,6 +1478,7 @@ function openTable(info, seat, invite) {
 }
 
 function closeTable() {
+  const from = app.table ? app.table.info.id : null;
   app.table = null;
   app.hint = null;
   tab.removeItem(QUICK_KEY);
@@ -697,7 +1486,9 @@ function closeTable() {
   yourTurn(false, t("your_turn"), t("title"));
   history.replaceState(null, "", location.pathname);
   listTables();
-  render();
+  const board = from && dupBoardOf(from);
+  if (board && !app.tournaments) openDuplicate(board.set_id); // back where the board was chosen
+  else render(true);
 }
 
 function onView(msg) {
@@ -950,7 +1741,7 @@ function actionLabel(action) {
 
 /** A game term of the table's game (terms.<game>.<id>), else the id with spaces. */
 function termOf(id) {
-  return term(S, app.table ? app.table.info.game : "", id);
+  return term(S, app.table ? app.table.info.game : app.shownGame ? app.shownGame.game : "", id);
 }
 
 /** The name of a view or scoring field: fields.<key>, else a game term. */
@@ -1045,6 +1836,7 @@ const main = () => document.getElementById("main");
 function render(full = false) {
   const root = main();
   const lobby = root.querySelector(".lobby");
+  if (!full && app.welcome && !app.table && (app.duplicate || app.tournaments) && !app.profile && !app.leaderboard) return; // they redraw their own sections
   if (!full && app.welcome && !app.table && !app.profile && !app.leaderboard && lobby && lobby.dataset.games === String(app.games.length)) {
     lobby.querySelector("ul.tables").replaceChildren(...tableRows()); // keep what was typed
     return;
@@ -1058,7 +1850,8 @@ function render(full = false) {
     return;
   }
   if (app.profile && !app.account) app.profile = null; // logged out meanwhile
-  root.append(app.table ? tableView() : app.profile ? profileView() : app.leaderboard ? leaderboardView() : lobbyView());
+  if (app.call && !(app.table && app.table.info.id === app.call.table) && !app.call.auto) root.append(callView());
+  root.append(app.table ? tableView() : app.profile ? profileView() : app.leaderboard ? leaderboardView() : app.duplicate ? duplicateView() : app.tournaments ? tournamentsView() : lobbyView());
   const input = root.querySelector(".chat-input");
   if (input && draft) input.value = draft;
   if (input && focused) input.focus();
@@ -1174,6 +1967,12 @@ function lobbyView() {
     "div",
     { class: "lobby", data: { games: app.games.length } },
     accountView(),
+    h(
+      "nav",
+      { class: "pages", "aria-label": t("pages") },
+      h("button", { type: "button", id: "open-duplicate", on: { click: () => openDuplicate() } }, t("duplicate.open")),
+      h("button", { type: "button", id: "open-tournaments", on: { click: () => openTournaments() } }, t("tournaments.open")),
+    ),
     app.queue ? queueView() : null,
     h("section", {}, h("h2", {}, t("games")), games),
     h("section", {}, h("h2", {}, t("open_tables")), h("ul", { class: "tables" }, tableRows())),
@@ -1227,6 +2026,10 @@ function seatName(s) {
 }
 
 function pattern() {
+  if (!app.table && app.shownGame) {
+    const game = app.games.find((g) => g.id === app.shownGame.game);
+    return app.shownGame.pattern || (game && game.options && game.options.pattern) || "french";
+  }
   const v = app.table && app.table.view;
   return (v && v.options && v.options.pattern) || (app.table && app.table.info.options && app.table.info.options.pattern) || "french";
 }
@@ -1271,7 +2074,7 @@ function tableView() {
     h("strong", {}, info.title || info.game),
     h("span", { class: "table-id" }, ` ${info.id}`),
     ratedBadge(info),
-    table.invite ? h("span", { class: "invite" }, ` ${t("invite_link")}: `, h("input", { readonly: true, class: "invite-link", value: `${location.origin}/#table=${info.id}&invite=${table.invite}` })) : null,
+    table.invite && !dupBoardOf(info.id) ? h("span", { class: "invite" }, ` ${t("invite_link")}: `, h("input", { readonly: true, class: "invite-link", value: `${location.origin}/#table=${info.id}&invite=${table.invite}` })) : null,
     info.status === "waiting" && info.owner === (app.welcome && app.welcome.player_id) ? h("button", { on: { click: () => send({ type: "start", table: info.id }) } }, t("start")) : null,
     rulesButton(info.game),
   );
@@ -1624,7 +2427,12 @@ function resultView(result, seats) {
     h("p", {}, winners.length ? t("winner", { names: winners.join(", ") }) : t("draw")),
     h("p", { class: "scores" }, `${t("scores")}: ${(result.scores || []).join(" – ")}`),
     ratingLine(table),
-    table.seat !== null ? h("button", { class: "rematch", on: { click: () => send({ type: "rematch", table: table.info.id }) } }, t("rematch")) : null,
+    dupBoardOf(table.info.id) ? dupAfterBoard(table, dupBoardOf(table.info.id)) : null,
+    // a duplicate board or a tournament round is played once: no rematch there
+    table.seat !== null && !dupBoardOf(table.info.id) && !tournamentOf(table.info.id) ? h("button", { class: "rematch", on: { click: () => send({ type: "rematch", table: table.info.id }) } }, t("rematch")) : null,
+    tournamentOf(table.info.id)
+      ? h("button", { type: "button", class: "to-tournament", on: { click: () => send({ type: "leave", table: table.info.id }, () => openTournaments(tournamentOf(table.info.id))) } }, t("tournaments.back"))
+      : null,
     h("button", { on: { click: () => send({ type: "leave", table: table.info.id }) } }, t("back_to_lobby")),
   );
 }
@@ -1686,7 +2494,7 @@ setInterval(() => {
 // the lobby's list of tables refreshes while it is shown (not under the profile or the
 // leaderboard: redrawing them would close a menu being used; back in the lobby it asks)
 setInterval(() => {
-  if (app.welcome && !app.table && !app.profile && !app.leaderboard && document.visibilityState === "visible") listTables();
+  if (app.welcome && !app.table && !app.profile && !app.leaderboard && !app.duplicate && !app.tournaments && document.visibilityState === "visible") listTables();
 }, 5000);
 
 window.addEventListener("hashchange", () => {

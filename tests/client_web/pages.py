@@ -28,14 +28,20 @@ def fill(text: str, **args: Any) -> str:
     return text
 
 
-async def open_page(browser: Any, url: str, name: str, **context: Any) -> Any:
-    """A fresh browser profile on ``url`` with a session named ``name``."""
+async def blank_page(browser: Any, url: str, **context: Any) -> Any:
+    """A fresh browser profile on ``url``; ``page.errors`` collects its script errors."""
     ctx = await browser.new_context(**context)
     page = await ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.errors = errors
     await page.goto(url)
+    return page
+
+
+async def open_page(browser: Any, url: str, name: str, **context: Any) -> Any:
+    """A fresh browser profile on ``url`` with a session named ``name``."""
+    page = await blank_page(browser, url, **context)
     await page.fill("#name", name)
     await page.click("#save-name")
     return page
