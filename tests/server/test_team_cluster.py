@@ -59,9 +59,10 @@ async def test_a_match_whose_tables_moved_counts_every_board_once(
     for client, table in zip(people, tables, strict=True):
         await client.close()
         moved.append(await resume(b.url, client.token, table))
-    finish = [play_table(c, t, random_chooser(i)) for i, (c, t) in enumerate(zip(moved, tables))]
+    pairs = list(zip(moved, tables, strict=True))
+    finish = [play_table(c, t, random_chooser(i)) for i, (c, t) in enumerate(pairs)]
     await asyncio.wait_for(asyncio.gather(*finish), 30)
-    for c, t in zip(moved, tables, strict=True):
+    for c, t in pairs:
         await c.leave(t)
     ends = await asyncio.wait_for(
         asyncio.gather(*(play_match(c, mid, bot_player(random_chooser(7))) for c in moved)), 40

@@ -46,7 +46,7 @@ async def _people(db: Database) -> None:
 
 
 def _game(match_id: str, board: int, table: int, scores: tuple[int, int]) -> GameRecord:
-    seats = (("a_ann", "a_cat") if table == 0 else ("a_dan", "a_bob"))
+    seats = ("a_ann", "a_cat") if table == 0 else ("a_dan", "a_bob")
     return GameRecord(
         table_id=table_id(match_id, board, table),
         game_no=1,
