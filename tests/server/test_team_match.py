@@ -6,8 +6,9 @@ that change nothing."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -24,6 +25,8 @@ from server.persist.db.engine import sqlite_url
 from server.persist.db.models import GameSeatRow
 from tests.server.helpers import FAST
 from tests.server.test_accounts import PASSWORD, fast_hasher
+
+NAMES = ("Ann", "Bob", "Cat", "Dan")
 
 
 @pytest.fixture
@@ -52,7 +55,7 @@ async def members(url: str, names: list[str]) -> list[Client]:
 
 
 async def test_a_scopa_match_played_end_to_end(team_server: CardaviaServer) -> None:
-    ann, bob, cat, dan = await members(team_server.url, ["Ann", "Bob", "Cat", "Dan"])
+    ann, bob, cat, dan = await members(team_server.url, list(NAMES))
     guest = await Client.connect(team_server.url, "guest")
     try:
         made = await ann.create_team_match("scopa", boards=2, level="easy")
@@ -96,14 +99,13 @@ async def test_a_scopa_match_played_end_to_end(team_server: CardaviaServer) -> N
         await outsider.close()
 
         played: dict[str, list[str]] = {}
+
+        def log(name: str) -> Callable[[str, dict[str, Any]], None]:
+            return lambda table, _result: played.setdefault(name, []).append(table)
+
         runs = [
-            play_match(
-                c,
-                mid,
-                bot_player(random_chooser(i)),
-                on_table=lambda t, _r, n=c.name: played.setdefault(n, []).append(t),
-            )
-            for i, c in enumerate((ann, bob, cat, dan))
+            play_match(c, mid, bot_player(random_chooser(i)), on_table=log(name))
+            for i, (c, name) in enumerate(zip((ann, bob, cat, dan), NAMES, strict=True))
         ]
         ends = await asyncio.wait_for(asyncio.gather(*runs), 30)
         assert played["Ann"] == played["Cat"] == [table_id(mid, b, 0) for b in (1, 2)]
