@@ -680,12 +680,11 @@ class TeamMatch(Model):
 
 
 class TeamMatchTable(Model):
-    """Pushed (``ref`` null) to a member when their next table of a match is ready to
-    sit at (``play_team_match`` seats them): the match started, or their table's
-    previous board was stored. ``board`` ``None``: the match is over."""
+    """Pushed to a member when their next table of a match is ready to sit at
+    (``play_team_match`` seats them): the match started, or their table's previous
+    board was stored. ``board`` ``None``: the match is over."""
 
     type: Literal["team_match_table"] = "team_match_table"
-    ref: Ref = None
     match_id: str
     board: int | None
     table: int | None = None

@@ -406,9 +406,7 @@ class TeamRequests:
         my_table = None if me is None else seat_of(match.game, me)[0]
         results = await self.store.results(match.match_id)
         line = _line(match, msg.board, results, my_table)
-        mine = [t for t in line.tables if t.table == my_table]
-        seen = (mine and mine[0].done) if my_table is not None else line.imps is not None
-        if not seen:
+        if not board_shown(line, my_table):
             raise board_not_played(msg.board)
         replays: list[Replay] = []
         for r in results:
@@ -422,6 +420,14 @@ class TeamRequests:
         return TeamMatchBoard(
             ref=msg.id, match_id=match.match_id, line=line, replays=tuple(replays)
         )
+
+
+def board_shown(line: TeamBoardLine, my_table: int | None) -> bool:
+    """Whether a board's other tables may be shown: to a member once their own table
+    (``my_table``) has played it, to anyone else once every table has (Secrecy)."""
+    if my_table is None:
+        return line.imps is not None
+    return any(t.done for t in line.tables if t.table == my_table)
 
 
 def _line(
