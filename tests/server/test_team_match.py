@@ -150,29 +150,29 @@ async def test_a_member_sees_nothing_of_a_board_before_their_table_played_it(
             ("b", 0, "Bob"),
             ("b", 1, "Dan"),
         ]
-        ann, bob, cat, dan = ann, cat, bob, dan  # as the roster has them: Ann and Cat at table 0
-        # table 0 (Ann, Cat) plays board 1; table 1 (Bob, Dan) has not started it
-        runs = [play_match(c, mid, bot_player(random_chooser(i))) for i, c in enumerate((ann, cat))]
+        first, second = (ann, bob), (cat, dan)  # table 0: Ann and Bob; table 1: Cat and Dan
+        # table 0 plays board 1; table 1 has not started it
+        runs = [play_match(c, mid, bot_player(random_chooser(i))) for i, c in enumerate(first)]
         tasks = [asyncio.create_task(r) for r in runs]
         deadline = asyncio.get_running_loop().time() + 20
         while not await team_server.team.store.results(mid):
             assert asyncio.get_running_loop().time() < deadline
             await asyncio.sleep(0.05)
-        assert (await refused(bob.team_match_board(mid, 1))).code == "board_not_played"
-        seen = await bob.team_match(mid)
+        assert (await refused(cat.team_match_board(mid, 1))).code == "board_not_played"
+        seen = await cat.team_match(mid)
         assert seen.next_board == 1 and seen.results[0].tables[0].done
         assert all(t.a_total is None and t.b_total is None for t in seen.results[0].tables)
         assert seen.results[0].net is None and (seen.imps_a, seen.imps_b) == (0, 0)
-        assert (await refused(bob.game_record(f"{table_id(mid, 1, 0)}.1"))).code == "not_found"
+        assert (await refused(cat.game_record(f"{table_id(mid, 1, 0)}.1"))).code == "not_found"
         assert (await refused(ann.game_record(f"{table_id(mid, 1, 0)}.1"))).code == "forbidden"
         # Ann has played board 1: she sees her table's totals, not yet the net
         mine = await ann.team_match_board(mid, 1)
         assert mine.replays == () and mine.line.tables[0].a_total is not None
-        for c in (bob, dan):
+        for c in second:
             tasks.append(asyncio.create_task(play_match(c, mid, bot_player(random_chooser(9)))))
         ends = await asyncio.wait_for(asyncio.gather(*tasks), 30)
         assert {e.status for e in ends} == {"finished"}
-        assert len((await bob.team_match_board(mid, 1)).replays) == 1
+        assert len((await cat.team_match_board(mid, 1)).replays) == 1
     finally:
         for c in (ann, bob, cat, dan):
             await c.close()
@@ -217,14 +217,29 @@ async def test_a_doudizhu_match_with_ai_seats(team_server: CardaviaServer) -> No
 
 
 async def test_bad_requests_change_nothing(team_server: CardaviaServer) -> None:
-    (ann,) = await members(team_server.url, ["Ann"])
+    ann, bob = await members(team_server.url, ["Ann", "Bob"])
     try:
+        made = await ann.create_team_match("scopa", boards=2)
+        before = await ann.team_match(made.match_id)
+        for request in (
+            bob.join_team_match(made.match_id, "a", 0),  # Ann's slot
+            bob.join_team_match(made.match_id, "b", 2),  # a team of two has slots 0 and 1
+            bob.leave_team_match(made.match_id),  # not a member
+            bob.start_team_match(made.match_id),  # not its creator
+            ann.start_team_match(made.match_id),  # not full
+            bob.play_team_match(made.match_id),
+            bob.team_match_board(made.match_id, 1),
+        ):
+            await refused(request)
+        assert await ann.team_match(made.match_id) == before
+        assert await team_server.team.store.results(made.match_id) == ()
+        assert not [t for t in team_server.lobby.tables if t.startswith(made.match_id)]
         assert (await refused(ann.create_team_match("chess"))).code == "unknown_game"
         assert (await refused(ann.create_team_match("scopa", level="godlike"))).code == (
             "bad_options"
         )
         assert (await refused(ann.team_matches("chess"))).code == "unknown_game"
-        assert (await ann.team_matches()).matches == ()
+        assert [m.match_id for m in (await ann.team_matches()).matches] == [made.match_id]
         made = await ann.create_team_match("cicera", boards=1)
         assert made.team_size == 4
         assert (await refused(ann.team_match_board(made.match_id, 1))).code == ("board_not_played")
@@ -233,3 +248,4 @@ async def test_bad_requests_change_nothing(team_server: CardaviaServer) -> None:
         assert (await refused(ann.play_team_match(made.match_id))).code == "roster_not_full"
     finally:
         await ann.close()
+        await bob.close()
