@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from redis.exceptions import RedisError
@@ -89,6 +89,10 @@ other table's next boards forever; past it the AI plays their turn."""
 WRITE_WAIT = 5.0
 """Seconds a ``play_team_match`` waits for this process's writer to store the board
 just finished at the asker's table (its result decides which board comes next)."""
+
+REMAKE_AFTER = 5.0
+"""Seconds after its claim a table that lives nowhere and was not played is made again
+(before, it is the claimer's, still being made: ``table_moving``, asked again)."""
 
 Forward = Callable[[Player, object, str], Awaitable[None]]
 """Sends a request to the process that owns a table (:meth:`server.cluster.bus.Bus.forward`)."""
@@ -237,19 +241,28 @@ class TeamRequests:
             actor.pending_joins += 1
             actor.submit(Join(player, msg.id, seat))
             return
-        if not await self.store.claim(match.match_id, board, table):
+        now = datetime.now(UTC)
+        if not await self.store.claim(match.match_id, board, table, now):
             elsewhere = await self.lobby.store.load(tid)
             if elsewhere is not None and self.forward is not None:
                 await self.forward(player, msg, tid)
                 return
-            if elsewhere is not None:
-                raise RequestError(ErrorCode.NOT_FOUND, f"no table {tid!r} here", tid)
+            if elsewhere is not None:  # stored, not yet live: being made here now
+                raise RequestError(
+                    ErrorCode.TABLE_MOVING, f"board {board}'s table is being made", "0.3"
+                )
             if await self._played(match, board, table, tid):
                 raise RequestError(
                     ErrorCode.GAME_IN_PROGRESS, f"board {board} is being stored; ask again", tid
                 )
-            # claimed, yet no table lives and it was not played: it closed before its
-            # game began (everybody left it): make it again
+            # claimed, yet no table lives and it was not played: being made right now,
+            # or it closed before its game began (everybody left it): then make it again
+            if not await self.store.reclaim(
+                match.match_id, board, table, now - timedelta(seconds=REMAKE_AFTER), now
+            ):
+                raise RequestError(
+                    ErrorCode.TABLE_MOVING, f"board {board}'s table is being made", "0.3"
+                )
         await self.key()
         options = table_options(match, board, table)
         await self.lobby.team_table(match.game, options, tid, player, seat, msg.id)

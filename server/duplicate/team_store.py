@@ -328,7 +328,7 @@ class TeamStore:
             .values(status=MatchStatus.PLAYING.value)
         )
 
-    async def claim(self, match_id: str, board: int, table: int) -> bool:
+    async def claim(self, match_id: str, board: int, table: int, now: datetime) -> bool:
         """Claim the making of board ``board``'s table ``table``: ``True`` for the one
         caller (of any process) that gets it; the others join the table it makes."""
         stmt = (
@@ -338,11 +338,31 @@ class TeamStore:
                 board=board,
                 table_no=table,
                 table_id=table_id(match_id, board, table),
+                claimed_at=now,
             )
             .on_conflict_do_nothing(index_elements=["match_id", "board", "table_no"])
         )
         async with self.db.begin() as conn:
             done = await conn.execute(stmt)
+        return bool(done.rowcount)
+
+    async def reclaim(
+        self, match_id: str, board: int, table: int, before: datetime, now: datetime
+    ) -> bool:
+        """Claim again a table claimed before ``before`` (it closed before its game
+        began): ``True`` for the one caller whose update moves the claim on; a claim
+        newer than that is a table being made now."""
+        async with self.db.begin() as conn:
+            done = await conn.execute(
+                update(TeamTableRow)
+                .where(
+                    TeamTableRow.match_id == match_id,
+                    TeamTableRow.board == board,
+                    TeamTableRow.table_no == table,
+                    TeamTableRow.claimed_at < before,
+                )
+                .values(claimed_at=now)
+            )
         return bool(done.rowcount)
 
     async def results(self, match_id: str) -> tuple[TableResult, ...]:

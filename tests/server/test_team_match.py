@@ -87,15 +87,17 @@ async def test_a_scopa_match_played_end_to_end(team_server: CardaviaServer) -> N
         assert (await refused(ann.start_team_match(mid))).code == "match_started"
         outsider = (await members(team_server.url, ["Eve"]))[0]
         assert (await refused(outsider.play_team_match(mid))).code == "not_a_member"
+        # both members of a table ask at once: one table, made once, both seated there
+        first, other = await asyncio.gather(ann.play_team_match(mid), cat.play_team_match(mid))
+        assert other.table.id == first.table.id and other.seat == 1
         # a match table's seats are reserved, and nobody watches it
-        first = await ann.play_team_match(mid)
         assert first.table.id == table_id(mid, 1, 0) and first.seat == 0
         assert first.table.private and not first.table.hints
         assert (await refused(outsider.join(first.table.id, seat=1))).code == "forbidden"
         assert (await refused(bob.join(first.table.id, seat=1))).code == "forbidden"
         assert (await refused(dan.spectate(first.table.id))).code in ("forbidden", "not_found")
-        notice = await cat.wait_for(lambda m: isinstance(m, sm.TeamMatchTable), 5)
-        assert (notice.match_id, notice.board, notice.table, notice.seat) == (mid, 1, 0, 1)
+        notice = await dan.wait_for(lambda m: isinstance(m, sm.TeamMatchTable), 5)
+        assert (notice.match_id, notice.board, notice.table, notice.seat) == (mid, 1, 1, 0)
         await outsider.close()
 
         played: dict[str, list[str]] = {}

@@ -6,7 +6,7 @@ time or are repeated."""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -125,3 +125,22 @@ def test_table_ids_round_trip() -> None:
     assert parse_table_id(table_id("M0123456789abcdef", 12, 3)) == ("M0123456789abcdef", 12, 3)
     assert parse_table_id("abcdefgh") is None
     assert parse_table_id("T1a-r3-t4") is None
+
+
+async def test_a_table_is_claimed_once_and_claimed_again_only_when_old(
+    database: Database,
+) -> None:
+    await _people(database)
+    store = TeamStore(database)
+    match = new_match("scopa", "easy", 1, True, "a_ann")
+    await store.create(match, NOW)
+    mid = match.match_id
+    claims = await asyncio.gather(*(store.claim(mid, 1, 0, NOW) for _ in range(3)))
+    assert sorted(claims) == [False, False, True]
+    assert await store.claim(mid, 1, 1, NOW)  # the other table is its own claim
+    later = NOW + timedelta(seconds=10)
+    assert not await store.reclaim(mid, 1, 0, NOW, later)  # claimed at NOW: being made
+    again = await asyncio.gather(
+        *(store.reclaim(mid, 1, 0, NOW + timedelta(seconds=5), later) for _ in range(3))
+    )
+    assert sorted(again) == [False, False, True]  # one caller makes it again

@@ -454,7 +454,10 @@ class TeamMemberRow(Base):
 
 class TeamTableRow(Base):
     """A match table of one board, claimed by the process that makes it live (the key
-    makes a second claim a no-op, so no board's table is made twice in a cluster)."""
+    makes a second claim a no-op, so no board's table is made twice in a cluster).
+    ``claimed_at``: a table that closed before its game began is made again by the
+    one caller that moves an old claim on (:meth:`server.duplicate.team_store.
+    TeamStore.reclaim`)."""
 
     __tablename__ = "team_match_tables"
 
@@ -464,6 +467,7 @@ class TeamTableRow(Base):
     board: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_no: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[str] = mapped_column(String(64))
+    claimed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class TeamResultRow(Base):

@@ -69,6 +69,7 @@ def upgrade() -> None:
         sa.Column("board", sa.Integer(), nullable=False),
         sa.Column("table_no", sa.Integer(), nullable=False),
         sa.Column("table_id", sa.String(64), nullable=False),
+        sa.Column("claimed_at", sa.DateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["match_id"],
             ["team_matches.match_id"],
