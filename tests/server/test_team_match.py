@@ -251,3 +251,21 @@ async def test_bad_requests_change_nothing(team_server: CardaviaServer) -> None:
     finally:
         await ann.close()
         await bob.close()
+
+
+async def test_a_cicera_match_of_two_pairs_a_team(team_server: CardaviaServer) -> None:
+    names = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"]
+    clients = await members(team_server.url, names)
+    try:
+        mid = (await clients[0].create_team_match("cicera", boards=1)).match_id
+        for c in clients[1:]:
+            await c.join_team_match(mid)
+        runs = [play_match(c, mid, bot_player(random_chooser(i))) for i, c in enumerate(clients)]
+        ends = await asyncio.wait_for(asyncio.gather(*runs), 30)
+        assert {e.my_table for e in ends} == {0, 1} and ends[0].status == "finished"
+        stored = await team_server.team.store.results(mid)
+        net = board_net("cicera", 1, [Result(r.scores, frozenset()) for r in stored])
+        assert (ends[0].results[0].net, ends[0].results[0].imps) == (net.net, net.imps)
+    finally:
+        for c in clients:
+            await c.close()
