@@ -82,6 +82,7 @@ REPLIES = frozenset(
     | {"queued"}  # a rated quick play's answer
     | {"duplicate_sets", "duplicate_standings", "duplicate_board"}  # duplicate play's answers
     | {"tournaments", "standings", "tournament_table"}  # the tournaments' answers
+    | {"team_matches", "team_match", "team_match_board"}  # the team matches' answers
 )
 """Message types that answer a request (``replay`` too, checked separately)."""
 
@@ -256,6 +257,8 @@ class Fuzzer:
         self.players: list[str] = []
         """The player ids of the fuzz sessions (mute, block, kick and report aim at them)."""
         self.tournaments: list[str] = []
+        self.matches: list[str] = list(srv.matches)
+        """The team matches made at set-up or by fuzz sessions (join, leave … aim at them)."""
         """The ids of the tournaments fuzz sessions created (register, standings … aim at them)."""
         self.seats: dict[int, list[tuple[str, int]]] = {}
         """Where each fuzz session sits: (table, seat), so actions can reach the rules."""
@@ -312,7 +315,7 @@ class Fuzzer:
         self.tally.cases += 1
         size = len(frame) if isinstance(frame, bytes) else len(frame.encode())
         oversized = size > MAX_FRAME
-        before = self.srv.call(snapshot)
+        before = self.srv.read(snapshot)
         if who < 2:
             self._fresh(frame, ref, oversized, before)
         else:
@@ -411,13 +414,17 @@ class Fuzzer:
             return
         if reply.get("type") != "error":
             self.tally.accepted += 1
+            for m in [reply.get("match")] + list(reply.get("matches") or ()):
+                made = m.get("match_id") if isinstance(m, dict) else None
+                if isinstance(made, str) and made not in self.matches:
+                    self.matches.append(made)
             if reply.get("type") == "tournaments":
                 for t in reply.get("tournaments") or ():
                     if t.get("id") not in self.tournaments:
                         self.tournaments.append(t.get("id"))
             return
         self.tally.refused += 1
-        after = self.srv.call(snapshot)
+        after = self.srv.read(snapshot)
         changes = before.changed(after)
         if changes:
             self.tally.state_changes += 1
@@ -580,6 +587,14 @@ class Fuzzer:
             made = _choose(data, self.tournaments, "tournament")
             fakes = st.sampled_from(["T", "T00", "x" * 40, "' OR 1=1 --", "\x00"])
             return draw(st.just(made) | fakes | st.text(max_size=12), label="tournament")
+        if name == "match_id":  # a team match made here, or forged
+            made = _choose(data, self.matches, "team match")
+            fakes = st.sampled_from(["M", "M00", "x" * 41, "' OR 1=1 --", "\x00", "M-b1-t0"])
+            return draw(st.just(made) | fakes | st.text(max_size=12), label="match_id")
+        if name == "team":
+            return draw(st.sampled_from(["a", "b", "c", "A"]) | st.none() | JUNK, label="team")
+        if name == "slot":
+            return draw(st.integers(-1, 9) | st.none(), label="slot")
         if name == "kind":
             kinds = st.sampled_from(["swiss", "arena", "duplicate-swiss", "knockout"])
             return draw(kinds | JUNK, label="kind")

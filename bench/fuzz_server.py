@@ -9,11 +9,12 @@ import json
 import logging
 import math
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import structlog
+from sqlalchemy import select
 
 from bench.loopback import NO_ADDRESS_CAPS
 from client_cli.client import Client, play_table, random_chooser
@@ -21,6 +22,7 @@ from engine.codec import to_plain
 from server.app import CardaviaServer, running_server
 from server.config import ServerConfig
 from server.ops.logs import configure
+from server.persist.db.models import TeamMatchRow, TeamMemberRow
 
 T = TypeVar("T")
 
@@ -105,6 +107,8 @@ class ServerThread:
         self.config = config
         self.tap = LogTap()
         self.tables: list[Known] = []
+        self.matches: list[str] = []
+        """The team matches made at set-up (the fuzzer also learns those it makes)."""
         self.url = ""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: CardaviaServer | None = None
@@ -134,6 +138,11 @@ class ServerThread:
             return fn(server)
 
         return asyncio.run_coroutine_threadsafe(run(), self._loop).result(30)
+
+    def read(self, fn: Callable[[CardaviaServer], Coroutine[Any, Any, T]]) -> T:
+        """Run ``fn(server)``, which awaits (a read of the database), on the server's loop."""
+        assert self._loop is not None and self._server is not None
+        return asyncio.run_coroutine_threadsafe(fn(self._server), self._loop).result(30)
 
     def _run(self) -> None:
         try:
@@ -171,7 +180,11 @@ class ServerThread:
             structlog.configure(**saved)
 
     async def _set_up(self, owner: Client) -> None:
-        """Tables in every situation, owned by a client that never acts on them again."""
+        """Tables in every situation, owned by a client that never acts on them again,
+        and a team match it made, forming."""
+        await owner.register("fuzz owner", "fuzz owner password")
+        made = await owner.create_team_match("scopa", boards=1, level="easy")
+        self.matches.append(made.match_id)  # join, leave, start … aim at it
         specs: list[tuple[str, dict[str, Any]]] = [
             ("scopa", {"seat": 0}),  # public, waiting for a second player
             ("cicera", {"seat": 0, "private": True}),  # private, waiting
@@ -203,6 +216,8 @@ class Snapshot:
     """The account of each logged-in session, sorted."""
     relations: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
     """Each session's mutes and blocks (player id, muted, blocked), those that have any."""
+    teams: tuple[tuple[str, str, tuple[tuple[str, int, str], ...]], ...] = ()
+    """Each team match: its id, status and roster (team, slot, account)."""
 
     def changed(self, after: Snapshot) -> list[str]:
         """What differs in ``after`` (quiescent tables of ``self`` only)."""
@@ -221,6 +236,8 @@ class Snapshot:
             out.append("logged-in sessions")
         if after.relations != self.relations:
             out.append("mutes or blocks")
+        if after.teams != self.teams:
+            out.append("team matches")
         for tid, before in self.tables.items():
             now = after.tables.get(tid)
             if now is None:
@@ -232,8 +249,9 @@ class Snapshot:
         return out
 
 
-def snapshot(server: CardaviaServer) -> Snapshot:
-    """Read on the server's loop: quiescent tables are those where nothing can happen by itself."""
+async def snapshot(server: CardaviaServer) -> Snapshot:
+    """Read on the server's loop: quiescent tables are those where nothing can happen by
+    itself; the team matches from the database."""
     now = server.clock()
     tables: dict[str, Any] = {}
     for tid, actor in server.lobby.tables.items():
@@ -257,13 +275,23 @@ def snapshot(server: CardaviaServer) -> Snapshot:
             if p.relations.muted or p.relations.blocked
         )
     )
+    lobby = frozenset(server.lobby.tables)
+    sessions = len(server.sessions)
+    async with server.accounts.db.session() as session:
+        matches = (await session.execute(select(TeamMatchRow.match_id, TeamMatchRow.status))).all()
+        members = (await session.scalars(select(TeamMemberRow))).all()
+    teams = tuple(
+        sorted(
+            (
+                mid,
+                status,
+                tuple(sorted((m.team, m.slot, m.account_id) for m in members if m.match_id == mid)),
+            )
+            for mid, status in matches
+        )
+    )
     return Snapshot(
-        frozenset(server.lobby.tables),
-        len(server.sessions),
-        tables,
-        server.accounts.registered(),
-        logged_in,
-        relations,
+        lobby, sessions, tables, server.accounts.registered(), logged_in, relations, teams
     )
 
 

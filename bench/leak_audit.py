@@ -21,6 +21,13 @@ When the game is over, the truth is rebuilt from the table's durable record
   one shown in its views so far or in the events the engine addressed to it
   (``hidden_cards``: another hand, the stock, hidden bottom cards …).
 
+Team matches (issue 56, :func:`audit_team`, ``--team-matches``): a Scopa match's table 1
+plays both boards while the members of table 2, who have played neither, ask for
+everything the protocol offers of them (the match, each board's results and
+replays, to watch or sit at table 1, its stored games); nothing that reaches them
+may name a card or a board's seed before their own table has played the board
+(``team_checks``, ``team_leaks``).
+
 Duplicate sets (issue 56, :func:`audit_duplicate`): for each game audited, one
 player plays a set's boards while another, who has played none, asks for all the
 protocol offers of them; nothing that reaches the second may name a card or a
@@ -50,6 +57,8 @@ from websockets.asyncio.client import ClientConnection
 
 from bench.loopback import NO_ADDRESS_CAPS
 from client_cli.client import Client, ServerError, play_table, random_chooser
+from client_cli.team_play import play_match
+from client_cli.tournament import bot_player
 from engine.codec import to_plain
 from engine.game import Event, Game
 from engine.registry import GAMES
@@ -58,6 +67,7 @@ from protocol import server_messages as sm
 from protocol.base import FEATURES
 from server.app import CardaviaServer, running_server
 from server.config import ServerConfig
+from server.duplicate.team_store import table_id
 from server.persist.store import LoggedAction
 from server.tables.replay import rebuild
 
@@ -475,6 +485,84 @@ async def audit_duplicate(server: CardaviaServer, game_id: str, seed: int) -> Fi
     return findings
 
 
+async def audit_team(server: CardaviaServer, index: int, seed: int) -> Findings:
+    """A Scopa team match of two boards (module docstring): ``records`` counts the
+    checks, ``record_leaks`` what failed."""
+    findings = Findings()
+    codes = card_codes(GAMES["scopa"])
+    people = []
+    for name in ("Ann", "Bob", "Cat", "Dan"):
+        client = await _connect(server.url, name)
+        await client.register(f"{name} t{index}s{seed}", PASSWORD)
+        people.append(client)
+    ann, bob, cat, dan = people
+    try:
+        mid = (await ann.create_team_match("scopa", boards=2, level="easy")).match_id
+        await bob.join_team_match(mid, "a")  # table 2, with Dan
+        await cat.join_team_match(mid, "b", 0)  # table 1, with Ann
+        await dan.join_team_match(mid, "b")
+        key = await server.duplicate.key()
+        seeds = {key.board_seed(mid, b) for b in (1, 2)}
+        idle = (bob, dan)
+        marks = [len(c.frames) for c in idle]
+
+        def fail(what: str) -> None:
+            findings.record_leaks += 1
+            findings.note(f"team match #{index}: {what}")
+
+        async def probe(client: Client) -> None:
+            await client.team_match(mid)
+            await client.team_matches("scopa")
+            for board in (1, 2):
+                findings.records += 1
+                if not await _refused(client.team_match_board(mid, board)):
+                    fail(f"board {board} shown to a member who has not played it")
+                other = table_id(mid, board, 0)
+                for request in (
+                    client.spectate(other),
+                    client.join(other, seat=0),
+                    client.game_record(f"{other}.1"),
+                ):
+                    findings.records += 1
+                    if not await _refused(request):
+                        fail(f"{other} reached by a member of the other table")
+
+        rng = random.Random(seed * 131 + index)
+        runs = [
+            asyncio.create_task(play_match(c, mid, bot_player(random_chooser(rng.randrange(99)))))
+            for c in (ann, cat)
+        ]
+        deadline = time.monotonic() + 120
+        while len(await server.team.store.results(mid)) < 2:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"team match {mid}: table 1 did not play its boards")
+            await asyncio.gather(*(probe(c) for c in idle))
+            await asyncio.sleep(0.1)
+        await asyncio.gather(*(probe(c) for c in idle))
+        for client, mark in zip(idle, marks, strict=True):
+            for frame in client.frames[mark:]:
+                findings.records += 1
+                if cards_in(frame, codes) or _ints_in(frame) & seeds:
+                    fail(f"a {frame.get('type')} frame shows table 1's boards to table 2")
+        runs += [
+            asyncio.create_task(play_match(c, mid, bot_player(random_chooser(rng.randrange(99)))))
+            for c in idle
+        ]
+        ends = await asyncio.wait_for(asyncio.gather(*runs), 300)
+        findings.records += 1
+        if {e.status for e in ends} != {"finished"} or len(ends[0].results) != 2:
+            fail("the match did not finish with both boards")
+        replays = await bob.team_match_board(mid, 1)
+        findings.records += 1
+        if [r.table for r in replays.replays] != [table_id(mid, 1, 0)]:
+            fail("board 1's results lack table 1's replay once both tables played it")
+        findings.frames = sum(len(c.frames) for c in people)
+    finally:
+        for client in people:
+            await client.close()
+    return findings
+
+
 async def audit_game(
     server: CardaviaServer, game_id: str, index: int, seed: int, short: bool
 ) -> Findings:
@@ -625,14 +713,19 @@ async def audit_tournament(server: CardaviaServer, index: int, seed: int) -> Fin
 
 
 async def audit(
-    games: int, seed: int = 1, short: bool = False, parallel: int = 4, tournaments: int = 0
+    games: int,
+    seed: int = 1,
+    short: bool = False,
+    parallel: int = 4,
+    tournaments: int = 0,
+    team_matches: int = 0,
 ) -> dict[str, Any]:
     """Audit ``games`` games (every game in turn, ``parallel`` at a time); the counts."""
     started = time.monotonic()
     total = Findings()
     by_game: dict[str, int] = {}
     done = 0
-    duplicate_checks = duplicate_leaks = 0
+    duplicate_checks = duplicate_leaks = team_checks = team_leaks = 0
     saved = structlog.get_config()
     async with running_server(CONFIG, log_level="warning") as server:
         for first in range(0, games, parallel):
@@ -661,6 +754,11 @@ async def audit(
             duplicate_checks += found.records
             duplicate_leaks += found.record_leaks
             total.frames += found.frames
+        for index in range(team_matches):
+            found = await audit_team(server, index, seed)
+            team_checks += found.records
+            team_leaks += found.record_leaks
+            total.frames += found.frames
         server.tournaments.period = 0.1
         for index in range(tournaments):
             found = await audit_tournament(server, index, seed)
@@ -675,7 +773,11 @@ async def audit(
     return {
         "games": done,
         "frames": total.frames,
-        "leaks": total.view_mismatches + total.hidden_cards + total.record_leaks + duplicate_leaks,
+        "leaks": total.view_mismatches
+        + total.hidden_cards
+        + total.record_leaks
+        + duplicate_leaks
+        + team_leaks,
         "view_mismatches": total.view_mismatches,
         "hidden_cards": total.hidden_cards,
         "record_checks": total.records,
@@ -685,6 +787,8 @@ async def audit(
         "resumed": total.resumed,
         "by_game": by_game,
         "tournament_rounds": tournaments,
+        "team_checks": team_checks,
+        "team_leaks": team_leaks,
         "seconds": round(time.monotonic() - started, 1),
         "notes": total.notes[:5],
     }
@@ -705,8 +809,22 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="Duplicate Swiss rounds to audit (two tables dealing the same cards)",
     )
+    parser.add_argument(
+        "--team-matches",
+        type=int,
+        default=1,
+        help="Scopa team matches to audit (a member of one table probing the other)",
+    )
     args = parser.parse_args(argv)
-    result = asyncio.run(audit(args.games, args.seed, args.short, tournaments=args.tournaments))
+    result = asyncio.run(
+        audit(
+            args.games,
+            args.seed,
+            args.short,
+            tournaments=args.tournaments,
+            team_matches=args.team_matches,
+        )
+    )
     print(json.dumps(result))
     return 1 if result["leaks"] else 0
 

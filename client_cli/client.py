@@ -510,6 +510,54 @@ class Client:
             cm.NextTournamentTable(tournament=tournament), sm.TournamentTable
         )
 
+    async def create_team_match(
+        self,
+        game: str,
+        boards: int = 4,
+        level: str = "normal",
+        *,
+        private: bool = False,
+        auto_start: bool = True,
+    ) -> sm.TeamMatchInfo:
+        """Make a team duplicate match (issue 56); one is its first member (team A)."""
+        msg = cm.CreateTeamMatch(
+            game=game, boards=boards, level=level, private=private, auto_start=auto_start
+        )
+        return (await self._request(msg, sm.TeamMatch)).match
+
+    async def team_matches(self, game: str | None = None) -> sm.TeamMatches:
+        """The public team matches forming or playing."""
+        return await self._request(cm.ListTeamMatches(game=game), sm.TeamMatches)
+
+    async def join_team_match(
+        self, match_id: str, team: cm.TeamName | None = None, slot: int | None = None
+    ) -> sm.TeamMatchInfo:
+        """Take a slot of a team (``None``: any free one) of a match not started."""
+        msg = cm.JoinTeamMatch(match_id=match_id, team=team, slot=slot)
+        return (await self._request(msg, sm.TeamMatch)).match
+
+    async def leave_team_match(self, match_id: str) -> sm.TeamMatchInfo:
+        """Leave a match's roster before it starts."""
+        return (await self._request(cm.LeaveTeamMatch(match_id=match_id), sm.TeamMatch)).match
+
+    async def start_team_match(self, match_id: str) -> sm.TeamMatchInfo:
+        """Start one's match (its creator, with both rosters full)."""
+        return (await self._request(cm.StartTeamMatch(match_id=match_id), sm.TeamMatch)).match
+
+    async def team_match(self, match_id: str) -> sm.TeamMatchInfo:
+        """A match as one may see it: rosters, board results, IMPs, status."""
+        return (await self._request(cm.GetTeamMatch(match_id=match_id), sm.TeamMatch)).match
+
+    async def play_team_match(self, match_id: str) -> sm.Joined:
+        """Sit at one's table of one's next board of a started match."""
+        return await self._request(cm.PlayTeamMatch(match_id=match_id), sm.Joined)
+
+    async def team_match_board(self, match_id: str, board: int) -> sm.TeamMatchBoard:
+        """A board's results and the other tables' replays (once one's table played it)."""
+        return await self._request(
+            cm.GetTeamMatchBoard(match_id=match_id, board=board), sm.TeamMatchBoard
+        )
+
     async def send_raw(self, frame: bytes | str) -> None:
         """Send a frame as is (for testing servers); replies arrive as pushed messages."""
         await self.ws.send(frame)

@@ -30,6 +30,7 @@ COMMANDS: tuple[str, ...] = (
     "leaderboard",
     "duplicate",
     "tournaments",
+    "team_match",
 )
 
 

@@ -507,6 +507,93 @@ class NextTournamentTable(Model):
     tournament: TournamentId
 
 
+MatchId = Annotated[str, Field(min_length=1, max_length=40)]
+TeamName = Literal["a", "b"]
+
+
+class CreateTeamMatch(Model):
+    """Make a team duplicate match (issue 56, docs/duplicate.md Team matches): two teams
+    play ``boards`` boards of ``game`` at the layout's tables, ``level`` at the AI seats;
+    a ``private`` match is joined by its id only, a public one is listed. Needs an
+    account; the creator takes the first free slot. Answered by ``team_match``."""
+
+    type: Literal["create_team_match"] = "create_team_match"
+    id: RequestId | None = None
+    game: GameId
+    boards: Annotated[int, Field(ge=1, le=32)] = 4
+    level: PolicyName = "normal"
+    private: bool = False
+    auto_start: bool = True
+    """Start when the last slot is taken; ``False``: when the creator starts it."""
+
+
+class ListTeamMatches(Model):
+    """The public team matches still forming or playing (``game``: of that game only).
+    Answered by ``team_matches``."""
+
+    type: Literal["list_team_matches"] = "list_team_matches"
+    id: RequestId | None = None
+    game: GameId | None = None
+
+
+class JoinTeamMatch(Model):
+    """Join team ``team`` at member slot ``slot`` of a match that has not started
+    (``None``: any free one); a member moves to the slot asked. Needs an account.
+    Answered by ``team_match``."""
+
+    type: Literal["join_team_match"] = "join_team_match"
+    id: RequestId | None = None
+    match_id: MatchId
+    team: TeamName | None = None
+    slot: Annotated[int, Field(ge=0, le=7)] | None = None
+
+
+class LeaveTeamMatch(Model):
+    """Leave a match's roster before it starts. Answered by ``team_match``."""
+
+    type: Literal["leave_team_match"] = "leave_team_match"
+    id: RequestId | None = None
+    match_id: MatchId
+
+
+class StartTeamMatch(Model):
+    """Start a match whose rosters are full (its creator only; a match also starts by
+    itself when its last slot is taken). Answered by ``team_match``."""
+
+    type: Literal["start_team_match"] = "start_team_match"
+    id: RequestId | None = None
+    match_id: MatchId
+
+
+class GetTeamMatch(Model):
+    """A match: rosters, each board's results and IMPs as the asker may see them, the
+    total and the status. Answered by ``team_match``."""
+
+    type: Literal["team_match"] = "team_match"
+    id: RequestId | None = None
+    match_id: MatchId
+
+
+class PlayTeamMatch(Model):
+    """Sit at one's table of one's next board of a started match (a member only).
+    Answered as ``join_table`` is."""
+
+    type: Literal["play_team_match"] = "play_team_match"
+    id: RequestId | None = None
+    match_id: MatchId
+
+
+class GetTeamMatchBoard(Model):
+    """A board's results at every table and the replays of the other tables: for a
+    member once their own table has finished the board, for anyone else once every
+    table has (``board_not_played``). Answered by ``team_match_board``."""
+
+    type: Literal["team_match_board"] = "team_match_board"
+    id: RequestId | None = None
+    match_id: MatchId
+    board: BoardNo
+
+
 class Ping(Model):
     """Answered by ``pong``."""
 
@@ -562,7 +649,15 @@ ClientMessage = Annotated[
     | RegisterTournament
     | WithdrawTournament
     | GetStandings
-    | NextTournamentTable,
+    | NextTournamentTable
+    | CreateTeamMatch
+    | ListTeamMatches
+    | JoinTeamMatch
+    | LeaveTeamMatch
+    | StartTeamMatch
+    | GetTeamMatch
+    | PlayTeamMatch
+    | GetTeamMatchBoard,
     Field(discriminator="type"),
 ]
 """Every message a client may send, told apart by ``type``."""
@@ -616,4 +711,12 @@ CLIENT_MESSAGES: tuple[type[Model], ...] = (
     WithdrawTournament,
     GetStandings,
     NextTournamentTable,
+    CreateTeamMatch,
+    ListTeamMatches,
+    JoinTeamMatch,
+    LeaveTeamMatch,
+    StartTeamMatch,
+    GetTeamMatch,
+    PlayTeamMatch,
+    GetTeamMatchBoard,
 )

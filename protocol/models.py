@@ -30,6 +30,9 @@ class DuplicateBoardRef(Model):
 
     set_id: Annotated[str, Field(min_length=1, max_length=40)]
     board: Annotated[int, Field(ge=1, le=64)]
+    match_table: Annotated[int, Field(ge=0, le=7)] | None = None
+    """A team match's table (issue 56): ``set_id`` is then the match's id, and every
+    table of the match deals the board's same seed; ``None``: a set's board."""
 
 
 class TableOptions(Model):

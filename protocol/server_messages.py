@@ -609,6 +609,99 @@ class DuplicateBoard(Model):
     replays: tuple[Replay, ...]
 
 
+class TeamMember(Model):
+    """A roster slot of a team match: ``team`` ``a``/``b``, member ``slot``, the name."""
+
+    team: Literal["a", "b"]
+    slot: int
+    name: str
+
+
+class TeamTableResult(Model):
+    """One table's result of a board: ``done`` once its game is stored; each team's
+    total there (:func:`server.duplicate.teams.board_net`) only when the asker may see
+    it (a member: once their own table finished the board)."""
+
+    table: int
+    done: bool
+    a_total: int | None = None
+    b_total: int | None = None
+
+
+class TeamBoardLine(Model):
+    """A board of a match: each table, and once every table has played it the net for
+    team A and its IMPs (negative: team B won the board)."""
+
+    board: int
+    tables: tuple[TeamTableResult, ...]
+    net: int | None = None
+    imps: int | None = None
+
+
+class TeamMatchInfo(Model):
+    """A team match (issue 56). ``status``: ``forming`` (rosters open), ``playing``,
+    ``finished``; ``imps_a``/``imps_b``: the IMPs each team won over the boards every
+    table has played; ``my_team``/``my_slot``/``my_table``/``next_board``: the asker's
+    place (``None``: not a member; ``next_board`` ``None``: none left)."""
+
+    match_id: str
+    game: str
+    boards: int
+    level: str
+    private: bool
+    status: Literal["forming", "playing", "finished"]
+    creator: str | None
+    team_size: int
+    tables: int
+    roster: tuple[TeamMember, ...]
+    results: tuple[TeamBoardLine, ...] = ()
+    imps_a: int = 0
+    imps_b: int = 0
+    my_team: Literal["a", "b"] | None = None
+    my_slot: int | None = None
+    my_table: int | None = None
+    next_board: int | None = None
+
+
+class TeamMatches(Model):
+    """The answer to ``list_team_matches``: public matches forming or playing."""
+
+    type: Literal["team_matches"] = "team_matches"
+    ref: Ref = None
+    matches: tuple[TeamMatchInfo, ...]
+
+
+class TeamMatch(Model):
+    """The answer to the team match requests (create, join, leave, start, get)."""
+
+    type: Literal["team_match"] = "team_match"
+    ref: Ref = None
+    match: TeamMatchInfo
+
+
+class TeamMatchTable(Model):
+    """Pushed to a member when their next table of a match is ready to sit at
+    (``play_team_match`` seats them): the match started, or their table's previous
+    board was stored. ``board`` ``None``: the match is over."""
+
+    type: Literal["team_match_table"] = "team_match_table"
+    match_id: str
+    board: int | None
+    table: int | None = None
+    seat: int | None = None
+
+
+class TeamMatchBoard(Model):
+    """The answer to ``team_match_board``: the board's line and the replays of the
+    tables other than the asker's own."""
+
+    type: Literal["team_match_board"] = "team_match_board"
+    ref: Ref = None
+    match_id: str
+    line: TeamBoardLine
+    replays: tuple[Replay, ...]
+
+
 class TableClosed(Model):
     """The table is gone (everybody left, or the server shuts down)."""
 
@@ -659,7 +752,11 @@ ServerMessage = Annotated[
     | DuplicateBoard
     | Tournaments
     | Standings
-    | TournamentTable,
+    | TournamentTable
+    | TeamMatches
+    | TeamMatch
+    | TeamMatchTable
+    | TeamMatchBoard,
     Field(discriminator="type"),
 ]
 """Every message the server may send, told apart by ``type``."""
@@ -700,4 +797,8 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     Tournaments,
     Standings,
     TournamentTable,
+    TeamMatches,
+    TeamMatch,
+    TeamMatchTable,
+    TeamMatchBoard,
 )

@@ -35,6 +35,8 @@ from server.cluster.leases import Cluster
 from server.config import ServerConfig, parse_networks
 from server.duplicate.requests import DUPLICATE_REQUESTS, DuplicateRequests
 from server.duplicate.store import DuplicateStore
+from server.duplicate.team_requests import TEAM_REQUESTS, TeamRequests
+from server.duplicate.team_store import TeamStore
 from server.lobby import Lobby
 from server.net import batching, keepalive, static, websockets_adapter
 from server.net.batching import BatchingServerConnection
@@ -139,6 +141,15 @@ class CardaviaServer:
             self.lobby, DuplicateStore(self.accounts.db), self.records, config.duplicate_secret
         )
         """Duplicate sets and boards (issue 56), in the same database."""
+        self.team = TeamRequests(
+            self.lobby,
+            TeamStore(self.accounts.db),
+            self.records,
+            self.duplicate.store,
+            self.duplicate.key,
+        )
+        """Team duplicate matches (issue 56): their tables' results come with the games."""
+        self.record_writer.on_stored = self.team.stored
         self.rated = RatedPlay(
             self.lobby,
             MemoryQueue(),
@@ -199,6 +210,7 @@ class CardaviaServer:
             self.config.login_backoff_max,
         )
         self.bus = Bus(self.store, self)
+        self.team.forward = self.bus.forward
         self.lobby.remote = self.bus
         await self.bus.start()
         self.rated.queue = RedisQueue(self.store.redis, self.config.redis_prefix, self.store.node)
@@ -591,6 +603,7 @@ class CardaviaServer:
         lobby = self.lobby
         if route and isinstance(msg, cm.JoinTable):  # a tournament's seats are reserved
             await self.tournaments.keeper.check_join(player, msg.table, msg.seat)
+            await self.team.check_join(player, msg.table, msg.seat)  # a team match's too
         elif route and isinstance(msg, cm.Spectate):
             await self.tournaments.keeper.check_watch(player, msg.table)
         elif isinstance(msg, cm.GetGameRecord):
@@ -635,6 +648,8 @@ class CardaviaServer:
             await record_requests.handle(self.records, player, msg)
         elif isinstance(msg, DUPLICATE_REQUESTS):
             await self.duplicate.handle(player, msg)
+        elif isinstance(msg, TEAM_REQUESTS):
+            await self.team.handle(player, msg)
         elif isinstance(msg, cm.Hello | cm.Ping):  # the connection answers these itself
             raise RequestError(ErrorCode.BAD_MESSAGE, f"unexpected message {msg.type!r}")
         else:

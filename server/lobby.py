@@ -387,6 +387,26 @@ class Lobby:
         actor.submit(Tick())
         return actor
 
+    async def team_table(
+        self,
+        game_id: str,
+        options: TableOptions,
+        table_id: str,
+        player: Player,
+        seat: int,
+        ref: int | None = None,
+    ) -> TableActor:
+        """A team match's table of one board (issue 56, :mod:`server.duplicate.
+        team_requests`) under its derived id, ``player`` seated at ``seat``; the other
+        members join it as they come. Counted against nobody's quota of created tables:
+        the match made it."""
+        self.check_room(player)
+        actor = await self._new_table(None, game_id, options, quick=False, table_id=table_id)
+        actor.pending_joins += 1
+        actor.submit(Join(player, ref, seat))
+        actor.submit(Tick())
+        return actor
+
     def _seed_source_for(self, options: TableOptions) -> Callable[[], int]:
         """The deal seeds of a table: a duplicate board's own seed, else fresh ones."""
         ref = options.duplicate

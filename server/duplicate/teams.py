@@ -121,6 +121,12 @@ def _team_total(game: str, table: MatchTable, result: Result, team: Team) -> int
     return sum(board_score(game, result, s) for s in seats)
 
 
+def table_totals(game: str, table: int, result: Result) -> tuple[int, int]:
+    """Team A's and team B's totals of one board at match table ``table``."""
+    at = layout(game)[table]
+    return _team_total(game, at, result, Team.A), _team_total(game, at, result, Team.B)
+
+
 def board_net(game: str, board: int, results: Sequence[Result]) -> BoardNet:
     """Compare one board's results at every table of the match (in table order)."""
     tables = layout(game)

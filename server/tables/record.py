@@ -15,7 +15,13 @@ import time
 from engine.codec import to_plain
 from engine.game import Result
 from server.duplicate.scoring import board_score
-from server.persist.db.game_record import DuplicateResult, GameRecord, SeatKind, SeatRecord
+from server.persist.db.game_record import (
+    DuplicateResult,
+    GameRecord,
+    SeatKind,
+    SeatRecord,
+    TeamResult,
+)
 from server.tables.core import TableCore
 from server.tables.values import SeatSlot
 
@@ -31,13 +37,21 @@ def _duplicate_result(core: TableCore, result: Result) -> DuplicateResult | None
     board played without an account (cannot happen: ``play_duplicate`` needs one) or
     whose player's seat was left has no result."""
     ref, seat = core.setup.options.duplicate, core.setup.options.seat
-    if ref is None or seat is None:
+    if ref is None or seat is None or ref.match_table is not None:
         return None
     account = core.seats[seat].account
     if account is None:
         return None
     score = board_score(core.game.id, result, seat)
     return DuplicateResult(ref.set_id, ref.board, account, score)
+
+
+def _team_result(core: TableCore, result: Result) -> TeamResult | None:
+    """A team match table's result of its board (issue 56), else ``None``."""
+    ref = core.setup.options.duplicate
+    if ref is None or ref.match_table is None:
+        return None
+    return TeamResult(ref.set_id, ref.board, ref.match_table, tuple(int(s) for s in result.scores))
 
 
 def game_record(
@@ -69,6 +83,7 @@ def game_record(
     rated = core.setup.options.rated
     return GameRecord(
         duplicate=_duplicate_result(core, result),
+        team=_team_result(core, result),
         table_id=core.id,
         game_no=core.game_no,
         game=core.game.id,

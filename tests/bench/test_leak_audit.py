@@ -114,3 +114,19 @@ async def test_a_board_shown_before_it_is_played_is_caught(monkeypatch) -> None:
     monkeypatch.setattr(store.BoardSet, "seeds_shown", lambda self, now: True)
     result = await leak_audit.audit(1, seed=2, short=True)  # one Scopa set
     assert result["duplicate_leaks"] > 0 and result["leaks"] >= result["duplicate_leaks"]
+
+
+async def test_a_team_match_shows_a_member_nothing_of_the_other_table() -> None:
+    result = await leak_audit.audit(0, seed=4, team_matches=1)
+    assert result["team_checks"] >= 20 and result["team_leaks"] == 0 and result["leaks"] == 0
+
+
+async def test_a_team_board_shown_before_it_is_played_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from server.duplicate import team_requests
+
+    monkeypatch.setattr(team_requests, "board_shown", lambda line, my_table: True)
+    result = await leak_audit.audit(0, seed=4, team_matches=1)
+    # each unplayed board's answer, and the frames carrying its replays' cards
+    assert result["team_leaks"] >= 4 and result["leaks"] == result["team_leaks"]

@@ -344,6 +344,54 @@ SERVER_SAMPLES.extend(
     ]
 )
 
+CLIENT_SAMPLES.extend(
+    [
+        cm.CreateTeamMatch(id=50, game="scopa", boards=2, level="easy", private=True),
+        cm.ListTeamMatches(id=51, game="doudizhu"),
+        cm.JoinTeamMatch(id=52, match_id="M0123456789abcdef", team="b", slot=1),
+        cm.LeaveTeamMatch(id=53, match_id="M0123456789abcdef"),
+        cm.StartTeamMatch(id=54, match_id="M0123456789abcdef"),
+        cm.GetTeamMatch(id=55, match_id="M0123456789abcdef"),
+        cm.PlayTeamMatch(id=56, match_id="M0123456789abcdef"),
+        cm.GetTeamMatchBoard(id=57, match_id="M0123456789abcdef", board=2),
+    ]
+)
+TEAM_LINE = sm.TeamBoardLine(
+    board=1,
+    tables=(
+        sm.TeamTableResult(table=0, done=True, a_total=3, b_total=-3),
+        sm.TeamTableResult(table=1, done=True, a_total=-1, b_total=1),
+    ),
+    net=4,
+    imps=4,
+)
+TEAM_MATCH = sm.TeamMatchInfo(
+    match_id="M0123456789abcdef",
+    game="scopa",
+    boards=2,
+    level="easy",
+    private=False,
+    status="playing",
+    creator="ann",
+    team_size=2,
+    tables=2,
+    roster=(sm.TeamMember(team="a", slot=0, name="ann"),),
+    results=(TEAM_LINE,),
+    imps_a=4,
+    my_team="a",
+    my_slot=0,
+    my_table=0,
+    next_board=2,
+)
+SERVER_SAMPLES.extend(
+    [
+        sm.TeamMatches(ref=51, matches=(TEAM_MATCH,)),
+        sm.TeamMatch(ref=55, match=TEAM_MATCH),
+        sm.TeamMatchTable(match_id="M0123456789abcdef", board=2, table=0, seat=0),
+        sm.TeamMatchBoard(ref=57, match_id="M0123456789abcdef", line=TEAM_LINE, replays=()),
+    ]
+)
+
 
 def test_samples_cover_every_message_type() -> None:
     assert {type(m) for m in CLIENT_SAMPLES} == set(CLIENT_MESSAGES)

@@ -50,6 +50,18 @@ class DuplicateResult:
 
 
 @dataclass(frozen=True)
+class TeamResult:
+    """A team match board's result at one of its tables, stored with the game's write
+    (issue 56): every seat's score (:func:`server.duplicate.teams.board_net` compares the
+    tables once all have played the board)."""
+
+    match_id: str
+    board: int
+    table: int
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class GameRecord:
     """A finished game as stored: enough to list it and to replay it, seed included."""
 
@@ -70,6 +82,8 @@ class GameRecord:
     """What the game rates (:meth:`engine.game.Game.contests`), for a rated game."""
     duplicate: DuplicateResult | None = None
     """The duplicate board's result the game's write stores (exactly once with it)."""
+    team: TeamResult | None = None
+    """A team match table's result of its board, stored likewise (exactly once)."""
 
     @property
     def game_id(self) -> str:

@@ -20,6 +20,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.sql.expression import false
@@ -403,3 +404,84 @@ class TournamentTableRow(Base):
     results: Mapped[list[Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
     """Per seat ``[won, score, present]`` from the game record (``present`` false: the AI
     played the seat of a person who never came: it counts for nobody); null: playing."""
+
+
+class TeamMatchRow(Base):
+    """A team duplicate match (issue 56, :mod:`server.duplicate.teams`).
+
+    ``status`` is ``forming``, ``playing`` or ``finished``; ``imps_a``/``imps_b`` and
+    ``boards_done`` move in the game write that stores a board's last table
+    (:func:`server.duplicate.team_store.record_table`), once, so the total is never
+    counted twice.  The boards' seeds derive from the server's secret and the id."""
+
+    __tablename__ = "team_matches"
+    __table_args__ = (Index("ix_team_matches_status", "status"),)
+
+    match_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    level: Mapped[str] = mapped_column(String(16))
+    boards: Mapped[int] = mapped_column(Integer)
+    private: Mapped[bool] = mapped_column(Boolean)
+    auto_start: Mapped[bool] = mapped_column(Boolean)
+    status: Mapped[str] = mapped_column(String(16))
+    creator: Mapped[str | None] = mapped_column(
+        String(32), ForeignKey("accounts.account_id", ondelete="SET NULL"), nullable=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    imps_a: Mapped[int] = mapped_column(Integer)
+    imps_b: Mapped[int] = mapped_column(Integer)
+    boards_done: Mapped[int] = mapped_column(Integer)
+
+
+class TeamMemberRow(Base):
+    """A member of a team match's roster: team ``a``/``b`` and member slot (the seats
+    it holds follow from :func:`server.duplicate.teams.layout`); one slot a person."""
+
+    __tablename__ = "team_match_members"
+    __table_args__ = (
+        UniqueConstraint("match_id", "account_id", name="uq_team_match_members_account"),
+    )
+
+    match_id: Mapped[str] = mapped_column(
+        String(40), ForeignKey("team_matches.match_id", ondelete="CASCADE"), primary_key=True
+    )
+    team: Mapped[str] = mapped_column(String(1), primary_key=True)
+    slot: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("accounts.account_id", ondelete="CASCADE")
+    )
+
+
+class TeamTableRow(Base):
+    """A match table of one board, claimed by the process that makes it live (the key
+    makes a second claim a no-op, so no board's table is made twice in a cluster).
+    ``claimed_at``: a table that closed before its game began is made again by the
+    one caller that moves an old claim on (:meth:`server.duplicate.team_store.
+    TeamStore.reclaim`)."""
+
+    __tablename__ = "team_match_tables"
+
+    match_id: Mapped[str] = mapped_column(
+        String(40), ForeignKey("team_matches.match_id", ondelete="CASCADE"), primary_key=True
+    )
+    board: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(String(64))
+    claimed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class TeamResultRow(Base):
+    """One board's result at one match table, written in the game's own write (once:
+    the key makes a repeated write a no-op); ``scores`` per seat, ``record_id`` the
+    stored game (the replay members see once their own table has played the board)."""
+
+    __tablename__ = "team_match_results"
+
+    match_id: Mapped[str] = mapped_column(
+        String(40), ForeignKey("team_matches.match_id", ondelete="CASCADE"), primary_key=True
+    )
+    board: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    scores: Mapped[list[Any]] = mapped_column(JSON)
+    record_id: Mapped[str] = mapped_column(String(80))
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -28,6 +28,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from protocol.errors import ErrorCode
+from server.duplicate.team_store import record_table
 from server.ops.logs import get_logger
 from server.persist.db.engine import Database
 from server.persist.db.game_record import GameRecord, SeatKind, SeatRecord
@@ -170,6 +171,7 @@ class GameRecords:
         self.ratings = RatingStore(db)
         """The ratings a rated game's write updates (issue 55)."""
         dialect = postgresql if db.backend == "postgresql" else sqlite
+        self._dialect = dialect
         # the write's statements, made once: each write only binds its values
         self._new_game = (
             dialect.insert(GameRecordRow)
@@ -260,6 +262,8 @@ class GameRecords:
                         "finished_at": datetime.fromtimestamp(record.finished_at, UTC),
                     },
                 )
+            if record.team is not None:  # a team match table's board, once, as the game
+                await record_table(conn, self._dialect, record.team, gid, record.finished_at)
         return True
 
     @staticmethod
@@ -477,6 +481,8 @@ class RecordWriter:
         self.retry_max = retry_max
         self.on_written = on_written
         """Called with each write's seconds (metrics)."""
+        self.on_stored: Callable[[GameRecord], None] | None = None
+        """Called with each game once its write is done (team matches: the next table)."""
         self._queue: deque[GameRecord] = deque()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -530,6 +536,8 @@ class RecordWriter:
                 self._queue.popleft()
             if self.on_written is not None:
                 self.on_written(time.perf_counter() - began)
+            if self.on_stored is not None:
+                self.on_stored(record)
 
     async def close(self, timeout: float = 5.0) -> None:
         """Write what is queued (for at most ``timeout`` seconds), then stop."""
