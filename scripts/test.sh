@@ -33,5 +33,6 @@ unset PYTHONDONTWRITEBYTECODE
 # four workers, one test file each at a time, the heavy files first (tests/conftest.py;
 # xdist would order files by test count).  Four, not one per core: many tests wait on
 # servers, timers and the browser, so on two cores four workers took 209 s where two
-# (-n auto) took 293 s
-.venv/bin/python -m pytest -n 4 --dist loadfile --no-loadscope-reorder "$@"
+# (-n auto) took 293 s.  The 25 slowest tests are listed at the end, to keep the
+# suite's time in sight
+.venv/bin/python -m pytest -n 4 --dist loadfile --no-loadscope-reorder --durations=25 "$@"
