@@ -16,15 +16,14 @@ import sys
 from typing import Any
 
 from client_cli.client import Client, ServerError
-from client_cli.common import EXIT_OK, EXIT_USAGE, CliError, add_ca_file, connect, refused, run
+from client_cli.common import EXIT_OK, EXIT_USAGE, CliError, add_server, connect, refused, run
 from client_cli.credentials import CredentialFile, Credentials
 
 
 def add_parser(sub: Any) -> None:
     """Register ``cardavia login`` and ``cardavia logout``."""
     p = sub.add_parser("login", help="log in to an account on a server (kept for later)")
-    p.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
-    add_ca_file(p)
+    add_server(p)
     p.add_argument("--name", required=True, help="the account's name")
     p.add_argument("--register", action="store_true", help="create the account first")
     p.add_argument(

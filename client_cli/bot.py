@@ -41,7 +41,7 @@ from client_cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     CliError,
-    add_ca_file,
+    add_server,
     connect,
     refused,
     run,
@@ -57,8 +57,7 @@ def add_parser(sub: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
-    add_ca_file(p)
+    add_server(p)
     p.add_argument("--game", required=True, help="scopa, cicera, doudizhu, schafkopf …")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--quick", action="store_true", help="quick-play (the default)")

@@ -35,6 +35,12 @@ class CliError(Exception):
         self.status = status
 
 
+def add_server(parser: argparse.ArgumentParser) -> None:
+    """The ``--url`` of a sub-command that talks to a server, with its ``--ca-file``."""
+    parser.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
+    add_ca_file(parser)
+
+
 def add_ca_file(parser: argparse.ArgumentParser) -> None:
     """The ``--ca-file`` option of the sub-commands that take ``--url``."""
     parser.add_argument(

@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from client_cli.client import ServerError
-from client_cli.common import EXIT_OK, EXIT_USAGE, CliError, add_ca_file, refused
+from client_cli.common import EXIT_OK, EXIT_USAGE, CliError, add_server, refused
 from client_cli.lang import Language, add_lang, run_with_lang
 from client_cli.options import number_in
 from client_cli.rating_view import leaderboard_lines
@@ -36,8 +36,7 @@ def add_parser(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("game", help="scopa, cicera, doudizhu, schafkopf …")
-    p.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
-    add_ca_file(p)
+    add_server(p)
     p.add_argument("--bots", action="store_true", help="the bot accounts and AI levels instead")
     p.add_argument("--page", type=PAGE, default=1, help="the page to show (from 1)")
     p.add_argument("--json", action="store_true", help="machine-readable output")

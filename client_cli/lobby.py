@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from client_cli.client import ServerError
-from client_cli.common import EXIT_OK, add_ca_file, connect, refused, run
+from client_cli.common import EXIT_OK, add_server, connect, refused, run
 from client_cli.render import seat_name
 from protocol.models import TableInfo
 from protocol.server_messages import GameInfo
@@ -16,8 +16,7 @@ from protocol.server_messages import GameInfo
 def add_parser(sub: Any) -> None:
     """Register ``cardavia lobby``."""
     p = sub.add_parser("lobby", help="list a server's tables and games")
-    p.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
-    add_ca_file(p)
+    add_server(p)
     p.add_argument("--game", help="only tables of this game")
     p.add_argument("--games", action="store_true", help="list the games the server serves")
     p.add_argument("--json", action="store_true", help="machine-readable output")

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from client_cli.client import Client, ServerError
-from client_cli.common import EXIT_OK, CliError, add_ca_file, connect, refused, run
+from client_cli.common import EXIT_OK, CliError, add_server, connect, refused, run
 from client_cli.credentials import CredentialFile
 from client_cli.lang import Language, add_lang, run_with_lang
 from client_cli.rating_view import day, profile_rating_lines
@@ -33,16 +33,14 @@ def add_parser(sub: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    h.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
-    add_ca_file(h)
+    add_server(h)
     h.add_argument("--game", help="only this game's (e.g. scopa)")
     h.add_argument("--limit", type=int, default=20, help="games per page (1 to 50)")
     h.add_argument("--all", action="store_true", help="every page, not just the newest")
     h.set_defaults(func=lambda args: run(history_main(args)))
     p = sub.add_parser("profile", help="an account's games played and won, and its ratings")
     p.add_argument("name", nargs="?", help="the account (default: your own)")
-    p.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
-    add_ca_file(p)
+    add_server(p)
     add_lang(p)
     p.set_defaults(func=run_with_lang(profile_main))
 

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from client_cli.client import ServerError
-from client_cli.common import EXIT_OK, EXIT_USAGE, CliError, add_ca_file, refused
+from client_cli.common import EXIT_OK, EXIT_USAGE, CliError, add_server, refused
 from client_cli.lang import Language, add_lang, language, run_with_lang
 from client_cli.records import session
 from client_cli.render import Seats, renderer_for
@@ -38,8 +38,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("table", help="the table's id, or a stored game's id TABLE.N")
     p.add_argument("game_no", nargs="?", type=int, help="which game (default: the last)")
-    p.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
-    add_ca_file(p)
+    add_server(p)
     p.add_argument("--all", action="store_true", help="print every step at once")
     add_lang(p)
     p.set_defaults(func=run_with_lang(replay_main))

@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from client_cli.client import Client, ServerError, random_chooser
-from client_cli.common import EXIT_OK, add_ca_file, refused
+from client_cli.common import EXIT_OK, add_server, refused
 from client_cli.lang import Language, add_lang, run_with_lang
 from client_cli.options import number_in
 from client_cli.play_session import PlaySession
@@ -58,8 +58,7 @@ def add_parser(sub: Any) -> None:
     actions = p.add_subparsers(dest="action", required=True)
 
     def common(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
-        add_ca_file(q)
+        add_server(q)
         q.add_argument("--json", action="store_true", help="machine-readable output")
         add_lang(q)
         q.set_defaults(func=run_with_lang(team_main))

@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 from client_cli.client import Client, ServerError, random_chooser, reconnect
-from client_cli.common import EXIT_OK, add_ca_file, refused
+from client_cli.common import EXIT_OK, add_server, refused
 from client_cli.lang import Language, add_lang, run_with_lang
 from client_cli.options import number_in
 from client_cli.play_session import PlaySession
@@ -45,8 +45,7 @@ def add_parser(sub: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
-    add_ca_file(p)
+    add_server(p)
     p.add_argument("--finished", action="store_true", help="list the finished ones too")
     p.add_argument("--standings", metavar="ID", help="print this tournament's standings")
     p.add_argument("--create", metavar="NAME", help="create a tournament called NAME")
@@ -70,8 +69,7 @@ def add_parser(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     j.add_argument("tournament", help="the tournament's id (cardavia tournaments lists them)")
-    j.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
-    add_ca_file(j)
+    add_server(j)
     j.add_argument("--bot", action="store_true", help="play every move with a random bot")
     j.add_argument("--seed", type=int, default=None, help="the bot's random seed")
     add_lang(j)

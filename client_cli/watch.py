@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from client_cli.client import ClientClosed, ServerError
-from client_cli.common import EXIT_FAILED, EXIT_OK, CliError, add_ca_file, connect, refused
+from client_cli.common import EXIT_FAILED, EXIT_OK, CliError, add_server, connect, refused
 from client_cli.lang import Language, add_lang, run_with_lang
 from client_cli.render import Seats, chat_name, renderer_for, seat_name
 from protocol import server_messages as sm
@@ -16,8 +16,7 @@ from protocol import server_messages as sm
 def add_parser(sub: Any) -> None:
     """Register ``cardavia watch``."""
     p = sub.add_parser("watch", help="spectate a table until its game ends")
-    p.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
-    add_ca_file(p)
+    add_server(p)
     p.add_argument("--table", required=True, metavar="ID", help="the table to watch")
     p.add_argument("--invite", help="invite code of a private table")
     p.add_argument("--name", default="spectator", help="display name")
