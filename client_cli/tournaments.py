@@ -106,6 +106,9 @@ def standings_lines(standings: sm.Standings, lang: Language) -> list[str]:
             "tournament.standing",
             rank=s.rank,
             name=s.name,
+            matchpoints=""
+            if s.matchpoints is None
+            else lang.t("tournament.matchpoints", n=s.matchpoints),
             points=f"{s.points:g}",
             buchholz=f"{s.buchholz:g}",
             games=s.games,

@@ -35,6 +35,8 @@ from server.tournaments.director import (
 from server.tournaments.pairing import standings
 from server.tournaments.seating import ABSENT_FILL, LobbyTables, SeatKeeper, SeatRequest
 from server.tournaments.store import (
+    NO_LIMITS,
+    CreationLimits,
     Kind,
     NewTournament,
     Status,
@@ -95,8 +97,11 @@ class Tournaments:
         arena_min_wait: float = ARENA_MIN_WAIT,
         arena_ai_wait: float = ARENA_AI_WAIT,
         absent_fill: float = ABSENT_FILL,
+        limits: CreationLimits = NO_LIMITS,
     ) -> None:
         self.store = TournamentStore(db)
+        self.limits = limits
+        """The quotas on creating tournaments (the server's settings)."""
         self.lobby = lobby
         self.period = period
         self.director = Director(
@@ -171,7 +176,7 @@ class Tournaments:
                 turn_timer=msg.turn_timer,
                 level=msg.level,
             )
-            made = await store.create(spec, account)
+            made = await store.create(spec, account, limits=self.limits)
             self._log.info("tournament_created", tournament=made.tournament_id, by=account)
             player.send(sm.Tournaments(ref=msg.id, tournaments=(info(made),)))
         elif isinstance(msg, cm.RegisterTournament):
@@ -207,7 +212,10 @@ class Tournaments:
         games = [g for g in (x.game_result() for x in await self.store.tables(tournament_id)) if g]
         names = {e.account_id: e.name for e in entries}
         table = standings(
-            [e.account_id for e in entries], games, [e.account_id for e in entries if e.withdrawn]
+            [e.account_id for e in entries],
+            games,
+            [e.account_id for e in entries if e.withdrawn],
+            duplicate_game=t.duplicate_game,
         )
         mine = await self._mine(player, (t,))
         return sm.Standings(
@@ -223,6 +231,7 @@ class Tournaments:
                     game_score=s.game_score,
                     games=s.games,
                     withdrawn=s.withdrawn,
+                    matchpoints=s.matchpoints,
                 )
                 for s in table
             ),
