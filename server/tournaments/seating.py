@@ -162,7 +162,9 @@ class SeatKeeper:
         live = set()
         here: dict[str, list[Player]] = {}  # one walk over the sessions, not one a seat
         for session in self.sessions:
-            if session.account is not None and session.connected:
+            # a session with no token is another process's player (a stand-in, as the
+            # tables here see them): that process seats them, never this one
+            if session.account is not None and session.connected and session.token:
                 here.setdefault(session.account.account_id, []).append(session)
         for table in pending:
             for seat, account in enumerate(table.seats):

@@ -273,3 +273,76 @@ def test_a_tournament_table_always_has_a_time_per_turn() -> None:
         60.0,
     )
     assert timed.turn_timer == 20.0 and timed.ai[0].level == "hard"
+
+
+async def test_the_seat_keeper_seats_only_the_sessions_connected_to_its_process() -> None:
+    from server.cluster.bus import RemoteLink
+    from server.players.accounts import Account
+    from server.players.sessions import Player, Sessions
+    from server.tournaments.seating import SeatKeeper, SeatRequest
+    from server.tournaments.store import RoundTable
+
+    table = RoundTable("T1", 1, 1, "T1-r1-t1", ("acc-ann", "acc-bo"), 0.0, None)
+
+    class Pending:
+        async def pending(self) -> tuple[RoundTable, ...]:
+            return (table,)
+
+    class Link:
+        def send(self, message: Any) -> None:
+            sent.append(message)
+
+        def close(self, code: int, reason: str) -> None:
+            raise AssertionError("not closed")
+
+    sent: list[Any] = []
+    sessions = Sessions()
+    ann = Player("p_ann", "Ann", "token-ann", account=Account("acc-ann", "Ann", False))
+    ann.link = Link()  # type: ignore[assignment]
+    sessions.adopt(ann)
+    # Bo is connected to another process: here, a stand-in the tables deliver through
+    bo = Player("p_bo", "Bo", "", account=Account("acc-bo", "Bo", False))
+    bo.link = RemoteLink(None, "other-node", "p_bo")  # type: ignore[arg-type]
+    sessions.adopt(bo, by_token=False)
+    asked: list[SeatRequest] = []
+
+    async def join(request: SeatRequest) -> None:
+        asked.append(request)
+
+    keeper = SeatKeeper(Pending(), sessions, join)  # type: ignore[arg-type]
+    assert await keeper.run_pass() == 1
+    assert [(r.player.player_id, r.seat) for r in asked] == [("p_ann", 0)]
+    assert [type(m) for m in sent] == [sm.TournamentTable]
+
+
+async def test_standings_are_computed_once_a_moment_however_many_read_them(
+    server: CardaviaServer,
+) -> None:
+    from server.tournaments.service import STANDINGS_FRESH
+
+    ann, bo = await players(server, ["Ann", "Bo"])
+    later = swiss(rounds=1).model_copy(update={"starts_at": time.time() + 600})
+    made = await ann.create_tournament(later)  # started by the test, not the director
+    await bo.register_tournament(made.id)
+    store = server.tournaments.store
+    reads: list[str] = []
+    tables = store.tables
+
+    async def counted(tournament_id: str, round_no: int | None = None) -> Any:
+        reads.append(tournament_id)
+        return await tables(tournament_id, round_no)
+
+    store.tables = counted  # type: ignore[method-assign]
+    first = await ann.standings(made.id)
+    again = await bo.standings(made.id)
+    assert len(reads) == 1 and first.standings == again.standings
+    assert not first.tournament.registered and again.tournament.registered  # per reader
+    await asyncio.sleep(STANDINGS_FRESH)
+    assert [s.name for s in (await ann.standings(made.id)).standings] == ["Bo"]
+    assert len(reads) == 2  # computed again once stale
+    assert await store.start(made.id)  # the status moved on: computed again at once
+    assert (await ann.standings(made.id)).tournament.status == "running"
+    assert len(reads) == 3
+    store.tables = tables  # type: ignore[method-assign]
+    for c in (ann, bo):
+        await c.close()
