@@ -346,3 +346,36 @@ async def test_standings_are_computed_once_a_moment_however_many_read_them(
     store.tables = tables  # type: ignore[method-assign]
     for c in (ann, bo):
         await c.close()
+
+
+async def test_a_player_who_withdraws_during_a_round_plays_it_out_and_is_paired_no_more(
+    server: CardaviaServer,
+) -> None:
+    fast(server)
+    clients = await players(server, ["Ann", "Bo", "Cy", "Di"])
+    made = await clients[0].create_tournament(swiss(rounds=2))
+    for c in clients:
+        await c.register_tournament(made.id)
+    di = clients[3]
+
+    async def withdraw_then_play() -> None:
+        seated = await di.wait_for(lambda m: isinstance(m, sm.TournamentTable), 20)
+        await di.withdraw_tournament(made.id)  # during round 1: the table plays on
+        table = seated.table
+        assert table is not None
+        await di.wait_for(lambda m: isinstance(m, sm.Joined) and m.table.id == table, 20)
+        await bot_player(random_chooser(9))(di, table)
+        await di.leave(table)
+
+    others = asyncio.ensure_future(run_all(clients[:3], made.id))
+    await asyncio.wait_for(withdraw_then_play(), 60)
+    final = (await others)[0]
+    store = server.tournaments.store
+    di_account = di.account.account_id if di.account else ""
+    assert di_account in {p for t in await store.tables(made.id, 1) for p in t.players}
+    assert di_account not in {p for t in await store.tables(made.id, 2) for p in t.players}
+    line = next(s for s in final.standings if s.name == "Di")
+    assert line.withdrawn and line.games == 1  # the round they played counts
+    assert final.tournament.players == 3
+    for c in clients:
+        await c.close()
