@@ -151,6 +151,10 @@ class SeatKeeper:
         self._tables: dict[str, RoundTable] = {}
         """The tables playing, as of the last pass (reservations)."""
         self._asked: dict[tuple[str, str], float] = {}
+        self._seated: set[tuple[str, str]] = set()
+        """(table, player) seen at their table: one who leaves it is not seated again (a
+        table still waits for its results a moment after its game ended and its people
+        left; seating them again sent a second ``tournament_table`` for a game over)."""
         self._log = get_logger(component="tournaments")
 
     async def run_pass(self) -> int:
@@ -160,6 +164,7 @@ class SeatKeeper:
         now = self.clock()
         asked = 0
         live = set()
+        seated: set[tuple[str, str]] = set()
         here: dict[str, list[Player]] = {}  # one walk over the sessions, not one a seat
         for session in self.sessions:
             # a session with no token is another process's player (a stand-in, as the
@@ -170,10 +175,15 @@ class SeatKeeper:
             for seat, account in enumerate(table.seats):
                 if account is None:
                     continue
-                for player in here.get(account, ()):
-                    if table.table_id in player.tables:
-                        continue
+                devices = here.get(account, [])
+                if any(table.table_id in player.tables for player in devices):
+                    seated.update((table.table_id, player.player_id) for player in devices)
+                    continue  # one device of the account holds the seat
+                for player in devices:
                     key = (table.table_id, player.player_id)
+                    if key in self._seated:
+                        seated.add(key)  # they sat here and left (their game is over):
+                        continue  # not seated again, until the table's results are in
                     live.add(key)
                     if now - self._asked.get(key, float("-inf")) < RETRY_JOIN:
                         continue
@@ -195,6 +205,7 @@ class SeatKeeper:
                     asked += 1
                     break  # one device of the account takes the seat
         self._asked = {k: v for k, v in self._asked.items() if k in live}
+        self._seated = seated
         return asked
 
     async def _reserved(self, table_id: str) -> RoundTable | None:

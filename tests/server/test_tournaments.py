@@ -275,7 +275,7 @@ def test_a_tournament_table_always_has_a_time_per_turn() -> None:
     assert timed.turn_timer == 20.0 and timed.ai[0].level == "hard"
 
 
-async def test_the_seat_keeper_seats_only_the_sessions_connected_to_its_process() -> None:
+async def test_the_seat_keeper_seats_its_own_sessions_once() -> None:
     from server.cluster.bus import RemoteLink
     from server.players.accounts import Account
     from server.players.sessions import Player, Sessions
@@ -309,10 +309,20 @@ async def test_the_seat_keeper_seats_only_the_sessions_connected_to_its_process(
     async def join(request: SeatRequest) -> None:
         asked.append(request)
 
-    keeper = SeatKeeper(Pending(), sessions, join)  # type: ignore[arg-type]
+    clock = [0.0]
+    keeper = SeatKeeper(Pending(), sessions, join, clock=lambda: clock[0])  # type: ignore[arg-type]
     assert await keeper.run_pass() == 1
     assert [(r.player.player_id, r.seat) for r in asked] == [("p_ann", 0)]
     assert [type(m) for m in sent] == [sm.TournamentTable]
+    # seated, she plays her game and leaves it; the table waits a moment for its results:
+    # she is not seated again (nor told of the table again)
+    ann.tables[table.table_id] = 0
+    clock[0] += 10
+    assert await keeper.run_pass() == 0
+    del ann.tables[table.table_id]
+    clock[0] += 10
+    assert await keeper.run_pass() == 0
+    assert len(asked) == 1 and len(sent) == 1
 
 
 async def test_standings_are_computed_once_a_moment_however_many_read_them(
