@@ -653,12 +653,15 @@ async def audit_tournament(server: CardaviaServer, index: int, seed: int) -> Fin
                 name="Leak audit",
                 game="doudizhu",
                 kind="duplicate-swiss",
-                starts_at=time.time(),
+                starts_at=time.time() + 3600,
                 rounds=1,
             )
         )
         for client in clients:
             await client.register_tournament(made.id)
+        # started once all are in: a director's pass in the middle of the registrations
+        # would pair the round without the last ones, who would then wait for ever
+        await server.tournaments.store.start(made.id)
         seated: list[sm.TournamentTable] = await asyncio.wait_for(
             asyncio.gather(
                 *(c.wait_for(lambda m: isinstance(m, sm.TournamentTable), None) for c in clients)

@@ -23,6 +23,8 @@ The last line is JSON:
 * ``repeated_opponents``: pairs of people who met more than once in the Swiss;
 * ``pairing_p99_s``: the 99th percentile of pairing one Swiss round of 1,000
   registered players (four-seat tables, after six rounds of history), pure pairing;
+* ``swiss_stalled_tables`` and ``arena_stalled_tables``: tables at which a bot saw no
+  news for 30 s (:class:`Progress`), 0 when every seated player is told of its game;
 * ``duplicate_variance_ratio``: per game, how much of the luck duplicate scoring
   removes (:func:`bench.duplicate.variance_ratio`, ``hard`` against itself: the spread
   of its results over the same deals, duplicate-scored, divided by raw; below 1).
@@ -49,8 +51,8 @@ from bench.matchmaking import PREFIX, Seeded, draw_players, quantile, resume, se
 from bench.matchmaking import seed_sessions as seed_redis_sessions
 from bench.procstat import ServerProcess, cardavia_argv
 from bench.store import RedisProcess
-from client_cli.client import Client, random_chooser, reconnect
-from client_cli.tournament import TournamentRun, bot_player, play_tournament
+from client_cli.client import Chooser, Client, play_table, random_chooser, reconnect
+from client_cli.tournament import PlayTable, TournamentRun, play_tournament
 from protocol import client_messages as cm
 from server.persist.db.engine import Database, sqlite_url
 from server.persist.db.models import GameRecordRow
@@ -63,6 +65,49 @@ KILL_ROUND = 3
 """The Swiss round in the middle of which the directing process is killed."""
 DEADLINE = 900.0
 """Seconds the whole Swiss may take before the bench gives up (bounded)."""
+STALL_S = 30.0
+"""Seconds a bot's table may go without news (a new version) before it counts as
+stalled: bots move at once, and a tournament table's turn timer is 30 s (the Swiss)
+or 60 s (the arena), so a table that long without news is one nobody is told of."""
+
+
+class Progress:
+    """The table each bot plays and when its client last saw it move: the tables that
+    stalled (the 600 s arena once left bots waiting for ever for a game start)."""
+
+    def __init__(self) -> None:
+        self.playing: dict[int, tuple[Client, str, int, float]] = {}
+        self.stalled: set[str] = set()
+
+    def player(self, key: int, choose: Chooser) -> PlayTable:
+        """``bot_player(choose)``, watched."""
+
+        async def play(client: Client, table: str) -> dict[str, Any]:
+            self.playing[key] = (client, table, -1, time.monotonic())
+            try:
+                return await play_table(client, table, choose)
+            finally:
+                self.playing.pop(key, None)
+
+        return play
+
+    def check(self) -> None:
+        """Note the tables without news for :data:`STALL_S` seconds."""
+        now = time.monotonic()
+        for key, (client, table, seen, since) in list(self.playing.items()):
+            state = client.tables.get(table)
+            version = -1 if state is None else state.version
+            if version != seen:
+                self.playing[key] = (client, table, version, now)
+            elif now - since >= STALL_S and table not in self.stalled:
+                self.stalled.add(table)
+                print(f"stalled: {table} at version {version}", file=sys.stderr)
+
+    async def watch(self) -> None:
+        """Check every few seconds until cancelled."""
+        while True:
+            await asyncio.sleep(2.0)
+            self.check()
 
 
 def pairing_p99(runs: int = PAIRING_RUNS, players: int = PAIRING_PLAYERS, seed: int = 1) -> float:
@@ -184,9 +229,10 @@ async def connect_players(cluster: Cluster, players: list[Seeded]) -> list[Clien
 
 async def play_all(
     cluster: Cluster, clients: list[Client], players: list[Seeded], tournament: str
-) -> list[TournamentRun]:
+) -> tuple[list[TournamentRun], int]:
     """Every player plays ``tournament`` to its end; a player whose process dies resumes
-    on the other one."""
+    on the other one.  Also the tables that stalled (:class:`Progress`)."""
+    progress = Progress()
 
     async def one(client: Client, p: Seeded) -> TournamentRun:
         async def on_other(old: Client) -> Client | None:
@@ -195,12 +241,17 @@ async def play_all(
         return await play_tournament(
             client,
             tournament,
-            bot_player(random_chooser(p.index)),
+            progress.player(p.index, random_chooser(p.index)),
             register=False,
             resume=on_other,
         )
 
-    return await asyncio.gather(*(one(c, p) for c, p in zip(clients, players, strict=True)))
+    watch = asyncio.ensure_future(progress.watch())
+    try:
+        runs = await asyncio.gather(*(one(c, p) for c, p in zip(clients, players, strict=True)))
+    finally:
+        watch.cancel()
+    return runs, len(progress.stalled)
 
 
 async def kill_mid_round(
@@ -264,7 +315,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             killer = asyncio.ensure_future(
                 kill_mid_round(cluster, store, swiss.id, swiss_players[0])
             )
-            runs = await asyncio.wait_for(playing, DEADLINE)
+            runs, figures["swiss_stalled_tables"] = await asyncio.wait_for(playing, DEADLINE)
             victim = int(await killer)
             figures["swiss_seconds"] = round(time.monotonic() - started, 1)
             clients = [r.client for r in runs]
@@ -293,7 +344,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             )
             await asyncio.gather(*(c.register_tournament(arena.id) for c in clients))
             started = time.monotonic()
-            runs = await asyncio.wait_for(
+            runs, figures["arena_stalled_tables"] = await asyncio.wait_for(
                 play_all(cluster, clients, arena_players, arena.id), args.arena_seconds + 600
             )
             figures["arena_seconds"] = args.arena_seconds

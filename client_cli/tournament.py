@@ -14,11 +14,21 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from client_cli.client import Chooser, Client, ClientClosed, ServerError, play_table
+from client_cli.client import (
+    Chooser,
+    Client,
+    ClientClosed,
+    RequestTimeout,
+    ServerError,
+    play_table,
+)
 from protocol import server_messages as sm
 
 IDLE_POLL = 2.0
 """Seconds without news after which the standings are read (is it over?)."""
+IDLE_POLL_MAX = 10.0
+"""The longest such wait: each read that finds the tournament still on waits longer (every
+player of a big tournament reads them between tables), up to this."""
 
 PlayTable = Callable[[Client, str], Awaitable[dict[str, Any]]]
 """Plays the client's seat at a table to the end of its game; the result."""
@@ -87,6 +97,7 @@ async def _play(
     played: set[str],
     on_table: Callable[[str, dict[str, Any]], None] | None,
 ) -> TournamentRun:
+    poll = IDLE_POLL
     while True:
         table = next(
             (
@@ -104,12 +115,17 @@ async def _play(
             played.add(table)
             if on_table is not None:
                 on_table(table, result)
-            with contextlib.suppress(ServerError):
+            with contextlib.suppress(ServerError, RequestTimeout):  # it may be gone
                 await client.leave(table)
             continue
         try:
-            await client.receive(timeout=IDLE_POLL)
+            await client.receive(timeout=poll)
+            poll = IDLE_POLL
         except TimeoutError:
-            standings = await client.standings(tournament)
+            poll = min(IDLE_POLL_MAX, poll * 1.5)
+            try:
+                standings = await client.standings(tournament)
+            except RequestTimeout:
+                continue  # a busy server: the next read comes later still
             if standings.tournament.status == "finished":
                 return TournamentRun(client, standings, len(played))

@@ -104,8 +104,13 @@ def standings_lines(standings: sm.Standings, lang: Language) -> list[str]:
             "tournament.standing",
             rank=s.rank,
             name=s.name,
+            matchpoints=""
+            if s.matchpoints is None
+            else lang.t("tournament.matchpoints", n=s.matchpoints),
             points=f"{s.points:g}",
             buchholz=f"{s.buchholz:g}",
+            head_to_head=f"{s.head_to_head:g}",
+            game_score=s.game_score,
             games=s.games,
             withdrawn=lang.t("tournament.withdrawn") if s.withdrawn else "",
         )

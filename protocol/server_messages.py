@@ -483,6 +483,8 @@ class StandingLine(Model):
     game_score: int
     games: int
     withdrawn: bool
+    matchpoints: int | None = None
+    """Duplicate Swiss only: the cross-table matchpoints, which rank first there."""
 
 
 class Standings(Model):

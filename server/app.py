@@ -66,6 +66,7 @@ from server.tables.options import RequestError
 from server.tables.reach import TableReach
 from server.tournaments.director import LocalLease, RedisLease
 from server.tournaments.service import TOURNAMENT_REQUESTS, Tournaments
+from server.tournaments.store import CreationLimits
 
 READY_STORE_TIMEOUT = 2.0
 """Seconds the store has to answer ``/readyz``'s health check."""
@@ -165,6 +166,9 @@ class CardaviaServer:
             LocalLease(),
             self.dispatch,
             period=config.takeover_interval,
+            limits=CreationLimits(
+                config.max_tournaments_per_account, config.tournaments_created_per_hour
+            ),
         )
         """Tournaments (server.tournaments): one director per tournament (a lease in Redis
         with the redis store, as long as a table's), every process seating its own

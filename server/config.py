@@ -376,6 +376,18 @@ class ServerConfig(BaseSettings):
         " database: a new ban ends the account's sessions within this time.",
     )
 
+    # -- tournaments (issue 56) --
+    max_tournaments_per_account: int = Field(
+        default=3,
+        ge=0,
+        description="Scheduled or running tournaments one account may have created (0: no cap).",
+    )
+    tournaments_created_per_hour: int = Field(
+        default=10,
+        ge=0,
+        description="Tournaments one account may create in an hour (0: no cap).",
+    )
+
     @classmethod
     def settings_customise_sources(
         cls,

@@ -641,6 +641,7 @@ class Bus:
                 features = link.features if link is not None else ()
             player.link = RemoteLink(self, node, pid, features)
             player.away_since = None  # connected (elsewhere): not a session to expire here
+            player.relayed_at = self.lobby.clock()  # kept while its request is in flight
         return player
 
     async def _receive(self, data: dict[str, Any]) -> None:

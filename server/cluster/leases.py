@@ -41,6 +41,13 @@ two give each owner about six passes, and delay only the takeover of a
 process that died during the outage, by one TTL."""
 
 
+STAND_IN_KEEP = 30.0
+"""Seconds a stand-in that no table here needs is kept after its last request: a request
+of theirs may still wait in a table's queue (a join not applied yet), and a table
+delivers to the session it finds by id, so one forgotten meanwhile would take the seat
+and never hear of the table again (the stalled arena tables of issue 56)."""
+
+
 class Cluster:
     """Lease renewal and takeover scans for one process (see the module docstring)."""
 
@@ -170,7 +177,11 @@ class Cluster:
         now = self.lobby.clock()
         everyone = {pid for actor in self.lobby.tables.values() for pid in actor.core.members()}
         for player in list(self.lobby.sessions):  # stand-ins no table here needs any more
-            if not player.token and player.player_id not in everyone:
+            if (
+                not player.token
+                and player.player_id not in everyone
+                and now - (player.relayed_at or float("-inf")) >= STAND_IN_KEEP
+            ):
                 self.lobby.sessions.forget(player)
         members = {pid for pid in everyone if not self._here(pid)}
         connected = await self.store.where(sorted(members))

@@ -40,11 +40,17 @@ def board_score(game: str, result: Result, seat: int) -> int:
     Scopa: the player's points less the AI's; Cicera: the player's partnership's points
     less the other's; Dou Dizhu and Schafkopf: the seat's units won (they are zero-sum).
     """
-    own = result.scores[seat]
+    return seat_score(game, result.scores, seat)
+
+
+def seat_score(game: str, scores: Sequence[int], seat: int) -> int:
+    """:func:`board_score` from the seats' game scores alone (a tournament table keeps
+    only those): the seat's score, less its opponent seat's where the game scores apart."""
+    own = scores[seat]
     offset = OPPONENT_SEAT.get(game)
     if offset is None:
         return own
-    return own - result.scores[(seat + offset) % len(result.scores)]
+    return own - scores[(seat + offset) % len(scores)]
 
 
 def imps(game: str, difference: int) -> int:

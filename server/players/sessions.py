@@ -74,6 +74,9 @@ class Player:
     """Whom this session mutes and blocks (a logged-in one: its account's lists)."""
     reports: TokenBucket | None = None
     """How many more ``report`` requests the session may make now (made at its first)."""
+    relayed_at: float | None = None
+    """A stand-in's (a player connected to another process, :meth:`server.cluster.bus.Bus.
+    stand_in`): when a request or event of theirs last came through (lobby clock)."""
 
     @property
     def key(self) -> str:

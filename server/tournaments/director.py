@@ -252,9 +252,12 @@ class Director:
         history = await self.store.tables(tid)
         games = [g for g in (x.game_result() for x in history) if g is not None]
         table = standings(
-            [e.account_id for e in entries], games, [e.account_id for e in entries if e.withdrawn]
+            [e.account_id for e in entries],
+            games,
+            [e.account_id for e in entries if e.withdrawn],
+            duplicate_game=t.duplicate_game,
         )
-        points = {s.player_id: s.points for s in table}
+        points = {s.player_id: s.score for s in table}  # matchpoints in a Duplicate Swiss
         byes = byes_of(history)
         entrants = [
             Entrant(

@@ -19,6 +19,8 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from server.duplicate.scoring import compare_board, seat_score
+
 WINDOW_TABLES = 3
 """How many tables' worth of players below the top one a table may take from to avoid
 repeated opponents: wide enough to find fresh opponents, narrow enough that a table
@@ -322,17 +324,56 @@ class Standing:
     game_score: int
     games: int
     withdrawn: bool
+    matchpoints: int | None = None
+    """Duplicate Swiss only: the cross-table matchpoints (:func:`cross_table_matchpoints`)."""
+
+    @property
+    def score(self) -> float:
+        """What the standings rank by first, and the next round is paired by: the
+        matchpoints in a Duplicate Swiss, else the placement points."""
+        return float(self.matchpoints) if self.matchpoints is not None else self.points
+
+
+def cross_table_matchpoints(game: str, games: Iterable[GameResult]) -> dict[str, int]:
+    """Each person's matchpoints in a Duplicate Swiss: every table of a round deals the
+    same cards to the same seats, so a seat's result (its score in the game's unit,
+    :func:`server.duplicate.scoring.seat_score`) is compared with the results of that
+    seat at the round's other finished tables: 2 per result beaten, 1 per tie
+    (:func:`server.duplicate.scoring.compare_board`, bridge's matchpoints).  An AI
+    seat's result is compared against (it held the same cards) but earns nobody
+    anything, as in :func:`placement_points`."""
+    boards: dict[tuple[int, int], dict[str, int]] = {}
+    holder: dict[tuple[int, int, str], str] = {}
+    for g in games:
+        scores = [r.score for r in g.seats]
+        for seat, r in enumerate(g.seats):
+            key = f"t{g.table}"
+            boards.setdefault((g.round, seat), {})[key] = seat_score(game, scores, seat)
+            if r.player_id is not None:
+                holder[(g.round, seat, key)] = r.player_id
+    out: dict[str, int] = {}
+    for (round_no, seat), scores_of in boards.items():
+        for line in compare_board(game, seat, scores_of):
+            person = holder.get((round_no, seat, line.account))
+            if person is not None:
+                out[person] = out.get(person, 0) + line.matchpoints
+    return out
 
 
 def standings(
     players: Sequence[str],
     games: Iterable[GameResult],
     withdrawn: Iterable[str] = (),
+    *,
+    duplicate_game: str | None = None,
 ) -> tuple[Standing, ...]:
     """The standings: points, then the Buchholz of groups (the sum of the final points
     of every person met, once per game met: a harder draw counts), then head-to-head
     (points won in the games that the tied players played together), then the sum of
-    game scores, then registration order (``players``' order)."""
+    game scores, then registration order (``players``' order).  With
+    ``duplicate_game`` (a Duplicate Swiss of that game) the cross-table matchpoints
+    come first and the rest break their ties."""
+    games = list(games)
     points = dict.fromkeys(players, 0.0)
     score = dict.fromkeys(players, 0)
     played = dict.fromkeys(players, 0)
@@ -350,20 +391,45 @@ def standings(
             played[r.player_id] += 1
             met[r.player_id].extend(o for o in people if o != r.player_id)
     buchholz = {p: sum(points.get(o, 0.0) for o in met[p]) for p in players}
-    tied: dict[tuple[float, float], set[str]] = {}
+    mp: dict[str, int] | None = None
+    if duplicate_game is not None:
+        found = cross_table_matchpoints(duplicate_game, games)
+        mp = {p: found.get(p, 0) for p in players}
+
+    def ahead(p: str) -> tuple[float, ...]:
+        """What ranks before head-to-head (whom it compares are tied on all of it)."""
+        first = (float(mp[p]),) if mp is not None else ()
+        return (*first, points[p], buchholz[p])
+
+    tied: dict[tuple[float, ...], set[str]] = {}
     for p in players:
-        tied.setdefault((points[p], buchholz[p]), set()).add(p)
+        tied.setdefault(ahead(p), set()).add(p)
     h2h = dict.fromkeys(players, 0.0)
     for gp, people in game_points:
         for p in people:
-            group = tied.get((points.get(p, -1.0), buchholz.get(p, -1.0)), set())
+            if p not in points:
+                continue
+            group = tied[ahead(p)]
             if len(group) > 1 and len(people & group) > 1:
                 h2h[p] += gp[p]
     order = {p: i for i, p in enumerate(players)}
     out = set(withdrawn)
-    ranked = sorted(players, key=lambda p: (-points[p], -buchholz[p], -h2h[p], -score[p], order[p]))
+    ranked = sorted(
+        players,
+        key=lambda p: (*(-x for x in ahead(p)), -h2h[p], -score[p], order[p]),
+    )
     return tuple(
-        Standing(i + 1, p, points[p], buchholz[p], h2h[p], score[p], played[p], p in out)
+        Standing(
+            i + 1,
+            p,
+            points[p],
+            buchholz[p],
+            h2h[p],
+            score[p],
+            played[p],
+            p in out,
+            None if mp is None else mp[p],
+        )
         for i, p in enumerate(ranked)
     )
 

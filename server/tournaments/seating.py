@@ -151,6 +151,10 @@ class SeatKeeper:
         self._tables: dict[str, RoundTable] = {}
         """The tables playing, as of the last pass (reservations)."""
         self._asked: dict[tuple[str, str], float] = {}
+        self._seated: set[tuple[str, str]] = set()
+        """(table, player) seen at their table: one who leaves it is not seated again (a
+        table still waits for its results a moment after its game ended and its people
+        left; seating them again sent a second ``tournament_table`` for a game over)."""
         self._log = get_logger(component="tournaments")
 
     async def run_pass(self) -> int:
@@ -160,18 +164,26 @@ class SeatKeeper:
         now = self.clock()
         asked = 0
         live = set()
+        seated: set[tuple[str, str]] = set()
         here: dict[str, list[Player]] = {}  # one walk over the sessions, not one a seat
         for session in self.sessions:
-            if session.account is not None and session.connected:
+            # a session with no token is another process's player (a stand-in, as the
+            # tables here see them): that process seats them, never this one
+            if session.account is not None and session.connected and session.token:
                 here.setdefault(session.account.account_id, []).append(session)
         for table in pending:
             for seat, account in enumerate(table.seats):
                 if account is None:
                     continue
-                for player in here.get(account, ()):
-                    if table.table_id in player.tables:
-                        continue
+                devices = here.get(account, [])
+                if any(table.table_id in player.tables for player in devices):
+                    seated.update((table.table_id, player.player_id) for player in devices)
+                    continue  # one device of the account holds the seat
+                for player in devices:
                     key = (table.table_id, player.player_id)
+                    if key in self._seated:
+                        seated.add(key)  # they sat here and left (their game is over):
+                        continue  # not seated again, until the table's results are in
                     live.add(key)
                     if now - self._asked.get(key, float("-inf")) < RETRY_JOIN:
                         continue
@@ -193,6 +205,7 @@ class SeatKeeper:
                     asked += 1
                     break  # one device of the account takes the seat
         self._asked = {k: v for k, v in self._asked.items() if k in live}
+        self._seated = seated
         return asked
 
     async def _reserved(self, table_id: str) -> RoundTable | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from sqlalchemy.exc import DBAPIError
 
@@ -35,6 +36,8 @@ from server.tournaments.director import (
 from server.tournaments.pairing import standings
 from server.tournaments.seating import ABSENT_FILL, LobbyTables, SeatKeeper, SeatRequest
 from server.tournaments.store import (
+    NO_LIMITS,
+    CreationLimits,
     Kind,
     NewTournament,
     Status,
@@ -42,6 +45,10 @@ from server.tournaments.store import (
     TournamentStore,
 )
 
+STANDINGS_FRESH = 1.0
+"""Seconds a tournament's computed standings are answered again while it runs."""
+STANDINGS_KEPT = 64
+"""Tournaments whose standings a process keeps at most."""
 STOP_GRACE_S = 10.0
 """How long a shutdown waits for a director's pass in progress."""
 
@@ -54,6 +61,16 @@ TOURNAMENT_REQUESTS = (
     cm.NextTournamentTable,
 )
 """The messages :meth:`Tournaments.handle` answers."""
+
+
+@dataclass(frozen=True)
+class KeptStandings:
+    """A tournament's standings as computed at ``at`` (monotonic), for its ``key``
+    (round and status)."""
+
+    key: tuple[int, Status]
+    at: float
+    lines: tuple[sm.StandingLine, ...]
 
 
 def info(t: Tournament, registered: bool = False) -> sm.TournamentInfo:
@@ -95,8 +112,11 @@ class Tournaments:
         arena_min_wait: float = ARENA_MIN_WAIT,
         arena_ai_wait: float = ARENA_AI_WAIT,
         absent_fill: float = ABSENT_FILL,
+        limits: CreationLimits = NO_LIMITS,
     ) -> None:
         self.store = TournamentStore(db)
+        self.limits = limits
+        """The quotas on creating tournaments (the server's settings)."""
         self.lobby = lobby
         self.period = period
         self.director = Director(
@@ -114,6 +134,7 @@ class Tournaments:
 
         self.keeper = SeatKeeper(self.store, lobby.sessions, seat)
         self._passes = Passes()
+        self._standings: dict[str, KeptStandings] = {}
         self._log = get_logger(component="tournaments")
 
     def start(self) -> None:
@@ -171,7 +192,7 @@ class Tournaments:
                 turn_timer=msg.turn_timer,
                 level=msg.level,
             )
-            made = await store.create(spec, account)
+            made = await store.create(spec, account, limits=self.limits)
             self._log.info("tournament_created", tournament=made.tournament_id, by=account)
             player.send(sm.Tournaments(ref=msg.id, tournaments=(info(made),)))
         elif isinstance(msg, cm.RegisterTournament):
@@ -201,32 +222,50 @@ class Tournaments:
         return out
 
     async def standings(self, player: Player, tournament_id: str, ref: int | None) -> sm.Standings:
-        """The tournament and its standings (from the stored results)."""
+        """The tournament and its standings (from the stored results, at most
+        :data:`STANDINGS_FRESH` seconds old while it runs)."""
         t = await self.store.get(tournament_id)
+        mine = await self._mine(player, (t,))
+        return sm.Standings(ref=ref, tournament=info(t, bool(mine)), standings=await self._lines(t))
+
+    async def _lines(self, t: Tournament) -> tuple[sm.StandingLine, ...]:
+        """The standings' lines of ``t``, computed again once :data:`STANDINGS_FRESH`
+        seconds old or when the tournament's round or status moved on: every player of a
+        tournament reads them while it runs (the terminal polls them between its tables,
+        the browser refreshes them), and each computation reads every stored table."""
+        key = (t.round, t.status)
+        now = time.monotonic()
+        kept = self._standings.get(t.tournament_id)
+        if kept is not None and kept.key == key and now - kept.at < STANDINGS_FRESH:
+            return kept.lines
+        tournament_id = t.tournament_id
         entries = await self.store.entries(tournament_id)
         games = [g for g in (x.game_result() for x in await self.store.tables(tournament_id)) if g]
         names = {e.account_id: e.name for e in entries}
         table = standings(
-            [e.account_id for e in entries], games, [e.account_id for e in entries if e.withdrawn]
+            [e.account_id for e in entries],
+            games,
+            [e.account_id for e in entries if e.withdrawn],
+            duplicate_game=t.duplicate_game,
         )
-        mine = await self._mine(player, (t,))
-        return sm.Standings(
-            ref=ref,
-            tournament=info(t, bool(mine)),
-            standings=tuple(
-                sm.StandingLine(
-                    rank=s.rank,
-                    name=names[s.player_id],
-                    points=s.points,
-                    buchholz=s.buchholz,
-                    head_to_head=s.head_to_head,
-                    game_score=s.game_score,
-                    games=s.games,
-                    withdrawn=s.withdrawn,
-                )
-                for s in table
-            ),
+        lines = tuple(
+            sm.StandingLine(
+                rank=s.rank,
+                name=names[s.player_id],
+                points=s.points,
+                buchholz=s.buchholz,
+                head_to_head=s.head_to_head,
+                game_score=s.game_score,
+                games=s.games,
+                withdrawn=s.withdrawn,
+                matchpoints=s.matchpoints,
+            )
+            for s in table
         )
+        if len(self._standings) >= STANDINGS_KEPT:
+            self._standings.clear()  # many tournaments read at once: start afresh
+        self._standings[tournament_id] = KeptStandings(key, now, lines)
+        return lines
 
     async def next_table(
         self, player: Player, tournament_id: str, ref: int | None

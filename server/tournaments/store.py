@@ -20,11 +20,13 @@ from typing import Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from engine.registry import GAMES
 from protocol.errors import ErrorCode
 from server.persist.db.engine import Database
 from server.persist.db.models import (
+    AccountRow,
     GameRecordRow,
     GameSeatRow,
     TournamentEntryRow,
@@ -74,6 +76,21 @@ class NewTournament:
 
 
 @dataclass(frozen=True)
+class CreationLimits:
+    """How many tournaments one account may create (``docs/tournaments.md``, "Quotas"):
+    the server settings of the same names; 0 is no cap."""
+
+    max_tournaments_per_account: int = 0
+    """Scheduled or running tournaments the account created."""
+    tournaments_created_per_hour: int = 0
+    """Tournaments the account created in the last hour (finished ones too)."""
+
+
+NO_LIMITS = CreationLimits()
+"""No cap on creating tournaments (the store's tests, tools)."""
+
+
+@dataclass(frozen=True)
 class Tournament:
     """A tournament as stored (never its secret: see :meth:`TournamentStore.secret`)."""
 
@@ -96,6 +113,12 @@ class Tournament:
         """The seats of one of its tables (the game's default)."""
         game = GAMES[self.game]
         return int(game.num_seats(game.options()))
+
+    @property
+    def duplicate_game(self) -> str | None:
+        """The game whose results a Duplicate Swiss compares across its round's tables
+        (None: the other kinds rank by placement points)."""
+        return self.game if self.kind is Kind.DUPLICATE_SWISS else None
 
     @property
     def ends_at(self) -> float | None:
@@ -287,13 +310,20 @@ class TournamentStore:
 
     # -- changes -------------------------------------------------------------
     async def create(
-        self, spec: NewTournament, created_by: str | None, now: float | None = None
+        self,
+        spec: NewTournament,
+        created_by: str | None,
+        now: float | None = None,
+        limits: CreationLimits = NO_LIMITS,
     ) -> Tournament:
-        """Store a new tournament (checked) and return it."""
+        """Store a new tournament (checked) and return it; ``quota_exceeded`` (nothing
+        stored) if ``created_by`` is at one of ``limits``."""
         now = time.time() if now is None else now
         check_new(spec, now)
         tournament_id = "T" + secrets.token_hex(5)
         async with self.db.session() as s:
+            if created_by is not None:
+                await _within_limits(s, created_by, limits, now)
             s.add(
                 TournamentRow(
                     tournament_id=tournament_id,
@@ -471,6 +501,48 @@ class TournamentStore:
             for tid, results in found.items():
                 open_rows[tid].results = results
             return len(found)
+
+
+async def _within_limits(
+    s: AsyncSession, account_id: str, limits: CreationLimits, now: float
+) -> None:
+    """``quota_exceeded`` (``detail``: the setting) if ``account_id`` may not create one
+    more tournament now.  The account's row is locked first, so that two processes
+    creating for one account at once count each other (PostgreSQL; SQLite has one
+    writer at a time anyway)."""
+    if not (limits.max_tournaments_per_account or limits.tournaments_created_per_hour):
+        return
+    await s.get(AccountRow, account_id, with_for_update=True)
+    mine = TournamentRow.created_by == account_id
+    cap = limits.max_tournaments_per_account
+    if cap:
+        open_now = await s.scalar(
+            select(func.count())
+            .select_from(TournamentRow)
+            .where(
+                mine,
+                TournamentRow.status.in_([Status.SCHEDULED.value, Status.RUNNING.value]),
+            )
+        )
+        if (open_now or 0) >= cap:
+            raise RequestError(
+                ErrorCode.QUOTA_EXCEEDED,
+                f"you have {cap} scheduled or running tournaments already",
+                "max_tournaments_per_account",
+            )
+    rate = limits.tournaments_created_per_hour
+    if rate:
+        recent = await s.scalar(
+            select(func.count())
+            .select_from(TournamentRow)
+            .where(mine, TournamentRow.created_us > _us(now - 3600))
+        )
+        if (recent or 0) >= rate:
+            raise RequestError(
+                ErrorCode.QUOTA_EXCEEDED,
+                f"you created {rate} tournaments in the last hour; wait a while",
+                "tournaments_created_per_hour",
+            )
 
 
 def _tournament(row: TournamentRow, players: int) -> Tournament:

@@ -49,3 +49,30 @@ def test_create_list_join_and_standings(
     assert shown["tournament"]["status"] == "finished"
     assert [(s["name"], s["games"]) for s in shown["standings"]] == [("Ann", 1)]
     assert main(["tournaments", "--url", srv.url, "--standings", "Tnope"]) != 0
+
+
+def test_standings_lines_show_every_tie_break_and_duplicate_matchpoints() -> None:
+    from client_cli.lang import language
+    from client_cli.tournaments import standings_lines
+    from protocol import server_messages as sm
+
+    t = sm.TournamentInfo(
+        id="T1", name="x", game="doudizhu", kind="duplicate-swiss", status="running",
+        starts_at=0.0, rounds=3, duration=None, turn_timer=None, level="normal", round=1,
+        players=2, registered=False,
+    )  # fmt: skip
+    line = sm.StandingLine(
+        rank=1, name="Ann", points=1.5, buchholz=2.0, head_to_head=0.5, game_score=7,
+        games=2, withdrawn=False, matchpoints=6,
+    )  # fmt: skip
+    plain = line.model_copy(update={"matchpoints": None, "rank": 2, "name": "Bo"})
+    shown = standings_lines(sm.Standings(tournament=t, standings=(line, plain)), language("en"))
+    assert shown == [
+        "1. Ann: 6 matchpoints, 1.5 points, Buchholz 2, head-to-head 0.5, game score 7, 2 games",
+        "2. Bo: 1.5 points, Buchholz 2, head-to-head 0.5, game score 7, 2 games",
+    ]
+    for code in ("de", "hu", "it", "tr", "zh"):
+        lang = language(code)
+        (first,) = standings_lines(sm.Standings(tournament=t, standings=(line,)), lang)
+        assert lang.t("tournament.matchpoints", n=6) in first
+        assert "0.5" in first and "7" in first  # head-to-head, game score

@@ -94,6 +94,8 @@ OLD_FLAGS = (
     "--login-backoff",
     "--login-backoff-max",
     "--ban-poll",  # moderation (issue 54): how often the bans are read
+    "--max-tournaments-per-account",  # tournaments (issue 56): quotas on creating them
+    "--tournaments-created-per-hour",
 )
 
 FIELDS = ServerConfig.model_fields

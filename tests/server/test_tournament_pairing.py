@@ -17,6 +17,7 @@ from server.tournaments.pairing import (
     SeatResult,
     Waiting,
     arena_pairing,
+    cross_table_matchpoints,
     placement_points,
     repeated_meetings,
     round_seed,
@@ -171,6 +172,66 @@ def test_head_to_head_breaks_a_tie_of_points_and_buchholz() -> None:
     table = standings(["x", "y"], games)
     assert table[0].points == table[1].points == 2.0
     assert table[0].player_id == "x"  # equal head to head: game score decides
+
+
+def scopa(round_no: int, table: int, a: str | None, b: str | None, sa: int, sb: int) -> GameResult:
+    return GameResult(round_no, table, (SeatResult(a, sa > sb, sa), SeatResult(b, sb > sa, sb)))
+
+
+def test_duplicate_swiss_compares_each_seat_across_the_round_s_tables() -> None:
+    # Scopa scores a seat by its points less the other seat's (server.duplicate.scoring)
+    games = [
+        scopa(1, 1, "a", "b", 11, 5),  # seat 0: +6, seat 1: -6
+        scopa(1, 2, "c", "d", 8, 8),  # 0, 0
+        scopa(1, 3, "e", None, 11, 9),  # +2, the AI's -2 (compared, earns nothing)
+        scopa(1, 4, "f", "g", 10, 4),  # +6 (ties a), -6 (ties b)
+        scopa(2, 1, "b", "a", 11, 0),  # another round: compared only with its own tables
+    ]
+    got = cross_table_matchpoints("scopa", games)
+    # seat 0 of round 1: a and f beat c and e (2 each) and tie each other (1)
+    assert got == {"a": 5, "f": 5, "c": 0, "e": 2, "d": 6, "b": 1, "g": 1}
+    # round 2 had one table: nothing to compare with
+    assert cross_table_matchpoints("scopa", games[-1:]) == {"a": 0, "b": 0}
+
+
+def test_duplicate_swiss_standings_rank_by_matchpoints_then_the_usual_tie_breaks() -> None:
+    # b lost her game 9 to 11 but held seat 1's cards better than d (0 to 11);
+    # a won his 11 to 9 with the cards c made 11 to 0 of
+    games = [scopa(1, 1, "a", "b", 11, 9), scopa(1, 2, "c", "d", 11, 0)]
+    plain = standings(["a", "b", "c", "d"], games)
+    assert [s.player_id for s in plain] == ["a", "c", "b", "d"]  # registration breaks a-c
+    assert all(s.matchpoints is None and s.score == s.points for s in plain)
+    dup = standings(["a", "b", "c", "d"], games, duplicate_game="scopa")
+    # c and b have 2 matchpoints; c's placement point breaks their tie
+    assert [(s.player_id, s.matchpoints) for s in dup] == [("c", 2), ("b", 2), ("a", 0), ("d", 0)]
+    assert [s.rank for s in dup] == [1, 2, 3, 4] and dup[1].score == 2.0
+    assert dup[2].points == 1.0  # the placement points are still shown
+
+
+@given(
+    tables=st.lists(
+        st.tuples(st.integers(-5, 5), st.integers(-5, 5), st.integers(-5, 5)),
+        min_size=1,
+        max_size=8,
+    )
+)
+@settings(max_examples=60, deadline=None)
+def test_a_seat_s_matchpoints_share_out_every_comparison(
+    tables: list[tuple[int, int, int]],
+) -> None:
+    # Dou Dizhu (zero-sum seats): k results of one seat share k(k-1) matchpoints
+    games = [
+        GameResult(1, n, tuple(SeatResult(f"t{n}s{i}", sc > 0, sc) for i, sc in enumerate(t)))
+        for n, t in enumerate(tables, start=1)
+    ]
+    got = cross_table_matchpoints("doudizhu", games)
+    k = len(tables)
+    assert sum(got.values()) == 3 * k * (k - 1)
+    for seat in range(3):
+        for n, t in enumerate(tables, start=1):
+            beaten = sum(1 for u in tables if u[seat] < t[seat])
+            tied = sum(1 for u in tables if u[seat] == t[seat]) - 1
+            assert got.get(f"t{n}s{seat}", 0) == 2 * beaten + tied
 
 
 def test_ids_and_seeds_are_derived() -> None:

@@ -3,6 +3,7 @@ checked, registration and withdrawal, a round paired once, results from game rec
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -12,7 +13,7 @@ from server.persist.db.engine import Database
 from server.persist.db.models import AccountRow, GameRecordRow, GameSeatRow
 from server.tables.options import RequestError
 from server.tournaments.pairing import PairedTable
-from server.tournaments.store import Kind, NewTournament, Status, TournamentStore
+from server.tournaments.store import CreationLimits, Kind, NewTournament, Status, TournamentStore
 
 NOW = 1_800_000_000.0
 
@@ -139,3 +140,35 @@ async def test_a_round_is_paired_once_and_reads_results(database: Database) -> N
         ("a", False, 6),
     ]
     assert (await store.tables(tid, 1))[1].results is None
+
+
+async def test_an_account_creates_tournaments_within_its_quotas(database: Database) -> None:
+    store = TournamentStore(database)
+    await accounts(database, "ann", "bo")
+    limits = CreationLimits(max_tournaments_per_account=2, tournaments_created_per_hour=3)
+
+    async def refused(by: str, now: float) -> str | None:
+        with pytest.raises(RequestError) as info:
+            await store.create(swiss(), by, now, limits)
+        assert info.value.code is ErrorCode.QUOTA_EXCEEDED
+        return info.value.detail
+
+    first = await store.create(swiss(), "ann", NOW, limits)
+    await store.create(swiss(), "ann", NOW, limits)
+    assert await refused("ann", NOW) == "max_tournaments_per_account"
+    assert len(await store.listing()) == 2  # nothing stored by the refusal
+    await store.create(swiss(), "bo", NOW, limits)  # another account's own count
+    await store.create(swiss(), None, NOW, limits)  # the server's own: no cap
+    # a finished tournament no longer counts as open, but still counts for the hour
+    assert await store.start(first.tournament_id)
+    assert await store.finish(first.tournament_id, NOW)
+    await store.create(swiss(), "ann", NOW + 1, limits)
+    assert await refused("ann", NOW + 2) == "max_tournaments_per_account"
+    for t in await store.listing([Status.SCHEDULED]):
+        await store.start(t.tournament_id)
+        await store.finish(t.tournament_id, NOW + 3)
+    assert await refused("ann", NOW + 4) == "tournaments_created_per_hour"
+    spec = replace(swiss(), starts_at=NOW + 3700)
+    later = await store.create(spec, "ann", NOW + 3601, limits)  # an hour on
+    assert later.status is Status.SCHEDULED
+    assert len(await store.listing()) == 6

@@ -14,7 +14,7 @@ from protocol import server_messages as sm
 from protocol.errors import ErrorCode
 from server.app import CardaviaServer
 from server.tables.options import RequestError
-from server.tournaments.pairing import PairedTable
+from server.tournaments.pairing import PairedTable, cross_table_matchpoints
 
 PASSWORD = "tournament password 1"
 
@@ -78,14 +78,34 @@ async def test_duplicate_swiss_tables_of_a_round_deal_the_same_cards(
 ) -> None:
     fast(server)
     clients = await players(server, ["Ann", "Bo", "Cy", "Di", "Ed", "Flo"])
-    made = await clients[0].create_tournament(swiss("duplicate-swiss", 1))
+    made = await clients[0].create_tournament(swiss("duplicate-swiss", 2))
     for c in clients:
         await c.register_tournament(made.id)
-    await run_all(clients, made.id)
-    tables = await server.tournaments.store.tables(made.id)
-    assert len(tables) == 2 and all(None not in t.seats for t in tables)
-    seeds = {(await clients[0].game_record(t.table_id + ".1")).seed for t in tables}
-    assert len(seeds) == 1
+    final = (await run_all(clients, made.id))[0]
+    store = server.tournaments.store
+    tables = await store.tables(made.id)
+    assert len(tables) == 4 and all(None not in t.seats for t in tables)
+    for round_no in (1, 2):
+        seeds = {
+            (await clients[0].game_record(t.table_id + ".1")).seed
+            for t in tables
+            if t.round == round_no
+        }
+        assert len(seeds) == 1
+    # scored across the tables: each seat's result against the other table's same seat
+    games = [g for g in (t.game_result() for t in tables) if g is not None]
+    expected = cross_table_matchpoints("doudizhu", games)
+    names = {e.account_id: e.name for e in await store.entries(made.id)}
+    shown = {line.name: line.matchpoints for line in final.standings}
+    assert shown == {names[p]: n for p, n in expected.items()}
+    mps = [line.matchpoints or 0 for line in final.standings]
+    assert mps == sorted(mps, reverse=True)  # ranked by matchpoints first
+    assert sum(mps) == 2 * 3 * 2  # two rounds, three seats, one comparison each (2 points)
+    # round 2 was paired by round 1's matchpoints: the leader heads table 1
+    first = cross_table_matchpoints("doudizhu", [g for g in games if g.round == 1])
+    entries = await store.entries(made.id)
+    leader = min(entries, key=lambda e: (-first[e.account_id], e.entry_no)).account_id
+    assert leader in next(t for t in tables if (t.round, t.number) == (2, 1)).players
     for c in clients:
         await c.close()
 
