@@ -1263,6 +1263,8 @@ function tournamentDetailView() {
       ? h("p", { class: "next-table" }, t("tournaments.your_table", { round: next.round }), " ", h("button", { type: "button", id: "go-next-table", data: { focus: "go-next" }, on: { click: () => goToTable(next.table, next.seat) } }, t("tournaments.go")))
       : h("p", { class: "next-table none" }, t("tournaments.no_table"));
   }
+  // a Duplicate Swiss ranks by matchpoints across the round's tables (docs/tournaments.md)
+  const duplicate = st.standings.some((s) => s.matchpoints !== null && s.matchpoints !== undefined);
   return h(
     "section",
     { id: "tourney-detail", class: "tourney-detail", data: { tournament: info.id, status: info.status } },
@@ -1273,13 +1275,14 @@ function tournamentDetailView() {
       ? h(
           "table",
           { class: "tourney-standings" },
-          h("tr", {}, h("th", {}, t("leaderboard.rank")), h("th", {}, t("leaderboard.name")), h("th", {}, t("tournaments.points")), h("th", { title: t("tournaments.buchholz_title") }, t("tournaments.buchholz")), h("th", { title: t("tournaments.h2h_title") }, t("tournaments.h2h")), h("th", {}, t("tournaments.game_score")), h("th", {}, t("tournaments.games"))),
+          h("tr", {}, h("th", {}, t("leaderboard.rank")), h("th", {}, t("leaderboard.name")), duplicate ? h("th", {}, t("duplicate.matchpoints")) : null, h("th", {}, t("tournaments.points")), h("th", { title: t("tournaments.buchholz_title") }, t("tournaments.buchholz")), h("th", { title: t("tournaments.h2h_title") }, t("tournaments.h2h")), h("th", {}, t("tournaments.game_score")), h("th", {}, t("tournaments.games"))),
           st.standings.map((s) =>
             h(
               "tr",
               { class: (me !== null && s.name.toLowerCase() === me ? "me" : "") + (s.withdrawn ? " withdrawn" : ""), data: { rank: s.rank, name: s.name } },
               h("td", { class: "rank" }, s.rank),
               h("td", { class: "name" }, s.name, s.withdrawn ? h("span", { class: "withdrawn-mark" }, ` (${t("tournaments.withdrawn")})`) : null),
+              duplicate ? h("td", { class: "mp" }, s.matchpoints ?? 0) : null,
               h("td", { class: "points" }, pointsText(s.points)),
               h("td", { class: "buchholz" }, pointsText(s.buchholz)),
               h("td", { class: "h2h" }, pointsText(s.head_to_head)),

@@ -30,7 +30,7 @@ def fast(server: CardaviaServer) -> None:
     server.tournaments.period = 0.1
 
 
-async def test_a_swiss_made_in_the_page_takes_the_player_to_the_table(
+async def test_a_duplicate_swiss_made_in_the_page_takes_the_player_to_the_table(
     server: CardaviaServer, browser: Any
 ) -> None:
     fast(server)
@@ -42,7 +42,7 @@ async def test_a_swiss_made_in_the_page_takes_the_player_to_the_table(
     await tia.select_option("#tourney-kind", "arena")
     assert await tia.locator("#tourney-minutes").is_visible()
     assert not await tia.locator("#tourney-rounds").is_visible()
-    await tia.select_option("#tourney-kind", "swiss")
+    await tia.select_option("#tourney-kind", "duplicate-swiss")
     await tia.fill("#tourney-rounds", "1")
     await tia.fill("#tourney-timer", "30")
     when = datetime.fromtimestamp(time.time() + START_IN + 2, UTC)  # the page's zone: UTC
@@ -55,7 +55,7 @@ async def test_a_swiss_made_in_the_page_takes_the_player_to_the_table(
     stored = await server.tournaments.store.get(made)
     assert (stored.game, stored.kind.value, stored.rounds, stored.turn_timer) == (
         "cicera",
-        "swiss",
+        "duplicate-swiss",
         1,
         30.0,
     )
@@ -78,10 +78,13 @@ async def test_a_swiss_made_in_the_page_takes_the_player_to_the_table(
     await final.wait_for(timeout=15_000)
     line = final.locator("tr[data-name='Tia']")
     assert await line.locator("td.rank").inner_text() == "1"
-    assert await line.locator("td:nth-child(7)").inner_text() == "1"  # one game played
+    assert await line.locator("td:nth-child(8)").inner_text() == "1"  # one game played
     viewer = await Client.connect(server.url, "viewer")
     standings = (await viewer.standings(made)).standings
     await viewer.close()
+    # a Duplicate Swiss ranks by matchpoints across the round's tables: shown first
+    assert standings[0].matchpoints is not None
+    assert await line.locator("td.mp").inner_text() == str(standings[0].matchpoints)
     assert await line.locator("td.points").inner_text() == f"{round(standings[0].points, 2):g}"
     await tia.check("#tourney-finished")
     await tia.locator(f".tourney-row[data-tournament='{made}'][data-status=finished]").wait_for(
