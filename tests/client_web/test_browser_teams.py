@@ -160,3 +160,38 @@ async def test_a_scopa_team_match_made_joined_played_and_scored_in_two_pages(
     for client in (cy, di):
         await client.close()
     assert ann.errors == [] and bob.errors == [] and eve.errors == []
+
+
+async def test_at_phone_width_in_german_a_listed_match_is_joined_from_the_keyboard(
+    server: CardaviaServer, browser: Any
+) -> None:
+    host = await Client.connect(server.url, "x")
+    await host.register("Hal", PASSWORD)
+    made = await host.create_team_match("cicera", 2, "normal")
+    await host.close()
+    de = strings("de")
+    ida = await fresh_page(
+        browser, server, "Ida", viewport={"width": 360, "height": 640}, is_mobile=True
+    )
+    await ida.select_option("#lang", "de")
+    await ida.locator("#open-teams", has_text=de["teams"]["open"]).click()
+    row = ida.locator(f".team-row[data-match='{made.match_id}'][data-status=forming]")
+    await row.wait_for(timeout=TIMEOUT_MS)
+    assert await row.locator(".status").inner_text() == de["teams"]["statuses"]["forming"]
+    await row.locator("button.join-match").focus()
+    await ida.keyboard.press("Enter")
+    mine = ida.locator(f"#team-match[data-match='{made.match_id}'] .team-slot.me")
+    await mine.wait_for(timeout=TIMEOUT_MS)
+    assert (await mine.get_attribute("data-team"), await mine.get_attribute("data-slot")) == (
+        "b",
+        "0",
+    )
+    assert await ida.locator(".team-slot").count() == 8  # two teams of two pairs
+    width = await ida.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 360
+    # an invite link to no match: the refusal in the page's words, nothing else
+    await ida.goto(page_url(server) + "#team=M0000000000000000")
+    refused = ida.locator("#team-match[data-match='M0000000000000000'] p.refusal")
+    await refused.wait_for(timeout=TIMEOUT_MS)
+    assert await refused.inner_text() == de["errors"]["unknown_match"]
+    assert ida.errors == []
