@@ -195,6 +195,7 @@ function receive(msg) {
       break;
     case "joined":
       if (app.call && app.call.table === msg.table.id) app.call = null; // gone to it
+      if (app.teamCall && app.teamCall.match_id === teamMatchOf(msg.table.id)) app.teamCall = null; // seated there
       app.queue = null; // the rated queue seated us (or any other seat was taken)
       openTable(msg.table, msg.seat, msg.invite);
       break;
