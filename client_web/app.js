@@ -35,6 +35,8 @@ const app = {
   leaderboard: null, // the leaderboard page: {game, bots, page, board | null while loading}
   duplicate: null, // the duplicate page: {sets, set, standings, board, replay} (issue 56)
   tournaments: null, // the tournaments page: {list, finished, shown, standings, next}
+  teams: null, // the team matches page: {list, shown, match, board, replay, join} (issue 56)
+  teamCall: null, // a team match's next table pushed to us while away from its page: {match_id, board}
   call: null, // a tournament's round table pushed to us: {tournament, round, table, seat, auto, info, held}
   shownGame: null, // the game a replay being drawn is of (its terms and cards): {game, pattern}
   queue: null, // the rated queue this session waits in: the server's "queued" {game, since, wait, rating, with_bots}
@@ -188,8 +190,12 @@ function receive(msg) {
     case "tournament_table":
       onTournamentTable(msg);
       break;
+    case "team_match_table":
+      onTeamMatchTable(msg);
+      break;
     case "joined":
       if (app.call && app.call.table === msg.table.id) app.call = null; // gone to it
+      if (app.teamCall && app.teamCall.match_id === teamMatchOf(msg.table.id)) app.teamCall = null; // seated there
       app.queue = null; // the rated queue seated us (or any other seat was taken)
       openTable(msg.table, msg.seat, msg.invite);
       break;
@@ -281,6 +287,11 @@ function onWelcome(msg) {
   listTables();
   const params = hashParams();
   const wanted = params.get("table");
+  const invited = params.get("team"); // a team match's invite link: its page, joined
+  if (invited) {
+    history.replaceState(null, "", location.pathname);
+    openTeams(invited, true);
+  }
   if (wanted ? !msg.tables.includes(wanted) && quickWaiting(wanted) : quickWaiting(null)) {
     quickAgain(); // the waiting quick-play seat was given up as the page reloaded
   } else if (wanted && !msg.tables.includes(wanted)) {
@@ -293,7 +304,7 @@ function onWelcome(msg) {
   } else if (msg.tables.length === 0 && app.table) {
     closeTable();
   }
-  render(Boolean(app.duplicate || app.tournaments)); // a page over the lobby: drawn afresh (logged out, say)
+  render(Boolean(app.duplicate || app.tournaments || app.teams)); // a page over the lobby: drawn afresh (logged out, say)
 }
 
 function listTables() {
@@ -415,6 +426,11 @@ function onAccount(msg) {
   store.setItem("cardavia.account", JSON.stringify(app.account));
   store.setItem("cardavia.name", msg.name);
   showName();
+  if (app.teams && app.teams.join) {
+    const invited = app.teams.join; // an invite link opened before logging in
+    app.teams.join = null;
+    joinTeam(invited, null, null);
+  }
   render(true);
 }
 
@@ -1023,8 +1039,8 @@ function dupAfterBoard(table, ref) {
 // A finished game, every card shown (the server's "replay": the opening deal, then every
 // step's events): the hands as they were at each step and the step's move, stepped
 // through with buttons or the arrow keys. Used for the other players' play of a board.
-function openReplay(replay, name) {
-  app.duplicate.replay = { replay, name, step: 0 };
+function openReplay(replay, name, page = app.duplicate) {
+  page.replay = { replay, name, step: 0, page };
   render(true);
   const box = document.querySelector(".replay-view");
   if (box) box.focus();
@@ -1092,7 +1108,7 @@ function replayView(shown) {
         },
       },
     },
-    h("div", { class: "rules-head" }, h("h3", {}, t("replay.title", { name: shown.name })), h("button", { type: "button", class: "replay-close", on: { click: () => ((app.duplicate.replay = null), render(true)) } }, t("close"))),
+    h("div", { class: "rules-head" }, h("h3", {}, t("replay.title", { name: shown.name })), h("button", { type: "button", class: "replay-close", on: { click: () => ((shown.page.replay = null), render(true)) } }, t("close"))),
     h(
       "div",
       { class: "buttons replay-controls" },
@@ -1429,6 +1445,364 @@ function tournamentName(id) {
   return found ? found.name : id;
 }
 
+// ---------------------------------------------------------------- team matches (issue 56)
+// Team duplicate matches (docs/duplicate.md, Team matches): two teams play the same
+// boards at the layout's tables, each member at one table for every board. The page
+// lists the public matches, makes one, joins a team's slot (or the first free), leaves
+// and starts it; a private match is joined by its invite link (#team=MATCH). Once it
+// plays, the server pushes "team_match_table" when a member's next table is ready:
+// on this page the table is asked for at once, elsewhere a banner offers it. The
+// board-by-board table refreshes while the match plays; a board's other tables and
+// their replays show once the member's own table played it (board_not_played before:
+// said in words, no card).
+const TEAM_TABLE = /^(M[0-9a-f]+)-b(\d+)-t(\d+)$/; // a match table's id: MATCH-bBOARD-tTABLE
+const TEAM_GAMES = ["scopa", "cicera", "doudizhu", "schafkopf"]; // the games with a team layout
+const TEAM_RETRY = new Set(["game_in_progress", "table_moving", "not_found"]); // asked again
+const TEAM_TRIES = 20;
+const TEAM_PAUSE_MS = 500;
+
+/** The match a table of a team match belongs to, or null. */
+function teamMatchOf(tableId) {
+  const m = TEAM_TABLE.exec(tableId || "");
+  return m ? m[1] : null;
+}
+
+/** Show the team matches page (with ``matchId``: that match opened; ``join``: joined
+ * at its first free slot, as an invite link asks). */
+function openTeams(matchId = null, join = false) {
+  app.teams = { list: null, shown: null, match: null, board: null, replay: null, join: null };
+  closePages("teams");
+  listTeamMatches();
+  if (matchId) showTeamMatch(matchId);
+  if (matchId && join) {
+    if (app.account) joinTeam(matchId, null, null);
+    else app.teams.join = matchId; // joined once the player logs in
+  }
+  render(true);
+}
+
+function listTeamMatches() {
+  const shown = app.teams;
+  send({ type: "list_team_matches" }, (reply) => {
+    if (app.teams !== shown) return;
+    if (reply.type === "team_matches") shown.list = reply.matches;
+    else toast(errorMessage(S, reply));
+    if (!app.table) redraw("team-list", teamListView);
+  });
+}
+
+function showTeamMatch(id) {
+  const shown = app.teams;
+  if (shown.shown !== id) {
+    shown.match = null;
+    shown.board = null;
+    shown.replay = null;
+  }
+  shown.shown = id;
+  loadTeamMatch();
+  render(true);
+}
+
+/** The shown match as the server lets me see it (rosters, boards, IMPs, my place). */
+function loadTeamMatch() {
+  const shown = app.teams;
+  const id = shown.shown;
+  send({ type: "team_match", match_id: id }, (reply) => {
+    if (app.teams !== shown || shown.shown !== id) return;
+    if (reply.type === "team_match") shown.match = reply.match;
+    else shown.match = { refused: reply };
+    if (!app.table) redraw("team-match", teamMatchView);
+  });
+}
+
+/** A roster request (create, join, leave, start): the answer is the match, shown. */
+function teamRequest(msg, onMatch) {
+  send(msg, (reply) => {
+    if (reply.type !== "team_match") {
+      toast(errorMessage(S, reply));
+      return;
+    }
+    if (onMatch) onMatch(reply.match);
+    if (!app.teams) return;
+    app.teams.shown = reply.match.match_id;
+    app.teams.match = reply.match;
+    listTeamMatches();
+    if (!app.table) render(true);
+  });
+}
+
+function joinTeam(matchId, team, slot) {
+  const msg = { type: "join_team_match", match_id: matchId };
+  if (team) msg.team = team;
+  if (slot !== null && slot !== undefined) msg.slot = slot;
+  teamRequest(msg, () => toast(t("teams.joined", { id: matchId })));
+}
+
+/** Sit at my table of my next board: the server seats me ("joined" opens the table);
+ * a board still being stored or a table being made elsewhere is asked again. */
+function playTeamMatch(matchId, tries = TEAM_TRIES) {
+  send({ type: "play_team_match", match_id: matchId }, (reply) => {
+    if (reply.type !== "error") return;
+    if (TEAM_RETRY.has(reply.code) && tries > 1) setTimeout(() => playTeamMatch(matchId, tries - 1), TEAM_PAUSE_MS);
+    else if (reply.code === "board_out_of_order") toast(t("teams.all_played"));
+    else toast(errorMessage(S, reply));
+  });
+}
+
+/** The server's notice: my next table of a match is ready (``board`` null: the match
+ * is over). On the team page it is asked for at once; anywhere else a banner waits. */
+function onTeamMatchTable(msg) {
+  if (msg.board === null || msg.board === undefined) {
+    if (app.teamCall && app.teamCall.match_id === msg.match_id) app.teamCall = null;
+    if (app.teams && app.teams.shown === msg.match_id) loadTeamMatch();
+    if (!app.table) render(true);
+    return;
+  }
+  if (app.teams && !app.table) {
+    app.teamCall = null;
+    if (!app.teams.shown) app.teams.shown = msg.match_id;
+    playTeamMatch(msg.match_id);
+    return;
+  }
+  app.teamCall = { match_id: msg.match_id, board: msg.board };
+  render(true);
+}
+
+/** Go to the table the banner offers (a finished table shown is left first). */
+function goToTeamCall() {
+  const call = app.teamCall;
+  app.teamCall = null;
+  const old = app.table;
+  if (old && old.result) send({ type: "leave", table: old.info.id }, () => {});
+  playTeamMatch(call.match_id);
+  render(true);
+}
+
+function teamCallView() {
+  const call = app.teamCall;
+  return h(
+    "section",
+    { class: "team-call", role: "alert", data: { match: call.match_id, board: call.board } },
+    h("strong", {}, t("teams.call", { board: call.board, id: call.match_id })),
+    " ",
+    h("button", { type: "button", id: "go-team-call", on: { click: goToTeamCall } }, t("teams.go")),
+  );
+}
+
+/** Ask for board ``n`` of the shown match: every table's result and the other tables'
+ * replays, or the server's refusal (my table has not played it yet) in words. */
+function showTeamBoard(n) {
+  const shown = app.teams;
+  const id = shown.shown;
+  shown.board = { board: n, data: null, refused: null };
+  shown.replay = null;
+  send({ type: "team_match_board", match_id: id, board: n }, (reply) => {
+    if (app.teams !== shown || shown.shown !== id || !shown.board || shown.board.board !== n) return;
+    if (reply.type === "team_match_board") shown.board.data = reply;
+    else shown.board.refused = reply;
+    if (!app.table) render(true);
+  });
+  render(true);
+}
+
+function teamStatusText(status) {
+  return tOr("teams.statuses." + status, status);
+}
+
+function inviteUrl(matchId) {
+  return `${location.origin}${location.pathname}#team=${matchId}`;
+}
+
+/** The public matches forming or playing: game, status, boards, AI level, players. */
+function teamListView() {
+  const shown = app.teams;
+  const list = shown.list;
+  let body;
+  if (list === null) body = h("p", {}, t("profile.loading"));
+  else if (!list.length) body = h("p", { class: "empty" }, t("teams.none"));
+  else
+    body = h(
+      "ul",
+      { class: "team-rows" },
+      list.map((m) =>
+        h(
+          "li",
+          { class: "team-row" + (m.match_id === shown.shown ? " open" : ""), data: { match: m.match_id, status: m.status } },
+          h("strong", {}, gameTitle(m.game)),
+          " ",
+          h("span", { class: "status status-" + m.status }, teamStatusText(m.status)),
+          " ",
+          h("span", {}, t("teams.line", { boards: m.boards, level: tOr("levels." + m.level, m.level), players: m.roster.length, places: 2 * m.team_size })),
+          m.my_team ? h("span", { class: "badge mine" }, t("teams.mine")) : null,
+          " ",
+          h("button", { type: "button", class: "open-match", data: { focus: "open-" + m.match_id }, "aria-pressed": String(m.match_id === shown.shown), on: { click: () => showTeamMatch(m.match_id) } }, t("teams.open_match")),
+          app.account && m.status === "forming" && !m.my_team && m.roster.length < 2 * m.team_size
+            ? h("button", { type: "button", class: "join-match", data: { focus: "join-" + m.match_id }, on: { click: () => joinTeam(m.match_id, null, null) } }, t("teams.join"))
+            : null,
+        ),
+      ),
+    );
+  return h("section", { id: "team-list", class: "team-list" }, h("h2", {}, t("teams.list")), body);
+}
+
+/** The form for a match (logged in): game, boards, the AI seats' level, private, and
+ * whether it starts by itself once both teams are full. */
+function createTeamView() {
+  const games = app.games.filter((g) => TEAM_GAMES.includes(g.id));
+  if (!app.account || !games.length) return h("p", { class: "note" }, t("teams.login_to_play"));
+  const levelSelect = h("select", { name: "level", id: "team-level" });
+  const fillLevels = (id) => {
+    const game = games.find((g) => g.id === id) || games[0];
+    levelSelect.replaceChildren(...(game.levels || []).filter((l) => l !== "random").map((l) => h("option", { value: l, selected: l === "normal" }, tOr("levels." + l, l))));
+  };
+  const gameSelect = h("select", { name: "game", id: "team-game", on: { change: (ev) => fillLevels(ev.target.value) } }, gameOptions(games.map((g) => g.id), games[0].id));
+  fillLevels(games[0].id);
+  const priv = h("input", { type: "checkbox", name: "private", id: "team-private" });
+  const auto = h("input", { type: "checkbox", name: "auto_start", id: "team-auto", checked: true });
+  const form = h(
+    "form",
+    {
+      class: "team-create",
+      on: {
+        submit: (ev) => {
+          ev.preventDefault();
+          if (!form.reportValidity()) return;
+          const msg = { type: "create_team_match", game: formValue(form, "game"), boards: Number(formValue(form, "boards")), level: formValue(form, "level"), private: priv.checked, auto_start: auto.checked };
+          teamRequest(msg, (made) => toast(t("teams.created", { id: made.match_id })));
+        },
+      },
+    },
+    h("h3", {}, t("teams.create_title")),
+    h("label", { class: "option" }, t("profile.game"), " ", gameSelect),
+    h("label", { class: "option" }, t("duplicate.boards"), " ", h("input", { type: "number", name: "boards", id: "team-boards", min: 1, max: 32, value: 4, required: true })),
+    h("label", { class: "option" }, t("ai_level"), " ", levelSelect),
+    h("label", { class: "option" }, priv, " ", t("private")),
+    h("label", { class: "option" }, auto, " ", t("teams.auto_start")),
+    h("div", { class: "buttons" }, h("button", { type: "submit", id: "team-create" }, t("teams.create"))),
+  );
+  return form;
+}
+
+/** A team's roster: each slot's member, or a button that takes the free slot. */
+function rosterView(m, team) {
+  const open = app.account && m.status === "forming";
+  return h(
+    "div",
+    { class: "team-roster", data: { team } },
+    h("h4", {}, t("teams.team", { team: team.toUpperCase() }), " ", h("span", { class: "team-imps" }, t("teams.imps_n", { n: team === "a" ? m.imps_a : m.imps_b }))),
+    h(
+      "ol",
+      { start: 0 },
+      Array.from({ length: m.team_size }, (_, slot) => {
+        const member = m.roster.find((p) => p.team === team && p.slot === slot);
+        const mine = m.my_team === team && m.my_slot === slot;
+        return h(
+          "li",
+          { class: "team-slot" + (mine ? " me" : ""), data: { team, slot, name: member ? member.name : "" } },
+          member ? h("span", { class: "name" }, member.name) : h("span", { class: "free" }, t("teams.free")),
+          !member && open ? h("button", { type: "button", class: "take-slot", data: { focus: `take-${team}-${slot}` }, "aria-label": t("teams.take_label", { team: team.toUpperCase(), slot }), on: { click: () => joinTeam(m.match_id, team, slot) } }, t("teams.take")) : null,
+        );
+      }),
+    ),
+  );
+}
+
+/** A table's cell of a board: each team's total there when I may see it, else whether
+ * it is played. */
+function teamCell(cell) {
+  if (cell.a_total !== null && cell.a_total !== undefined) return `A ${signed(cell.a_total, 0)} · B ${signed(cell.b_total, 0)}`;
+  return cell.done ? t("teams.done") : t("teams.playing");
+}
+
+/** The board-by-board table: each table's result, the board's net and IMPs, the total. */
+function teamBoardsView(m) {
+  if (!m.results.length) return null;
+  const tables = Array.from({ length: m.tables }, (_, i) => i);
+  const dash = (v) => (v === null || v === undefined ? "–" : signed(v, 0));
+  return h(
+    "table",
+    { class: "team-boards" },
+    h("tr", {}, h("th", {}, t("teams.board")), tables.map((i) => h("th", {}, t("teams.table_n", { n: i + 1 }))), h("th", {}, t("teams.net")), h("th", {}, t("duplicate.imps")), h("th", {}, "")),
+    m.results.map((line) =>
+      h(
+        "tr",
+        { class: "team-board-line", data: { board: line.board, imps: line.imps === null || line.imps === undefined ? "" : line.imps } },
+        h("td", {}, line.board),
+        tables.map((i) => {
+          const cell = line.tables.find((c) => c.table === i) || { table: i, done: false };
+          return h("td", { class: "team-table" + (m.my_table === i ? " mine" : ""), data: { table: i, done: String(Boolean(cell.done)) } }, teamCell(cell));
+        }),
+        h("td", { class: "net" }, dash(line.net)),
+        h("td", { class: "imps" }, dash(line.imps)),
+        h("td", {}, h("button", { type: "button", class: "team-board-button", data: { board: line.board, focus: "board-" + line.board }, "aria-pressed": String(Boolean(app.teams.board && app.teams.board.board === line.board)), on: { click: () => showTeamBoard(line.board) } }, t("teams.see_board"))),
+      ),
+    ),
+    h("tr", { class: "team-total" }, h("th", { colspan: m.tables + 2 }, t("teams.total")), h("td", { class: "total", colspan: 2 }, `A ${m.imps_a} – B ${m.imps_b}`)),
+  );
+}
+
+/** A board of the match: every table's totals and a replay button per other table; or
+ * the server's refusal, in words. */
+function teamBoardView(shown) {
+  const head = h("h3", {}, t("duplicate.board_title", { n: shown.board }));
+  if (shown.refused) return h("section", { class: "team-board-view refused", data: { board: shown.board, code: shown.refused.code || "" } }, head, h("p", { class: "refusal", role: "status" }, errorMessage(S, shown.refused)));
+  if (!shown.data) return h("section", { class: "team-board-view", data: { board: shown.board } }, head, h("p", {}, t("profile.loading")));
+  const line = shown.data.line;
+  const names = (replay) => replay.seats.map((s) => seatName(s)).join(" – ");
+  return h(
+    "section",
+    { class: "team-board-view", data: { board: shown.board } },
+    head,
+    h("ul", { class: "team-board-tables" }, line.tables.map((c) => h("li", { data: { table: c.table } }, t("teams.table_n", { n: c.table + 1 }), ": ", teamCell(c)))),
+    line.imps !== null && line.imps !== undefined ? h("p", { class: "team-net" }, t("teams.net_line", { net: signed(line.net, 0), imps: signed(line.imps, 0) })) : null,
+    h(
+      "div",
+      { class: "buttons team-replays" },
+      shown.data.replays.map((r) => {
+        const m = TEAM_TABLE.exec(r.table);
+        const n = m ? Number(m[3]) + 1 : "?";
+        return h("button", { type: "button", class: "replay-button", data: { table: r.table, focus: "replay-" + r.table }, on: { click: () => openReplay(r, t("teams.table_of", { n, names: names(r) }), app.teams) } }, t("teams.replay_table", { n }));
+      }),
+    ),
+  );
+}
+
+/** The shown match: status and score, invite link, rosters, my place and actions, the
+ * boards, and a board's other tables when asked for. */
+function teamMatchView() {
+  const shown = app.teams;
+  if (!shown.shown) return h("section", { id: "team-match", hidden: true });
+  const m = shown.match;
+  if (!m) return h("section", { id: "team-match", class: "team-match", data: { match: shown.shown } }, h("p", {}, t("profile.loading")));
+  if (m.refused) return h("section", { id: "team-match", class: "team-match refused", data: { match: shown.shown } }, h("p", { class: "refusal", role: "status" }, errorMessage(S, m.refused)));
+  const me = app.account ? app.account.name.toLowerCase() : null;
+  const member = m.my_team !== null && m.my_team !== undefined;
+  const full = m.roster.length >= 2 * m.team_size;
+  const button = (id, key, onClick) => h("button", { type: "button", id, data: { focus: id }, on: { click: onClick } }, t(key));
+  const actions = [];
+  if (m.status === "forming" && member) actions.push(button("team-leave", "teams.leave", () => teamRequest({ type: "leave_team_match", match_id: m.match_id })));
+  if (m.status === "forming" && app.account && !member && !full) actions.push(button("team-join", "teams.join", () => joinTeam(m.match_id, null, null)));
+  if (m.status === "forming" && me !== null && (m.creator || "").toLowerCase() === me && full) actions.push(button("team-start", "teams.start", () => teamRequest({ type: "start_team_match", match_id: m.match_id })));
+  if (m.status === "playing" && member && m.next_board !== null && m.next_board !== undefined) actions.push(h("button", { type: "button", id: "team-play", data: { focus: "team-play" }, on: { click: () => playTeamMatch(m.match_id) } }, t("teams.play", { n: m.next_board })));
+  return h(
+    "section",
+    { id: "team-match", class: "team-match", data: { match: m.match_id, status: m.status } },
+    h("h2", {}, t("teams.match_title", { game: gameTitle(m.game), status: teamStatusText(m.status) })),
+    h("p", { class: "team-score", role: "status" }, t("teams.score", { a: m.imps_a, b: m.imps_b }), " · ", t("teams.line", { boards: m.boards, level: tOr("levels." + m.level, m.level), players: m.roster.length, places: 2 * m.team_size })),
+    m.status === "forming" ? h("p", { class: "team-invite" }, h("label", {}, t("invite_link"), " ", h("input", { readonly: true, class: "invite-link", id: "team-invite", value: inviteUrl(m.match_id) }))) : null,
+    h("div", { class: "team-rosters" }, rosterView(m, "a"), rosterView(m, "b")),
+    member ? h("p", { class: "team-you" }, t("teams.you", { team: m.my_team.toUpperCase(), table: (m.my_table || 0) + 1 }), m.status === "playing" && (m.next_board === null || m.next_board === undefined) ? " " + t("teams.all_played") : "") : null,
+    actions.length ? h("div", { class: "buttons" }, actions) : null,
+    teamBoardsView(m),
+    shown.board ? teamBoardView(shown.board) : null,
+    shown.replay ? replayView(shown.replay) : null,
+  );
+}
+
+function teamsView() {
+  return pageView("teams", toLobby, t("teams.title"), h("p", { class: "note" }, t("teams.about")), teamMatchView(), teamListView(), createTeamView());
+}
+
 /** Back to the lobby from a page over it (its list of tables asked afresh). */
 function toLobby() {
   closePages(null);
@@ -1440,6 +1814,7 @@ function toLobby() {
 function closePages(keep) {
   if (keep !== "duplicate") app.duplicate = null;
   if (keep !== "tournaments") app.tournaments = null;
+  if (keep !== "teams") app.teams = null;
   app.profile = null;
   app.leaderboard = null;
 }
@@ -1451,6 +1826,10 @@ setInterval(() => {
   if (app.tournaments) {
     listTournaments();
     if (app.tournaments.shown) loadTournament();
+  }
+  if (app.teams) {
+    listTeamMatches();
+    if (app.teams.shown && !(app.teams.match && app.teams.match.status === "finished")) loadTeamMatch();
   }
 }, 3000);
 
@@ -1491,6 +1870,7 @@ function closeTable() {
   listTables();
   const board = from && dupBoardOf(from);
   if (board && !app.tournaments) openDuplicate(board.set_id); // back where the board was chosen
+  else if (teamMatchOf(from) && !app.tournaments && !app.teams) openTeams(teamMatchOf(from));
   else render(true);
 }
 
@@ -1839,7 +2219,7 @@ const main = () => document.getElementById("main");
 function render(full = false) {
   const root = main();
   const lobby = root.querySelector(".lobby");
-  if (!full && app.welcome && !app.table && (app.duplicate || app.tournaments) && !app.profile && !app.leaderboard) return; // they redraw their own sections
+  if (!full && app.welcome && !app.table && (app.duplicate || app.tournaments || app.teams) && !app.profile && !app.leaderboard) return; // they redraw their own sections
   if (!full && app.welcome && !app.table && !app.profile && !app.leaderboard && lobby && lobby.dataset.games === String(app.games.length)) {
     lobby.querySelector("ul.tables").replaceChildren(...tableRows()); // keep what was typed
     return;
@@ -1854,7 +2234,8 @@ function render(full = false) {
   }
   if (app.profile && !app.account) app.profile = null; // logged out meanwhile
   if (app.call && !(app.table && app.table.info.id === app.call.table) && !app.call.auto) root.append(callView());
-  root.append(app.table ? tableView() : app.profile ? profileView() : app.leaderboard ? leaderboardView() : app.duplicate ? duplicateView() : app.tournaments ? tournamentsView() : lobbyView());
+  if (app.teamCall) root.append(teamCallView());
+  root.append(app.table ? tableView() : app.profile ? profileView() : app.leaderboard ? leaderboardView() : app.duplicate ? duplicateView() : app.tournaments ? tournamentsView() : app.teams ? teamsView() : lobbyView());
   const input = root.querySelector(".chat-input");
   if (input && draft) input.value = draft;
   if (input && focused) input.focus();
@@ -1975,6 +2356,7 @@ function lobbyView() {
       { class: "pages", "aria-label": t("pages") },
       h("button", { type: "button", id: "open-duplicate", on: { click: () => openDuplicate() } }, t("duplicate.open")),
       h("button", { type: "button", id: "open-tournaments", on: { click: () => openTournaments() } }, t("tournaments.open")),
+      h("button", { type: "button", id: "open-teams", on: { click: () => openTeams() } }, t("teams.open")),
     ),
     app.queue ? queueView() : null,
     h("section", {}, h("h2", {}, t("games")), games),
@@ -2077,7 +2459,7 @@ function tableView() {
     h("strong", {}, info.title || info.game),
     h("span", { class: "table-id" }, ` ${info.id}`),
     ratedBadge(info),
-    table.invite && !dupBoardOf(info.id) ? h("span", { class: "invite" }, ` ${t("invite_link")}: `, h("input", { readonly: true, class: "invite-link", value: `${location.origin}/#table=${info.id}&invite=${table.invite}` })) : null,
+    table.invite && !dupBoardOf(info.id) && !teamMatchOf(info.id) ? h("span", { class: "invite" }, ` ${t("invite_link")}: `, h("input", { readonly: true, class: "invite-link", value: `${location.origin}/#table=${info.id}&invite=${table.invite}` })) : null,
     info.status === "waiting" && info.owner === (app.welcome && app.welcome.player_id) ? h("button", { on: { click: () => send({ type: "start", table: info.id }) } }, t("start")) : null,
     rulesButton(info.game),
   );
@@ -2432,9 +2814,12 @@ function resultView(result, seats) {
     ratingLine(table),
     dupBoardOf(table.info.id) ? dupAfterBoard(table, dupBoardOf(table.info.id)) : null,
     // a duplicate board or a tournament round is played once: no rematch there
-    table.seat !== null && !dupBoardOf(table.info.id) && !tournamentOf(table.info.id) ? h("button", { class: "rematch", on: { click: () => send({ type: "rematch", table: table.info.id }) } }, t("rematch")) : null,
+    table.seat !== null && !dupBoardOf(table.info.id) && !tournamentOf(table.info.id) && !teamMatchOf(table.info.id) ? h("button", { class: "rematch", on: { click: () => send({ type: "rematch", table: table.info.id }) } }, t("rematch")) : null,
     tournamentOf(table.info.id)
       ? h("button", { type: "button", class: "to-tournament", on: { click: () => send({ type: "leave", table: table.info.id }, () => openTournaments(tournamentOf(table.info.id))) } }, t("tournaments.back"))
+      : null,
+    teamMatchOf(table.info.id)
+      ? h("button", { type: "button", class: "to-team-match", on: { click: () => send({ type: "leave", table: table.info.id }, () => openTeams(teamMatchOf(table.info.id))) } }, t("teams.back"))
       : null,
     h("button", { on: { click: () => send({ type: "leave", table: table.info.id }) } }, t("back_to_lobby")),
   );
@@ -2501,7 +2886,11 @@ setInterval(() => {
 }, 5000);
 
 window.addEventListener("hashchange", () => {
-  if (app.welcome && hashParams().get("table") && !app.table) onWelcome(app.welcome);
+  const invited = hashParams().get("team"); // a team match's invite link opened in this tab
+  if (app.welcome && invited && !app.table) {
+    history.replaceState(null, "", location.pathname);
+    openTeams(invited, true);
+  } else if (app.welcome && hashParams().get("table") && !app.table) onWelcome(app.welcome);
 });
 
 /** Show the page in ``code``: load its strings and redraw what is shown (the seat
