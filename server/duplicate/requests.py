@@ -123,16 +123,26 @@ class DuplicateRequests:
 
     def _check_not_playing(self, player: Player, set_id: str) -> None:
         """One board of a set at a time: a second table of the board in progress would
-        deal its cards again before its result is in (``already_seated``: that table)."""
-        for table_id in player.tables:
-            actor = self.lobby.tables.get(table_id)
-            if actor is None or actor.closed:
+        deal its cards again before its result is in (``already_seated``: that table).
+        A board the player left is still theirs while the AI plays it out
+        (:meth:`server.tables.core.TableCore.leave`): its result counts as played."""
+        account = None if player.account is None else player.account.account_id
+        for table_id, actor in self.lobby.tables.items():
+            core = actor.core
+            ref = core.setup.options.duplicate
+            if actor.closed or ref is None or ref.set_id != set_id or core.status == "finished":
                 continue
-            ref = actor.core.setup.options.duplicate
-            if ref is not None and ref.set_id == set_id and actor.core.status != "finished":
+            if table_id in player.tables:
                 raise RequestError(
                     ErrorCode.ALREADY_SEATED,
                     f"finish board {ref.board} first (table {table_id})",
+                    table_id,
+                )
+            if account is not None and any(s.account == account for s in core.seats):
+                raise RequestError(
+                    ErrorCode.ALREADY_SEATED,
+                    f"board {ref.board}, which you left, is being played out by the AI; "
+                    "it counts as played",
                     table_id,
                 )
 

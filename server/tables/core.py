@@ -514,13 +514,19 @@ class TableCore:
         if self.owner == player_id:
             members = self.members()
             self.owner = members[0] if members else None
-        if not self.members():
+        if not self.members() and not self._plays_out():
             eff.closed = True
             return eff
         eff.outs = self._changed(now)
         if self.status == "finished":
             eff = self._merge(eff, self._rematch_if_agreed(now))
         return eff
+
+    def _plays_out(self) -> bool:
+        """A duplicate board in play is played to its end by the AI once everybody has
+        left: closed, the board would be dealt again, to players who have seen its cards
+        (docs/duplicate.md); its result counts as the leavers'."""
+        return self.status == "playing" and self.setup.options.duplicate is not None
 
     def kick(self, owner_id: str, player_id: str, now: float) -> Effects:
         """The owner removes ``player_id`` (seated or watching) before the game begins;
@@ -665,6 +671,8 @@ class TableCore:
         eff.answered = asker is not None
         if self.game.is_over(self.state):
             eff.outs.extend(self._finish(now))
+            # a board the AI played out once everybody left (_plays_out) closes now
+            eff.closed = self.setup.options.duplicate is not None and not self.members()
         return eff
 
     def _updates(self, events: Iterable[Event], change: Change) -> list[Out]:

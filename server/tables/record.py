@@ -34,8 +34,8 @@ def _kind(slot: SeatSlot) -> SeatKind:
 
 def _duplicate_result(core: TableCore, result: Result) -> DuplicateResult | None:
     """The player's result of a duplicate board's table (issue 56), else ``None``; a
-    board played without an account (cannot happen: ``play_duplicate`` needs one) or
-    whose player's seat was left has no result."""
+    board played without an account (cannot happen: ``play_duplicate`` needs one) has
+    no result; a board its player left is played out by the AI and counts as theirs."""
     ref, seat = core.setup.options.duplicate, core.setup.options.seat
     if ref is None or seat is None or ref.match_table is not None:
         return None

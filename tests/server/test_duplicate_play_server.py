@@ -114,3 +114,38 @@ async def test_the_result_is_written_once_with_the_game(dup_server: CardaviaServ
         assert (await refused(ann.duplicate_board(made.set_id, 2))).code == "board_out_of_order"
         sets = (await ann.duplicate_sets("doudizhu")).sets
         assert [s.next_board for s in sets if s.set_id == made.set_id] == [None]
+
+
+async def test_a_board_left_mid_play_is_played_out_by_the_ai_and_counts(
+    dup_server: CardaviaServer,
+) -> None:
+    """Leaving a board mid-play does not close its table: the AI plays it to its end and
+    the result is the leaver's, so the board is never dealt again to someone who has
+    seen its cards; asking for it meanwhile is refused."""
+    async with await Client.connect(dup_server.url, "Ann") as ann:
+        await ann.register("Ann", PASSWORD)
+        made = await ann.create_duplicate_set("scopa", "easy", boards=2, minutes=30)
+        joined = await ann.play_duplicate(made.set_id)
+        table = joined.table.id
+        actor = dup_server.lobby.tables[table]
+        for _ in range(200):  # the deal is under way
+            if actor.core.status == "playing":
+                break
+            await asyncio.sleep(0.01)
+        assert actor.core.status == "playing"
+        await ann.leave(table)
+        while not actor.closed and actor.core.status == "playing":
+            again = await refused(ann.play_duplicate(made.set_id))
+            assert again.code == "already_seated" and again.detail == table
+            await asyncio.sleep(0.05)
+        for _ in range(400):  # the AI finishes the deal, then the table closes
+            if actor.closed:
+                break
+            await asyncio.sleep(0.025)
+        assert actor.closed and actor.core.status == "finished"
+        await asyncio.wait_for(dup_server.record_writer.drain(), 10.0)
+        standings = await ann.duplicate_standings(made.set_id)
+        assert [(s.name, s.boards) for s in standings.standings] == [("Ann", 1)]
+        nxt = await ann.play_duplicate(made.set_id)  # board 2 now, not board 1 again
+        assert nxt.table.id != table
+        assert dup_server.lobby.tables[nxt.table.id].core.setup.options.duplicate.board == 2
