@@ -240,7 +240,14 @@ class Tournaments:
             return kept.lines
         tournament_id = t.tournament_id
         entries = await self.store.entries(tournament_id)
-        games = [g for g in (x.game_result() for x in await self.store.tables(tournament_id)) if g]
+        stored = await self.store.tables(tournament_id)
+        if t.duplicate_game is not None and t.status is not Status.FINISHED:
+            # every table of a Duplicate Swiss round deals the same cards: none of the
+            # round's results shows before all its tables have played them (as a
+            # duplicate board's results wait for the asker's own play, docs/duplicate.md)
+            unfinished = {x.round for x in stored if x.results is None}
+            stored = [x for x in stored if x.round not in unfinished]
+        games = [g for g in (x.game_result() for x in stored) if g]
         names = {e.account_id: e.name for e in entries}
         table = standings(
             [e.account_id for e in entries],

@@ -177,6 +177,15 @@ async def test_a_round_s_records_stay_hidden_from_who_still_plays_it(
         raise AssertionError("Cy still plays the round's deal")
     await keeper.check_record(ann_player, first)  # her own table's game
     await keeper.check_record(cy_player, "abcdefgh.1")  # not a tournament's
+    # nor do the standings show how table 1 scored the deal table 2 still plays
+    assert await store.set_results(f"{made.id}-r1-t1", [[1, 9, 1], [0, -9, 1], [0, 0, 0]])
+    shown = await cy.standings(made.id)
+    assert all(line.games == 0 and not line.matchpoints for line in shown.standings)
+    assert await store.set_results(f"{made.id}-r1-t2", [[0, -3, 1], [1, 3, 1], [0, 0, 0]])
+    server.tournaments._standings.clear()  # kept 1 s: read afresh
+    shown = await cy.standings(made.id)
+    assert sorted(line.games for line in shown.standings) == [1, 1, 1, 1]
+    assert sum(line.matchpoints or 0 for line in shown.standings) > 0
     for c in (ann, bo, cy, di):
         await c.close()
 
