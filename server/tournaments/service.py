@@ -246,7 +246,7 @@ class Tournaments:
             # round's results shows before all its tables have played them (as a
             # duplicate board's results wait for the asker's own play, docs/duplicate.md)
             unfinished = {x.round for x in stored if x.results is None}
-            stored = [x for x in stored if x.round not in unfinished]
+            stored = tuple(x for x in stored if x.round not in unfinished)
         games = [g for g in (x.game_result() for x in stored) if g]
         names = {e.account_id: e.name for e in entries}
         table = standings(
