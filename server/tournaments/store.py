@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from engine.registry import GAMES
 from protocol.errors import ErrorCode
 from server.persist.db.engine import Database
+from server.persist.db.locks import lock_row
 from server.persist.db.models import (
     AccountRow,
     GameRecordRow,
@@ -350,7 +351,8 @@ class TournamentStore:
         """Enter ``account_id`` (again, after a withdrawal), before the end; ``forbidden``
         once the tournament is over."""
         async with self.db.session() as s:
-            row = await s.get(TournamentRow, tournament_id, with_for_update=True)
+            await lock_row(s, TournamentRow.tournament_id, tournament_id)
+            row = await s.get(TournamentRow, tournament_id)
             if row is None:
                 raise _not_found(tournament_id)
             if row.status == Status.FINISHED.value:
@@ -507,12 +509,11 @@ async def _within_limits(
     s: AsyncSession, account_id: str, limits: CreationLimits, now: float
 ) -> None:
     """``quota_exceeded`` (``detail``: the setting) if ``account_id`` may not create one
-    more tournament now.  The account's row is locked first, so that two processes
-    creating for one account at once count each other (PostgreSQL; SQLite has one
-    writer at a time anyway)."""
+    more tournament now.  The account's row is locked first, so that two creations for
+    one account at once, in any processes, count each other."""
     if not (limits.max_tournaments_per_account or limits.tournaments_created_per_hour):
         return
-    await s.get(AccountRow, account_id, with_for_update=True)
+    await lock_row(s, AccountRow.account_id, account_id)
     mine = TournamentRow.created_by == account_id
     cap = limits.max_tournaments_per_account
     if cap:

@@ -3,6 +3,7 @@ checked, registration and withdrawal, a round paired once, results from game rec
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -172,3 +173,23 @@ async def test_an_account_creates_tournaments_within_its_quotas(database: Databa
     later = await store.create(spec, "ann", NOW + 3601, limits)  # an hour on
     assert later.status is Status.SCHEDULED
     assert len(await store.listing()) == 6
+
+
+async def test_creations_at_once_count_each_other(database: Database) -> None:
+    """Several creations for one account at the same moment: the account's row is held
+    before the count, so exactly the quota's number are made and the rest are refused
+    as over it (on SQLite too, where a read first made one of two writers fail)."""
+    store = TournamentStore(database)
+    await accounts(database, "ann")
+    limits = CreationLimits(max_tournaments_per_account=2, tournaments_created_per_hour=10)
+
+    async def one() -> str:
+        try:
+            await store.create(swiss(), "ann", NOW, limits)
+        except RequestError as exc:
+            return str(exc.code)
+        return "made"
+
+    outcomes = await asyncio.gather(*(one() for _ in range(5)))
+    assert sorted(outcomes) == ["made", "made"] + ["quota_exceeded"] * 3
+    assert len(await store.listing()) == 2
