@@ -78,21 +78,27 @@ class BoardScore:
         return 50.0 if self.top == 0 else 100.0 * self.matchpoints / self.top
 
 
+def matchpoints(score: int, field: Sequence[int]) -> int:
+    """Bridge's matchpoints of ``score`` among ``field`` (the sorted scores of one
+    board, ``score`` among them): 2 for each other result beaten, 1 for each tie."""
+    below = bisect.bisect_left(field, score)
+    ties = bisect.bisect_right(field, score) - below - 1
+    return 2 * below + ties
+
+
 def compare_board(game: str, board: int, scores: Mapping[str, int]) -> tuple[BoardScore, ...]:
     """Every player's matchpoints and cross-IMPs on one board, best first."""
     values = sorted(scores.values())
     others = len(values) - 1
     out = []
     for account, score in scores.items():
-        below = bisect.bisect_left(values, score)
-        ties = bisect.bisect_right(values, score) - below - 1
         total = sum(imps(game, score - v) for v in values) if others else 0
         out.append(
             BoardScore(
                 account=account,
                 board=board,
                 score=score,
-                matchpoints=2 * below + ties,
+                matchpoints=matchpoints(score, values),
                 top=2 * others,
                 imps=total / others if others else 0.0,
             )

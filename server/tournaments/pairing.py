@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from server.duplicate.scoring import compare_board, seat_score
+from server.duplicate.scoring import matchpoints, seat_score
 
 WINDOW_TABLES = 3
 """How many tables' worth of players below the top one a table may take from to avoid
@@ -339,24 +339,23 @@ def cross_table_matchpoints(game: str, games: Iterable[GameResult]) -> dict[str,
     same cards to the same seats, so a seat's result (its score in the game's unit,
     :func:`server.duplicate.scoring.seat_score`) is compared with the results of that
     seat at the round's other finished tables: 2 per result beaten, 1 per tie
-    (:func:`server.duplicate.scoring.compare_board`, bridge's matchpoints).  An AI
+    (:func:`server.duplicate.scoring.matchpoints`).  An AI
     seat's result is compared against (it held the same cards) but earns nobody
     anything, as in :func:`placement_points`."""
-    boards: dict[tuple[int, int], dict[str, int]] = {}
-    holder: dict[tuple[int, int, str], str] = {}
+    fields: dict[tuple[int, int], list[int]] = {}  # (round, seat): the seat's results
+    held: list[tuple[int, int, int, str]] = []  # round, seat, result, who held the seat
     for g in games:
         scores = [r.score for r in g.seats]
         for seat, r in enumerate(g.seats):
-            key = f"t{g.table}"
-            boards.setdefault((g.round, seat), {})[key] = seat_score(game, scores, seat)
+            result = seat_score(game, scores, seat)
+            fields.setdefault((g.round, seat), []).append(result)
             if r.player_id is not None:
-                holder[(g.round, seat, key)] = r.player_id
+                held.append((g.round, seat, result, r.player_id))
+    for results in fields.values():
+        results.sort()
     out: dict[str, int] = {}
-    for (round_no, seat), scores_of in boards.items():
-        for line in compare_board(game, seat, scores_of):
-            person = holder.get((round_no, seat, line.account))
-            if person is not None:
-                out[person] = out.get(person, 0) + line.matchpoints
+    for round_no, seat, result, person in held:
+        out[person] = out.get(person, 0) + matchpoints(result, fields[(round_no, seat)])
     return out
 
 
