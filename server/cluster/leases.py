@@ -178,9 +178,9 @@ class Cluster:
         everyone = {pid for actor in self.lobby.tables.values() for pid in actor.core.members()}
         for player in list(self.lobby.sessions):  # stand-ins no table here needs any more
             if (
-                not player.token
+                player.is_stand_in
                 and player.player_id not in everyone
-                and now - (player.relayed_at or float("-inf")) >= STAND_IN_KEEP
+                and (player.relayed_at is None or now - player.relayed_at >= STAND_IN_KEEP)
             ):
                 self.lobby.sessions.forget(player)
         members = {pid for pid in everyone if not self._here(pid)}

@@ -79,6 +79,12 @@ class Player:
     stand_in`): when a request or event of theirs last came through (lobby clock)."""
 
     @property
+    def is_stand_in(self) -> bool:
+        """A session standing in at this process for a player connected to another
+        one (:meth:`server.cluster.bus.Bus.stand_in`): it has no token of its own."""
+        return not self.token
+
+    @property
     def key(self) -> str:
         """What mutes and blocks name this player by: the account id when logged in
         (it holds on every device), else the session's player id."""

@@ -169,7 +169,7 @@ class SeatKeeper:
         for session in self.sessions:
             # a session with no token is another process's player (a stand-in, as the
             # tables here see them): that process seats them, never this one
-            if session.account is not None and session.connected and session.token:
+            if session.account is not None and session.connected and not session.is_stand_in:
                 here.setdefault(session.account.account_id, []).append(session)
         for table in pending:
             for seat, account in enumerate(table.seats):
