@@ -291,6 +291,18 @@ class TeamRequests:
         _log.info("team_table_made", match=match.match_id, board=board, table=table)
         self._notify(match.match_id, board, table, skip=account)
 
+    async def _lost(self, match: Match, board: int, table: int, now: datetime) -> bool:
+        """Whether a claimed table lives nowhere and was not played (its members left
+        it before its game began, and nobody asked again): then claimed again here, by
+        one process, to be made anyway."""
+        tid = table_id(match.match_id, board, table)
+        if tid in self.lobby.tables or await self.lobby.store.load(tid) is not None:
+            return False
+        if await self._played(match, board, table, tid):
+            return False
+        before = now - timedelta(seconds=REMAKE_AFTER)
+        return await self.store.reclaim(match.match_id, board, table, before, now)
+
     async def _played(self, match: Match, board: int, table: int, tid: str) -> bool:
         """Whether board ``board`` was played at ``table`` though its result is not read
         yet: written by this process's writer meanwhile, or kept finished in Redis while
@@ -421,16 +433,19 @@ class TeamRequests:
             claimed = await self.store.claimed(match.match_id)
             for table in range(len(layout(match.game))):
                 board = next_board(match, table, results)
-                if board is None or (board, table) in claimed:
+                if board is None:
                     continue
                 before = [r.finished_at for r in results if r.table == table]
                 since = max((t for t in before if t is not None), default=None)
                 if now - (since or self._seen[match.match_id]) < wait:
                     continue
-                if not await self.store.claim(match.match_id, board, table, now):
+                tid = table_id(match.match_id, board, table)
+                if (board, table) in claimed:
+                    if not await self._lost(match, board, table, now):
+                        continue
+                elif not await self.store.claim(match.match_id, board, table, now):
                     continue
                 await self.key()
-                tid = table_id(match.match_id, board, table)
                 options = table_options(match, board, table, 0.0)
                 await self.lobby.team_table(match.game, options, tid, None, 0, level=match.level)
                 _log.info("team_table_absent", match=match.match_id, board=board, table=table)

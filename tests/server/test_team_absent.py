@@ -1,12 +1,14 @@
 """Team match members who do not come (issue 56, docs/duplicate.md Team matches, Absent
 members): past ``team_absent_fill`` the AI of the match's level plays their seats, at a
 table one member made and at a table nobody asked for, a member who comes late takes
-their seat back, and the match ends with every board counted."""
+their seat back, a table its members left before its game began is made again, and the
+match ends with every board counted."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ from client_cli.team_play import play_match
 from client_cli.tournament import bot_player
 from protocol import server_messages as sm
 from server.app import CardaviaServer, running_server
+from server.duplicate.team_requests import REMAKE_AFTER
 from server.duplicate.team_store import table_id
 from server.persist.db.engine import sqlite_url
 from server.persist.db.models import GameSeatRow
@@ -105,4 +108,31 @@ async def test_a_table_nobody_came_to_is_made_and_its_member_takes_the_seat_back
     finally:
         table_0.cancel()
         for c in (ann, bob, cat, dan):
+            await c.close()
+
+
+async def test_a_table_left_before_its_game_began_is_made_again(
+    absent_server: CardaviaServer,
+) -> None:
+    mid, people = await started(absent_server, 1)
+    ann = people[0]
+    try:
+        tid = (await ann.play_team_match(mid)).table.id
+        await ann.leave(tid)  # before the game began: the table closes, its claim stays
+        for _ in range(100):
+            if tid not in absent_server.lobby.tables:
+                break
+            await asyncio.sleep(0.02)
+        assert tid not in absent_server.lobby.tables
+        # once the claim is old enough, the pass claims it again and makes the table
+        later = datetime.now(UTC) + timedelta(seconds=REMAKE_AFTER + 1)
+        await absent_server.team.fill_absent(later)
+        assert tid in absent_server.lobby.tables
+        for _ in range(250):  # nobody plays: the AI plays both tables to the match's end
+            if (await ann.team_match(mid)).status == "finished":
+                break
+            await asyncio.sleep(0.04)
+        assert (await ann.team_match(mid)).status == "finished"
+    finally:
+        for c in people:
             await c.close()
