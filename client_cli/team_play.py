@@ -6,8 +6,11 @@ for the other tables and returns the finished match.
 
 Between boards the server may not have stored the board just played yet
 (``game_in_progress``), or the match may not have started (``roster_not_full``): the
-loop waits for the server's ``team_match_table`` notice (or a short while) and asks
-again.
+loop waits for the server's ``team_match_table`` notice, which reaches the member on
+whichever process they are connected to, and asks again; it asks anyway after
+:data:`WAIT` (a notice lost with a connection, or pushed while the request was under
+way), and after the server's hint when the other member's request is making the table
+(``table_moving``).
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ from client_cli.client import Client, ServerError
 from client_cli.tournament import PlayTable
 from protocol import server_messages as sm
 
-WAIT = 1.0
-"""Seconds to wait for a notice before asking the server again."""
+WAIT = 5.0
+"""Seconds to wait for a notice before asking the server again (the fallback poll)."""
 RETRY = frozenset({"game_in_progress", "roster_not_full", "not_found", "table_moving"})
 """Refusals of ``play_team_match`` that pass: asked again after a notice or :data:`WAIT`."""
 
@@ -36,6 +39,15 @@ async def _notice(client: Client, match_id: str, timeout: float) -> sm.TeamMatch
         return None
     assert isinstance(found, sm.TeamMatchTable)
     return found
+
+
+def _hinted(exc: ServerError, wait: float) -> float:
+    """How long to wait before asking again: ``table_moving``'s hint (seconds, in its
+    ``detail``) when shorter, else ``wait``."""
+    if exc.code == "table_moving":
+        with contextlib.suppress(TypeError, ValueError):
+            return min(wait, float(exc.error.detail or wait))
+    return wait
 
 
 async def play_match(
@@ -57,7 +69,7 @@ async def play_match(
             if exc.code == "already_seated" and exc.error.detail in client.tables:
                 table = exc.error.detail
             elif exc.code in RETRY:
-                await _notice(client, match_id, wait)
+                await _notice(client, match_id, _hinted(exc, wait))
                 continue
             else:
                 raise

@@ -148,6 +148,7 @@ class CardaviaServer:
             self.records,
             self.duplicate.store,
             self.duplicate.key,
+            config.team_absent_fill,
         )
         """Team duplicate matches (issue 56): their tables' results come with the games."""
         self.record_writer.on_stored = self.team.stored
@@ -215,6 +216,7 @@ class CardaviaServer:
         )
         self.bus = Bus(self.store, self)
         self.team.forward = self.bus.forward
+        self.team.push = self.bus.push_accounts  # the notices reach every process's members
         self.lobby.remote = self.bus
         await self.bus.start()
         self.rated.queue = RedisQueue(self.store.redis, self.config.redis_prefix, self.store.node)
@@ -341,6 +343,7 @@ class CardaviaServer:
         self._passes.spawn(self._sweep(), "session-sweeper")
         self._passes.spawn(self._poll_bans(), "ban-poll")
         self._passes.spawn(self.duplicate.run_daily(self._passes.pause), "daily-sets")
+        self._passes.spawn(self.team.run_absent(self._passes.pause), "team-absent")
         if ours and pings is not None:
             self._keepalive = asyncio.create_task(
                 keepalive.run(

@@ -375,6 +375,13 @@ class ServerConfig(BaseSettings):
         description="Seconds between reads of the bans that cardavia-admin writes in the"
         " database: a new ban ends the account's sessions within this time.",
     )
+    team_absent_fill: float = Field(
+        default=60.0,
+        ge=0,
+        description="Seconds a started team match's table waits for its members (from the"
+        " match's start or the table's last board) before it is made anyway and the AI of"
+        " the match's level plays the absent members' seats (they may still take them).",
+    )
 
     # -- tournaments (issue 56) --
     max_tournaments_per_account: int = Field(

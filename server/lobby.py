@@ -392,18 +392,26 @@ class Lobby:
         game_id: str,
         options: TableOptions,
         table_id: str,
-        player: Player,
+        player: Player | None,
         seat: int,
         ref: int | None = None,
+        *,
+        level: str,
     ) -> TableActor:
         """A team match's table of one board (issue 56, :mod:`server.duplicate.
-        team_requests`) under its derived id, ``player`` seated at ``seat``; the other
-        members join it as they come. Counted against nobody's quota of created tables:
-        the match made it."""
-        self.check_room(player)
-        actor = await self._new_table(None, game_id, options, quick=False, table_id=table_id)
-        actor.pending_joins += 1
-        actor.submit(Join(player, ref, seat))
+        team_requests`) under its derived id, ``player`` seated at ``seat`` (``None``:
+        made for absent members, the AI of ``level`` in their seats); the other members
+        join it as they come, and the AI of ``level`` takes the seats still empty after
+        ``options.fill_after``. Counted against nobody's quota of created tables: the
+        match made it."""
+        if player is not None:
+            self.check_room(player)
+        actor = await self._new_table(
+            None, game_id, options, quick=False, table_id=table_id, level=level
+        )
+        if player is not None:
+            actor.pending_joins += 1
+            actor.submit(Join(player, ref, seat))
         actor.submit(Tick())
         return actor
 

@@ -32,6 +32,10 @@ Every request the front forwards is answered, even while its table moves
 
 Nothing durable travels here: the table's record is written by its owner
 before any message about it is sent.
+
+Every process also listens on one shared channel (:data:`EVERY`), for notices to an
+account's connections wherever they are (:meth:`Bus.push_accounts`: a team match's
+``team_match_table``, decided by the process that stored the board or made the table).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import astuple, dataclass
 from typing import Any, Protocol
 
@@ -66,6 +70,8 @@ from server.tables.core import LISTING_TTL, TableCore
 from server.tables.options import RequestError
 
 OUTBOX_LIMIT = 100_000
+EVERY = "*"
+"""The node name of the channel every process listens on (no process is named so)."""
 """Messages waiting to be published before new ones are dropped (Redis is gone)."""
 
 
@@ -293,7 +299,7 @@ class Bus:
             conn: Any = None
             try:
                 conn = await pool.get_connection()  # type: ignore[no-untyped-call]
-                await conn.send_command("SUBSCRIBE", self.channel(self.node))
+                await conn.send_command("SUBSCRIBE", self.channel(self.node), self.channel(EVERY))
                 while True:
                     if conn.health_check_interval and loop.time() > conn.next_health_check:
                         await conn.send_command("PING", check_health=False)
@@ -625,6 +631,30 @@ class Bus:
             player.tables.pop(message.table, None)
         player.send(message)
 
+    def push_accounts(self, notices: Sequence[tuple[str, BaseModel]]) -> None:
+        """Send each message to the connections of its account on every process (this
+        one too, through the same channel): what the process deciding it cannot reach."""
+        items = [[account, encode(message)] for account, message in notices]
+        self.post(EVERY, {"t": "acct", "items": items})
+
+    def _to_accounts(self, items: list[list[Any]]) -> None:
+        """Hand the messages of :meth:`push_accounts` to the connections here (not to
+        stand-ins: their own process hands them over)."""
+        wanted: dict[str, list[Any]] = {}
+        for account, raw in items:
+            try:
+                wanted.setdefault(str(account), []).append(decode_server(raw))
+            except FrameError:
+                continue
+        for player in self.lobby.sessions:
+            account = player.account
+            link = player.link
+            if account is None or link is None or isinstance(link, RemoteLink):
+                continue
+            for message in wanted.get(account.account_id, ()):
+                if player.connected:
+                    player.send(message)
+
     # -- the owner: this process drives the table --------------------------------------
     def stand_in(
         self, pid: str, name: str, node: str, features: tuple[str, ...] | None = None
@@ -673,6 +703,8 @@ class Bus:
                 )
         elif kind == "back":
             self._given_back(data)
+        elif kind == "acct":
+            self._to_accounts(list(data.get("items") or ()))
         elif kind == "ev":
             player = self.stand_in(data["pid"], data["name"], data["from"])
             actor = self.lobby.tables.get(data["table"])

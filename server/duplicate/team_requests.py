@@ -10,7 +10,15 @@ and makes it live in their process's lobby; the others join it there (through th
 when it lives on another process).  Its seats are reserved (:meth:`TeamRequests.
 check_join`), nobody watches it (a duplicate board's table refuses spectators), and
 its finished game's write stores the table's result (:func:`~server.duplicate.
-team_store.record_table`).  What an asker may see of another table is decided here:
+team_store.record_table`).
+
+A member who does not come does not hold the match up (as a tournament's absent
+player, :data:`server.tournaments.seating.ABSENT_FILL`): a table waits for its members
+``absent_fill`` seconds (``team_absent_fill``), counted from the match's start or the
+table's previous board; then the AI of the match's level takes the seats still empty,
+and a table no member asked for is made anyway (:meth:`TeamRequests.fill_absent`).  The
+member may still come and take their seat back (:meth:`server.tables.core.TableCore.join`);
+the board counts for the team as played.  What an asker may see of another table is decided here:
 a board's scores and replays only once the asker's own table has played the board.
 """
 
@@ -18,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -96,12 +104,16 @@ REMAKE_AFTER = 5.0
 
 Forward = Callable[[Player, object, str], Awaitable[None]]
 """Sends a request to the process that owns a table (:meth:`server.cluster.bus.Bus.forward`)."""
+Push = Callable[[Sequence[tuple[str, TeamMatchTable]]], None]
+"""Sends each notice to its account's connections, on every process
+(:meth:`server.cluster.bus.Bus.push_accounts`)."""
 
 _log = get_logger(component="team_matches")
 
 
-def table_options(match: Match, board: int, table: int) -> TableOptions:
-    """The options of a match table of one board (module docstring)."""
+def table_options(match: Match, board: int, table: int, absent_fill: float) -> TableOptions:
+    """The options of a match table of one board (module docstring): the AI takes the
+    seats still empty ``absent_fill`` seconds after it is made."""
     at = layout(match.game)[table]
     return TableOptions(
         ai=tuple(
@@ -113,6 +125,7 @@ def table_options(match: Match, board: int, table: int) -> TableOptions:
         private=True,
         hints=False,
         turn_timer=TURN_TIMER,
+        fill_after=absent_fill,
         game=dict(BOARD_OPTIONS[match.game]),
         duplicate=DuplicateBoardRef(set_id=match.match_id, board=board, match_table=table),
     )
@@ -128,8 +141,11 @@ class TeamRequests:
         records: GameRecords,
         names: DuplicateStore,
         key: Callable[[], Awaitable[object]],
+        absent_fill: float,
     ) -> None:
         self.lobby = lobby
+        self.absent_fill = absent_fill
+        """Seconds a table waits for its members (``team_absent_fill``, module docstring)."""
         self.store = store
         self.records = records
         self.names = names
@@ -137,7 +153,11 @@ class TeamRequests:
         """Reads (or makes) the boards' seed key and gives it to the lobby."""
         self.forward: Forward | None = None
         """Set when the process is part of a cluster: a table owned elsewhere is joined there."""
+        self.push: Push = self._push_here
+        """Delivers the notices; in a cluster, to the members connected to any process."""
         self._tasks: set[asyncio.Task[None]] = set()
+        self._seen: dict[str, datetime] = {}
+        """When this process first knew each match being played (its start, at the latest)."""
 
     async def handle(self, player: Player, msg: object) -> None:
         """Answer one request; typed errors for bad input (nothing changes), and
@@ -264,10 +284,24 @@ class TeamRequests:
                     ErrorCode.TABLE_MOVING, f"board {board}'s table is being made", "0.3"
                 )
         await self.key()
-        options = table_options(match, board, table)
-        await self.lobby.team_table(match.game, options, tid, player, seat, msg.id)
+        options = table_options(match, board, table, self.absent_fill)
+        await self.lobby.team_table(
+            match.game, options, tid, player, seat, msg.id, level=match.level
+        )
         _log.info("team_table_made", match=match.match_id, board=board, table=table)
         self._notify(match.match_id, board, table, skip=account)
+
+    async def _lost(self, match: Match, board: int, table: int, now: datetime) -> bool:
+        """Whether a claimed table lives nowhere and was not played (its members left
+        it before its game began, and nobody asked again): then claimed again here, by
+        one process, to be made anyway."""
+        tid = table_id(match.match_id, board, table)
+        if tid in self.lobby.tables or await self.lobby.store.load(tid) is not None:
+            return False
+        if await self._played(match, board, table, tid):
+            return False
+        before = now - timedelta(seconds=REMAKE_AFTER)
+        return await self.store.reclaim(match.match_id, board, table, before, now)
 
     async def _played(self, match: Match, board: int, table: int, tid: str) -> bool:
         """Whether board ``board`` was played at ``table`` though its result is not read
@@ -311,12 +345,13 @@ class TeamRequests:
         raise RequestError(ErrorCode.FORBIDDEN, "a team match table's seats are reserved")
 
     # -- notices ---------------------------------------------------------------
-    def _here(self, accounts: set[str]) -> list[Player]:
-        return [
-            s
-            for s in self.lobby.sessions
-            if s.account is not None and s.connected and s.account.account_id in accounts
-        ]
+    def _push_here(self, notices: Sequence[tuple[str, TeamMatchTable]]) -> None:
+        """Send each notice to its account's sessions connected here (one process)."""
+        by_account = dict(notices)
+        for session in self.lobby.sessions:
+            account = session.account
+            if account is not None and session.connected and account.account_id in by_account:
+                session.send(by_account[account.account_id])
 
     def _spawn(self, work: Awaitable[None]) -> None:
         async def run() -> None:
@@ -330,7 +365,8 @@ class TeamRequests:
         task.add_done_callback(self._tasks.discard)
 
     def _started(self, match_id: str) -> None:
-        """Tell the members connected here that their first table is ready."""
+        """Tell the members that their first table is ready."""
+        self._seen.setdefault(match_id, datetime.now(UTC))
         self._spawn(self._tell(match_id, None))
 
     def _notify(self, match_id: str, board: int, table: int, skip: str | None) -> None:
@@ -338,7 +374,7 @@ class TeamRequests:
 
     def stored(self, record: GameRecord) -> None:
         """A game was stored here: if it was a match table's board, tell that table's
-        members connected here that their next table is ready (or the match is over)."""
+        members that their next table is ready (or the match is over)."""
         team = record.team
         if team is not None:
             self._spawn(self._tell(team.match_id, team.table))
@@ -346,28 +382,76 @@ class TeamRequests:
     async def _tell(
         self, match_id: str, table: int | None, board: int | None = None, skip: str | None = None
     ) -> None:
-        """Push ``team_match_table`` to the members of ``table`` (``None``: every table)
-        connected here: their next board (``board`` when given), or ``None`` when the
-        match is over."""
+        """Push ``team_match_table`` to the members of ``table`` (``None``: every table),
+        wherever they are connected (:attr:`push`): their next board (``board`` when
+        given), or ``None`` when the match is over."""
         match = await self.store.get(match_id)
         roster = await self.store.roster(match_id)
         results = await self.store.results(match_id)
+        notices: list[tuple[str, TeamMatchTable]] = []
+        over = match.status is MatchStatus.FINISHED  # every member learns the match is over
         for member in roster:
             at, seat = seat_of(match.game, member)
-            if (table is not None and at != table) or member.account == skip:
+            if (table is not None and at != table and not over) or member.account == skip:
                 continue
             nxt = board if board is not None else next_board(match, at, results)
-            if match.status is MatchStatus.FINISHED:
+            if over:
                 nxt = None
-            for session in self._here({member.account}):
-                session.send(
-                    TeamMatchTable(
-                        match_id=match_id,
-                        board=nxt,
-                        table=None if nxt is None else at,
-                        seat=None if nxt is None else seat,
-                    )
-                )
+            notice = TeamMatchTable(
+                match_id=match_id,
+                board=nxt,
+                table=None if nxt is None else at,
+                seat=None if nxt is None else seat,
+            )
+            notices.append((member.account, notice))
+        if notices:
+            self.push(notices)
+
+    # -- absent members --------------------------------------------------------
+    async def run_absent(self, pause: Callable[[float], Awaitable[bool]]) -> None:
+        """Make, every short while, the tables whose members have not come
+        (:meth:`fill_absent`) until ``pause`` says the server stops."""
+        period = min(5.0, max(0.1, self.absent_fill / 4))
+        while await pause(period):
+            try:
+                await self.fill_absent(datetime.now(UTC))
+            except (DBAPIError, OSError, StoreUnavailable, RequestError, DuplicateError) as exc:
+                _log.warning("team_absent_pass_failed", error=type(exc).__name__)
+
+    async def fill_absent(self, now: datetime) -> int:
+        """Make the next board's table of every match table that no member has asked
+        for within :attr:`absent_fill` of the match's start (as this process first saw
+        it) or of the table's previous board: claimed once in the database, as a
+        member's request claims it, and played by the AI of the match's level in the
+        members' seats until they come (module docstring).  How many were made."""
+        made = 0
+        playing = await self.store.playing()
+        self._seen = {m.match_id: self._seen.get(m.match_id, now) for m in playing}
+        wait = timedelta(seconds=self.absent_fill)
+        for match in playing:
+            results = await self.store.results(match.match_id)
+            claimed = await self.store.claimed(match.match_id)
+            for table in range(len(layout(match.game))):
+                board = next_board(match, table, results)
+                if board is None:
+                    continue
+                before = [r.finished_at for r in results if r.table == table]
+                since = max((t for t in before if t is not None), default=None)
+                if now - (since or self._seen[match.match_id]) < wait:
+                    continue
+                tid = table_id(match.match_id, board, table)
+                if (board, table) in claimed:
+                    if not await self._lost(match, board, table, now):
+                        continue
+                elif not await self.store.claim(match.match_id, board, table, now):
+                    continue
+                await self.key()
+                options = table_options(match, board, table, 0.0)
+                await self.lobby.team_table(match.game, options, tid, None, 0, level=match.level)
+                _log.info("team_table_absent", match=match.match_id, board=board, table=table)
+                self._notify(match.match_id, board, table, skip=None)
+                made += 1
+        return made
 
     # -- reading ---------------------------------------------------------------
     async def info(self, match: Match, account: str | None) -> TeamMatchInfo:
@@ -425,11 +509,15 @@ class TeamRequests:
         for r in results:
             if r.board != msg.board or r.table == my_table:
                 continue
-            sitter = next((m.account for m in roster if seat_of(match.game, m)[0] == r.table), None)
-            if sitter is None:
-                continue
-            stored = await self.records.stored(r.record_id, sitter)
-            replays.append(game_record_message(stored, None).replay)
+            # read as one of the table's members who sat there (the AI may have played
+            # an absent member's seat to the end; a table nobody came to has no replay)
+            for sitter in (m.account for m in roster if seat_of(match.game, m)[0] == r.table):
+                try:
+                    stored = await self.records.stored(r.record_id, sitter)
+                except RequestError:
+                    continue
+                replays.append(game_record_message(stored, None).replay)
+                break
         return TeamMatchBoard(
             ref=msg.id, match_id=match.match_id, line=line, replays=tuple(replays)
         )

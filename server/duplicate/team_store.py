@@ -82,6 +82,8 @@ class TableResult:
     table: int
     scores: tuple[int, ...]
     record_id: str
+    finished_at: datetime | None = None
+    """When its game ended (UTC): a table's next board waits for absent members from then."""
 
 
 def unknown_match(match_id: str) -> DuplicateError:
@@ -374,9 +376,43 @@ class TeamStore:
                 .order_by(TeamResultRow.board, TeamResultRow.table_no)
             )
             return tuple(
-                TableResult(r.board, r.table_no, tuple(int(s) for s in r.scores), r.record_id)
+                TableResult(
+                    r.board,
+                    r.table_no,
+                    tuple(int(s) for s in r.scores),
+                    r.record_id,
+                    _utc(r.finished_at),
+                )
                 for r in rows
             )
+
+    async def playing(self) -> tuple[TeamMatch, ...]:
+        """Every match being played (public or private): their tables may wait for
+        absent members (:meth:`server.duplicate.team_requests.TeamRequests.fill_absent`)."""
+        async with self.db.session() as session:
+            rows = await session.scalars(
+                select(TeamMatchRow)
+                .where(TeamMatchRow.status == MatchStatus.PLAYING.value)
+                .order_by(TeamMatchRow.match_id)
+            )
+            return tuple(_match_of(r) for r in rows)
+
+    async def claimed(self, match_id: str) -> frozenset[tuple[int, int]]:
+        """The (board, table) pairs whose table was claimed (made, or being made)."""
+        async with self.db.session() as session:
+            rows = await session.execute(
+                select(TeamTableRow.board, TeamTableRow.table_no).where(
+                    TeamTableRow.match_id == match_id
+                )
+            )
+            return frozenset((b, t) for b, t in rows.all())
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    """A stored time as UTC (SQLite gives it back without its zone)."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
 
 
 def next_board(match: TeamMatch, table: int, results: Sequence[TableResult]) -> int | None:

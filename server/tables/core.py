@@ -422,6 +422,15 @@ class TableCore:
         if held is not None:
             raise RequestError(ErrorCode.FORBIDDEN, f"you already hold seat {held} here")
         self._check_not_kicked(player_id)
+        if self.status == "playing" and self._stood_in(seat):
+            assert seat is not None
+            self._check_name(player_id, name)
+            self.spectators.pop(player_id, None)
+            self.seats[seat] = SeatSlot(
+                kind="human", player_id=player_id, name=name, bot=bot, account=account
+            )
+            eff = Effects(outs=self._changed(now) + self.resync(player_id, now))
+            return eff if present else self._merge(eff, self.disconnect(player_id, now))
         if self.status != "waiting":
             raise RequestError(ErrorCode.TABLE_FULL, "the game has started: spectate instead")
         if self.setup.options.rated:
@@ -447,6 +456,17 @@ class TableCore:
             self.owner = player_id
         eff = self._start_if_full(now)
         return eff if present else self._merge(eff, self.disconnect(player_id, now))
+
+    def _stood_in(self, seat: int | None) -> bool:
+        """Whether ``seat`` is a team match member's seat the AI plays in their absence
+        (issue 56, docs/duplicate.md Team matches): the member takes it back, as a player
+        who reconnects does (who may join is checked before, the seats being reserved)."""
+        ref = self.setup.options.duplicate
+        if ref is None or ref.match_table is None or seat is None:
+            return False
+        if not 0 <= seat < len(self.seats) or self.seats[seat].kind != "ai":
+            return False
+        return all(a.seat != seat for a in self.setup.options.ai)
 
     def _check_rated_seat(self, account: str | None) -> None:
         """At a rated table every seat is an account's (its games change that account's

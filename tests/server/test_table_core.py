@@ -12,7 +12,10 @@ from hypothesis import strategies as st
 from engine.codec import to_plain
 from engine.registry import GAMES
 from protocol import server_messages as sm
+from protocol.errors import ErrorCode
 from protocol.models import AiSeat, TableInfo, TableOptions
+from server.duplicate.team_requests import table_options as team_table_options
+from server.duplicate.team_store import new_match
 from server.tables.core import FIXED_FIELDS, KEPT_FIELDS, Checkpoint, TableCore
 from server.tables.options import RequestError
 from tests.server.helpers import core_fields, make_core, messages
@@ -399,3 +402,30 @@ def test_a_restored_checkpoint_undoes_any_request(ops: list[tuple[str, int]]) ->
         assert core_fields(core) == before, f"{op} by p{who} left a change behind"
         with contextlib.suppress(RequestError):
             _apply(core, op, who, now)
+
+
+def test_a_team_match_member_takes_back_the_seat_the_ai_plays_in_their_absence() -> None:
+    """Issue 56 (docs/duplicate.md, Absent members): the AI took the empty member seat of
+    a team match table; its member takes it back mid-game, with a snapshot. The layout's
+    own AI seat, and any AI seat of another table, stays the AI's."""
+    match = new_match("doudizhu", "easy", 1, True, "acc-ann")
+    core = make_core("doudizhu", team_table_options(match, 1, 0, 0.0), fill_level="easy")
+    core.join("p1", "Ann", 0, 0.0, account="acc-ann")
+    core.fill_with_ai(0.0)  # Bob (seat 1) is absent: the AI of the match's level plays it
+    assert core.status == "playing" and core.seats[1].kind == "ai"
+    eff = core.join("p2", "Bob", 1, 1.0, account="acc-bob")
+    assert (core.seats[1].kind, core.seats[1].player_id, core.seats[1].account) == (
+        "human",
+        "p2",
+        "acc-bob",
+    )
+    assert any(pid == "p2" and isinstance(m, sm.Snapshot) for pid, m in messages(eff.outs))
+    with pytest.raises(RequestError) as exc:  # the layout's AI seat
+        core.join("p3", "Eve", 2, 1.0)
+    assert exc.value.code == ErrorCode.TABLE_FULL
+    plain = make_core("scopa", TableOptions(ai=(AiSeat(seat=1),)))
+    plain.join("p1", "Ann", 0, 0.0)
+    assert plain.status == "playing"
+    with pytest.raises(RequestError) as exc:
+        plain.join("p2", "Bob", 1, 0.0)
+    assert exc.value.code == ErrorCode.TABLE_FULL

@@ -1,7 +1,10 @@
-"""A team match whose tables' process dies mid-board (issue 56): the other process
-takes both tables over, the board is finished there, each table's result is stored
-once, the next board's tables are made there, and the match ends with every board
-counted once (two processes sharing Redis and one database)."""
+"""Team matches on two processes sharing Redis and one database (issue 56): a match
+whose tables' process dies mid-board (the other process takes both tables over, the
+board is finished there, each table's result is stored once, the next board's tables
+are made there, and the match ends with every board counted once), and a match whose
+tables' members are connected to different processes (a table made on one is joined
+from the other through the bus, and the ``team_match_table`` notices reach members
+wherever they are)."""
 
 from __future__ import annotations
 
@@ -88,3 +91,63 @@ async def test_a_match_whose_tables_moved_counts_every_board_once(
     assert (match.imps_a, match.imps_b) == (ends[0].imps_a, ends[0].imps_b)
     for c in moved:
         await c.close()
+
+
+async def notice(client: Client, table: int, board: int) -> sm.TeamMatchTable:
+    """The next ``team_match_table`` notice of ``board`` at ``table`` (5 s at most)."""
+    found = await client.wait_for(
+        lambda m: isinstance(m, sm.TeamMatchTable) and (m.table, m.board) == (table, board), 5
+    )
+    assert isinstance(found, sm.TeamMatchTable)
+    return found
+
+
+@pytest.mark.heavy
+async def test_the_members_of_a_table_on_two_processes_play_the_match(
+    redis_server: RedisServer,
+    servers: list[ServerProcess],
+    tmp_path: Path,
+) -> None:
+    db_url = sqlite_url(tmp_path / "shared.db")
+    extra = ("--database-url", db_url, "--duplicate-secret", SECRET)
+    a = ServerProcess(redis_server.url, *extra)
+    b = ServerProcess(redis_server.url, *extra)
+    servers += [a, b]
+    a.start()
+    b.start()
+    people = []  # table 0: Ann (process a) and Cat (b); table 1: Bob (a) and Dan (b)
+    for name, at in (("Ann", a), ("Bob", a), ("Cat", b), ("Dan", b)):
+        client = await Client.connect(at.url, name)
+        await client.register(name, PASSWORD)
+        people.append(client)
+    ann, bob, cat, dan = people
+    try:
+        mid = (await ann.create_team_match("scopa", boards=2, level="easy")).match_id
+        await bob.join_team_match(mid, "a")
+        await cat.join_team_match(mid, "b")
+        await dan.join_team_match(mid, "b")  # on b: the match starts there
+        for client, table in ((ann, 0), (bob, 1), (cat, 0), (dan, 1)):
+            await notice(client, table, 1)  # told on a too
+        made = await ann.play_team_match(mid)  # table 0 made on a ...
+        assert made.table.id == table_id(mid, 1, 0)
+        assert (await notice(cat, 0, 1)).seat == 1  # ... and Cat, on b, is told
+        joined = await cat.play_team_match(mid)  # joined from b, through the bus
+        assert (joined.table.id, joined.seat) == (made.table.id, 1)
+        # the rest by notices: a fallback poll longer than the test's limit
+        runs = [
+            play_match(c, mid, bot_player(random_chooser(i)), wait=60.0)
+            for i, c in enumerate(people)
+        ]
+        ends = await asyncio.wait_for(asyncio.gather(*runs), 30)
+        assert {e.status for e in ends} == {"finished"}
+        assert len({(e.imps_a, e.imps_b) for e in ends}) == 1
+        db = Database(db_url)
+        try:
+            async with db.session() as session:
+                results = list(await session.scalars(select(TeamResultRow)))
+        finally:
+            await db.close()
+        assert sorted((r.board, r.table_no) for r in results) == [(1, 0), (1, 1), (2, 0), (2, 1)]
+    finally:
+        for client in people:
+            await client.close()

@@ -1,0 +1,138 @@
+"""Team match members who do not come (issue 56, docs/duplicate.md Team matches, Absent
+members): past ``team_absent_fill`` the AI of the match's level plays their seats, at a
+table one member made and at a table nobody asked for, a member who comes late takes
+their seat back, a table its members left before its game began is made again, and the
+match ends with every board counted."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from client_cli.client import Client, play_table, random_chooser
+from client_cli.team_play import play_match
+from client_cli.tournament import bot_player
+from protocol import server_messages as sm
+from server.app import CardaviaServer, running_server
+from server.duplicate.team_requests import REMAKE_AFTER
+from server.duplicate.team_store import table_id
+from server.persist.db.engine import sqlite_url
+from server.persist.db.models import GameSeatRow
+from tests.server.helpers import FAST
+from tests.server.test_accounts import fast_hasher
+from tests.server.test_team_match import members, refused
+
+GRACE = 0.3
+
+
+@pytest.fixture
+async def absent_server(tmp_path: Path) -> AsyncIterator[CardaviaServer]:
+    config = FAST.replace(
+        database_url=sqlite_url(tmp_path / "cardavia.db"),
+        duplicate_secret="t" * 32,
+        team_absent_fill=GRACE,
+        ai_delay=0.02,  # an AI-only board lasts long enough for a late member to come
+    )
+    async with running_server(config) as server:
+        server.accounts.hasher = fast_hasher()
+        yield server
+
+
+async def seats_of(server: CardaviaServer, game_id: str) -> list[tuple[str, str | None]]:
+    async with server.accounts.db.session() as session:
+        rows = await session.scalars(
+            select(GameSeatRow).where(GameSeatRow.game_id == game_id).order_by(GameSeatRow.seat)
+        )
+        return [(r.kind, r.level if r.kind == "ai" else r.name) for r in rows]
+
+
+async def started(server: CardaviaServer, boards: int) -> tuple[str, list[Client]]:
+    """A Scopa match of ``boards`` boards (level easy), started: Ann and Bob team A,
+    Cat and Dan team B (table 0: Ann at seat 0, Cat at 1; table 1: Dan at 0, Bob at 1)."""
+    ann, bob, cat, dan = people = await members(server.url, ["Ann", "Bob", "Cat", "Dan"])
+    mid = (await ann.create_team_match("scopa", boards=boards, level="easy")).match_id
+    await bob.join_team_match(mid, "a")
+    await cat.join_team_match(mid, "b")
+    assert (await dan.join_team_match(mid, "b")).status == "playing"
+    return mid, people
+
+
+async def test_a_member_who_never_comes_is_played_by_the_ai(absent_server: CardaviaServer) -> None:
+    mid, (ann, bob, cat, dan) = await started(absent_server, 2)
+    await dan.close()  # Dan never plays: his seat at table 1 waits, then the AI takes it
+    try:
+        runs = [
+            play_match(c, mid, bot_player(random_chooser(i))) for i, c in enumerate((ann, bob, cat))
+        ]
+        ends = await asyncio.wait_for(asyncio.gather(*runs), 12)
+        assert {e.status for e in ends} == {"finished"}
+        stored = await absent_server.team.store.results(mid)
+        assert [(r.board, r.table) for r in stored] == [(1, 0), (1, 1), (2, 0), (2, 1)]
+        for board in (1, 2):  # Dan's seat (table 1, seat 0) played by the match's level
+            game = f"{table_id(mid, board, 1)}.1"
+            assert await seats_of(absent_server, game) == [("ai", "easy"), ("human", "Bob")]
+        # the board counts for the team as played, and its replay shows to the other table
+        assert [line.board for line in ends[0].results if line.imps is not None] == [1, 2]
+        board = await ann.team_match_board(mid, 1)
+        assert [r.table for r in board.replays] == [table_id(mid, 1, 1)]
+    finally:
+        for c in (ann, bob, cat):
+            await c.close()
+
+
+async def test_a_table_nobody_came_to_is_made_and_its_member_takes_the_seat_back(
+    absent_server: CardaviaServer,
+) -> None:
+    mid, (ann, bob, cat, dan) = await started(absent_server, 1)
+    their = [play_match(c, mid, bot_player(random_chooser(i))) for i, c in enumerate((ann, cat))]
+    table_0 = asyncio.gather(*their)  # Ann and Cat play at once; Bob and Dan do not ask
+    try:
+        # told at the start, then again once their table is made anyway, past the grace
+        for _ in range(2):
+            notice = await bob.wait_for(lambda m: isinstance(m, sm.TeamMatchTable), 5)
+            assert (notice.match_id, notice.board, notice.table, notice.seat) == (mid, 1, 1, 1)
+        tid = table_id(mid, 1, 1)
+        joined = await bob.play_team_match(mid)  # he comes late and takes his seat back
+        assert (joined.table.id, joined.seat) == (tid, 1)
+        assert joined.table.status == "playing"
+        assert (await refused(dan.join(tid, seat=1))).code == "forbidden"  # still reserved
+        await asyncio.wait_for(play_table(bob, tid, random_chooser(1)), 12)
+        ends = await asyncio.wait_for(table_0, 12)
+        assert {e.status for e in ends} == {"finished"} and ends[0].results[0].imps is not None
+        assert await seats_of(absent_server, f"{tid}.1") == [("ai", "easy"), ("human", "Bob")]
+    finally:
+        table_0.cancel()
+        for c in (ann, bob, cat, dan):
+            await c.close()
+
+
+async def test_a_table_left_before_its_game_began_is_made_again(
+    absent_server: CardaviaServer,
+) -> None:
+    mid, people = await started(absent_server, 1)
+    ann = people[0]
+    try:
+        tid = (await ann.play_team_match(mid)).table.id
+        await ann.leave(tid)  # before the game began: the table closes, its claim stays
+        for _ in range(100):
+            if tid not in absent_server.lobby.tables:
+                break
+            await asyncio.sleep(0.02)
+        assert tid not in absent_server.lobby.tables
+        # once the claim is old enough, the pass claims it again and makes the table
+        later = datetime.now(UTC) + timedelta(seconds=REMAKE_AFTER + 1)
+        await absent_server.team.fill_absent(later)
+        assert tid in absent_server.lobby.tables
+        for _ in range(250):  # nobody plays: the AI plays both tables to the match's end
+            if (await ann.team_match(mid)).status == "finished":
+                break
+            await asyncio.sleep(0.04)
+        assert (await ann.team_match(mid)).status == "finished"
+    finally:
+        for c in people:
+            await c.close()
