@@ -149,6 +149,7 @@ class CardaviaServer:
             self.duplicate.store,
             self.duplicate.key,
             config.team_absent_fill,
+            config.max_team_matches_per_account,
         )
         """Team duplicate matches (issue 56): their tables' results come with the games."""
         self.record_writer.on_stored = self.team.stored
@@ -416,6 +417,7 @@ class CardaviaServer:
         if close is not None:
             await self._bounded(close(), "store")
         await self._bounded(self.record_writer.close(), "game records")
+        await self._bounded(self.team.stop(), "team match notices")  # the writes' notices
         await self._bounded(self.accounts.close(), "database")
         self.ai.shutdown()
         self._log.info("stopped")

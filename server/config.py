@@ -382,6 +382,12 @@ class ServerConfig(BaseSettings):
         " match's start or the table's last board) before it is made anyway and the AI of"
         " the match's level plays the absent members' seats (they may still take them).",
     )
+    max_team_matches_per_account: int = Field(
+        default=3,
+        ge=0,
+        description="Team matches forming or playing that one account may have created"
+        " (0: no cap).",
+    )
 
     # -- tournaments (issue 56) --
     max_tournaments_per_account: int = Field(

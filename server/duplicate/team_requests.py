@@ -48,7 +48,7 @@ from protocol.server_messages import (
     TeamTableResult,
 )
 from server.duplicate.boards import BOARD_OPTIONS
-from server.duplicate.errors import DuplicateError, board_not_played, board_out_of_order
+from server.duplicate.errors import DuplicateError, board_not_played
 from server.duplicate.store import DuplicateStore
 from server.duplicate.team_store import (
     MatchStatus,
@@ -92,8 +92,9 @@ TEAM_REQUESTS = (
 """The messages :meth:`TeamRequests.handle` answers."""
 
 TURN_TIMER = 60.0
-"""Seconds per turn at a match table: a member who stops acting would hold up the
-other table's next boards forever; past it the AI plays their turn."""
+"""Seconds per turn at a match table: a member who stops acting would hold up the end
+of the match forever (its last board waits for every table); past it the AI plays
+their turn."""
 WRITE_WAIT = 5.0
 """Seconds a ``play_team_match`` waits for this process's writer to store the board
 just finished at the asker's table (its result decides which board comes next)."""
@@ -142,10 +143,14 @@ class TeamRequests:
         names: DuplicateStore,
         key: Callable[[], Awaitable[object]],
         absent_fill: float,
+        max_open: int = 0,
     ) -> None:
         self.lobby = lobby
         self.absent_fill = absent_fill
         """Seconds a table waits for its members (``team_absent_fill``, module docstring)."""
+        self.max_open = max_open
+        """Matches forming or playing one account may have created
+        (``max_team_matches_per_account``; 0: no cap)."""
         self.store = store
         self.records = records
         self.names = names
@@ -193,7 +198,7 @@ class TeamRequests:
             raise RequestError(ErrorCode.NOT_LOGGED_IN, "log in to play a team match")
         if isinstance(msg, cm.CreateTeamMatch):
             made = new_match(msg.game, msg.level, msg.boards, msg.private, account, msg.auto_start)
-            await self.store.create(made, datetime.now(UTC))
+            await self.store.create(made, datetime.now(UTC), self.max_open)
             _log.info("team_match_created", match=made.match_id, game=made.game)
             await self._answer(player, ref, made.match_id, account)
         elif isinstance(msg, cm.JoinTeamMatch):
@@ -230,7 +235,11 @@ class TeamRequests:
     async def _next(self, match: Match, table: int) -> int:
         board = next_board(match, table, await self.store.results(match.match_id))
         if board is None:
-            raise board_out_of_order(match.boards, None)
+            raise DuplicateError(
+                ErrorCode.BOARD_OUT_OF_ORDER,
+                f"your table has played all {match.boards} boards of the match",
+                str(match.boards),
+            )
         return board
 
     async def play(self, player: Player, msg: cm.PlayTeamMatch, account: str) -> None:
@@ -357,12 +366,20 @@ class TeamRequests:
         async def run() -> None:
             try:
                 await work
-            except (DBAPIError, OSError, DuplicateError) as exc:
+            except (DBAPIError, OSError, DuplicateError, StoreUnavailable) as exc:
                 _log.warning("team_notice_failed", error=type(exc).__name__)
 
         task = asyncio.create_task(run())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def stop(self) -> None:
+        """End the notices still being sent (the server stops: their connections are
+        closing), before the database they read closes."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     def _started(self, match_id: str) -> None:
         """Tell the members that their first table is ready."""
@@ -497,7 +514,9 @@ class TeamRequests:
         """A board's line and the other tables' replays, once the asker may see them."""
         match = await self.store.get(msg.match_id)
         if msg.board > match.boards:
-            raise board_out_of_order(msg.board, None)
+            raise DuplicateError(
+                ErrorCode.BAD_OPTIONS, f"the match has {match.boards} boards", str(msg.board)
+            )
         roster = await self.store.roster(match.match_id)
         me = next((m for m in roster if m.account == account), None)
         my_table = None if me is None else seat_of(match.game, me)[0]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -30,7 +30,14 @@ from server.duplicate.errors import DuplicateError
 from server.duplicate.teams import MatchTable, Team, board_net, layout, team_size
 from server.persist.db.engine import Database
 from server.persist.db.game_record import TeamResult
-from server.persist.db.models import TeamMatchRow, TeamMemberRow, TeamResultRow, TeamTableRow
+from server.persist.db.locks import lock_row
+from server.persist.db.models import (
+    AccountRow,
+    TeamMatchRow,
+    TeamMemberRow,
+    TeamResultRow,
+    TeamTableRow,
+)
 from server.ratings.levels import RATED_LEVELS as LEVELS
 
 
@@ -190,9 +197,30 @@ class TeamStore:
         self.db = db
         self._dialect: Any = postgresql if db.backend == "postgresql" else sqlite
 
-    async def create(self, match: TeamMatch, now: datetime) -> None:
-        """Store a new match with its creator in the first slot of team A."""
+    async def create(self, match: TeamMatch, now: datetime, max_open: int = 0) -> None:
+        """Store a new match with its creator in the first slot of team A; with
+        ``max_open``, ``quota_exceeded`` when the creator has that many forming or
+        playing already (counted under the account's row lock: at once, they count
+        each other)."""
         async with self.db.begin() as conn:
+            if match.creator is not None and max_open:
+                await lock_row(conn, AccountRow.account_id, match.creator)
+                open_now = await conn.scalar(
+                    select(func.count())
+                    .select_from(TeamMatchRow)
+                    .where(
+                        TeamMatchRow.creator == match.creator,
+                        TeamMatchRow.status.in_(
+                            [MatchStatus.FORMING.value, MatchStatus.PLAYING.value]
+                        ),
+                    )
+                )
+                if (open_now or 0) >= max_open:
+                    raise DuplicateError(
+                        ErrorCode.QUOTA_EXCEEDED,
+                        f"you have {max_open} team matches forming or playing already",
+                        "max_team_matches_per_account",
+                    )
             await conn.execute(
                 insert(TeamMatchRow).values(
                     match_id=match.match_id,

@@ -95,6 +95,7 @@ OLD_FLAGS = (
     "--login-backoff-max",
     "--ban-poll",  # moderation (issue 54): how often the bans are read
     "--team-absent-fill",  # team matches (issue 56): how long a table waits for members
+    "--max-team-matches-per-account",
     "--max-tournaments-per-account",  # tournaments (issue 56): quotas on creating them
     "--tournaments-created-per-hour",
 )

@@ -127,7 +127,7 @@ async def test_a_scopa_match_played_end_to_end(team_server: CardaviaServer) -> N
         board = await ann.team_match_board(mid, 1)
         assert [r.table for r in board.replays] == [table_id(mid, 1, 1)]
         assert (await refused(ann.play_team_match(mid))).code == "board_out_of_order"
-        assert (await refused(ann.team_match_board(mid, 3))).code == "board_out_of_order"
+        assert (await refused(ann.team_match_board(mid, 3))).code == "bad_options"
         game_id = f"{table_id(mid, 1, 1)}.1"  # Bob's table: its game shows by the board's answer
         assert (await refused(ann.game_record(game_id))).code == "not_found"
         assert (await refused(bob.game_record(game_id))).code == "forbidden"

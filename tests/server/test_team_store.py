@@ -144,3 +144,23 @@ async def test_a_table_is_claimed_once_and_claimed_again_only_when_old(
         *(store.reclaim(mid, 1, 0, NOW + timedelta(seconds=5), later) for _ in range(3))
     )
     assert sorted(again) == [False, False, True]  # one caller makes it again
+
+
+async def test_an_account_has_at_most_its_quota_of_open_matches(database: Database) -> None:
+    """Created at once, five matches against a quota of two: two are stored, three are
+    refused as over it; another account counts its own."""
+    await _people(database)
+    store = TeamStore(database)
+
+    async def one() -> str:
+        try:
+            await store.create(new_match("scopa", "easy", 2, False, "a_ann", True), NOW, 2)
+        except DuplicateError as exc:
+            assert exc.detail == "max_team_matches_per_account"
+            return str(exc.code)
+        return "made"
+
+    outcomes = await asyncio.gather(*(one() for _ in range(5)))
+    assert sorted(outcomes) == ["made", "made"] + [ErrorCode.QUOTA_EXCEEDED.value] * 3
+    assert len(await store.listed(None)) == 2
+    await store.create(new_match("scopa", "easy", 2, False, "a_bob", True), NOW, 2)  # his own
