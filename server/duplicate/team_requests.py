@@ -30,7 +30,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from redis.exceptions import RedisError
 from sqlalchemy.exc import DBAPIError
 
 from protocol import client_messages as cm
@@ -324,12 +323,7 @@ class TeamRequests:
         if any(r.board == board and r.table == table for r in results):
             return True
         store = self.lobby.store
-        if isinstance(store, RedisStore):
-            try:
-                return bool(await store.redis.exists(f"{store.prefix}:r:{tid}:1"))
-            except (RedisError, OSError) as exc:
-                raise StoreUnavailable(str(exc)) from exc
-        return False
+        return isinstance(store, RedisStore) and await store.kept_game(tid, 1) is not None
 
     async def check_join(self, player: Player, table: str, seat: int | None) -> None:
         """``forbidden`` unless ``player`` is the member of ``seat`` at the match table

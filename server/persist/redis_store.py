@@ -445,6 +445,19 @@ class RedisStore:
         ]
         self._check(table_id, await self._run("archive", keys, args))
 
+    async def kept_game(self, table_id: str, game_no: int) -> dict[str, Any] | None:
+        """The finished game :meth:`archive` keeps, also once its table is deleted (a
+        table whose people left after its game closes before its record is written:
+        if its process died meanwhile, this is what remains of the game)."""
+        try:
+            raw: bytes | None = await self.redis.get(self._k("r", table_id, str(game_no)))  # type: ignore[assignment]
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        if raw is None:
+            return None
+        game: dict[str, Any] = _unpack(raw)
+        return game
+
     async def load(self, table_id: str) -> TableRecord | None:
         """The table's record with its log and the replays still kept."""
         base, log, _ = self._table_keys(table_id)

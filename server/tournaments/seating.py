@@ -29,16 +29,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-import msgpack  # type: ignore[import-untyped]
-from redis.exceptions import RedisError
-
 from protocol import server_messages as sm
 from protocol.errors import ErrorCode
 from protocol.models import AiSeat, TableOptions
 from server.lobby import Lobby
 from server.ops.logs import get_logger
 from server.persist.redis_store import RedisStore
-from server.persist.store import StoreUnavailable
 from server.players.sessions import Player, Sessions
 from server.tables.options import RequestError
 from server.tournaments.store import RoundTable, Tournament, TournamentStore
@@ -104,13 +100,9 @@ class LobbyTables:
         store = self.lobby.store
         if not isinstance(store, RedisStore):
             return None  # one process: it made the table, and keeps its record writer
-        try:
-            raw = await store.redis.get(f"{store.prefix}:r:{table_id}:1")
-        except (RedisError, OSError) as exc:
-            raise StoreUnavailable(str(exc)) from exc
-        if raw is None:
+        game = await store.kept_game(table_id, 1)
+        if game is None:
             return None
-        game = msgpack.unpackb(raw, raw=False, strict_map_key=False)
         result = game.get("result") or {}
         scores = list(result.get("scores") or ())
         winners = set(result.get("winners") or ())
