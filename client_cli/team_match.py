@@ -120,16 +120,20 @@ def match_lines(m: sm.TeamMatchInfo, lang: Language) -> list[str]:
         lines.append(
             lang.t("team.you", team=m.my_team.upper(), table=(m.my_table or 0) + 1, next=nxt)
         )
-    for line in m.results:
-        cells = "  ".join(
-            f"{t.table + 1}: A {_signed(t.a_total)} B {_signed(t.b_total)}"
-            if t.a_total is not None
-            else f"{t.table + 1}: " + lang.t("team.done" if t.done else "team.playing")
-            for t in line.tables
-        )
-        net = "" if line.imps is None else lang.t("team.net", net=line.net, imps=line.imps)
-        lines.append(lang.t("team.board", board=line.board, tables=cells, net=net))
+    lines.extend(board_line(line, lang) for line in m.results)
     return lines
+
+
+def board_line(line: sm.TeamBoardLine, lang: Language) -> str:
+    """A board: each table's totals (as the asker may see them), the net and IMPs."""
+    cells = "  ".join(
+        f"{t.table + 1}: A {_signed(t.a_total)} B {_signed(t.b_total)}"
+        if t.a_total is not None
+        else f"{t.table + 1}: " + lang.t("team.done" if t.done else "team.playing")
+        for t in line.tables
+    )
+    net = "" if line.imps is None else lang.t("team.net", net=line.net, imps=line.imps)
+    return lang.t("team.board", board=line.board, tables=cells, net=net)
 
 
 def list_lines(found: sm.TeamMatches, lang: Language) -> list[str]:
@@ -212,6 +216,7 @@ async def team_main(args: argparse.Namespace, lang: Language) -> int:
             answer = await client.team_match_board(args.match_id, args.board)
             lines = [
                 *match_lines(await client.team_match(args.match_id), lang)[:1],
+                board_line(answer.line, lang),
                 lang.t("team.replays", board=args.board, n=len(answer.replays)),
             ]
         elif args.action == "play":

@@ -81,6 +81,8 @@ def test_create_join_play_and_show(
     shown = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert shown["status"] == "finished" and shown["results"][0]["imps"] is not None
     assert main(["team-match", "board", mid, "1", "--url", srv.url]) == 0
-    assert "1 replays of the other tables" in capsys.readouterr().out
+    board = capsys.readouterr().out
+    assert "1 replays of the other tables" in board
+    assert f"{shown['results'][0]['imps']:+d} IMPs for team A" in board  # the board's line
     assert main(["team-match", "leave", mid, "--url", srv.url]) != 0
     assert "match_started" in capsys.readouterr().err
