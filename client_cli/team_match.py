@@ -21,8 +21,6 @@ the match.  A private match is joined by its id, which its creator passes on.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
 import json
 from typing import Any
 
@@ -32,18 +30,16 @@ from client_cli.client import Client, ServerError, random_chooser
 from client_cli.common import EXIT_OK, add_server, refused
 from client_cli.lang import Language, add_lang, run_with_lang
 from client_cli.options import number_in
-from client_cli.play_session import PlaySession
 from client_cli.records import session
+from client_cli.table_player import terminal_player
 from client_cli.team_play import play_match
 from client_cli.terminal import Screen
-from client_cli.tournament import PlayTable, bot_player
+from client_cli.tournament import bot_player
 from protocol import server_messages as sm
 
 BOARDS = number_in(1, 32, integer=True, what="a number of boards")
 BOARD = number_in(1, 64, integer=True, what="a board number")
 SLOT = number_in(0, 7, integer=True, what="a member slot")
-RESULT_PAUSE = 3.0
-"""Seconds the terminal shows a finished board before the next table."""
 NEEDS_ACCOUNT = ("create", "join", "leave", "start", "board", "play")
 
 
@@ -155,32 +151,6 @@ def list_lines(found: sm.TeamMatches, lang: Language) -> list[str]:
     ]
 
 
-def terminal_player(url: str, screen: Screen, lang: Language, plain: bool) -> PlayTable:
-    """Play each board's table with the terminal's play session, until its game is over."""
-
-    async def play(client: Client, table: str) -> dict[str, Any]:
-        state = client.tables[table]
-        async with asyncio.timeout(10):
-            while state.info is None:
-                await asyncio.sleep(0.05)
-        screen.show([lang.t("team.seated", table=table)])
-        joined = sm.Joined(table=state.info, seat=state.seat)
-        playing = PlaySession(client, joined, screen, url=url, embedded=True, lang=lang)
-        playing.fancy_input = not plain
-        task = asyncio.create_task(playing.run())
-        try:
-            while not task.done() and not (state.result is not None and state.game_no > 0):
-                await asyncio.sleep(0.1)
-            await asyncio.sleep(RESULT_PAUSE)
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        return state.result or {}
-
-    return play
-
-
 def _dump(msg: BaseModel) -> None:
     print(json.dumps(msg.model_dump(mode="json", exclude={"ref"}), separators=(",", ":")))
 
@@ -224,7 +194,13 @@ async def team_main(args: argparse.Namespace, lang: Language) -> int:
             play = (
                 bot_player(random_chooser(args.seed))
                 if args.bot
-                else terminal_player(args.url, screen, lang, args.plain)
+                else terminal_player(
+                    args.url,
+                    screen,
+                    lang,
+                    lambda table: lang.t("team.seated", table=table),
+                    plain=args.plain,
+                )
             )
             answer = await play_match(client, args.match_id, play)
             lines = [lang.t("team.over"), *match_lines(answer, lang)]

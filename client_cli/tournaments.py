@@ -16,8 +16,6 @@ final standings; a dropped connection is resumed.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
 import json
 import time
 from typing import Any
@@ -26,15 +24,12 @@ from client_cli.client import Client, ServerError, random_chooser, reconnect
 from client_cli.common import EXIT_OK, add_server, refused
 from client_cli.lang import Language, add_lang, run_with_lang
 from client_cli.options import number_in
-from client_cli.play_session import PlaySession
 from client_cli.records import session, when
+from client_cli.table_player import terminal_player
 from client_cli.terminal import Screen
-from client_cli.tournament import PlayTable, bot_player, play_tournament
+from client_cli.tournament import bot_player, play_tournament
 from protocol import client_messages as cm
 from protocol import server_messages as sm
-
-RESULT_PAUSE = 3.0
-"""Seconds the terminal shows a finished table before the session waits for the next."""
 
 
 def add_parser(sub: Any) -> None:
@@ -158,33 +153,9 @@ async def tournaments_main(args: argparse.Namespace, lang: Language) -> int:
     return EXIT_OK
 
 
-def terminal_player(url: str, screen: Screen, lang: Language) -> PlayTable:
-    """Play each table with the terminal's play session, until its game is over."""
-
-    async def play(client: Client, table: str) -> dict[str, Any]:
-        state = client.tables[table]
-        async with asyncio.timeout(10):
-            while state.info is None:
-                await asyncio.sleep(0.05)
-        screen.show(
-            [lang.t("tournament.seated", round=table.rsplit("-r", 1)[1].split("-")[0], table=table)]
-        )
-        joined = sm.Joined(table=state.info, seat=state.seat)
-        playing = PlaySession(client, joined, screen, url=url, embedded=True, lang=lang)
-        task = asyncio.create_task(playing.run())
-        try:
-            while not task.done():
-                if state.result is not None and state.game_no > 0:
-                    await asyncio.sleep(RESULT_PAUSE)
-                    break
-                await asyncio.sleep(0.1)
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        return state.result or {}
-
-    return play
+def _seated(table: str, lang: Language) -> str:
+    """The line that announces a round's table (its id says the round: ``T-r2-t1``)."""
+    return lang.t("tournament.seated", round=table.rsplit("-r", 1)[1].split("-")[0], table=table)
 
 
 async def join_main(args: argparse.Namespace, lang: Language) -> int:
@@ -194,7 +165,7 @@ async def join_main(args: argparse.Namespace, lang: Language) -> int:
     play = (
         bot_player(random_chooser(args.seed))
         if args.bot
-        else terminal_player(args.url, screen, lang)
+        else terminal_player(args.url, screen, lang, lambda table: _seated(table, lang))
     )
 
     async def resume(old: Client) -> Client | None:
