@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -183,8 +183,7 @@ class TeamRequests:
             if msg.game is not None and msg.game not in BOARD_OPTIONS:
                 raise RequestError(ErrorCode.UNKNOWN_GAME, f"no team duplicate of {msg.game!r}")
             found = await self.store.listed(msg.game)
-            infos = tuple([await self.info(m, account) for m in found])
-            player.send(TeamMatches(ref=ref, matches=infos))
+            player.send(TeamMatches(ref=ref, matches=await self.infos(found, account)))
             return
         if isinstance(msg, cm.GetTeamMatch):
             match = await self.store.get(msg.match_id)
@@ -467,11 +466,31 @@ class TeamRequests:
     # -- reading ---------------------------------------------------------------
     async def info(self, match: Match, account: str | None) -> TeamMatchInfo:
         """``match`` as ``account`` may see it (module docstring)."""
-        roster = await self.store.roster(match.match_id)
-        names = await self.names.names(
-            [m.account for m in roster] + ([match.creator] if match.creator else [])
+        return (await self.infos((match,), account))[0]
+
+    async def infos(
+        self, matches: Sequence[Match], account: str | None
+    ) -> tuple[TeamMatchInfo, ...]:
+        """Each of ``matches`` as :meth:`info` shows it, their rosters, results and
+        names read in one query each (a listing shows up to a hundred)."""
+        ids = [m.match_id for m in matches]
+        rosters = await self.store.rosters(ids)
+        results = await self.store.results_of(ids)
+        people = {m.account for r in rosters.values() for m in r}
+        people |= {m.creator for m in matches if m.creator is not None}
+        names = await self.names.names(sorted(people))
+        return tuple(
+            self._info(m, account, rosters[m.match_id], results[m.match_id], names) for m in matches
         )
-        results = await self.store.results(match.match_id)
+
+    @staticmethod
+    def _info(
+        match: Match,
+        account: str | None,
+        roster: Sequence[Member],
+        results: Sequence[TableResult],
+        names: Mapping[str, str],
+    ) -> TeamMatchInfo:
         me = next((m for m in roster if m.account == account), None)
         my_table = None if me is None else seat_of(match.game, me)[0]
         lines = tuple(
@@ -545,7 +564,7 @@ def board_shown(line: TeamBoardLine, my_table: int | None) -> bool:
 
 
 def _line(
-    match: Match, board: int, results: tuple[TableResult, ...], my_table: int | None
+    match: Match, board: int, results: Sequence[TableResult], my_table: int | None
 ) -> TeamBoardLine:
     """Board ``board``'s line: a table's totals shown to a member once their own table
     has played the board (to others once every table has), the net once every table has."""

@@ -268,22 +268,25 @@ class TeamStore:
 
     async def roster(self, match_id: str) -> tuple[Member, ...]:
         """The members, team A first, by slot."""
+        return (await self.rosters([match_id]))[match_id]
+
+    async def rosters(self, match_ids: Sequence[str]) -> dict[str, tuple[Member, ...]]:
+        """Each match's members (:meth:`roster`), read in one query."""
+        out: dict[str, list[Member]] = {m: [] for m in match_ids}
         async with self.db.session() as session:
             rows = await session.scalars(
                 select(TeamMemberRow)
-                .where(TeamMemberRow.match_id == match_id)
+                .where(TeamMemberRow.match_id.in_(list(out)))
                 .order_by(TeamMemberRow.team, TeamMemberRow.slot)
             )
-            return tuple(Member(Team(r.team), r.slot, r.account_id) for r in rows)
+            for r in rows:
+                out[r.match_id].append(Member(Team(r.team), r.slot, r.account_id))
+        return {m: tuple(members) for m, members in out.items()}
 
     async def _locked(self, conn: AsyncConnection, match_id: str) -> TeamMatch:
-        """The match, its row locked until the transaction ends (PostgreSQL; SQLite
-        serializes writers already): roster changes and the board totals go one at a time."""
-        await conn.execute(
-            update(TeamMatchRow)
-            .where(TeamMatchRow.match_id == match_id)
-            .values(boards_done=TeamMatchRow.boards_done)
-        )
+        """The match, its row locked until the transaction ends: roster changes and
+        the board totals go one at a time."""
+        await lock_row(conn, TeamMatchRow.match_id, match_id)
         row = (
             await conn.execute(select(TeamMatchRow).where(TeamMatchRow.match_id == match_id))
         ).one_or_none()
@@ -397,22 +400,28 @@ class TeamStore:
 
     async def results(self, match_id: str) -> tuple[TableResult, ...]:
         """Every board's stored result at every table, by board and table."""
+        return (await self.results_of([match_id]))[match_id]
+
+    async def results_of(self, match_ids: Sequence[str]) -> dict[str, tuple[TableResult, ...]]:
+        """Each match's :meth:`results`, read in one query."""
+        out: dict[str, list[TableResult]] = {m: [] for m in match_ids}
         async with self.db.session() as session:
             rows = await session.scalars(
                 select(TeamResultRow)
-                .where(TeamResultRow.match_id == match_id)
+                .where(TeamResultRow.match_id.in_(list(out)))
                 .order_by(TeamResultRow.board, TeamResultRow.table_no)
             )
-            return tuple(
-                TableResult(
-                    r.board,
-                    r.table_no,
-                    tuple(int(s) for s in r.scores),
-                    r.record_id,
-                    _utc(r.finished_at),
+            for r in rows:
+                out[r.match_id].append(
+                    TableResult(
+                        r.board,
+                        r.table_no,
+                        tuple(int(s) for s in r.scores),
+                        r.record_id,
+                        _utc(r.finished_at),
+                    )
                 )
-                for r in rows
-            )
+        return {m: tuple(results) for m, results in out.items()}
 
     async def playing(self) -> tuple[TeamMatch, ...]:
         """Every match being played (public or private): their tables may wait for
