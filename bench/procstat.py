@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import subprocess
@@ -31,17 +32,29 @@ def cpu_seconds(pid: int) -> float:
 
 
 def answers_ok(url: str, deadline: float, proc: subprocess.Popen[Any]) -> bool:
-    """Poll ``url`` until it answers 200 (True), or ``proc`` exits or ``deadline``
-    (``time.monotonic``) passes (False)."""
+    """Poll ``url`` until ``proc`` answers it 200 (True), or ``proc`` exits or
+    ``deadline`` (``time.monotonic``) passes (False).  An answer naming another
+    process (the ``pid`` of ``/healthz``) is not ``proc``'s: a port picked free may be
+    taken by another server before ``proc`` binds it, and ``proc`` then exits."""
     while time.monotonic() < deadline and proc.poll() is None:
         try:
             with urllib.request.urlopen(url, timeout=2) as reply:
-                if reply.status == 200:
+                if reply.status == 200 and _answered_by(reply.read(), proc.pid):
                     return True
         except OSError:  # no answer yet, or an error status (HTTPError) such as 503
             pass
         time.sleep(0.05)
     return False
+
+
+def _answered_by(body: bytes, pid: int) -> bool:
+    """Whether a 200 answer came from process ``pid`` (an answer without a pid, such
+    as ``/readyz``'s, is taken as its)."""
+    try:
+        said = json.loads(body).get("pid", pid)
+    except (ValueError, AttributeError):
+        return True
+    return bool(said == pid)
 
 
 def rss_bytes(pid: int) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -517,6 +518,7 @@ class CardaviaServer:
                     "sessions": len(self.sessions),
                     "connections": len(self.connections),
                     "uptime_s": round(time.time() - self._started, 1),
+                    "pid": os.getpid(),  # which process answered (ports get reused)
                 }
             ).encode()
             headers = Headers([("Content-Type", "application/json")])

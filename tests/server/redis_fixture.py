@@ -101,6 +101,8 @@ class ServerProcess:
     def __init__(self, redis_url: str, *extra: str, port: int | None = None) -> None:
         self.redis_url = redis_url
         self.extra = extra
+        self.chosen = port is None
+        """Its port was picked free here (and may be picked again: see :meth:`start`)."""
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the process)
@@ -111,9 +113,27 @@ class ServerProcess:
         return f"ws://127.0.0.1:{self.port}"
 
     def start(self, wait: bool = True) -> None:
-        """Start it; with ``wait``, until /healthz answers."""
+        """Start it; with ``wait``, until /healthz answers.  A port picked free can be
+        taken by another test's server before this one binds it: then it starts again
+        on another (with ``wait``)."""
+        for attempt in range(3):
+            logged = len(self.output())
+            self._spawn()
+            if not wait:
+                return
+            try:
+                self.wait_ready()
+                return
+            except RuntimeError:
+                taken = "the port is in use" in self.output()[logged:]
+                if not (self.chosen and taken) or attempt == 2:
+                    raise
+                self.port = free_port()
+
+    def _spawn(self) -> None:
         import sys
 
+        self.log.seek(0, 2)  # after what earlier runs logged
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -129,8 +149,6 @@ class ServerProcess:
             stdout=subprocess.DEVNULL,
             stderr=self.log,
         )
-        if wait:
-            self.wait_ready()
 
     def wait_ready(self, timeout: float = 20.0) -> None:
         """Wait until /healthz answers (raise with its stderr if it exits)."""
