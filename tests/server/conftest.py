@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
 from server.app import CardaviaServer, running_server
+from server.persist.db.engine import sqlite_url
 from tests.server.helpers import FAST
 from tests.server.postgres_fixture import (  # noqa: F401 (fixtures)
     database,
@@ -20,4 +22,18 @@ from tests.server.redis_fixture import redis_server, servers  # noqa: F401 (fixt
 async def server() -> AsyncIterator[CardaviaServer]:
     """A started server with the fast test settings."""
     async with running_server(FAST) as srv:
+        yield srv
+
+
+@pytest.fixture
+async def dup_server(tmp_path: Path) -> AsyncIterator[CardaviaServer]:
+    """A started server with the fast test settings, its own SQLite database, a fixed
+    duplicate secret and fast password hashing (duplicate sets, team matches)."""
+    from tests.server.test_accounts import fast_hasher
+
+    config = FAST.replace(
+        database_url=sqlite_url(tmp_path / "cardavia.db"), duplicate_secret="t" * 32
+    )
+    async with running_server(config) as srv:
+        srv.accounts.hasher = fast_hasher()
         yield srv

@@ -201,6 +201,18 @@ def _show_log(proc: ServerProcess, limit: int = 20_000) -> None:
         sys.stderr.write(f"--- server :{proc.port} log (last {limit} chars) ---\n{text[-limit:]}\n")
 
 
+def started_pair(
+    redis_url: str, servers: list[ServerProcess], *extra: str
+) -> tuple[ServerProcess, ServerProcess]:
+    """Two processes on one Redis with the same ``extra`` flags (a shared database, the
+    duplicate secret), started and left to ``servers`` to stop."""
+    a, b = ServerProcess(redis_url, *extra), ServerProcess(redis_url, *extra)
+    servers += [a, b]
+    a.start()
+    b.start()
+    return a, b
+
+
 @pytest.fixture
 def servers(redis_server: RedisServer) -> Iterator[list[ServerProcess]]:
     """A list to put server processes in; every one still running is killed at the end."""

@@ -17,7 +17,7 @@ from protocol import server_messages as sm
 from server.duplicate.boards import SeedKey
 from server.persist.db.engine import Database, sqlite_url
 from server.persist.db.models import DuplicateResultRow, GameRecordRow
-from tests.server.redis_fixture import RedisServer, ServerProcess
+from tests.server.redis_fixture import RedisServer, ServerProcess, started_pair
 from tests.server.test_accounts import PASSWORD
 from tests.server.test_store_restart import resume
 
@@ -31,12 +31,9 @@ async def test_a_board_finished_after_its_table_moved_is_stored_once(
     tmp_path: Path,
 ) -> None:
     db_url = sqlite_url(tmp_path / "shared.db")
-    extra = ("--database-url", db_url, "--duplicate-secret", SECRET)
-    a = ServerProcess(redis_server.url, *extra)
-    b = ServerProcess(redis_server.url, *extra)
-    servers += [a, b]
-    a.start()
-    b.start()
+    a, b = started_pair(
+        redis_server.url, servers, "--database-url", db_url, "--duplicate-secret", SECRET
+    )
     ann = await Client.connect(a.url, "guest a")
     await ann.register("Ann", PASSWORD)
     made = (await ann.duplicate_sets("doudizhu")).sets[0]

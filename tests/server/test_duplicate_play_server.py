@@ -4,27 +4,14 @@ its AI, results written once with the game, shown only after the board is played
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable
-from pathlib import Path
+from collections.abc import Awaitable
 
 import pytest
 
 from client_cli.client import Client, ServerError, play_table, random_chooser
-from server.app import CardaviaServer, running_server
-from server.persist.db.engine import sqlite_url
+from server.app import CardaviaServer
 from server.tables.record import game_record
-from tests.server.helpers import FAST
-from tests.server.test_accounts import PASSWORD, fast_hasher
-
-
-@pytest.fixture
-async def dup_server(tmp_path: Path) -> AsyncIterator[CardaviaServer]:
-    config = FAST.replace(
-        database_url=sqlite_url(tmp_path / "cardavia.db"), duplicate_secret="t" * 32
-    )
-    async with running_server(config) as server:
-        server.accounts.hasher = fast_hasher()
-        yield server
+from tests.server.test_accounts import PASSWORD
 
 
 async def refused(request: Awaitable[object]) -> ServerError:

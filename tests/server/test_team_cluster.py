@@ -23,7 +23,7 @@ from server.duplicate.boards import SeedKey
 from server.duplicate.team_store import table_id
 from server.persist.db.engine import Database, sqlite_url
 from server.persist.db.models import GameRecordRow, TeamMatchRow, TeamResultRow
-from tests.server.redis_fixture import RedisServer, ServerProcess
+from tests.server.redis_fixture import RedisServer, ServerProcess, started_pair
 from tests.server.test_accounts import PASSWORD
 from tests.server.test_store_restart import resume
 
@@ -37,12 +37,9 @@ async def test_a_match_whose_tables_moved_counts_every_board_once(
     tmp_path: Path,
 ) -> None:
     db_url = sqlite_url(tmp_path / "shared.db")
-    extra = ("--database-url", db_url, "--duplicate-secret", SECRET)
-    a = ServerProcess(redis_server.url, *extra)
-    b = ServerProcess(redis_server.url, *extra)
-    servers += [a, b]
-    a.start()
-    b.start()
+    a, b = started_pair(
+        redis_server.url, servers, "--database-url", db_url, "--duplicate-secret", SECRET
+    )
     people = []
     for name in ("Ann", "Bob", "Cat", "Dan"):
         client = await Client.connect(a.url, name)
@@ -109,12 +106,9 @@ async def test_the_members_of_a_table_on_two_processes_play_the_match(
     tmp_path: Path,
 ) -> None:
     db_url = sqlite_url(tmp_path / "shared.db")
-    extra = ("--database-url", db_url, "--duplicate-secret", SECRET)
-    a = ServerProcess(redis_server.url, *extra)
-    b = ServerProcess(redis_server.url, *extra)
-    servers += [a, b]
-    a.start()
-    b.start()
+    a, b = started_pair(
+        redis_server.url, servers, "--database-url", db_url, "--duplicate-secret", SECRET
+    )
     people = []  # table 0: Ann (process a) and Cat (b); table 1: Bob (a) and Dan (b)
     for name, at in (("Ann", a), ("Bob", a), ("Cat", b), ("Dan", b)):
         client = await Client.connect(at.url, name)

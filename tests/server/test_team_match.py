@@ -6,8 +6,7 @@ that change nothing."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -18,25 +17,13 @@ from client_cli.team_play import play_match
 from client_cli.tournament import bot_player
 from engine.game import Result
 from protocol import server_messages as sm
-from server.app import CardaviaServer, running_server
+from server.app import CardaviaServer
 from server.duplicate.team_store import table_id
 from server.duplicate.teams import board_net, match_imps
-from server.persist.db.engine import sqlite_url
 from server.persist.db.models import GameSeatRow
-from tests.server.helpers import FAST
-from tests.server.test_accounts import PASSWORD, fast_hasher
+from tests.server.test_accounts import PASSWORD
 
 NAMES = ("Ann", "Bob", "Cat", "Dan")
-
-
-@pytest.fixture
-async def team_server(tmp_path: Path) -> AsyncIterator[CardaviaServer]:
-    config = FAST.replace(
-        database_url=sqlite_url(tmp_path / "cardavia.db"), duplicate_secret="t" * 32
-    )
-    async with running_server(config) as server:
-        server.accounts.hasher = fast_hasher()
-        yield server
 
 
 async def refused(request: Awaitable[object]) -> ServerError:
@@ -54,9 +41,9 @@ async def members(url: str, names: list[str]) -> list[Client]:
     return clients
 
 
-async def test_a_scopa_match_played_end_to_end(team_server: CardaviaServer) -> None:
-    ann, bob, cat, dan = await members(team_server.url, list(NAMES))
-    guest = await Client.connect(team_server.url, "guest")
+async def test_a_scopa_match_played_end_to_end(dup_server: CardaviaServer) -> None:
+    ann, bob, cat, dan = await members(dup_server.url, list(NAMES))
+    guest = await Client.connect(dup_server.url, "guest")
     try:
         made = await ann.create_team_match("scopa", boards=2, level="easy")
         mid = made.match_id
@@ -85,7 +72,7 @@ async def test_a_scopa_match_played_end_to_end(team_server: CardaviaServer) -> N
         assert (await refused(guest.join_team_match(mid))).code == "not_logged_in"
         assert (await refused(dan.leave_team_match(mid))).code == "match_started"
         assert (await refused(ann.start_team_match(mid))).code == "match_started"
-        outsider = (await members(team_server.url, ["Eve"]))[0]
+        outsider = (await members(dup_server.url, ["Eve"]))[0]
         assert (await refused(outsider.play_team_match(mid))).code == "not_a_member"
         # both members of a table ask at once: one table, made once, both seated there
         first, other = await asyncio.gather(ann.play_team_match(mid), cat.play_team_match(mid))
@@ -114,7 +101,7 @@ async def test_a_scopa_match_played_end_to_end(team_server: CardaviaServer) -> N
         assert played["Bob"] == played["Dan"] == [table_id(mid, b, 1) for b in (1, 2)]
         end = ends[0]
         assert end.status == "finished" and [line.board for line in end.results] == [1, 2]
-        stored = await team_server.team.store.results(mid)
+        stored = await dup_server.team.store.results(mid)
         assert [(r.board, r.table) for r in stored] == [(1, 0), (1, 1), (2, 0), (2, 1)]
         nets = [
             board_net("scopa", b, [Result(r.scores, frozenset()) for r in stored if r.board == b])
@@ -138,9 +125,9 @@ async def test_a_scopa_match_played_end_to_end(team_server: CardaviaServer) -> N
 
 
 async def test_a_member_sees_nothing_of_a_board_before_their_table_played_it(
-    team_server: CardaviaServer,
+    dup_server: CardaviaServer,
 ) -> None:
-    ann, bob, cat, dan = await members(team_server.url, ["Ann", "Bob", "Cat", "Dan"])
+    ann, bob, cat, dan = await members(dup_server.url, ["Ann", "Bob", "Cat", "Dan"])
     try:
         mid = (await ann.create_team_match("scopa", boards=1, private=True)).match_id
         assert (await ann.team_matches()).matches == ()  # private: joined by its id only
@@ -157,7 +144,7 @@ async def test_a_member_sees_nothing_of_a_board_before_their_table_played_it(
         runs = [play_match(c, mid, bot_player(random_chooser(i))) for i, c in enumerate(first)]
         tasks = [asyncio.create_task(r) for r in runs]
         deadline = asyncio.get_running_loop().time() + 20
-        while not await team_server.team.store.results(mid):
+        while not await dup_server.team.store.results(mid):
             assert asyncio.get_running_loop().time() < deadline
             await asyncio.sleep(0.05)
         assert (await refused(cat.team_match_board(mid, 1))).code == "board_not_played"
@@ -180,9 +167,9 @@ async def test_a_member_sees_nothing_of_a_board_before_their_table_played_it(
             await c.close()
 
 
-async def test_a_doudizhu_match_with_ai_seats(team_server: CardaviaServer) -> None:
+async def test_a_doudizhu_match_with_ai_seats(dup_server: CardaviaServer) -> None:
     names = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay"]
-    clients = await members(team_server.url, names)
+    clients = await members(dup_server.url, names)
     try:
         made = await clients[0].create_team_match("doudizhu", boards=1, auto_start=False)
         mid = made.match_id
@@ -197,9 +184,9 @@ async def test_a_doudizhu_match_with_ai_seats(team_server: CardaviaServer) -> No
         ends = await asyncio.wait_for(asyncio.gather(*runs), 30)
         end = ends[0]
         assert end.status == "finished" and end.results[0].imps is not None
-        stored = await team_server.team.store.results(mid)
+        stored = await dup_server.team.store.results(mid)
         assert [r.table for r in stored] == [0, 1, 2]
-        async with team_server.accounts.db.session() as session:
+        async with dup_server.accounts.db.session() as session:
             seats = (await session.scalars(select(GameSeatRow))).all()
         kinds = {(s.game_id, s.seat): s.kind for s in seats}
         for r in stored:  # the AI holds the seat neither team does at each table
@@ -218,8 +205,8 @@ async def test_a_doudizhu_match_with_ai_seats(team_server: CardaviaServer) -> No
             await c.close()
 
 
-async def test_bad_requests_change_nothing(team_server: CardaviaServer) -> None:
-    ann, bob = await members(team_server.url, ["Ann", "Bob"])
+async def test_bad_requests_change_nothing(dup_server: CardaviaServer) -> None:
+    ann, bob = await members(dup_server.url, ["Ann", "Bob"])
     try:
         made = await ann.create_team_match("scopa", boards=2)
         before = await ann.team_match(made.match_id)
@@ -234,8 +221,8 @@ async def test_bad_requests_change_nothing(team_server: CardaviaServer) -> None:
         ):
             await refused(request)
         assert await ann.team_match(made.match_id) == before
-        assert await team_server.team.store.results(made.match_id) == ()
-        assert not [t for t in team_server.lobby.tables if t.startswith(made.match_id)]
+        assert await dup_server.team.store.results(made.match_id) == ()
+        assert not [t for t in dup_server.lobby.tables if t.startswith(made.match_id)]
         assert (await refused(ann.create_team_match("chess"))).code == "unknown_game"
         assert (await refused(ann.create_team_match("scopa", level="godlike"))).code == (
             "bad_options"
@@ -253,9 +240,9 @@ async def test_bad_requests_change_nothing(team_server: CardaviaServer) -> None:
         await bob.close()
 
 
-async def test_a_cicera_match_of_two_pairs_a_team(team_server: CardaviaServer) -> None:
+async def test_a_cicera_match_of_two_pairs_a_team(dup_server: CardaviaServer) -> None:
     names = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"]
-    clients = await members(team_server.url, names)
+    clients = await members(dup_server.url, names)
     try:
         mid = (await clients[0].create_team_match("cicera", boards=1)).match_id
         for c in clients[1:]:
@@ -263,7 +250,7 @@ async def test_a_cicera_match_of_two_pairs_a_team(team_server: CardaviaServer) -
         runs = [play_match(c, mid, bot_player(random_chooser(i))) for i, c in enumerate(clients)]
         ends = await asyncio.wait_for(asyncio.gather(*runs), 30)
         assert {e.my_table for e in ends} == {0, 1} and ends[0].status == "finished"
-        stored = await team_server.team.store.results(mid)
+        stored = await dup_server.team.store.results(mid)
         net = board_net("cicera", 1, [Result(r.scores, frozenset()) for r in stored])
         assert (ends[0].results[0].net, ends[0].results[0].imps) == (net.net, net.imps)
     finally:
