@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 from typing import Any
 
 from client_cli.client import Client, ClientClosed, ServerError
@@ -174,6 +175,9 @@ async def play_main(args: argparse.Namespace, lang: Language) -> int:
     if args.game not in GAMES:
         raise CliError(f"unknown game {args.game!r}; known: {', '.join(GAMES)}", EXIT_USAGE)
     configure("error")  # the embedded server's log lines would garble the screen
+    # nor may SQLAlchemy's own: a pooled connection whose reset Ctrl-C cut short is
+    # logged with a traceback as the process exits (nothing is lost: a rollback)
+    logging.getLogger("sqlalchemy.pool").setLevel(logging.CRITICAL)
     config = ServerConfig(
         host=args.host,
         port=args.port,

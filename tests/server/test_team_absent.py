@@ -126,8 +126,16 @@ async def test_a_table_left_before_its_game_began_is_made_again(
         assert tid not in absent_server.lobby.tables
         # once the claim is old enough, the pass claims it again and makes the table
         later = datetime.now(UTC) + timedelta(seconds=REMAKE_AFTER + 1)
-        await absent_server.team.fill_absent(later)
-        assert tid in absent_server.lobby.tables
+        made = False
+        for _ in range(50):  # the server's own passes run beside this one: until one made it
+            await absent_server.team.fill_absent(later)
+            made = made or tid in absent_server.lobby.tables
+            if made:
+                break
+            await asyncio.sleep(0.02)
+        assert made or any(
+            r.board == 1 and r.table == 0 for r in await absent_server.team.store.results(mid)
+        )
         for _ in range(250):  # nobody plays: the AI plays both tables to the match's end
             if (await ann.team_match(mid)).status == "finished":
                 break
