@@ -11,6 +11,8 @@ normal table, kept across a restart, and its result is written exactly once.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -54,6 +56,10 @@ DUPLICATE_REQUESTS = (
     cm.GetDuplicateBoard,
 )
 """The messages :meth:`DuplicateRequests.handle` answers."""
+
+WRITE_WAIT = 5.0
+"""Seconds ``play_duplicate`` waits for this process's record writer (the board just
+finished here decides which board comes next)."""
 
 _log = get_logger(component="duplicate")
 
@@ -146,6 +152,15 @@ class DuplicateRequests:
                     table_id,
                 )
 
+    async def _stored_here(self) -> None:
+        """Wait (at most :data:`WRITE_WAIT` seconds) for this process's record writer:
+        a board whose game just ended here is stored in the background, and until it
+        is, it would read as not played and be dealt again."""
+        recorder = self.lobby.recorder
+        if recorder is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(recorder.drain(), WRITE_WAIT)
+
     async def handle(self, player: Player, msg: object) -> None:
         """Answer one duplicate request; typed errors for bad input, ``store_unavailable``
         when the database cannot be reached."""
@@ -214,6 +229,7 @@ class DuplicateRequests:
                 raise RequestError(ErrorCode.NOT_LOGGED_IN, "log in to play a duplicate set")
             board_set = await self.store.get_set(msg.set_id)
             self._check_not_playing(player, msg.set_id)
+            await self._stored_here()
             board = await self.store.next_board(msg.set_id, account)
             if board is None:
                 raise DuplicateError(

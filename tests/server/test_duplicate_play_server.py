@@ -140,3 +140,28 @@ async def test_a_board_left_mid_play_is_played_out_by_the_ai_and_counts(
         nxt = await ann.play_duplicate(made.set_id)  # board 2 now, not board 1 again
         assert nxt.table.id != table
         assert dup_server.lobby.tables[nxt.table.id].core.setup.options.duplicate.board == 2
+
+
+async def test_the_next_board_waits_for_the_last_one_to_be_stored(
+    dup_server: CardaviaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A board's result is written in the background after its game; asked for the
+    next board at once, the server waits for that write rather than reading the board
+    as unplayed and dealing it again."""
+    records = dup_server.record_writer.records
+    real = records.write
+
+    async def slow_write(record: object, *args: object, **kwargs: object) -> object:
+        await asyncio.sleep(0.5)
+        return await real(record, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(records, "write", slow_write)
+    async with await Client.connect(dup_server.url, "Ann") as ann:
+        await ann.register("Ann", PASSWORD)
+        made = await ann.create_duplicate_set("scopa", "easy", boards=2, minutes=30)
+        first = await ann.play_duplicate(made.set_id)
+        await play_table(ann, first.table.id, random_chooser(5))
+        await ann.leave(first.table.id)
+        nxt = await ann.play_duplicate(made.set_id)  # the write is still under way
+        ref = dup_server.lobby.tables[nxt.table.id].core.setup.options.duplicate
+        assert ref is not None and ref.board == 2
