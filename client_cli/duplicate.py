@@ -22,8 +22,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from client_cli.client import ServerError
-from client_cli.common import EXIT_OK, add_server, refused
-from client_cli.lang import Language, add_lang, run_with_lang
+from client_cli.common import EXIT_OK, refused
+from client_cli.lang import Language, server_actions
 from client_cli.options import number_in
 from client_cli.play_session import PlaySession
 from client_cli.records import session
@@ -38,34 +38,27 @@ SEAT = number_in(0, 3, integer=True, what="a seat")
 
 def add_parser(sub: Any) -> None:
     """Register ``cardavia duplicate`` and its actions."""
-    p = sub.add_parser(
+    action = server_actions(
+        sub,
         "duplicate",
-        help="duplicate sets against the AI: list, create, play, standings, board",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "duplicate sets against the AI: list, create, play, standings, board",
+        __doc__,
+        duplicate_main,
     )
-    actions = p.add_subparsers(dest="action", required=True)
-
-    def common(q: argparse.ArgumentParser) -> None:
-        add_server(q)
-        q.add_argument("--json", action="store_true", help="machine-readable output")
-        add_lang(q)
-        q.set_defaults(func=run_with_lang(duplicate_main))
-
-    common(q := actions.add_parser("list", help="the open sets, today's daily ones among them"))
+    q = action("list", "the open sets, today's daily ones among them")
     q.add_argument("--game", help="of this game only")
-    common(q := actions.add_parser("create", help="make an on-demand set others can join"))
+    q = action("create", "make an on-demand set others can join")
     q.add_argument("game")
     q.add_argument("--level", default="normal", help="the AI level: easy, normal, hard")
     q.add_argument("--boards", type=BOARDS, default=8)
     q.add_argument("--minutes", type=MINUTES, default=60, help="how long the set stays open")
     q.add_argument("--seat", type=SEAT, default=0, help="the seat every board is played from")
-    common(q := actions.add_parser("play", help="play your next board of a set"))
+    q = action("play", "play your next board of a set")
     q.add_argument("set_id")
     q.add_argument("--plain", action="store_true", help="plain input lines")
-    common(q := actions.add_parser("standings", help="a set's live standings"))
+    q = action("standings", "a set's live standings")
     q.add_argument("set_id")
-    common(q := actions.add_parser("board", help="a board's results, once you played it"))
+    q = action("board", "a board's results, once you played it")
     q.add_argument("set_id")
     q.add_argument("board", type=BOARD)
 

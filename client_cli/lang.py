@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import client_web
-from client_cli.common import EXIT_USAGE, CliError, run
+from client_cli.common import EXIT_USAGE, CliError, add_server, run
 from engine.cards import PATTERNS
 
 LANGUAGES: tuple[str, ...] = ("en", "it", "de", "hu", "tr", "zh")
@@ -238,3 +238,28 @@ def run_with_lang(main: LangMain) -> Callable[[argparse.Namespace], int]:
         return await main(args, from_args(args))
 
     return lambda args: run(with_lang(args))
+
+
+def server_actions(
+    sub: Any, name: str, summary: str, description: str | None, main: LangMain
+) -> Callable[[str, str], argparse.ArgumentParser]:
+    """Register ``cardavia NAME ACTION``, a command of actions that each talk to a
+    server (``--url``, ``--json``, ``--lang``) and run ``main``; what it returns adds
+    one action (its parser, for the action's own arguments)."""
+    p = sub.add_parser(
+        name,
+        help=summary,
+        description=description,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = p.add_subparsers(dest="action", required=True)
+
+    def action(action_name: str, action_help: str) -> argparse.ArgumentParser:
+        q: argparse.ArgumentParser = actions.add_parser(action_name, help=action_help)
+        add_server(q)
+        q.add_argument("--json", action="store_true", help="machine-readable output")
+        add_lang(q)
+        q.set_defaults(func=run_with_lang(main))
+        return q
+
+    return action

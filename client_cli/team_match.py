@@ -27,8 +27,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from client_cli.client import Client, ServerError, random_chooser
-from client_cli.common import EXIT_OK, add_server, refused
-from client_cli.lang import Language, add_lang, run_with_lang
+from client_cli.common import EXIT_OK, refused
+from client_cli.lang import Language, server_actions
 from client_cli.options import number_in
 from client_cli.records import session
 from client_cli.table_player import terminal_player
@@ -45,23 +45,16 @@ NEEDS_ACCOUNT = ("create", "join", "leave", "start", "board", "play")
 
 def add_parser(sub: Any) -> None:
     """Register ``cardavia team-match`` and its actions."""
-    p = sub.add_parser(
+    action = server_actions(
+        sub,
         "team-match",
-        help="team duplicate matches: list, create, join, leave, start, show, board, play",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "team duplicate matches: list, create, join, leave, start, show, board, play",
+        __doc__,
+        team_main,
     )
-    actions = p.add_subparsers(dest="action", required=True)
-
-    def common(q: argparse.ArgumentParser) -> None:
-        add_server(q)
-        q.add_argument("--json", action="store_true", help="machine-readable output")
-        add_lang(q)
-        q.set_defaults(func=run_with_lang(team_main))
-
-    common(q := actions.add_parser("list", help="the public matches forming or playing"))
+    q = action("list", "the public matches forming or playing")
     q.add_argument("--game", help="of this game only")
-    common(q := actions.add_parser("create", help="make a match (you join team A)"))
+    q = action("create", "make a match (you join team A)")
     q.add_argument("game")
     q.add_argument("--boards", type=BOARDS, default=4)
     q.add_argument("--level", default="normal", help="the AI level: easy, normal, hard")
@@ -69,7 +62,7 @@ def add_parser(sub: Any) -> None:
     q.add_argument(
         "--no-auto-start", action="store_true", help="start it yourself once both teams are full"
     )
-    common(q := actions.add_parser("join", help="join a team of a match not started"))
+    q = action("join", "join a team of a match not started")
     q.add_argument("match_id")
     q.add_argument("--team", choices=("a", "b"), help="the team (default: the emptier one)")
     q.add_argument("--slot", type=SLOT, help="the member slot (default: the first free one)")
@@ -78,12 +71,12 @@ def add_parser(sub: Any) -> None:
         ("start", "start your match once both teams are full"),
         ("show", "a match's rosters, boards and IMPs"),
     ):
-        common(q := actions.add_parser(name, help=text))
+        q = action(name, text)
         q.add_argument("match_id")
-    common(q := actions.add_parser("board", help="a board's results and the others' replays"))
+    q = action("board", "a board's results and the others' replays")
     q.add_argument("match_id")
     q.add_argument("board", type=BOARD)
-    common(q := actions.add_parser("play", help="play your table of every board"))
+    q = action("play", "play your table of every board")
     q.add_argument("match_id")
     q.add_argument("--bot", action="store_true", help="play every move with a random bot")
     q.add_argument("--seed", type=int, default=None, help="the bot's random seed")
