@@ -46,7 +46,7 @@ from server.tables.core import TableCore
 from server.tables.options import RequestError, check_options, game_named
 from server.tables.reach import TableReach
 from server.tables.record import game_record
-from server.tables.replay import restore_core
+from server.tables.replay import FixedSeed, restore_core
 
 
 class Remote(Protocol):
@@ -352,14 +352,26 @@ class Lobby:
         return False
 
     async def matched_table(
-        self, game_id: str, options: TableOptions, table_id: str, level: str
+        self,
+        game_id: str,
+        options: TableOptions,
+        table_id: str,
+        level: str,
+        deal_seed: int | None = None,
     ) -> TableActor:
         """A new table ``table_id`` that nobody created: the rated queue's, whose players
-        it then seats (:mod:`server.ratings.rated_play`); ``level`` fills a seat still
-        empty after ``options.fill_after``. Not counted against anyone's quota of
-        created tables."""
+        it then seats (:mod:`server.ratings.rated_play`), or a tournament's; ``level``
+        fills a seat still empty after ``options.fill_after``; ``deal_seed``: the seed it
+        deals (a Duplicate Swiss round's), else fresh ones. Not counted against anyone's
+        quota of created tables."""
         return await self._new_table(
-            None, game_id, options, quick=False, level=level, table_id=table_id
+            None,
+            game_id,
+            options,
+            quick=False,
+            level=level,
+            table_id=table_id,
+            deal_seed=deal_seed,
         )
 
     async def duplicate_table(
@@ -435,6 +447,7 @@ class Lobby:
         quick: bool,
         level: str | None = None,
         table_id: str | None = None,
+        deal_seed: int | None = None,
     ) -> TableActor:
         game = game_named(game_id)
         if len(self.tables) >= self.config.max_tables:
@@ -458,7 +471,9 @@ class Lobby:
             owner=None if player is None else player.player_id,
             quick=quick,
             invite=random_code(12) if options.private else None,
-            seed_source=self._seed_source_for(options),
+            seed_source=self._seed_source_for(options)
+            if deal_seed is None
+            else FixedSeed(deal_seed),
             ai_delay=self.config.ai_delay if options.ai_delay is None else options.ai_delay,
             disconnect_grace=self.config.disconnect_grace,
             chat_max_len=self.config.chat_max_len,
@@ -475,7 +490,12 @@ class Lobby:
             self.quotas.reserve_table(table_id, player)
         try:
             await self.store.create(
-                TableRecord(table_id=table_id, game=game_id, options=options.model_dump())
+                TableRecord(
+                    table_id=table_id,
+                    game=game_id,
+                    options=options.model_dump(),
+                    meta={} if deal_seed is None else {"deal_seed": deal_seed},
+                )
             )
         except StoreUnavailable:
             self.quotas.drop_table(table_id)
@@ -594,13 +614,18 @@ class Lobby:
         table_id = record.table_id
         setup = check_options(game, TableOptions.model_validate(record.options, strict=False))
         meta = record.meta
+        deal_seed = meta.get("deal_seed")
         core = TableCore(
             table_id,
             setup,
             owner=meta.get("owner"),
             quick=bool(meta.get("quick", False)),
             invite=meta.get("invite"),
-            seed_source=self._seed_source_for(setup.options),
+            seed_source=(
+                self._seed_source_for(setup.options)
+                if deal_seed is None
+                else FixedSeed(int(deal_seed))
+            ),
             ai_delay=float(meta.get("ai_delay", self.config.ai_delay)),
             disconnect_grace=self.config.disconnect_grace,
             chat_max_len=self.config.chat_max_len,

@@ -395,23 +395,37 @@ class TableActor:
 
     async def _commit(self, eff: Effects, *, seating: bool = True) -> None:
         """Persist first, then send; close the table if nobody is left."""
-        await self._persist(eff, seating=seating)
+        await self._persist(eff, seating=seating, asked=False)
         await self._deliver(eff)
 
-    async def _persist(self, eff: Effects, *, seating: bool = True) -> None:
+    async def _persist(self, eff: Effects, *, seating: bool = True, asked: bool = True) -> None:
         """Write what the store needs (raises :class:`StoreUnavailable`: nothing is sent).
 
         ``seating`` False: the command was a move, which changes no seating; the
         table's meta is then only looked at when the game's status changed.
+        ``asked``: a request that changes the seating (join, leave, start …) is
+        answered only once that seating is stored, else refused (nothing acknowledged
+        is lost: a join answered but not stored was a seat lost to a failover); a
+        tick's or a presence change's seating is written again with a later command.
         """
         core = self.core
         if self._unarchived is not None:  # before a new game may reset the log
             await self.store.archive(self.id, self._unarchived[0], self._unarchived[1])
             self._unarchived = None
         if eff.started is not None:
+            # the seating that starts a game is stored before the game: a process that
+            # dies between the two writes leaves a full table waiting, which the process
+            # taking it over starts (a tick).  Stored after it, the last joiners' seats
+            # were restored empty in a game under way: the AI played them and the game
+            # counted for nobody in them (a tournament round lost for two players)
+            await self._save_meta(strict=True)
             game_no, seed = eff.started
             began = _perf_counter()
-            await self.store.start_game(self.id, game_no, seed, core.version - len(core.log))
+            try:
+                await self.store.start_game(self.id, game_no, seed, core.version - len(core.log))
+            except StoreUnavailable:
+                self._saved_meta = None  # the core goes back: its seating is written again
+                raise
             self.metrics.observe("cardavia_store_seconds", _perf_counter() - began, op="start_game")
         if eff.applied is not None:
             began = _perf_counter()
@@ -437,10 +451,11 @@ class TableActor:
             or saved["status"] != core.status
             or saved["game_no"] != core.game_no
         ):
-            await self._save_meta()
+            await self._save_meta(strict=asked)
 
-    async def _save_meta(self) -> None:
-        """Record the seating when it changed; a failure is retried with the next command.
+    async def _save_meta(self, *, strict: bool = False) -> None:
+        """Record the seating when it changed; a failure is retried with the next command
+        (``strict``: raised, for a request's and a game's start, see :meth:`_persist`).
 
         The lobby summary saved with it, for a store that lists the tables to
         every process (``Store.lists_tables``), is the one the lobby lists
@@ -462,6 +477,8 @@ class TableActor:
             await self.store.save_meta(self.id, meta)
         except StoreUnavailable as exc:
             self._saved_meta = None
+            if strict:
+                raise
             self._retry_at = now + STORE_RETRY_S
             self._log.warning("meta_not_saved", error=str(exc))
             return

@@ -8,6 +8,7 @@ through the engine reproduces every state and every event exactly.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from engine.codec import to_plain
@@ -62,6 +63,19 @@ def build_replay(
 
 
 # -- a table's record, both ways --------------------------------------------------------
+@dataclass(frozen=True)
+class FixedSeed:
+    """The seed source of a table that deals one given seed: every table of a Duplicate
+    Swiss round deals the round's (issue 56).  Kept in the table's stored meta, so that
+    a process that rebuilds the table before its game began deals that seed too; like
+    every seed it stays on the server."""
+
+    seed: int
+
+    def __call__(self) -> int:
+        return self.seed
+
+
 def table_meta(core: TableCore, mono_now: float, wall_now: float) -> dict[str, Any]:
     """What a rebuilt table needs beyond options + seed + log: seating, owner, invite,
     the quick-play fill (as a wall-clock time: monotonic clocks differ between processes)
@@ -71,6 +85,7 @@ def table_meta(core: TableCore, mono_now: float, wall_now: float) -> dict[str, A
         "quick": core.quick,
         "invite": core.invite,
         "fill_level": core.fill_level,
+        "deal_seed": core.seed_source.seed if isinstance(core.seed_source, FixedSeed) else None,
         "ai_delay": core.ai_delay,
         "fill_at": None if core.fill_at is None else wall_now + (core.fill_at - mono_now),
         "seats": [

@@ -6,8 +6,9 @@ Two parts, so that a person is always seated by the process they are connected t
   derived id through :meth:`server.lobby.Lobby.matched_table`: a rated table
   (``TableOptions.rated``) with the tournament's time per turn and its AI seats at
   the tournament's level.  A Duplicate Swiss table deals from the round's seed: the
-  table's seed source is that seed, so every table of the round plays the same deal;
-  like every seed it stays on the server until the game is over.
+  table's seed source is that seed, kept with its seating in the store (a process
+  that rebuilds the table deals it too), so every table of the round plays the same
+  deal; like every seed it stays on the server until the game is over.
 * :class:`SeatKeeper` (every process) seats, every pass, the people connected here
   whose tournament table waits for them: it sends them a ``tournament_table`` notice
   and joins them as their own ``join_table`` would (through the bus when another
@@ -86,9 +87,7 @@ class LobbyTables:
         if played is not None:
             return played
         options = table_options(t, table, self.absent_fill)
-        actor = await self.lobby.matched_table(t.game, options, table.table_id, t.level)
-        if seed is not None:
-            actor.core.seed_source = _fixed(seed)
+        await self.lobby.matched_table(t.game, options, table.table_id, t.level, seed)
         self._log.info("tournament_table_made", table=table.table_id, round=table.round)
         return None
 
@@ -107,14 +106,16 @@ class LobbyTables:
         scores = list(result.get("scores") or ())
         winners = set(result.get("winners") or ())
         return [
-            [i in winners, int(scores[i]) if i < len(scores) else 0, seat.get("kind") != "ai"]
+            [i in winners, int(scores[i]) if i < len(scores) else 0, _present(seat)]
             for i, seat in enumerate(game.get("seats") or ())
         ]
 
 
-def _fixed(seed: int) -> Callable[[], int]:
-    """A seed source that deals ``seed`` (every Duplicate Swiss table of a round)."""
-    return lambda: seed
+def _present(seat: dict[str, Any]) -> bool:
+    """Whether a finished game's seat counts for its person, as in the game records
+    (:func:`server.tables.record.game_record`): a human's, also one who left mid-game
+    (the AI covered it: their result), never an AI seat of the table's."""
+    return seat.get("kind") != "ai" or bool(seat.get("ai_covering"))
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,10 @@ class FlakyStore(MemoryStore):
         self._maybe_fail("start_game")
         await super().start_game(table_id, game_no, seed, version)
 
+    async def save_meta(self, table_id: str, meta: dict[str, Any]) -> None:
+        self._maybe_fail("save_meta")
+        await super().save_meta(table_id, meta)
+
     async def archive(self, table_id: str, game_no: int, finished: dict[str, Any]) -> None:
         self._maybe_fail("archive")
         self.archived.append(game_no)
@@ -103,6 +107,31 @@ async def test_a_game_start_waits_for_the_store(
     record = await store.load(table)
     assert record is not None and record.game_no == 1
     await client.close()
+    await bob.close()
+
+
+async def test_a_join_whose_seat_cannot_be_stored_is_refused_and_changes_nothing(
+    flaky: tuple[CardaviaServer, FlakyStore],
+) -> None:
+    """A seat is answered only once stored: answered and then lost with its process, it
+    was gone from the table that another process rebuilt (the player never told)."""
+    server, store = flaky
+    ann = await Client.connect(server.url, "ann")
+    table = (await ann.create_table("cicera", {"seat": 0})).table.id
+    core = server.lobby.tables[table].core
+    store.fail["save_meta"] = 1
+    bob = await Client.connect(server.url, "bob")
+    with pytest.raises(ServerError) as refused:
+        await bob.join(table)
+    assert refused.value.code == "store_unavailable"
+    assert core.seat_of(bob.player_id) is None and core.status == "waiting"
+    record = await store.load(table)
+    assert record is not None
+    assert [s["player_id"] for s in record.meta["seats"]] == [ann.player_id, None, None, None]
+    assert (await bob.join(table)).seat == 1  # the store is back
+    record = await store.load(table)
+    assert record is not None and record.meta["seats"][1]["player_id"] == bob.player_id
+    await ann.close()
     await bob.close()
 
 

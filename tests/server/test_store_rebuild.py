@@ -126,3 +126,83 @@ async def test_a_kicked_player_stays_kicked_after_a_rebuild(redis_server: RedisS
         assert refused.value.code == ErrorCode.KICKED
         await ann.close()
         await bob.close()
+
+
+async def test_a_process_gone_between_a_game_s_start_and_its_seating_loses_no_seat(
+    redis_server: RedisServer,
+) -> None:
+    """A game's start and the seating that starts it are two writes: the process may die
+    between them.  What the next process rebuilds has every seat of the joiners, either
+    still waiting (it starts the game) or playing; never a game under way with a joiner's
+    seat empty (played by the AI for nobody: a tournament table counted for nobody)."""
+    config = FAST.replace(store="redis", redis_url=redis_server.url)
+    async with running_server(config) as server:
+        ann = await Client.connect(server.url, "ann")
+        bob = await Client.connect(server.url, "bob")
+        table = (await ann.create_table("scopa", {"seat": 0})).table.id
+        await asyncio.sleep(0.05)
+        store = server.store
+        writes: list[str] = []
+        dead = asyncio.Event()  # never set while the test looks: the process "died"
+
+        def second_write_hangs(name: str, write: Any) -> Any:
+            async def wrapped(*args: Any, **kwargs: Any) -> None:
+                writes.append(name)
+                if len(writes) >= 2:
+                    await dead.wait()
+                await write(*args, **kwargs)
+
+            return wrapped
+
+        real = {"save_meta": store.save_meta, "start_game": store.start_game}
+        for name, write in real.items():
+            setattr(store, name, second_write_hangs(name, write))
+        joining = asyncio.create_task(bob.join(table))  # the table fills: its game starts
+        try:
+            async with asyncio.timeout(5):
+                while len(writes) < 2:
+                    await asyncio.sleep(0.01)
+            record = await store.load(table)
+            assert record is not None
+            rebuilt = server.lobby.rebuild_core(record)
+            assert [s.player_id for s in rebuilt.seats] == [ann.player_id, bob.player_id]
+            if rebuilt.status == "waiting":  # the game's start was not stored: a tick starts it
+                rebuilt.tick(server.clock())
+            assert rebuilt.status == "playing"
+        finally:
+            for name, write in real.items():
+                setattr(store, name, write)
+            dead.set()
+        assert (await joining).seat == 1
+        await ann.close()
+        await bob.close()
+
+
+async def test_a_table_dealing_a_given_seed_deals_it_after_a_rebuild(
+    redis_server: RedisServer,
+) -> None:
+    """A Duplicate Swiss round's tables all deal the round's seed: one rebuilt by another
+    process before its game began (its people still coming) deals that seed too."""
+    from protocol.models import TableOptions
+
+    config = FAST.replace(store="redis", redis_url=redis_server.url)
+    async with running_server(config) as server:
+        options = TableOptions(seat=None, fill_after=60)
+        await server.lobby.matched_table("scopa", options, "dealt1", "normal", deal_seed=4242)
+        await server.lobby.matched_table("scopa", options, "fresh1", "normal")
+        record = await server.store.load("dealt1")
+        assert record is not None
+        assert server.lobby.rebuild_core(record).seed_source() == 4242  # as created
+        ann = await Client.connect(server.url, "ann")
+        await ann.join("dealt1")
+        await asyncio.sleep(0.05)
+        record = await server.store.load("dealt1")
+        assert record is not None
+        rebuilt = server.lobby.rebuild_core(record)
+        assert rebuilt.seats[0].player_id == ann.player_id and rebuilt.game_no == 0
+        assert rebuilt.seed_source() == 4242  # the seating written since keeps it
+        fresh = await server.store.load("fresh1")
+        assert fresh is not None
+        seeds = {server.lobby.rebuild_core(fresh).seed_source() for _ in range(3)}
+        assert len(seeds) == 3  # a table of fresh deals stays one
+        await ann.close()

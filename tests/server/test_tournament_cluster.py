@@ -110,7 +110,9 @@ async def test_a_table_whose_record_died_with_its_process_is_not_dealt_again(
         table_id = f"{made.tournament_id}-r1-t1"
         finished = {
             "game_no": 1,
-            "seats": [{"kind": "human"}, {"kind": "ai"}, {"kind": "human"}],
+            # Bo left mid-game (the AI covered the seat): the game counts for Bo, as in
+            # the game records; the middle seat was the table's AI
+            "seats": [{"kind": "human"}, {"kind": "ai"}, {"kind": "ai", "ai_covering": True}],
             "result": {"scores": [-4, 2, 2], "winners": [1, 2]},
         }
         r = redis.Redis.from_url(redis_server.url)
