@@ -548,10 +548,10 @@ class Fuzzer:
         if name == "text":
             return draw(st.text(min_size=0, max_size=40), label="text")
         if name == "player":  # a fuzz session, or a look-alike, an account id, hostile text
-            known = _choose(data, self.players, "player")
+            session = _choose(data, self.players, "player")
             hostile = ["a_0000000000000000", "p_", "' OR 1=1 --", "\x00", "p" * 32]
             return draw(
-                st.just(known) | st.sampled_from(hostile) | st.text(max_size=40), label=name
+                st.just(session) | st.sampled_from(hostile) | st.text(max_size=40), label=name
             )
         if name == "reason":
             hostile = ["insults", " ", "\x07bell", "x" * 500, "x" * 501, "<script>", "\u202e"]
@@ -571,9 +571,9 @@ class Fuzzer:
             return draw(st.booleans() | JUNK, label="bots")
         if name == "game_id":  # a stored game: of a table seen here, or forged
             seen = [f"{t.id}.1" for t in self.tables]
-            known = _choose(data, seen, "stored game")
-            forged = st.sampled_from(["a.1", "x" * 100, "../1", "%.1", "t1.-1"])
-            return draw(st.just(known) | forged | st.text(max_size=12), label="game_id")
+            stored = _choose(data, seen, "stored game")
+            fakes = st.sampled_from(["a.1", "x" * 100, "../1", "%.1", "t1.-1"])
+            return draw(st.just(stored) | fakes | st.text(max_size=12), label="game_id")
         if name == "set_id":  # a duplicate set: today's daily, a made one's shape, forged
             today = f"{datetime.now(UTC):%Y%m%d}"
             daily = st.sampled_from([f"daily-{g}-{today}" for g in GAMES] + ["daily-x-1"])

@@ -460,8 +460,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit("--redis-outage must be at least 0 and shorter than --seconds")
     raise_fd_limit()
     if args.idle:
-        report = run_idle(args)
-        print(json.dumps(report))
+        print(json.dumps(run_idle(args)))
         return 0
     game = GAMES[args.game]
     seats = game.num_seats(game.options())

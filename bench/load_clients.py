@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.synchronize import Event as MpEvent
-from typing import Any
+from typing import Any, cast
 
 import ormsgpack
 from websockets.asyncio.client import ClientConnection, connect
@@ -148,7 +148,7 @@ class Seat:
         rid = self.rid()
         await self.ws.send(pack({**message, "id": rid}))
         while True:
-            reply: dict[str, Any] = ormsgpack.unpackb(await self.ws.recv())
+            reply: dict[str, Any] = ormsgpack.unpackb(cast(bytes, await self.ws.recv()))
             self.note(reply)
             if reply.get("ref") == rid:
                 if reply.get("type") == "error":
@@ -269,8 +269,8 @@ class TableRun:
         try:
             async for frame in seat.ws:
                 now = time.perf_counter()
-                msg: dict[str, Any] = ormsgpack.unpackb(frame)
-                kind = msg.get("type")
+                msg: dict[str, Any] = ormsgpack.unpackb(cast(bytes, frame))  # binary frames
+                kind: str = msg.get("type", "")
                 if tally.measuring and now <= tally.stop_at:
                     tally.received_bytes += len(frame)
                     by_type = tally.by_type

@@ -53,6 +53,7 @@ from engine.registry import GAMES
 from protocol import client_messages as cm
 from protocol import server_messages as sm
 from protocol.codec import encode
+from protocol.models import TableInfo
 from server.persist.db.engine import Database, sqlite_url
 from server.persist.db.models import AccountRow, RatingRow
 from server.persist.session_store import SessionStore
@@ -96,7 +97,7 @@ class Seeded:
     player_id: str
     sent: float = 0.0
     joined: float | None = None
-    table: sm.TableInfo | None = field(default=None, repr=False)
+    table: TableInfo | None = field(default=None, repr=False)
 
 
 def rating_of(points: int, games: int) -> Rating:

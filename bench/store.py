@@ -240,8 +240,8 @@ async def chat(bot: Bot, start: asyncio.Event, until: float) -> None:
 
 
 def _moves(metrics: Any) -> float:
-    return sum(
-        metrics.value("cardavia_actions_total", game="scopa", by=by) for by in ("human", "ai")
+    return float(
+        sum(metrics.value("cardavia_actions_total", game="scopa", by=by) for by in ("human", "ai"))
     )
 
 

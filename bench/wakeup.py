@@ -99,10 +99,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for i in range(args.rounds):
         for name in ("sleeping", "busy"):
             runs[name].append(measure(name == "busy", args.writes, args.size))
-            figures = runs[name][-1]
+            last = runs[name][-1]
             print(
-                f"round {i + 1}/{args.rounds}: {name} reader, {figures['wall_us']:.1f} us a "
-                f"write ({figures['cpu_us']:.1f} us CPU)",
+                f"round {i + 1}/{args.rounds}: {name} reader, {last['wall_us']:.1f} us a "
+                f"write ({last['cpu_us']:.1f} us CPU)",
                 file=sys.stderr,
             )
     report: dict[str, Any] = {"writes": args.writes, "size": args.size, "rounds": args.rounds}

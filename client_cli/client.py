@@ -329,7 +329,7 @@ class Client:
         if version is None:
             version = state.version if state is not None else 0
         msg = cm.Act(table=table, seat=seat, version=version, action=dict(action))
-        await self._request(msg, sm.Ok | sm.Update)  # update_ref: the mover's update answers
+        await self._request(msg, (sm.Ok, sm.Update))  # update_ref: the mover's update answers
 
     async def chat(self, table: str, text: str) -> None:
         """Say ``text`` at a table."""
@@ -562,7 +562,7 @@ class Client:
         """Send a frame as is (for testing servers); replies arrive as pushed messages."""
         await self.ws.send(frame)
 
-    async def _request(self, msg: Any, expect: type[M]) -> M:
+    async def _request(self, msg: Any, expect: type[M] | tuple[type[M], ...]) -> M:
         """Send ``msg`` and wait for its reply; retry (backing off) while rate-limited,
         and while its table moves to another server process (``table_moving``: sent
         again after the server's hint, for up to :data:`MOVING_RETRY_FOR` seconds; an
@@ -583,7 +583,7 @@ class Client:
                     raise
                 await asyncio.sleep(moving_pause(exc.error.detail))
 
-    async def _request_paced(self, msg: Any, expect: type[M]) -> M:
+    async def _request_paced(self, msg: Any, expect: type[M] | tuple[type[M], ...]) -> M:
         loop = asyncio.get_running_loop()
         for attempt in range(RATE_LIMIT_RETRIES):
             now = loop.time()
@@ -612,7 +612,7 @@ class Client:
             return reply
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _request_once(self, msg: Any, expect: type[M]) -> M:
+    async def _request_once(self, msg: Any, expect: type[M] | tuple[type[M], ...]) -> M:
         if self._closed is not None:
             raise self._closed
         rid = next(self._ids)

@@ -138,9 +138,12 @@ def run(main: Coroutine[Any, Any, int]) -> int:
         print(f"cardavia: {exc}; try again", file=sys.stderr)
         return EXIT_FAILED
     except ValidationError as exc:
-        first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(p) for p in first.get("loc", ())) or "a value"
-        print(f"cardavia: {where}: {first.get('msg', exc)}", file=sys.stderr)
+        errors = exc.errors()
+        where, what = "a value", str(exc)
+        if errors:
+            where = ".".join(str(p) for p in errors[0]["loc"]) or where
+            what = errors[0]["msg"]
+        print(f"cardavia: {where}: {what}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("\ncardavia: interrupted", file=sys.stderr)

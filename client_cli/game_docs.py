@@ -187,10 +187,11 @@ def markdown(game_id: str) -> str:
     ]
     for action_type in game.action_types:
         sub = defs[action_type.__name__]
-        out += ["", f"### `{action_type.kind}`", "", sub.get("description", ""), ""]
+        kind = str(getattr(action_type, "kind", action_type.__name__))  # its tag (engine.codec)
+        out += ["", f"### `{kind}`", "", sub.get("description", ""), ""]
         out += _fields_table(sub)
-        if action_type.kind in example.actions:
-            out += ["", *_block("action", example.actions[action_type.kind])]
+        if kind in example.actions:
+            out += ["", *_block("action", example.actions[kind])]
     out += [
         "",
         "## Events",

@@ -122,7 +122,7 @@ def action_for(legal: Sequence[Action], answer: str) -> Action | None:
     if not matches:
         return None
     try:
-        from rlcard.games.doudizhu.utils import CARD_TYPE  # type: ignore[import-untyped]
+        from rlcard.games.doudizhu.utils import CARD_TYPE
 
         first = CARD_TYPE[0][answer][0][0]
     except (ImportError, KeyError, IndexError):
@@ -140,7 +140,7 @@ class RLCardRulePolicy(BasePolicy[DoudizhuView, Action]):
     name = "rlcard-rule"
 
     def __init__(self) -> None:
-        from rlcard.models.doudizhu_rule_models import (  # type: ignore[import-untyped]
+        from rlcard.models.doudizhu_rule_models import (
             DouDizhuRuleAgentV1,
         )
 
