@@ -25,7 +25,7 @@ from server.duplicate.boards import BoardSet, SeedKey
 from server.ops.logs import get_logger
 from server.ops.metrics import Metrics
 from server.persist.db.records import RecordWriter
-from server.persist.store import Store, StoreUnavailable, TableRecord
+from server.persist.store import LeaseLost, Store, StoreUnavailable, TableRecord
 from server.players.quotas import Quotas
 from server.players.relations import blocks_between
 from server.players.sessions import Player, Sessions
@@ -375,11 +375,24 @@ class Lobby:
         )
 
     async def duplicate_table(
-        self, player: Player, board_set: BoardSet, board: int, ref: int | None = None
+        self,
+        player: Player,
+        board_set: BoardSet,
+        board: int,
+        table_id: str,
+        ref: int | None = None,
     ) -> TableActor:
-        """A private table of board ``board`` of ``board_set`` for ``player`` (issue 56):
-        the player at the set's seat, the set's AI level at every other seat, no hints,
-        nobody watching; the deal's seed is the board's (:meth:`_seed_source_for`)."""
+        """A private table of board ``board`` of ``board_set`` for ``player`` (issue 56)
+        under its id (:meth:`server.duplicate.boards.SeedKey.table_id`): the player at
+        the set's seat, the set's AI level at every other seat, no hints, nobody
+        watching; the deal's seed is the board's (:meth:`_seed_source_for`).
+        ``already_seated`` if the table exists: here, or made a moment ago by another
+        process (the store makes a table of an id once)."""
+        in_play = RequestError(
+            ErrorCode.ALREADY_SEATED, f"board {board} is being played at table {table_id}", table_id
+        )
+        if table_id in self.tables:
+            raise in_play
         self.check_room(player)
         game = game_named(board_set.game)
         seats = game.num_seats(game.options(board_set.options()))
@@ -393,7 +406,12 @@ class Lobby:
             game=board_set.options(),
             duplicate=DuplicateBoardRef(set_id=board_set.set_id, board=board),
         )
-        actor = await self._new_table(player, board_set.game, options, quick=False)
+        try:
+            actor = await self._new_table(
+                player, board_set.game, options, quick=False, table_id=table_id
+            )
+        except LeaseLost:
+            raise in_play from None
         actor.pending_joins += 1
         actor.submit(Join(player, ref, board_set.seat))
         actor.submit(Tick())

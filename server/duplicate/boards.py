@@ -121,6 +121,14 @@ class SeedKey:
         mac = hmac.new(self._secret, f"{set_id}/{board}".encode(), hashlib.sha256).digest()
         return int.from_bytes(mac[:8], "big") >> 1
 
+    def table_id(self, set_id: str, board: int, account: str) -> str:
+        """The id of ``account``'s table of board ``board``: the same on every process,
+        so that the store, which makes a table of an id once, deals a board to its
+        player at one table at a time across the cluster; an HMAC, so that nobody
+        works out another player's table from the set, the board and their account."""
+        text = f"table/{set_id}/{board}/{account}".encode()
+        return "D" + hmac.new(self._secret, text, hashlib.sha256).hexdigest()[:20]
+
 
 def ai_rng(board_seed: int, seat: int) -> random.Random:
     """The generator of the AI at ``seat`` of a board: its own per board and seat."""

@@ -7,6 +7,12 @@ it (or the set closed), the seeds only once the set closed.  Playing a board ope
 private table (:meth:`server.lobby.Lobby.duplicate_table`) whose finished game's write
 stores the result (:mod:`server.persist.db.records`), so a board in progress is a
 normal table, kept across a restart, and its result is written exactly once.
+
+A player's table of a board has one id on every process (:meth:`SeedKey.table_id`):
+asked on another process (another device, a connection that moved) while the table
+lives, the answer is ``already_seated`` with its id, never a second deal of the
+board; once its game is over and its table closed, the finished game Redis keeps
+gives the result if it is not written yet (its process may have died first).
 """
 
 from __future__ import annotations
@@ -38,9 +44,11 @@ from server.duplicate.boards import (
     on_demand_set,
 )
 from server.duplicate.errors import DuplicateError
+from server.duplicate.scoring import seat_score
 from server.duplicate.store import DuplicateStore
 from server.ops.logs import get_logger
 from server.persist.db.records import GameRecords
+from server.persist.redis_store import RedisStore
 from server.players.record_requests import game_record_message
 from server.players.sessions import Player
 from server.tables.options import RequestError
@@ -161,6 +169,54 @@ class DuplicateRequests:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(recorder.drain(), WRITE_WAIT)
 
+    async def _next_board(
+        self, board_set: BoardSet, account: str, now: datetime
+    ) -> tuple[int, str]:
+        """The board ``account`` plays next and its table's id; ``already_seated`` while
+        its table lives on another process, ``game_in_progress`` while its finished
+        game here is being stored (module docstring)."""
+        key = await self.key()
+        set_id = board_set.set_id
+        while True:
+            board = await self.store.next_board(set_id, account)
+            if board is None:
+                raise DuplicateError(
+                    ErrorCode.BOARD_OUT_OF_ORDER, "you have played every board of this set"
+                )
+            table_id = key.table_id(set_id, board, account)
+            actor = self.lobby.tables.get(table_id)
+            if actor is not None and not actor.closed:  # finished here: being written
+                raise RequestError(
+                    ErrorCode.GAME_IN_PROGRESS,
+                    f"board {board} is being stored; ask again",
+                    table_id,
+                )
+            if await self.lobby.store.load(table_id) is not None:
+                raise RequestError(
+                    ErrorCode.ALREADY_SEATED,
+                    f"board {board} is being played at table {table_id} (another device or "
+                    "server process)",
+                    table_id,
+                )
+            scores = await self._kept_scores(table_id)
+            if scores is None:
+                return board, table_id
+            # played to its end, its table closed, its result not read: written from the
+            # finished game (the record writer's own write adds the game's record to it)
+            score = seat_score(board_set.game, scores, board_set.seat)
+            await self.store.record(set_id, board, account, score, None, now)
+            _log.warning("duplicate_result_from_store", set_id=set_id, board=board)
+
+    async def _kept_scores(self, table_id: str) -> list[int] | None:
+        """The seats' scores of the finished game Redis keeps of ``table_id``, if any."""
+        store = self.lobby.store
+        if not isinstance(store, RedisStore):
+            return None  # one process: its record writer was waited for (_stored_here)
+        game = await store.kept_game(table_id, 1)
+        if game is None:
+            return None
+        return [int(s) for s in (game.get("result") or {}).get("scores") or ()]
+
     async def handle(self, player: Player, msg: object) -> None:
         """Answer one duplicate request; typed errors for bad input, ``store_unavailable``
         when the database cannot be reached."""
@@ -230,14 +286,9 @@ class DuplicateRequests:
             board_set = await self.store.get_set(msg.set_id)
             self._check_not_playing(player, msg.set_id)
             await self._stored_here()
-            board = await self.store.next_board(msg.set_id, account)
-            if board is None:
-                raise DuplicateError(
-                    ErrorCode.BOARD_OUT_OF_ORDER, "you have played every board of this set"
-                )
+            board, table_id = await self._next_board(board_set, account, now)
             await self.store.start_board(msg.set_id, account, board, now)
-            await self.key()
-            await self.lobby.duplicate_table(player, board_set, board, msg.id)
+            await self.lobby.duplicate_table(player, board_set, board, table_id, msg.id)
         elif isinstance(msg, cm.GetDuplicateStandings):
             await self.store.get_set(msg.set_id)
             table = await self.store.standings(msg.set_id)

@@ -3,16 +3,21 @@ kept across a restart, and shown only to whoever has played the board."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from sqlalchemy import select
 
 from protocol.errors import ErrorCode
 from server.duplicate.boards import daily_set, on_demand_set
 from server.duplicate.errors import DuplicateError
 from server.duplicate.store import DuplicateStore
 from server.persist.db.engine import Database
-from server.persist.db.models import AccountRow
+from server.persist.db.game_record import DuplicateResult
+from server.persist.db.models import AccountRow, DuplicateResultRow
+from server.persist.db.records import GameRecords
+from tests.server.test_records import record_at
 
 NOW = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
 PEOPLE = ("a_ann", "a_bea", "a_cid")
@@ -123,3 +128,28 @@ async def test_the_day_s_daily_sets_are_stored_at_its_start(database: Database) 
     finally:
         await passes.stop(1.0)
     assert task.done() and not task.cancelled()  # ended at its pause, not cancelled
+
+
+async def test_a_result_taken_from_the_kept_game_gains_its_record_from_the_late_write(
+    database: Database,
+) -> None:
+    """A board's result written from the finished game Redis keeps (its table closed, its
+    write late or lost, ``server.duplicate.requests``) stands; the game's own write, if
+    it comes, adds the game record to it, and a write after that changes nothing."""
+    await _people(database)
+    store = DuplicateStore(database)
+    board_set = await store.ensure_set(daily_set("scopa", date(2026, 12, 7), boards=2))
+    assert await store.record(board_set.set_id, 1, "a_ann", 4, None, NOW)
+    records = GameRecords(database)
+    game = replace(
+        record_at(NOW.timestamp(), "Dtable1", (("a_ann", True), (None, False))),
+        duplicate=DuplicateResult(board_set.set_id, 1, "a_ann", 4),
+    )
+    assert await records.write(game)
+    again = replace(
+        game, table_id="Dtable2", duplicate=DuplicateResult(board_set.set_id, 1, "a_ann", 9)
+    )
+    assert await records.write(again)
+    async with database.session() as session:
+        rows = list(await session.scalars(select(DuplicateResultRow)))
+    assert [(r.board, r.score, r.record_id) for r in rows] == [(1, 4, "Dtable1.1")]

@@ -179,10 +179,15 @@ class GameRecords:
             .returning(GameRecordRow.game_id)
         )
         self._new_seats = insert(GameSeatRow)
-        self._duplicate = dialect.insert(DuplicateResultRow).on_conflict_do_nothing(
-            index_elements=["set_id", "board", "account_id"]
+        duplicate = dialect.insert(DuplicateResultRow)
+        self._duplicate = duplicate.on_conflict_do_update(
+            index_elements=["set_id", "board", "account_id"],
+            set_={"record_id": duplicate.excluded.record_id},
+            where=DuplicateResultRow.record_id.is_(None),
         )
-        """A duplicate board's result, in the game's write (issue 56): once, as the game."""
+        """A duplicate board's result, in the game's write (issue 56): once, as the game; a
+        result written first from the finished game Redis keeps (its table gone, this
+        write late: :mod:`server.duplicate.requests`) stands, and gains the record."""
         counted = dialect.insert(ProfileCountRow)
         self._counted = counted.on_conflict_do_update(
             index_elements=["account_id", "game"],
