@@ -18,8 +18,11 @@ player, :data:`server.tournaments.seating.ABSENT_FILL`): a table waits for its m
 table's previous board; then the AI of the match's level takes the seats still empty,
 and a table no member asked for is made anyway (:meth:`TeamRequests.fill_absent`).  The
 member may still come and take their seat back (:meth:`server.tables.core.TableCore.join`);
-the board counts for the team as played.  What an asker may see of another table is decided here:
-a board's scores and replays only once the asker's own table has played the board.
+the board counts for the team as played.  A member who missed the table's whole previous
+board is not waited for again (:meth:`TeamRequests.fill_wait`): one absent member
+would otherwise hold every board of their table up by the full wait.  What an asker may
+see of another table is decided here: a board's scores and replays only once the
+asker's own table has played the board.
 """
 
 from __future__ import annotations
@@ -291,7 +294,7 @@ class TeamRequests:
                     ErrorCode.TABLE_MOVING, f"board {board}'s table is being made", "0.3"
                 )
         await self.key()
-        options = table_options(match, board, table, self.absent_fill)
+        options = table_options(match, board, table, await self.fill_wait(match, board, table))
         await self.lobby.team_table(
             match.game, options, tid, player, seat, msg.id, level=match.level
         )
@@ -418,6 +421,24 @@ class TeamRequests:
             self.push(notices)
 
     # -- absent members --------------------------------------------------------
+    async def fill_wait(
+        self, match: Match, board: int, table: int, results: Sequence[TableResult] = ()
+    ) -> float:
+        """Seconds the table of ``board`` waits for its members before the AI takes their
+        empty seats: :attr:`absent_fill`, or none when a member of the table missed its
+        whole previous board (the AI played their seat from its start to its end)."""
+        if board == 1:
+            return self.absent_fill
+        if not results:
+            results = await self.store.results(match.match_id)
+        before = next((r for r in results if r.board == board - 1 and r.table == table), None)
+        if before is None:
+            return self.absent_fill
+        seats = layout(match.game)[table].seats
+        members = {s for s, sitter in enumerate(seats) if sitter.team is not None}
+        missed = members & await self.store.ai_seats(before.record_id)
+        return 0.0 if missed else self.absent_fill
+
     async def run_absent(self, pause: Callable[[float], Awaitable[bool]]) -> None:
         """Make, every short while, the tables whose members have not come
         (:meth:`fill_absent`) until ``pause`` says the server stops."""
@@ -447,7 +468,8 @@ class TeamRequests:
                     continue
                 before = [r.finished_at for r in results if r.table == table]
                 since = max((t for t in before if t is not None), default=None)
-                if now - (since or self._seen[match.match_id]) < wait:
+                waited = now - (since or self._seen[match.match_id])
+                if waited < wait and await self.fill_wait(match, board, table, results) > 0:
                     continue
                 tid = table_id(match.match_id, board, table)
                 if (board, table) in claimed:

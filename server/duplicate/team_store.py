@@ -33,6 +33,7 @@ from server.persist.db.game_record import TeamResult
 from server.persist.db.locks import lock_row
 from server.persist.db.models import (
     AccountRow,
+    GameSeatRow,
     TeamMatchRow,
     TeamMemberRow,
     TeamResultRow,
@@ -433,6 +434,17 @@ class TeamStore:
                 .order_by(TeamMatchRow.match_id)
             )
             return tuple(_match_of(r) for r in rows)
+
+    async def ai_seats(self, record_id: str) -> frozenset[int]:
+        """The seats the AI played from the start to the end of the stored game
+        ``record_id`` (a member who came mid-board or left holds a human seat there)."""
+        async with self.db.session() as session:
+            rows = await session.scalars(
+                select(GameSeatRow.seat).where(
+                    GameSeatRow.game_id == record_id, GameSeatRow.kind == "ai"
+                )
+            )
+            return frozenset(rows)
 
     async def claimed(self, match_id: str) -> frozenset[tuple[int, int]]:
         """The (board, table) pairs whose table was claimed (made, or being made)."""

@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -18,6 +19,7 @@ from client_cli.client import Client, play_table, random_chooser
 from client_cli.team_play import play_match
 from client_cli.tournament import bot_player
 from protocol import server_messages as sm
+from protocol.models import TableOptions
 from server.app import CardaviaServer, running_server
 from server.duplicate.team_requests import REMAKE_AFTER
 from server.duplicate.team_store import table_id
@@ -80,6 +82,58 @@ async def test_a_member_who_never_comes_is_played_by_the_ai(absent_server: Carda
         assert [line.board for line in ends[0].results if line.imps is not None] == [1, 2]
         board = await ann.team_match_board(mid, 1)
         assert [r.table for r in board.replays] == [table_id(mid, 1, 1)]
+    finally:
+        for c in (ann, bob, cat):
+            await c.close()
+
+
+async def test_a_member_who_missed_a_whole_board_is_not_waited_for_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dan never comes: table 1's first board waits the grace for him, its next boards
+    do not (the AI played his seat through the board before), while table 0, whose
+    members all play, waits the grace at every board.  A grace of seconds: every table
+    here is made by a member's request, none by the absent members' pass."""
+    grace = 3.0
+    config = FAST.replace(
+        database_url=sqlite_url(tmp_path / "cardavia.db"),
+        duplicate_secret="t" * 32,
+        team_absent_fill=grace,
+    )
+    async with running_server(config) as server:
+        server.accounts.hasher = fast_hasher()
+        await _missed_boards_are_not_waited_for(server, grace, monkeypatch)
+
+
+async def _missed_boards_are_not_waited_for(
+    absent_server: CardaviaServer, grace: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    waits: dict[tuple[int, int], float | None] = {}
+    real = absent_server.lobby.team_table
+
+    async def noted(game_id: str, options: TableOptions, *args: Any, **kwargs: Any) -> Any:
+        ref = options.duplicate
+        assert ref is not None and ref.match_table is not None
+        waits[(ref.board, ref.match_table)] = options.fill_after
+        return await real(game_id, options, *args, **kwargs)
+
+    monkeypatch.setattr(absent_server.lobby, "team_table", noted)
+    mid, (ann, bob, cat, dan) = await started(absent_server, 3)
+    await dan.close()
+    try:
+        runs = [
+            play_match(c, mid, bot_player(random_chooser(i))) for i, c in enumerate((ann, bob, cat))
+        ]
+        ends = await asyncio.wait_for(asyncio.gather(*runs), 20)
+        assert {e.status for e in ends} == {"finished"}
+        assert waits == {
+            (1, 0): grace,
+            (2, 0): grace,
+            (3, 0): grace,
+            (1, 1): grace,
+            (2, 1): 0.0,
+            (3, 1): 0.0,
+        }
     finally:
         for c in (ann, bob, cat):
             await c.close()
