@@ -451,8 +451,9 @@ class TeamRequests:
 
     async def fill_absent(self, now: datetime) -> int:
         """Make the next board's table of every match table that no member has asked
-        for within :attr:`absent_fill` of the match's start (as this process first saw
-        it) or of the table's previous board: claimed once in the database, as a
+        for within :attr:`absent_fill` of the match's start (stored; for a match started
+        before it was, as this process first saw it) or of the table's previous board
+        (:meth:`fill_wait`: none when a member missed it): claimed once in the database, as a
         member's request claims it, and played by the AI of the match's level in the
         members' seats until they come (module docstring).  How many were made."""
         made = 0
@@ -468,7 +469,7 @@ class TeamRequests:
                     continue
                 before = [r.finished_at for r in results if r.table == table]
                 since = max((t for t in before if t is not None), default=None)
-                waited = now - (since or self._seen[match.match_id])
+                waited = now - (since or match.started_at or self._seen[match.match_id])
                 if waited < wait and await self.fill_wait(match, board, table, results) > 0:
                     continue
                 tid = table_id(match.match_id, board, table)

@@ -66,6 +66,8 @@ class TeamMatch:
     imps_a: int = 0
     imps_b: int = 0
     boards_done: int = 0
+    started_at: datetime | None = None
+    """When it started (None: forming, or started before it was stored)."""
 
     @property
     def tables(self) -> tuple[MatchTable, ...]:
@@ -169,6 +171,7 @@ def _match_of(row: Any) -> TeamMatch:
         imps_a=row.imps_a,
         imps_b=row.imps_b,
         boards_done=row.boards_done,
+        started_at=_utc(row.started_at),
     )
 
 
@@ -359,7 +362,7 @@ class TeamStore:
         await conn.execute(
             update(TeamMatchRow)
             .where(TeamMatchRow.match_id == match_id)
-            .values(status=MatchStatus.PLAYING.value)
+            .values(status=MatchStatus.PLAYING.value, started_at=datetime.now(UTC))
         )
 
     async def claim(self, match_id: str, board: int, table: int, now: datetime) -> bool:

@@ -39,7 +39,7 @@ async def test_open_migrates_to_the_models_schema(database: Database) -> None:
     async with database.engine.connect() as conn:
         assert await conn.run_sync(differences) == []
         version = await conn.exec_driver_sql("SELECT version_num FROM alembic_version")
-        assert version.scalar_one() == "0007"
+        assert version.scalar_one() == "0008"
     assert await database.ping()
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from client_cli.client import Client, play_table, random_chooser
 from client_cli.team_play import play_match
@@ -24,7 +24,7 @@ from server.app import CardaviaServer, running_server
 from server.duplicate.team_requests import REMAKE_AFTER
 from server.duplicate.team_store import table_id
 from server.persist.db.engine import sqlite_url
-from server.persist.db.models import GameSeatRow
+from server.persist.db.models import GameSeatRow, TeamMatchRow
 from tests.server.helpers import FAST
 from tests.server.test_accounts import fast_hasher
 from tests.server.test_team_match import members, refused
@@ -196,5 +196,34 @@ async def test_a_table_left_before_its_game_began_is_made_again(
             await asyncio.sleep(0.04)
         assert (await ann.team_match(mid)).status == "finished"
     finally:
+        for c in people:
+            await c.close()
+
+
+async def test_a_process_started_after_the_match_counts_the_wait_from_its_stored_start(
+    tmp_path: Path,
+) -> None:
+    """The match's start is stored: a process that started later (a restart, another
+    process of a cluster) makes the tables nobody asked for once the wait since that
+    start is over, not a whole wait after it first saw the match."""
+    config = FAST.replace(
+        database_url=sqlite_url(tmp_path / "cardavia.db"),
+        duplicate_secret="t" * 32,
+        team_absent_fill=60.0,  # the server's own pass makes nothing while the test runs
+    )
+    async with running_server(config) as server:
+        server.accounts.hasher = fast_hasher()
+        mid, people = await started(server, 1)
+        match = await server.team.store.get(mid)
+        assert match.started_at is not None
+        assert abs((datetime.now(UTC) - match.started_at).total_seconds()) < 10
+        async with server.accounts.db.session() as session:  # it started a minute ago
+            await session.execute(
+                update(TeamMatchRow)
+                .where(TeamMatchRow.match_id == mid)
+                .values(started_at=match.started_at - timedelta(seconds=61))
+            )
+        server.team._seen.clear()  # as a process that has just started
+        assert await server.team.fill_absent(datetime.now(UTC)) == 2
         for c in people:
             await c.close()

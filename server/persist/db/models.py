@@ -428,6 +428,8 @@ class TeamMatchRow(Base):
         String(32), ForeignKey("accounts.account_id", ondelete="SET NULL"), nullable=True
     )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """When it started (migration 0008): its absent members are waited for from then."""
     imps_a: Mapped[int] = mapped_column(Integer)
     imps_b: Mapped[int] = mapped_column(Integer)
     boards_done: Mapped[int] = mapped_column(Integer)
