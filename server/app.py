@@ -48,6 +48,7 @@ from server.ops.logs import configure, get_logger
 from server.ops.metrics import CONTENT_TYPE, Metrics, Reading
 from server.ops.passes import Passes
 from server.persist.db.engine import Database
+from server.persist.db.game_record import record_from_plain
 from server.persist.db.records import GameRecords, RecordWriter
 from server.persist.login_backoffs import RedisBackoffs
 from server.persist.redis_store import RedisStore
@@ -84,6 +85,12 @@ def tls_context(config: ServerConfig) -> ssl.SSLContext | None:
 
 SHUTDOWN_STEP_S = 10.0
 """Seconds each shutdown step that talks to the store (cluster, bus, pool) may take."""
+UNWRITTEN_AFTER_S = 60.0
+"""Seconds after its game's end from which another process writes a game record still
+unwritten (its own process writes it within milliseconds, or retries while the
+database is away: a record written twice is stored once)."""
+UNWRITTEN_PASS_S = 30.0
+"""Seconds between two looks for game records left unwritten."""
 
 
 class CardaviaServer:
@@ -154,6 +161,8 @@ class CardaviaServer:
         )
         """Team duplicate matches (issue 56): their tables' results come with the games."""
         self.record_writer.on_stored = self.team.stored
+        if isinstance(self.store, RedisStore):  # a game archived unwritten is listed until
+            self.record_writer.after_write = self.store.record_written  # its write is done
         self.rated = RatedPlay(
             self.lobby,
             MemoryQueue(),
@@ -346,6 +355,8 @@ class CardaviaServer:
         self._passes.spawn(self._poll_bans(), "ban-poll")
         self._passes.spawn(self.duplicate.run_daily(self._passes.pause), "daily-sets")
         self._passes.spawn(self.team.run_absent(self._passes.pause), "team-absent")
+        if isinstance(self.store, RedisStore):
+            self._passes.spawn(self._unwritten_records(self.store), "unwritten-records")
         if ours and pings is not None:
             self._keepalive = asyncio.create_task(
                 keepalive.run(
@@ -464,6 +475,22 @@ class CardaviaServer:
             self._log.warning("shutdown_step_timed_out", step=what)
         except Exception as exc:  # the process stops anyway; say what failed
             self._log.warning("shutdown_step_failed", step=what, error=repr(exc))
+
+    async def _unwritten_records(self, store: RedisStore) -> None:
+        """Write the game records that a process archived with their games and never
+        wrote (it died, or stopped with its database away): each is listed in Redis
+        from its game's end until its write (:meth:`RedisStore.archive`), and every
+        process writes those listed for :data:`UNWRITTEN_AFTER_S` (writes are
+        idempotent: one written twice, or by two processes, is stored once)."""
+        while await self._passes.pause(UNWRITTEN_PASS_S):
+            try:
+                found = await store.unwritten_records(UNWRITTEN_AFTER_S)
+            except StoreUnavailable:
+                continue
+            for plain in found:
+                record = record_from_plain(plain)
+                self._log.warning("record_written_for_another", game_id=record.game_id)
+                self.record_writer.submit(record)
 
     async def _sweep(self) -> None:
         """Forget sessions that stayed away past ``session_ttl`` (``playing_session_ttl``

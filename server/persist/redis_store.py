@@ -98,6 +98,10 @@ redis.call('SET', KEYS[3], ARGV[3], 'EX', ARGV[4])
 redis.call('RPUSH', KEYS[2], ARGV[2])
 redis.call('LTRIM', KEYS[2], -tonumber(ARGV[5]), -1)
 redis.call('EXPIRE', KEYS[2], ARGV[4])
+if ARGV[6] ~= '' then
+  redis.call('SET', KEYS[5], ARGV[8], 'EX', ARGV[4])
+  redis.call('ZADD', KEYS[4], ARGV[7], ARGV[6])
+end
 return 1
 """
 )
@@ -433,17 +437,62 @@ class RedisStore:
         self._check(table_id, result)
 
     async def archive(self, table_id: str, game_no: int, finished: dict[str, Any]) -> None:
-        """Keep a finished game for ``replay_ttl`` seconds (fenced)."""
+        """Keep a finished game for ``replay_ttl`` seconds (fenced).  The game record it
+        may carry (``record``, :func:`~server.persist.db.game_record.record_to_plain`) is
+        kept apart, listed as unwritten in the same step, until its write is done
+        (:meth:`record_written`); :meth:`unwritten_records` finds it if it never is."""
         base, _, _ = self._table_keys(table_id)
-        keys = [base, base + ":replays", self._k("r", table_id, str(game_no))]
+        game_id = f"{table_id}.{game_no}"
+        record = finished.get("record")
+        if record is not None:
+            finished = {k: v for k, v in finished.items() if k != "record"}
+        keys = [
+            base,
+            base + ":replays",
+            self._k("r", table_id, str(game_no)),
+            self._k("records", "unwritten"),
+            self._k("records", "r", game_id),
+        ]
         args = [
             self._fence(table_id),
             game_no,
             _pack(finished),
             max(1, int(self.replay_ttl)),
             self.replays_kept,
+            "" if record is None else game_id,
+            time.time(),
+            b"" if record is None else _pack(record),
         ]
         self._check(table_id, await self._run("archive", keys, args))
+
+    async def record_written(self, game_id: str) -> None:
+        """The game record of ``game_id`` (``TABLE.N``) is in the database now."""
+        try:
+            await self.redis.zrem(self._k("records", "unwritten"), game_id)
+            await self.redis.delete(self._k("records", "r", game_id))
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(str(exc)) from exc
+
+    async def unwritten_records(self, older_than: float, limit: int = 100) -> list[dict[str, Any]]:
+        """The game records (plain) archived more than ``older_than`` seconds ago and not
+        written since: their process died, or stopped, before its background write.
+        One kept past ``replay_ttl`` has expired, and is dropped from the list."""
+        key = self._k("records", "unwritten")
+        try:
+            due: list[bytes] = await self.redis.zrangebyscore(  # type: ignore[assignment]
+                key, "-inf", time.time() - older_than, start=0, num=limit
+            )
+            out = []
+            for raw in due:
+                game_id = _text(raw)
+                packed: bytes | None = await self.redis.get(self._k("records", "r", game_id))  # type: ignore[assignment]
+                if packed is None:
+                    await self.redis.zrem(key, game_id)
+                    continue
+                out.append(_unpack(packed))
+            return out
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(str(exc)) from exc
 
     async def kept_game(self, table_id: str, game_no: int) -> dict[str, Any] | None:
         """The finished game :meth:`archive` keeps, also once its table is deleted (a

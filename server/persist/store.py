@@ -91,7 +91,9 @@ class Store(Protocol):
         """Replace the table's seating record."""
 
     async def archive(self, table_id: str, game_no: int, finished: dict[str, Any]) -> None:
-        """Keep a finished game for its replay."""
+        """Keep a finished game for its replay; its game record (``finished["record"]``,
+        when the server stores records) until that is written, in a store that outlives
+        the process (:meth:`server.persist.redis_store.RedisStore.unwritten_records`)."""
 
     async def load(self, table_id: str) -> TableRecord | None:
         """The table's record, or ``None``."""
@@ -154,9 +156,10 @@ class MemoryStore:
             self._metas[table_id] = dict(meta)
 
     async def archive(self, table_id: str, game_no: int, finished: dict[str, Any]) -> None:
-        """Keep a finished game (only while the table lives: memory is not kept)."""
+        """Keep a finished game (only while the table lives: memory is not kept); the
+        game record it may carry is the process's record writer's alone."""
         if table_id in self._replays:
-            self._replays[table_id].append(finished)
+            self._replays[table_id].append({k: v for k, v in finished.items() if k != "record"})
 
     async def load(self, table_id: str) -> TableRecord | None:
         """The record, if any."""

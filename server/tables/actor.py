@@ -26,6 +26,7 @@ from server.ai.pool import AiRunner
 from server.duplicate.boards import ai_decision_seed
 from server.ops.logs import get_logger
 from server.ops.metrics import Metrics
+from server.persist.db.game_record import GameRecord, record_to_plain
 from server.persist.db.records import RecordWriter
 from server.persist.store import LeaseLost, Store, StoreUnavailable
 from server.players.quotas import Quotas
@@ -154,6 +155,8 @@ class TableActor:
         self._unarchived: tuple[int, dict[str, Any]] | None = None
         self.recorder: RecordWriter | None = None
         """Stores each finished game (game records); ``None``: not stored."""
+        self._record: GameRecord | None = None
+        """The record of the game just finished, archived with it (:meth:`_persist`)."""
         self.on_lost: Callable[[str], None] | None = None
         """Called (instead of ``on_close``) when another process took the table over."""
         self._log = get_logger(table=core.id, game=core.game.id)
@@ -435,6 +438,9 @@ class TableActor:
                 last = core.archive[-1]
                 finished = finished_to_plain(last)
                 finished["start_version"] = core.version - len(core.log)
+                if self.recorder is not None:  # kept with the game until it is written
+                    self._record = game_record(core, self.clock())
+                    finished["record"] = record_to_plain(self._record)
                 try:
                     await self.store.archive(self.id, last.game_no, finished)
                 except StoreUnavailable:  # the move is durable; keep its replay for later
@@ -503,8 +509,9 @@ class TableActor:
         if self.core.status == "finished" and eff.applied is not None:
             self.metrics.inc("cardavia_games_finished_total", game=game)
             self._log.info("game_over", game_no=self.core.game_no, version=self.core.version)
+            record, self._record = self._record, None
             if self.recorder is not None:  # stored in the background, after the move was sent
-                self.recorder.submit(game_record(self.core, self.clock()))
+                self.recorder.submit(record or game_record(self.core, self.clock()))
         if eff.closed:
             await self._close(eff.close_reason or "everybody left")
 

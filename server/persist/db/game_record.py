@@ -7,7 +7,7 @@ from them inside the records' write, without importing the records.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -95,3 +95,60 @@ def game_id(table_id: str, game_no: int) -> str:
     """A finished game's id: its table's and its number, the same on every process that
     ever owns the table (``TABLE.N``; a table id never holds a dot)."""
     return f"{table_id}.{game_no}"
+
+
+def record_to_plain(record: GameRecord) -> dict[str, Any]:
+    """``record`` as plain data (msgpack- and JSON-able): kept in Redis with the finished
+    game until its write is done (:meth:`server.persist.redis_store.RedisStore.archive`),
+    so that another process writes it if this one dies first."""
+    return {
+        "table_id": record.table_id,
+        "game_no": record.game_no,
+        "game": record.game,
+        "private": record.private,
+        "options": record.options,
+        "seed": record.seed,
+        "log": [[a.seat, a.action, a.by] for a in record.log],
+        "seats": [
+            [s.seat, s.kind.value, s.name, s.account_id, s.level, s.left, s.score, s.won]
+            for s in record.seats
+        ],
+        "result": record.result,
+        "finished_at": record.finished_at,
+        "rated": record.rated,
+        "contests": [
+            [[sorted(side) for side in c.sides], list(c.ranks), c.deal, list(c.roles)]
+            for c in record.contests
+        ],
+        "duplicate": None if record.duplicate is None else astuple(record.duplicate),
+        "team": None
+        if record.team is None
+        else [record.team.match_id, record.team.board, record.team.table, list(record.team.scores)],
+    }
+
+
+def record_from_plain(data: dict[str, Any]) -> GameRecord:
+    """The inverse of :func:`record_to_plain`."""
+    dup, team = data["duplicate"], data["team"]
+    return GameRecord(
+        table_id=data["table_id"],
+        game_no=int(data["game_no"]),
+        game=data["game"],
+        private=bool(data["private"]),
+        options=dict(data["options"]),
+        seed=int(data["seed"]),
+        log=tuple(LoggedAction(seat, action, by) for seat, action, by in data["log"]),
+        seats=tuple(
+            SeatRecord(seat, SeatKind(kind), name, account, level, left, score, won)
+            for seat, kind, name, account, level, left, score, won in data["seats"]
+        ),
+        result=dict(data["result"]),
+        finished_at=float(data["finished_at"]),
+        rated=bool(data["rated"]),
+        contests=tuple(
+            Contest(tuple(frozenset(side) for side in sides), tuple(ranks), deal, tuple(roles))
+            for sides, ranks, deal, roles in data["contests"]
+        ),
+        duplicate=None if dup is None else DuplicateResult(*dup),
+        team=None if team is None else TeamResult(team[0], team[1], team[2], tuple(team[3])),
+    )

@@ -17,7 +17,7 @@ import base64
 import binascii
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -488,7 +488,11 @@ class RecordWriter:
         """Called with each write's seconds (metrics)."""
         self.on_stored: Callable[[GameRecord], None] | None = None
         """Called with each game once its write is done (team matches: the next table)."""
+        self.after_write: Callable[[str], Awaitable[None]] | None = None
+        """Awaited with each game's id once its write is done (Redis: no longer listed
+        as unwritten, :meth:`server.persist.redis_store.RedisStore.record_written`)."""
         self._queue: deque[GameRecord] = deque()
+        self._queued: set[str] = set()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._idle = asyncio.Event()
@@ -500,11 +504,15 @@ class RecordWriter:
         self._task = asyncio.create_task(self._run())
 
     def submit(self, record: GameRecord) -> None:
-        """Queue ``record`` for writing; returns at once."""
+        """Queue ``record`` for writing (unless it is queued already); returns at once."""
+        if record.game_id in self._queued:
+            return
         if len(self._queue) >= WRITE_QUEUE_MAX:
             dropped = self._queue.popleft()
+            self._queued.discard(dropped.game_id)
             self._log.error("record_dropped", game_id=dropped.game_id)
         self._queue.append(record)
+        self._queued.add(record.game_id)
         self._idle.clear()
         self._wake.set()
 
@@ -539,6 +547,14 @@ class RecordWriter:
             delay = self.retry_first
             if self._queue and self._queue[0] is record:
                 self._queue.popleft()
+                self._queued.discard(record.game_id)
+            if self.after_write is not None:
+                try:
+                    await self.after_write(record.game_id)
+                except Exception as exc:  # listed still: written again later, harmlessly
+                    self._log.warning(
+                        "record_not_unlisted", game_id=record.game_id, error=repr(exc)
+                    )
             if self.on_written is not None:
                 self.on_written(time.perf_counter() - began)
             if self.on_stored is not None:
