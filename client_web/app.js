@@ -887,7 +887,8 @@ function setsView() {
 /** The form for an on-demand set (logged in): game, AI level, boards, minutes open, seat. */
 function createSetView() {
   const games = app.games.filter((g) => DUP_GAMES.includes(g.id));
-  if (!app.account || !games.length) return h("p", { class: "note" }, t("duplicate.login_to_play"));
+  if (!app.account) return loginToPlay("duplicate.login_to_play");
+  if (!games.length) return null;
   const levelSelect = h("select", { name: "level", id: "dup-level" });
   const seatInput = h("input", { type: "number", name: "seat", id: "dup-seat", min: 0, max: 0, value: 0 });
   const fillLevels = (id) => {
@@ -1132,6 +1133,12 @@ function replayView(shown) {
 }
 
 /** A page over the lobby: its way back, its title, its sections. */
+/** Where a page's form would be, for a visitor who is not logged in: why, and the form
+ * to log in or register right there (an invite link followed before is then joined). */
+function loginToPlay(key) {
+  return h("div", { class: "login-to-play" }, h("p", { class: "note" }, t(key)), accountView());
+}
+
 function pageView(name, close, title, ...sections) {
   return h("div", { class: `${name}-page` }, h("button", { type: "button", id: `close-${name}`, on: { click: close } }, t("back_to_lobby")), h("h2", {}, title), ...sections);
 }
@@ -1326,7 +1333,7 @@ function localInput(date) {
 /** The form for a tournament (logged in): name, game, kind, start, rounds (Swiss) or
  * minutes (arena), the turn timer and the AI level that fills the seats left over. */
 function createTournamentView() {
-  if (!app.account) return h("p", { class: "note" }, t("tournaments.login_to_create"));
+  if (!app.account) return loginToPlay("tournaments.login_to_create");
   const kind = h("select", { name: "kind", id: "tourney-kind" }, ["swiss", "arena", "duplicate-swiss"].map((k) => h("option", { value: k }, kindText(k))));
   const rounds = h("label", { class: "option rounds" }, t("tournaments.rounds"), " ", h("input", { type: "number", name: "rounds", id: "tourney-rounds", min: 1, max: 50, value: 3, required: true }));
   const minutes = h("label", { class: "option duration", hidden: true }, t("tournaments.minutes"), " ", h("input", { type: "number", name: "minutes", id: "tourney-minutes", min: 1, max: 1440, value: 30 }));
@@ -1649,7 +1656,8 @@ function teamListView() {
  * whether it starts by itself once both teams are full. */
 function createTeamView() {
   const games = app.games.filter((g) => TEAM_GAMES.includes(g.id));
-  if (!app.account || !games.length) return h("p", { class: "note" }, t("teams.login_to_play"));
+  if (!app.account) return loginToPlay("teams.login_to_play");
+  if (!games.length) return null;
   const levelSelect = h("select", { name: "level", id: "team-level" });
   const fillLevels = (id) => {
     const game = games.find((g) => g.id === id) || games[0];

@@ -19,6 +19,7 @@ from client_cli.team_play import play_match
 from client_cli.tournament import bot_player
 from server.app import CardaviaServer
 from tests.client_web.pages import TIMEOUT_MS, dom_cards, fill, open_page, page_url, strings
+from tests.client_web.test_browser_accounts import registered
 from tests.client_web.test_browser_duplicate import fresh_page, play_board
 from tests.client_web.test_browser_ratings import PASSWORD
 
@@ -195,3 +196,30 @@ async def test_at_phone_width_in_german_a_listed_match_is_joined_from_the_keyboa
     await refused.wait_for(timeout=TIMEOUT_MS)
     assert await refused.inner_text() == de["errors"]["unknown_match"]
     assert ida.errors == []
+
+
+async def test_an_invite_opened_logged_out_is_joined_once_its_reader_registers(
+    server: CardaviaServer, browser: Any
+) -> None:
+    """Eve follows an invite link before she has an account: the page shows the match
+    and asks her to log in; once she registers on that page it joins her to the match
+    (the emptier team, its first slot), as it would have at once."""
+    ann = await Client.connect(server.url, "x")
+    await ann.register("Ann", PASSWORD)
+    made = await ann.create_team_match("scopa", boards=1, level="easy", private=True)
+    match_id = made.match_id
+    eve = await open_page(browser, page_url(server) + f"#team={match_id}", "Guest Eve")
+    await eve.locator(f"#team-match[data-match='{match_id}']").wait_for(timeout=TIMEOUT_MS)
+    assert await eve.locator(".note", has_text=EN["teams"]["login_to_play"]).count() == 1
+    assert [m.name for m in (await ann.team_match(match_id)).roster] == ["Ann"]
+    await registered(eve, "Eve")
+    mine = eve.locator(f"#team-match[data-match='{match_id}'] .team-slot.me")
+    await mine.wait_for(timeout=TIMEOUT_MS)
+    assert (await mine.get_attribute("data-team"), await mine.get_attribute("data-slot")) == (
+        "b",
+        "0",
+    )
+    members = (await ann.team_match(match_id)).roster
+    assert sorted((m.name, m.team, m.slot) for m in members) == [("Ann", "a", 0), ("Eve", "b", 0)]
+    await ann.close()
+    assert eve.errors == []
