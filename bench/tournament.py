@@ -40,6 +40,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -71,19 +72,29 @@ stalled: bots move at once, and a tournament table's turn timer is 30 s (the Swi
 or 60 s (the arena), so a table that long without news is one nobody is told of."""
 
 
+@dataclass(frozen=True)
+class Watched:
+    """A bot's table and the table version its client last saw, since when."""
+
+    client: Client
+    table: str
+    version: int
+    since: float
+
+
 class Progress:
     """The table each bot plays and when its client last saw it move: the tables that
     stalled (the 600 s arena once left bots waiting for ever for a game start)."""
 
     def __init__(self) -> None:
-        self.playing: dict[int, tuple[Client, str, int, float]] = {}
+        self.playing: dict[int, Watched] = {}
         self.stalled: set[str] = set()
 
     def player(self, key: int, choose: Chooser) -> PlayTable:
         """``bot_player(choose)``, watched."""
 
         async def play(client: Client, table: str) -> dict[str, Any]:
-            self.playing[key] = (client, table, -1, time.monotonic())
+            self.playing[key] = Watched(client, table, -1, time.monotonic())
             try:
                 return await play_table(client, table, choose)
             finally:
@@ -94,14 +105,14 @@ class Progress:
     def check(self) -> None:
         """Note the tables without news for :data:`STALL_S` seconds."""
         now = time.monotonic()
-        for key, (client, table, seen, since) in list(self.playing.items()):
-            state = client.tables.get(table)
+        for key, watched in list(self.playing.items()):
+            state = watched.client.tables.get(watched.table)
             version = -1 if state is None else state.version
-            if version != seen:
-                self.playing[key] = (client, table, version, now)
-            elif now - since >= STALL_S and table not in self.stalled:
-                self.stalled.add(table)
-                print(f"stalled: {table} at version {version}", file=sys.stderr)
+            if version != watched.version:
+                self.playing[key] = Watched(watched.client, watched.table, version, now)
+            elif now - watched.since >= STALL_S and watched.table not in self.stalled:
+                self.stalled.add(watched.table)
+                print(f"stalled: {watched.table} at version {version}", file=sys.stderr)
 
     async def watch(self) -> None:
         """Check every few seconds until cancelled."""
