@@ -488,7 +488,14 @@ class CardaviaServer:
             except StoreUnavailable:
                 continue
             for plain in found:
-                record = record_from_plain(plain)
+                try:
+                    record = record_from_plain(plain)
+                except (KeyError, TypeError, ValueError) as exc:  # never readable: say so once
+                    game_id = f"{plain.get('table_id')}.{plain.get('game_no')}"
+                    self._log.error("unwritten_record_unreadable", game_id=game_id, error=repr(exc))
+                    with suppress(StoreUnavailable):
+                        await store.record_written(game_id)
+                    continue
                 self._log.warning("record_written_for_another", game_id=record.game_id)
                 self.record_writer.submit(record)
 

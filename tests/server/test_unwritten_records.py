@@ -10,6 +10,7 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 import pytest
+import redis
 from sqlalchemy import select
 
 from engine.game import Contest
@@ -77,3 +78,20 @@ async def test_a_record_its_process_never_wrote_is_written_by_another(
                 while await store.unwritten_records(0.0):
                     await asyncio.sleep(0.05)
         stuck.set()
+
+
+async def test_an_unreadable_unwritten_record_is_said_once_and_dropped(
+    redis_server: RedisServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A listed record that cannot be read (written by a server of another shape) is
+    logged as an error and taken off the list, not tried again every pass."""
+    monkeypatch.setattr(app_module, "UNWRITTEN_AFTER_S", 0.0)
+    monkeypatch.setattr(app_module, "UNWRITTEN_PASS_S", 0.05)
+    r = redis.Redis.from_url(redis_server.url)
+    r.set("cardavia:records:r:T1.1", msgpack.packb({"table_id": "T1", "game_no": 1}))
+    r.zadd("cardavia:records:unwritten", {"T1.1": 0})
+    config = fast_redis_config(redis_server.url, database_url=sqlite_url(tmp_path / "c.db"))
+    async with running_server(config), asyncio.timeout(10):
+        while r.zcard("cardavia:records:unwritten"):
+            await asyncio.sleep(0.05)
+    assert r.get("cardavia:records:r:T1.1") is None
