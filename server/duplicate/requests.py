@@ -49,6 +49,7 @@ from server.duplicate.store import DuplicateStore
 from server.ops.logs import get_logger
 from server.persist.db.records import GameRecords
 from server.persist.redis_store import RedisStore
+from server.persist.store import StoreUnavailable
 from server.players.record_requests import game_record_message
 from server.players.sessions import Player
 from server.tables.options import RequestError
@@ -219,12 +220,12 @@ class DuplicateRequests:
 
     async def handle(self, player: Player, msg: object) -> None:
         """Answer one duplicate request; typed errors for bad input, ``store_unavailable``
-        when the database cannot be reached."""
+        when the database, or the tables' store (Redis), cannot be reached."""
         try:
             await self._handle(player, msg)
         except DuplicateError as exc:
             raise RequestError(exc.code, exc.message, exc.detail) from None
-        except (DBAPIError, OSError) as exc:
+        except (DBAPIError, OSError, StoreUnavailable) as exc:
             _log.warning("database_unavailable", type=type(msg).__name__, error=type(exc).__name__)
             raise RequestError(
                 ErrorCode.STORE_UNAVAILABLE, "duplicate sets cannot be reached now; retry soon"

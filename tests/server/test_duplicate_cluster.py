@@ -148,3 +148,37 @@ async def test_a_board_whose_write_is_late_or_lost_is_counted_from_its_kept_game
         own = scores[made.seat] - scores[1 - made.seat]  # Scopa: the player's points less the AI's
         assert [(r.board, r.score, r.record_id) for r in rows] == [(1, own, f"{first}.1")]
         await ann.close()
+
+
+async def test_a_board_asked_for_while_redis_is_away_is_refused_as_unavailable(
+    redis_server: RedisServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the board's table lives is asked of Redis: Redis away, ``play_duplicate``
+    is refused with ``store_unavailable`` (nothing changes), not an internal error."""
+    from server.app import running_server
+    from server.persist.store import StoreUnavailable
+    from tests.server.redis_fixture import fast_redis_config
+    from tests.server.test_accounts import fast_hasher
+
+    config = fast_redis_config(
+        redis_server.url,
+        database_url=sqlite_url(tmp_path / "cardavia.db"),
+        duplicate_secret=SECRET,
+    )
+    async with running_server(config) as server:
+        server.accounts.hasher = fast_hasher()
+        ann = await Client.connect(server.url, "Ann")
+        await ann.register("Ann", PASSWORD)
+        made = await ann.create_duplicate_set("scopa", "easy", boards=2, minutes=30)
+
+        async def away(table_id: str) -> None:
+            raise StoreUnavailable("Redis did not answer (test)")
+
+        monkeypatch.setattr(server.lobby.store, "load", away)
+        with pytest.raises(ServerError) as refused:
+            await ann.play_duplicate(made.set_id)
+        assert refused.value.code == "store_unavailable"
+        assert not server.lobby.tables
+        monkeypatch.undo()
+        assert (await ann.play_duplicate(made.set_id)).table.id in server.lobby.tables
+        await ann.close()
