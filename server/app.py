@@ -487,13 +487,15 @@ class CardaviaServer:
                 found = await store.unwritten_records(UNWRITTEN_AFTER_S)
             except StoreUnavailable:
                 continue
-            for plain in found:
+            except Exception as exc:  # a bug: said, and the next pass tries again
+                self._log.error("unwritten_records_pass_failed", error=repr(exc))
+                continue
+            for game_id, plain in found:
                 try:
                     record = record_from_plain(plain)
-                except (KeyError, TypeError, ValueError) as exc:  # never readable: say so once
-                    game_id = f"{plain.get('table_id')}.{plain.get('game_no')}"
+                except (KeyError, TypeError, ValueError, AttributeError) as exc:  # never readable
                     self._log.error("unwritten_record_unreadable", game_id=game_id, error=repr(exc))
-                    with suppress(StoreUnavailable):
+                    with suppress(StoreUnavailable):  # said once, not every pass
                         await store.record_written(game_id)
                     continue
                 self._log.warning("record_written_for_another", game_id=record.game_id)

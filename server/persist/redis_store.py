@@ -473,23 +473,27 @@ class RedisStore:
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(str(exc)) from exc
 
-    async def unwritten_records(self, older_than: float, limit: int = 100) -> list[dict[str, Any]]:
-        """The game records (plain) archived more than ``older_than`` seconds ago and not
-        written since: their process died, or stopped, before its background write.
+    async def unwritten_records(self, older_than: float, limit: int = 100) -> list[tuple[str, Any]]:
+        """The game records archived more than ``older_than`` seconds ago and not written
+        since (their process died, or stopped, before its background write), as
+        ``(game id, plain record)``; the record is ``None`` when it cannot be read.
         One kept past ``replay_ttl`` has expired, and is dropped from the list."""
         key = self._k("records", "unwritten")
         try:
             due: list[bytes] = await self.redis.zrangebyscore(  # type: ignore[assignment]
                 key, "-inf", time.time() - older_than, start=0, num=limit
             )
-            out = []
+            out: list[tuple[str, Any]] = []
             for raw in due:
                 game_id = _text(raw)
                 packed: bytes | None = await self.redis.get(self._k("records", "r", game_id))  # type: ignore[assignment]
                 if packed is None:
                     await self.redis.zrem(key, game_id)
                     continue
-                out.append(_unpack(packed))
+                try:
+                    out.append((game_id, _unpack(packed)))
+                except ValueError:  # not a record of ours (msgpack's errors are ValueErrors)
+                    out.append((game_id, None))
             return out
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(str(exc)) from exc

@@ -89,9 +89,10 @@ async def test_an_unreadable_unwritten_record_is_said_once_and_dropped(
     monkeypatch.setattr(app_module, "UNWRITTEN_PASS_S", 0.05)
     r = redis.Redis.from_url(redis_server.url)
     r.set("cardavia:records:r:T1.1", msgpack.packb({"table_id": "T1", "game_no": 1}))
-    r.zadd("cardavia:records:unwritten", {"T1.1": 0})
+    r.set("cardavia:records:r:T2.1", b"\xc1 not msgpack")
+    r.zadd("cardavia:records:unwritten", {"T1.1": 0, "T2.1": 0})
     config = fast_redis_config(redis_server.url, database_url=sqlite_url(tmp_path / "c.db"))
     async with running_server(config), asyncio.timeout(10):
         while r.zcard("cardavia:records:unwritten"):
             await asyncio.sleep(0.05)
-    assert r.get("cardavia:records:r:T1.1") is None
+    assert r.get("cardavia:records:r:T1.1") is None and r.get("cardavia:records:r:T2.1") is None
