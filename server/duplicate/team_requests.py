@@ -18,9 +18,9 @@ player, :data:`server.tournaments.seating.ABSENT_FILL`): a table waits for its m
 table's previous board; then the AI of the match's level takes the seats still empty,
 and a table no member asked for is made anyway (:meth:`TeamRequests.fill_absent`).  The
 member may still come and take their seat back (:meth:`server.tables.core.TableCore.join`);
-the board counts for the team as played.  A member who missed the table's whole previous
-board is not waited for again (:meth:`TeamRequests.fill_wait`): one absent member
-would otherwise hold every board of their table up by the full wait.  What an asker may
+the board counts for the team as played.  A table whose members all missed its whole
+previous board is not waited for again (:meth:`TeamRequests.fill_wait`): nobody of it
+would otherwise hold each of its boards up by the full wait.  What an asker may
 see of another table is decided here: a board's scores and replays only once the
 asker's own table has played the board.
 """
@@ -425,8 +425,10 @@ class TeamRequests:
         self, match: Match, board: int, table: int, results: Sequence[TableResult] = ()
     ) -> float:
         """Seconds the table of ``board`` waits for its members before the AI takes their
-        empty seats: :attr:`absent_fill`, or none when a member of the table missed its
-        whole previous board (the AI played their seat from its start to its end)."""
+        empty seats: :attr:`absent_fill`, or none when every member of the table missed
+        its whole previous board (the AI played each of their seats from its start to its
+        end).  Not when only some did: the table's seats fill together, and a member
+        who played the board before must not find the AI in their seat."""
         if board == 1:
             return self.absent_fill
         if not results:
@@ -437,7 +439,7 @@ class TeamRequests:
         seats = layout(match.game)[table].seats
         members = {s for s, sitter in enumerate(seats) if sitter.team is not None}
         missed = members & await self.store.ai_seats(before.record_id)
-        return 0.0 if missed else self.absent_fill
+        return 0.0 if missed == members else self.absent_fill
 
     async def run_absent(self, pause: Callable[[float], Awaitable[bool]]) -> None:
         """Make, every short while, the tables whose members have not come
@@ -453,9 +455,10 @@ class TeamRequests:
         """Make the next board's table of every match table that no member has asked
         for within :attr:`absent_fill` of the match's start (stored; for a match started
         before it was, as this process first saw it) or of the table's previous board
-        (:meth:`fill_wait`: none when a member missed it): claimed once in the database, as a
-        member's request claims it, and played by the AI of the match's level in the
-        members' seats until they come (module docstring).  How many were made."""
+        (:meth:`fill_wait`: none when all its members missed it): claimed once in the
+        database, as a member's request claims it, and played by the AI of the match's
+        level in the members' seats until they come (module docstring).  How many were
+        made."""
         made = 0
         playing = await self.store.playing()
         self._seen = {m.match_id: self._seen.get(m.match_id, now) for m in playing}

@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -19,10 +20,9 @@ from client_cli.client import Client, play_table, random_chooser
 from client_cli.team_play import play_match
 from client_cli.tournament import bot_player
 from protocol import server_messages as sm
-from protocol.models import TableOptions
 from server.app import CardaviaServer, running_server
-from server.duplicate.team_requests import REMAKE_AFTER
-from server.duplicate.team_store import table_id
+from server.duplicate.team_requests import REMAKE_AFTER, TeamRequests
+from server.duplicate.team_store import TableResult, new_match, table_id
 from server.persist.db.engine import sqlite_url
 from server.persist.db.models import GameSeatRow, TeamMatchRow
 from tests.server.helpers import FAST
@@ -87,56 +87,51 @@ async def test_a_member_who_never_comes_is_played_by_the_ai(absent_server: Carda
             await c.close()
 
 
-async def test_a_member_who_missed_a_whole_board_is_not_waited_for_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+async def test_a_table_nobody_came_to_plays_its_boards_without_waiting_again(
+    tmp_path: Path,
 ) -> None:
-    """Dan never comes: table 1's first board waits the grace for him, its next boards
-    do not (the AI played his seat through the board before), while table 0, whose
-    members all play, waits the grace at every board.  A grace of seconds: every table
-    here is made by a member's request, none by the absent members' pass."""
-    grace = 3.0
+    """Bob and Dan, the members of table 1, never come: its first board waits the grace,
+    its next boards do not (nobody of it played the board before: nobody to wait for),
+    while table 0, whose members play, waits the grace as before, and a member who
+    played the board before never finds the AI in their seat.  The grace is a minute
+    and the passes are called by hand, at chosen times."""
     config = FAST.replace(
         database_url=sqlite_url(tmp_path / "cardavia.db"),
         duplicate_secret="t" * 32,
-        team_absent_fill=grace,
+        team_absent_fill=60.0,  # the server's own pass makes nothing while the test runs
     )
     async with running_server(config) as server:
         server.accounts.hasher = fast_hasher()
-        await _missed_boards_are_not_waited_for(server, grace, monkeypatch)
-
-
-async def _missed_boards_are_not_waited_for(
-    absent_server: CardaviaServer, grace: float, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    waits: dict[tuple[int, int], float | None] = {}
-    real = absent_server.lobby.team_table
-
-    async def noted(game_id: str, options: TableOptions, *args: Any, **kwargs: Any) -> Any:
-        ref = options.duplicate
-        assert ref is not None and ref.match_table is not None
-        waits[(ref.board, ref.match_table)] = options.fill_after
-        return await real(game_id, options, *args, **kwargs)
-
-    monkeypatch.setattr(absent_server.lobby, "team_table", noted)
-    mid, (ann, bob, cat, dan) = await started(absent_server, 3)
-    await dan.close()
-    try:
-        runs = [
-            play_match(c, mid, bot_player(random_chooser(i))) for i, c in enumerate((ann, bob, cat))
-        ]
-        ends = await asyncio.wait_for(asyncio.gather(*runs), 20)
-        assert {e.status for e in ends} == {"finished"}
-        assert waits == {
-            (1, 0): grace,
-            (2, 0): grace,
-            (3, 0): grace,
-            (1, 1): grace,
-            (2, 1): 0.0,
-            (3, 1): 0.0,
-        }
-    finally:
-        for c in (ann, bob, cat):
-            await c.close()
+        team = server.team
+        mid, (ann, bob, cat, dan) = await started(server, 3)
+        later = datetime.now(UTC) + timedelta(seconds=61)
+        try:
+            table_0 = await ann.play_team_match(mid)  # Ann and Cat play board 1 at table 0
+            await cat.play_team_match(mid)
+            assert await team.fill_absent(later) == 1  # table 1's board 1, past the grace
+            async with asyncio.timeout(10):
+                while len(await team.store.results(mid)) < 1:  # the AI plays it out
+                    await asyncio.sleep(0.05)
+            # its board 2 at once (nobody came to board 1), not a minute after board 1
+            assert await team.fill_absent(datetime.now(UTC)) == 1
+            assert table_id(mid, 2, 1) in server.lobby.tables
+            await asyncio.gather(
+                play_table(ann, table_0.table.id, random_chooser(1)),
+                play_table(cat, table_0.table.id, random_chooser(2)),
+            )
+            async with asyncio.timeout(10):
+                while not any(r.table == 0 for r in await team.store.results(mid)):
+                    await asyncio.sleep(0.05)
+            # table 0's members played board 1: its board 2 waits for them
+            made = {t for t in server.lobby.tables if t.startswith(mid)}
+            await team.fill_absent(datetime.now(UTC))
+            assert table_id(mid, 2, 0) not in server.lobby.tables
+            assert {t for t in server.lobby.tables if t.startswith(mid)} <= made | {
+                table_id(mid, 3, 1)
+            }
+        finally:
+            for c in (ann, bob, cat, dan):
+                await c.close()
 
 
 async def test_a_table_nobody_came_to_is_made_and_its_member_takes_the_seat_back(
@@ -227,3 +222,23 @@ async def test_a_process_started_after_the_match_counts_the_wait_from_its_stored
         assert await server.team.fill_absent(datetime.now(UTC)) == 2
         for c in people:
             await c.close()
+
+
+async def test_a_table_waits_again_unless_every_member_missed_the_board_before() -> None:
+    """Only a table whose members all missed its previous board skips the wait: where
+    one member played it, the seats (filled together) wait for that member again."""
+    match = new_match("scopa", "easy", 3, False, "a_ann")  # each table: two members
+    before = (TableResult(1, 1, (3, 1), "rec", None),)
+
+    class Stored:
+        def __init__(self, ai: frozenset[int]) -> None:
+            self.ai = ai
+
+        async def ai_seats(self, record_id: str) -> frozenset[int]:
+            assert record_id == "rec"
+            return self.ai
+
+    for ai_played, wait in (({0}, 60.0), ({0, 1}, 0.0), (set(), 60.0)):
+        requests: Any = SimpleNamespace(store=Stored(frozenset(ai_played)), absent_fill=60.0)
+        assert await TeamRequests.fill_wait(requests, match, 2, 1, before) == wait
+    assert await TeamRequests.fill_wait(requests, match, 1, 1, before) == 60.0  # board 1
