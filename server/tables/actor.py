@@ -282,6 +282,8 @@ class TableActor:
         none was applied, so each may be sent again."""
         while self.queue:
             command = self.queue.popleft()
+            if isinstance(command, Join):  # not coming after all: nobody waits for it
+                self.pending_joins = max(0, self.pending_joins - 1)
             if not isinstance(command, _REQUESTS):
                 continue
             if self.moved:
@@ -351,7 +353,7 @@ class TableActor:
                     ErrorCode.STORE_UNAVAILABLE,
                     "the table's store is unavailable; nothing changed, retry soon",
                 )
-            if isinstance(command, _SEATING) and not self.core.members():
+            if isinstance(command, _SEATING) and not self.core.members() and not self.pending_joins:
                 await self._close("nobody could sit down")  # its creator could not
         except LeaseLost as exc:  # fenced out: another process drives the table now
             if checkpoint is not None:  # whoever the request would have seated is not
@@ -439,8 +441,12 @@ class TableActor:
                 finished = finished_to_plain(last)
                 finished["start_version"] = core.version - len(core.log)
                 if self.recorder is not None:  # kept with the game until it is written
-                    self._record = game_record(core, self.clock())
-                    finished["record"] = record_to_plain(self._record)
+                    try:
+                        self._record = game_record(core, self.clock())
+                    except Exception as exc:  # an engine bug: the last move still goes out
+                        self._log.exception("record_not_built", error=repr(exc))
+                    else:
+                        finished["record"] = record_to_plain(self._record)
                 try:
                     await self.store.archive(self.id, last.game_no, finished)
                 except StoreUnavailable:  # the move is durable; keep its replay for later

@@ -8,7 +8,7 @@ import asyncio
 import signal
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -28,6 +28,7 @@ from server.persist.db.game_record import GameRecord, SeatKind, SeatRecord, game
 from server.persist.db.models import GameRecordRow, GameSeatRow, ProfileCountRow
 from server.persist.db.records import (
     DELETED_NAME,
+    UNWRITABLE_TRIES,
     Cursor,
     GameRecords,
     RecordWriter,
@@ -291,6 +292,47 @@ async def test_the_writer_retries_until_the_database_answers(stored: Stored) -> 
     await asyncio.wait_for(writer.drain(), 5.0)
     await writer.close()
     assert failures == 0 and await count(accounts.db, GameRecordRow) == 1
+
+
+async def test_a_game_that_can_never_be_written_is_given_up_not_the_ones_behind_it(
+    stored: Stored,
+) -> None:
+    """A write that fails for the game itself (not the database being away) is tried a
+    few times, then given up (logged, and taken off Redis's unwritten list), so the games
+    queued behind it are written; the database being away is waited out however long."""
+    accounts, records = stored.accounts, stored.records
+    real = records.write
+    bad = finished_scopa()
+    good = replace(bad, table_id="t2")
+    away = 5
+    tried: list[str] = []
+
+    async def write(record: GameRecord) -> bool:
+        nonlocal away
+        tried.append(record.game_id)
+        if away:
+            away -= 1
+            raise OSError("database away")
+        if record is bad:
+            raise ValueError("a value the database rejects")
+        return await real(record)
+
+    records.write = write  # type: ignore[method-assign]
+    unlisted: list[str] = []
+
+    async def unlist(game_id: str) -> None:
+        unlisted.append(game_id)
+
+    writer = RecordWriter(records, retry_first=0.01, retry_max=0.02)
+    writer.after_write = unlist
+    writer.start()
+    writer.submit(bad)
+    writer.submit(good)
+    await asyncio.wait_for(writer.drain(), 5.0)
+    await writer.close()
+    assert tried == [bad.game_id] * (5 + UNWRITABLE_TRIES) + [good.game_id]
+    assert unlisted == [bad.game_id, good.game_id]
+    assert await count(accounts.db, GameRecordRow) == 1
 
 
 # -- through a real server ---------------------------------------------------------------------

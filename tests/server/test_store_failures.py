@@ -12,8 +12,10 @@ import pytest
 
 from client_cli.client import Client, ServerError, play_table, random_chooser
 from protocol import server_messages as sm
+from protocol.models import TableOptions
 from server.app import CardaviaServer
 from server.persist.store import LoggedAction, MemoryStore, StoreUnavailable
+from server.tables.commands import Join
 from tests.server.helpers import FAST
 
 
@@ -131,6 +133,32 @@ async def test_a_join_whose_seat_cannot_be_stored_is_refused_and_changes_nothing
     assert (await bob.join(table)).seat == 1  # the store is back
     record = await store.load(table)
     assert record is not None and record.meta["seats"][1]["player_id"] == bob.player_id
+    await ann.close()
+    await bob.close()
+
+
+async def test_a_refused_first_join_does_not_close_a_table_others_are_joining(
+    flaky: tuple[CardaviaServer, FlakyStore],
+) -> None:
+    """A table made for several (the rated queue's, a tournament's) seats them by queued
+    joins: the first one refused by the store leaves the table open for the next."""
+    server, store = flaky
+    ann = await Client.connect(server.url, "ann")
+    bob = await Client.connect(server.url, "bob")
+    actor = await server.lobby.matched_table(
+        "cicera", TableOptions(seat=None, fill_after=60), "matched1", "normal"
+    )
+    store.fail["save_meta"] = 1
+    for i, client in enumerate((ann, bob)):
+        player = server.sessions.get(client.player_id)
+        assert player is not None
+        actor.pending_joins += 1
+        actor.submit(Join(player, None, i))
+    async with asyncio.timeout(5):
+        while actor.pending_joins or actor.queue:
+            await asyncio.sleep(0.01)
+    assert not actor.closed
+    assert actor.core.seat_of(ann.player_id) is None and actor.core.seat_of(bob.player_id) == 1
     await ann.close()
     await bob.close()
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy import and_, delete, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from protocol.errors import ErrorCode
@@ -462,6 +462,18 @@ RETRY_FIRST_S = 0.5
 """The first wait after a failed write; doubled at each failure in a row."""
 RETRY_MAX_S = 30.0
 """The longest wait between retries."""
+UNWRITABLE_TRIES = 3
+"""Failures in a row, none of them the database being away, after which a game is
+given up as never writable (logged as an error): it must not hold the games behind it
+up for ever, here or, through the unwritten-records list, on every process."""
+
+
+def _away(exc: Exception) -> bool:
+    """Whether a failed write failed because the database is away (retried for as long
+    as it is), not because of the game itself."""
+    if isinstance(exc, OSError | TimeoutError | OperationalError | InterfaceError):
+        return True
+    return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
 
 
 class RecordWriter:
@@ -527,6 +539,7 @@ class RecordWriter:
 
     async def _run(self) -> None:
         delay = self.retry_first
+        failed = 0  # failures in a row of the game at the head, the database answering
         while True:
             if not self._queue:
                 self._idle.set()
@@ -536,15 +549,19 @@ class RecordWriter:
             record = self._queue[0]
             began = time.perf_counter()
             try:
-                await self.records.write(record)
+                written = await self.records.write(record)
             except Exception as exc:  # the database is away: keep it, retry later
-                self._log.warning(
-                    "record_not_written", game_id=record.game_id, error=type(exc).__name__
-                )
-                await asyncio.sleep(delay)
-                delay = min(self.retry_max, delay * 2)
-                continue
-            delay = self.retry_first
+                failed = 0 if _away(exc) else failed + 1
+                if failed < UNWRITABLE_TRIES:
+                    self._log.warning(
+                        "record_not_written", game_id=record.game_id, error=type(exc).__name__
+                    )
+                    await asyncio.sleep(delay)
+                    delay = min(self.retry_max, delay * 2)
+                    continue
+                self._log.error("record_unwritable", game_id=record.game_id, error=repr(exc))
+                written = False  # given up: off the queue and off the unwritten list
+            delay, failed = self.retry_first, 0
             if self._queue and self._queue[0] is record:
                 self._queue.popleft()
                 self._queued.discard(record.game_id)
@@ -557,7 +574,7 @@ class RecordWriter:
                     )
             if self.on_written is not None:
                 self.on_written(time.perf_counter() - began)
-            if self.on_stored is not None:
+            if written and self.on_stored is not None:  # once, by the write that stored it
                 self.on_stored(record)
 
     async def close(self, timeout: float = 5.0) -> None:
