@@ -112,8 +112,9 @@ async def test_a_table_nobody_came_to_plays_its_boards_without_waiting_again(
             async with asyncio.timeout(10):
                 while len(await team.store.results(mid)) < 1:  # the AI plays it out
                     await asyncio.sleep(0.05)
-            # its board 2 at once (nobody came to board 1), not a minute after board 1
-            assert await team.fill_absent(datetime.now(UTC)) == 1
+            # its board 2 at once (nobody came to board 1), not a minute after board 1:
+            # made by this pass, or by the server's own if it ran in between
+            await team.fill_absent(datetime.now(UTC))
             assert table_id(mid, 2, 1) in server.lobby.tables
             await asyncio.gather(
                 play_table(ann, table_0.table.id, random_chooser(1)),
