@@ -192,7 +192,7 @@ class DuplicateRequests:
                     f"board {board} is being stored; ask again",
                     table_id,
                 )
-            if await self.lobby.store.load(table_id) is not None:
+            if await self.lobby.store.exists(table_id):
                 raise RequestError(
                     ErrorCode.ALREADY_SEATED,
                     f"board {board} is being played at table {table_id} (another device or "

@@ -273,11 +273,11 @@ class TeamRequests:
             return
         now = datetime.now(UTC)
         if not await self.store.claim(match.match_id, board, table, now):
-            elsewhere = await self.lobby.store.load(tid)
-            if elsewhere is not None and self.forward is not None:
+            elsewhere = await self.lobby.store.exists(tid)
+            if elsewhere and self.forward is not None:
                 await self.forward(player, msg, tid)
                 return
-            if elsewhere is not None:  # stored, not yet live: being made here now
+            if elsewhere:  # stored, not yet live: being made here now
                 raise RequestError(
                     ErrorCode.TABLE_MOVING, f"board {board}'s table is being made", "0.3"
                 )
@@ -306,7 +306,7 @@ class TeamRequests:
         it before its game began, and nobody asked again): then claimed again here, by
         one process, to be made anyway."""
         tid = table_id(match.match_id, board, table)
-        if tid in self.lobby.tables or await self.lobby.store.load(tid) is not None:
+        if tid in self.lobby.tables or await self.lobby.store.exists(tid):
             return False
         if await self._played(match, board, table, tid):
             return False

@@ -468,8 +468,10 @@ class RedisStore:
     async def record_written(self, game_id: str) -> None:
         """The game record of ``game_id`` (``TABLE.N``) is in the database now."""
         try:
-            await self.redis.zrem(self._k("records", "unwritten"), game_id)
-            await self.redis.delete(self._k("records", "r", game_id))
+            pipe = self.redis.pipeline(transaction=True)
+            pipe.zrem(self._k("records", "unwritten"), game_id)
+            pipe.delete(self._k("records", "r", game_id))
+            await pipe.execute()
         except (RedisError, OSError) as exc:
             raise StoreUnavailable(str(exc)) from exc
 
@@ -483,10 +485,14 @@ class RedisStore:
             due: list[bytes] = await self.redis.zrangebyscore(  # type: ignore[assignment]
                 key, "-inf", time.time() - older_than, start=0, num=limit
             )
+            if not due:
+                return []
+            ids = [_text(raw) for raw in due]
+            found: list[bytes | None] = await self.redis.mget(  # type: ignore[assignment]
+                [self._k("records", "r", game_id) for game_id in ids]
+            )
             out: list[tuple[str, Any]] = []
-            for raw in due:
-                game_id = _text(raw)
-                packed: bytes | None = await self.redis.get(self._k("records", "r", game_id))  # type: ignore[assignment]
+            for game_id, packed in zip(ids, found, strict=True):
                 if packed is None:
                     await self.redis.zrem(key, game_id)
                     continue

@@ -98,6 +98,9 @@ class Store(Protocol):
     async def load(self, table_id: str) -> TableRecord | None:
         """The table's record, or ``None``."""
 
+    async def exists(self, table_id: str) -> bool:
+        """Whether the table is recorded (a cheaper :meth:`load` ``is not None``)."""
+
     async def delete(self, table_id: str) -> None:
         """Forget the table."""
 
@@ -160,6 +163,10 @@ class MemoryStore:
         game record it may carry is the process's record writer's alone."""
         if table_id in self._replays:
             self._replays[table_id].append({k: v for k, v in finished.items() if k != "record"})
+
+    async def exists(self, table_id: str) -> bool:
+        """Whether the table is recorded."""
+        return table_id in self._records
 
     async def load(self, table_id: str) -> TableRecord | None:
         """The record, if any."""

@@ -515,9 +515,9 @@ class TableActor:
         if self.core.status == "finished" and eff.applied is not None:
             self.metrics.inc("cardavia_games_finished_total", game=game)
             self._log.info("game_over", game_no=self.core.game_no, version=self.core.version)
-            record, self._record = self._record, None
-            if self.recorder is not None:  # stored in the background, after the move was sent
-                self.recorder.submit(record or game_record(self.core, self.clock()))
+            record, self._record = self._record, None  # built with the archive (_persist)
+            if self.recorder is not None and record is not None:  # stored in the background
+                self.recorder.submit(record)
         if eff.closed:
             await self._close(eff.close_reason or "everybody left")
 

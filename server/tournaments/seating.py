@@ -81,7 +81,7 @@ class LobbyTables:
         finished game the store keeps, and it is not made again (one deal per table)."""
         if table.table_id in self.lobby.tables:
             return None
-        if await self.lobby.store.load(table.table_id) is not None:
+        if await self.lobby.store.exists(table.table_id):
             return None
         played = await self.finished(table.table_id)
         if played is not None:

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from server.app import CardaviaServer, running_server
-from server.persist.db.engine import sqlite_url
-from tests.server.helpers import FAST
+from tests.server.helpers import FAST, duplicate_server
 from tests.server.postgres_fixture import (  # noqa: F401 (fixtures)
     database,
     database_url,
@@ -29,11 +28,5 @@ async def server() -> AsyncIterator[CardaviaServer]:
 async def dup_server(tmp_path: Path) -> AsyncIterator[CardaviaServer]:
     """A started server with the fast test settings, its own SQLite database, a fixed
     duplicate secret and fast password hashing (duplicate sets, team matches)."""
-    from tests.server.test_accounts import fast_hasher
-
-    config = FAST.replace(
-        database_url=sqlite_url(tmp_path / "cardavia.db"), duplicate_secret="t" * 32
-    )
-    async with running_server(config) as srv:
-        srv.accounts.hasher = fast_hasher()
+    async with duplicate_server(tmp_path) as srv:
         yield srv

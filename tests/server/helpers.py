@@ -8,6 +8,7 @@ import itertools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import msgpack  # type: ignore[import-untyped]
@@ -20,8 +21,9 @@ from engine.registry import GAMES
 from protocol import server_messages as sm
 from protocol.codec import Frame
 from protocol.models import TableOptions
+from server.app import CardaviaServer, running_server
 from server.config import ServerConfig
-from server.persist.db.engine import Database
+from server.persist.db.engine import Database, sqlite_url
 from server.tables.core import FIXED_FIELDS, KEPT_FIELDS, TableCore
 from server.tables.options import check_options
 from server.tables.updates import plain_event
@@ -207,3 +209,18 @@ async def finished_ai_table(url: str, name: str = "ann") -> tuple[Client, str]:
     table = (await watcher.create_table("scopa", options)).table.id
     await watcher.wait_for(lambda m: isinstance(m, sm.GameOver), 20)
     return watcher, table
+
+
+@asynccontextmanager
+async def duplicate_server(tmp_path: Path, **changes: Any) -> AsyncIterator[CardaviaServer]:
+    """A started server with the fast test settings, its own SQLite database, a fixed
+    duplicate secret and fast password hashing (duplicate sets, team matches);
+    ``changes`` on top of the settings."""
+    from tests.server.test_accounts import fast_hasher  # it imports this module
+
+    config = FAST.replace(
+        database_url=sqlite_url(tmp_path / "cardavia.db"), duplicate_secret="t" * 32, **changes
+    )
+    async with running_server(config) as server:
+        server.accounts.hasher = fast_hasher()
+        yield server

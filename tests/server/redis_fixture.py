@@ -202,15 +202,19 @@ def _show_log(proc: ServerProcess, limit: int = 20_000) -> None:
 
 
 def started_pair(
-    redis_url: str, servers: list[ServerProcess], *extra: str
-) -> tuple[ServerProcess, ServerProcess]:
-    """Two processes on one Redis with the same ``extra`` flags (a shared database, the
-    duplicate secret), started and left to ``servers`` to stop."""
+    redis_url: str, servers: list[ServerProcess], tmp_path: Path, secret: str
+) -> tuple[ServerProcess, ServerProcess, str]:
+    """Two processes on one Redis sharing a SQLite database in ``tmp_path`` (its URL is
+    returned) and the duplicate ``secret``, started and left to ``servers`` to stop."""
+    from server.persist.db.engine import sqlite_url
+
+    db_url = sqlite_url(tmp_path / "shared.db")
+    extra = ("--database-url", db_url, "--duplicate-secret", secret)
     a, b = ServerProcess(redis_url, *extra), ServerProcess(redis_url, *extra)
     servers += [a, b]
     a.start()
     b.start()
-    return a, b
+    return a, b, db_url
 
 
 @pytest.fixture

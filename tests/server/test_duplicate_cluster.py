@@ -30,10 +30,7 @@ async def test_a_board_finished_after_its_table_moved_is_stored_once(
     servers: list[ServerProcess],
     tmp_path: Path,
 ) -> None:
-    db_url = sqlite_url(tmp_path / "shared.db")
-    a, b = started_pair(
-        redis_server.url, servers, "--database-url", db_url, "--duplicate-secret", SECRET
-    )
+    a, b, db_url = started_pair(redis_server.url, servers, tmp_path, SECRET)
     ann = await Client.connect(a.url, "guest a")
     await ann.register("Ann", PASSWORD)
     made = (await ann.duplicate_sets("doudizhu")).sets[0]
@@ -70,10 +67,7 @@ async def test_a_board_asked_for_on_another_process_is_not_dealt_again(
     """The player's phone, connected to the other process, asks for the next board while
     their laptop plays board 1: it is told where board 1 is played, never dealt board 1
     again (it would show the cards twice); once board 1 is over, the phone gets board 2."""
-    db_url = sqlite_url(tmp_path / "shared.db")
-    a, b = started_pair(
-        redis_server.url, servers, "--database-url", db_url, "--duplicate-secret", SECRET
-    )
+    a, b, _ = started_pair(redis_server.url, servers, tmp_path, SECRET)
     laptop = await Client.connect(a.url, "guest a")
     await laptop.register("Ann", PASSWORD)
     made = (await laptop.duplicate_sets("scopa")).sets[0]
@@ -171,10 +165,10 @@ async def test_a_board_asked_for_while_redis_is_away_is_refused_as_unavailable(
         await ann.register("Ann", PASSWORD)
         made = await ann.create_duplicate_set("scopa", "easy", boards=2, minutes=30)
 
-        async def away(table_id: str) -> None:
+        async def away(table_id: str) -> bool:
             raise StoreUnavailable("Redis did not answer (test)")
 
-        monkeypatch.setattr(server.lobby.store, "load", away)
+        monkeypatch.setattr(server.lobby.store, "exists", away)
         with pytest.raises(ServerError) as refused:
             await ann.play_duplicate(made.set_id)
         assert refused.value.code == "store_unavailable"

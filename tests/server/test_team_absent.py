@@ -20,13 +20,11 @@ from client_cli.client import Client, play_table, random_chooser
 from client_cli.team_play import play_match
 from client_cli.tournament import bot_player
 from protocol import server_messages as sm
-from server.app import CardaviaServer, running_server
+from server.app import CardaviaServer
 from server.duplicate.team_requests import REMAKE_AFTER, TeamRequests
 from server.duplicate.team_store import TableResult, new_match, table_id
-from server.persist.db.engine import sqlite_url
 from server.persist.db.models import GameSeatRow, TeamMatchRow
-from tests.server.helpers import FAST
-from tests.server.test_accounts import fast_hasher
+from tests.server.helpers import duplicate_server
 from tests.server.test_team_match import members, refused
 
 GRACE = 0.3
@@ -34,14 +32,8 @@ GRACE = 0.3
 
 @pytest.fixture
 async def absent_server(tmp_path: Path) -> AsyncIterator[CardaviaServer]:
-    config = FAST.replace(
-        database_url=sqlite_url(tmp_path / "cardavia.db"),
-        duplicate_secret="t" * 32,
-        team_absent_fill=GRACE,
-        ai_delay=0.02,  # an AI-only board lasts long enough for a late member to come
-    )
-    async with running_server(config) as server:
-        server.accounts.hasher = fast_hasher()
+    # an AI-only board lasts long enough for a late member to come
+    async with duplicate_server(tmp_path, team_absent_fill=GRACE, ai_delay=0.02) as server:
         yield server
 
 
@@ -95,13 +87,8 @@ async def test_a_table_nobody_came_to_plays_its_boards_without_waiting_again(
     while table 0, whose members play, waits the grace as before, and a member who
     played the board before never finds the AI in their seat.  The grace is a minute
     and the passes are called by hand, at chosen times."""
-    config = FAST.replace(
-        database_url=sqlite_url(tmp_path / "cardavia.db"),
-        duplicate_secret="t" * 32,
-        team_absent_fill=60.0,  # the server's own pass makes nothing while the test runs
-    )
-    async with running_server(config) as server:
-        server.accounts.hasher = fast_hasher()
+    # a minute: the server's own pass makes nothing while the test runs
+    async with duplicate_server(tmp_path, team_absent_fill=60.0) as server:
         team = server.team
         mid, (ann, bob, cat, dan) = await started(server, 3)
         later = datetime.now(UTC) + timedelta(seconds=61)
@@ -202,13 +189,8 @@ async def test_a_process_started_after_the_match_counts_the_wait_from_its_stored
     """The match's start is stored: a process that started later (a restart, another
     process of a cluster) makes the tables nobody asked for once the wait since that
     start is over, not a whole wait after it first saw the match."""
-    config = FAST.replace(
-        database_url=sqlite_url(tmp_path / "cardavia.db"),
-        duplicate_secret="t" * 32,
-        team_absent_fill=60.0,  # the server's own pass makes nothing while the test runs
-    )
-    async with running_server(config) as server:
-        server.accounts.hasher = fast_hasher()
+    # a minute: the server's own pass makes nothing while the test runs
+    async with duplicate_server(tmp_path, team_absent_fill=60.0) as server:
         mid, people = await started(server, 1)
         match = await server.team.store.get(mid)
         assert match.started_at is not None

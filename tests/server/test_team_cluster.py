@@ -21,7 +21,7 @@ from client_cli.tournament import bot_player
 from protocol import server_messages as sm
 from server.duplicate.boards import SeedKey
 from server.duplicate.team_store import table_id
-from server.persist.db.engine import Database, sqlite_url
+from server.persist.db.engine import Database
 from server.persist.db.models import GameRecordRow, TeamMatchRow, TeamResultRow
 from tests.server.redis_fixture import RedisServer, ServerProcess, started_pair
 from tests.server.test_accounts import PASSWORD
@@ -36,10 +36,7 @@ async def test_a_match_whose_tables_moved_counts_every_board_once(
     servers: list[ServerProcess],
     tmp_path: Path,
 ) -> None:
-    db_url = sqlite_url(tmp_path / "shared.db")
-    a, b = started_pair(
-        redis_server.url, servers, "--database-url", db_url, "--duplicate-secret", SECRET
-    )
+    a, b, db_url = started_pair(redis_server.url, servers, tmp_path, SECRET)
     people = []
     for name in ("Ann", "Bob", "Cat", "Dan"):
         client = await Client.connect(a.url, name)
@@ -105,10 +102,7 @@ async def test_the_members_of_a_table_on_two_processes_play_the_match(
     servers: list[ServerProcess],
     tmp_path: Path,
 ) -> None:
-    db_url = sqlite_url(tmp_path / "shared.db")
-    a, b = started_pair(
-        redis_server.url, servers, "--database-url", db_url, "--duplicate-secret", SECRET
-    )
+    a, b, db_url = started_pair(redis_server.url, servers, tmp_path, SECRET)
     people = []  # table 0: Ann (process a) and Cat (b); table 1: Bob (a) and Dan (b)
     for name, at in (("Ann", a), ("Bob", a), ("Cat", b), ("Dan", b)):
         client = await Client.connect(at.url, name)
